@@ -1,0 +1,62 @@
+# Toolchain: Debian's LLVM/MLIR 22, protobuf (onnx.proto compiled here), yaml-cpp, CLI11, CUDA.
+if(NOT MLIR_DIR)
+  set(MLIR_DIR /usr/lib/llvm-22/lib/cmake/mlir)
+endif()
+find_package(MLIR REQUIRED CONFIG PATHS ${MLIR_DIR})
+list(APPEND CMAKE_MODULE_PATH "${MLIR_CMAKE_DIR}" "${LLVM_CMAKE_DIR}")
+include(TableGen)
+include(AddLLVM)
+include(AddMLIR)
+
+include_directories(SYSTEM ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
+add_definitions(${LLVM_DEFINITIONS})
+link_directories(${LLVM_BUILD_LIBRARY_DIR})
+
+set(SINTER_SOURCE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+set(SINTER_BINARY_DIR ${CMAKE_CURRENT_BINARY_DIR})
+
+if(SINTER_STATIC_TOOLS)
+  set(Protobuf_USE_STATIC_LIBS ON)
+endif()
+find_package(Protobuf REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(GTest REQUIRED)
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+
+if(NOT SINTER_CUDA_HOME)
+  set(SINTER_CUDA_HOME /usr/local/cuda)
+endif()
+set(SINTER_CUDA_INCLUDE ${SINTER_CUDA_HOME}/include)
+find_library(SINTER_CUDART_STATIC cudart_static PATHS ${SINTER_CUDA_HOME}/lib64 NO_DEFAULT_PATH REQUIRED)
+find_library(SINTER_CUBLASLT cublasLt PATHS ${SINTER_CUDA_HOME}/lib64 NO_DEFAULT_PATH REQUIRED)
+
+if(SINTER_ENABLE_SANITIZERS)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# Portable tools: Debian's MLIR libraries link libLLVM.so; swap that for the static LLVM
+# component libraries and link libstdc++ statically so `sinter` runs on the GPU machine,
+# which has no LLVM.
+if(SINTER_STATIC_TOOLS)
+  add_library(sinter_llvm_static INTERFACE)
+  target_link_libraries(sinter_llvm_static INTERFACE
+    LLVMCore LLVMBinaryFormat LLVMTargetParser LLVMRemarks LLVMBitstreamReader LLVMSupport LLVMDemangle)
+  get_property(_sinter_imported DIRECTORY PROPERTY IMPORTED_TARGETS)
+  foreach(_t IN LISTS _sinter_imported)
+    if(_t MATCHES "^(MLIR|LLVM)")
+      get_target_property(_libs ${_t} INTERFACE_LINK_LIBRARIES)
+      if(_libs)
+        list(TRANSFORM _libs REPLACE "^LLVM$" "sinter_llvm_static")
+        set_target_properties(${_t} PROPERTIES INTERFACE_LINK_LIBRARIES "${_libs}")
+      endif()
+    endif()
+  endforeach()
+endif()
+
+function(sinter_portable_link target)
+  if(SINTER_STATIC_TOOLS)
+    target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc -Wl,--as-needed)
+  endif()
+endfunction()

@@ -1,0 +1,44 @@
+#ifndef SINTER_COMPILER_EMITTER_H
+#define SINTER_COMPILER_EMITTER_H
+
+#include "sinter/Compiler/Target.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace sinter {
+
+/// The emit phase's products: CUDA source, the weight blob it embeds, and the description
+/// `sinter inspect` prints (also embedded, in the ELF section `.sinter_meta`).
+struct EmittedProgram {
+  std::string source;
+  std::string weights;
+  std::string inspectJson;
+};
+
+/// Name of the weight blob file the source embeds with `.incbin`, relative to the folder
+/// nvcc runs in; fixed so the same model always gives the same source.
+constexpr const char *kWeightsFileName = "sinter_weights.bin";
+constexpr const char *kMetaSectionName = ".sinter_meta";
+
+/// Writes the launch module as C++/CUDA source against runtime/include/sinter/program.h.
+mlir::LogicalResult emitProgram(mlir::ModuleOp module, const Target &target,
+                                const std::string &modelName, EmittedProgram &out);
+
+/// Where the toolchain and the runtime pieces live.
+struct Toolchain {
+  std::string nvcc;
+  std::string includeDir; // holds sinter/program.h and sinter/kernels
+  std::string libDir;     // holds libsinter_runtime.a
+  std::string cudaLibDir; // holds libcublasLt.so (also the .so's rpath)
+  std::string exportMap;  // linker version script keeping exports to the sinter_ ABI
+};
+
+/// Compiles the emitted program with nvcc into one shared object at `outPath`.
+bool buildSharedObject(const EmittedProgram &program, const Toolchain &toolchain,
+                       const Target &target, const std::string &outPath, std::string &error);
+
+} // namespace sinter
+
+#endif

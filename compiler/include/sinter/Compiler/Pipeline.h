@@ -1,0 +1,30 @@
+#ifndef SINTER_COMPILER_PIPELINE_H
+#define SINTER_COMPILER_PIPELINE_H
+
+#include "sinter/Compiler/Config.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <string>
+
+namespace sinter {
+
+/// The compilation phases, in order. One enum drives both `--compile-to` and the pass
+/// pipeline: compiling to a phase runs every phase up to and including it.
+enum class Phase { Import, Graph, Launch, Source, Binary };
+
+std::optional<Phase> parsePhase(const std::string &name);
+const char *phaseName(Phase phase);
+
+/// Runs the passes of one MLIR phase (Graph or Launch) and the verifier at its end.
+/// Errors are reported as MLIR diagnostics.
+mlir::LogicalResult runPhase(mlir::ModuleOp module, Phase phase, const CompileConfig &config);
+
+/// Checks what must hold after `phase`: after Graph only sinter ops remain; after Launch
+/// only launch ops, every alloc placed in the arena and every weight in the blob.
+mlir::LogicalResult verifyPhase(mlir::ModuleOp module, Phase phase);
+
+} // namespace sinter
+
+#endif

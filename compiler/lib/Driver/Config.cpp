@@ -1,0 +1,82 @@
+#include "sinter/Compiler/Config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+namespace sinter {
+
+bool parseShape(const std::string &text, std::vector<int64_t> &shape, std::string &error) {
+  shape.clear();
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('x', pos);
+    std::string part = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    char *stop = nullptr;
+    long long v = part.empty() ? 0 : std::strtoll(part.c_str(), &stop, 10);
+    if (part.empty() || *stop != 0 || v <= 0 || v > (1ll << 40)) {
+      error = "invalid shape '" + text + "' (expected positive dimensions like 1x128)";
+      return false;
+    }
+    shape.push_back(v);
+    if (end == std::string::npos)
+      break;
+    pos = end + 1;
+  }
+  return true;
+}
+
+bool loadConfigFile(const std::string &path, CompileConfig &config, std::string &error) {
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    if (root.IsNull())
+      return true;
+    if (!root.IsMap()) {
+      error = path + ": the config must be a mapping";
+      return false;
+    }
+    for (const auto &kv : root) {
+      std::string key = kv.first.as<std::string>();
+      const YAML::Node &value = kv.second;
+      if (key == "precision") {
+        config.precision = value.as<std::string>();
+        if (config.precision != "strict" && config.precision != "tf32") {
+          error = path + ": precision must be strict or tf32";
+          return false;
+        }
+      } else if (key == "merge_lora") {
+        config.mergeLora = value.as<bool>();
+      } else if (key == "target") {
+        config.target = value.as<std::string>();
+      } else if (key == "weights") {
+        config.weights = value.as<std::string>();
+        if (config.weights != "embedded") {
+          error = path + ": weights must be 'embedded' (external weights are not implemented yet)";
+          return false;
+        }
+      } else if (key == "shapes") {
+        if (!value.IsMap()) {
+          error = path + ": shapes must map input names to shapes like 1x128";
+          return false;
+        }
+        for (const auto &s : value) {
+          std::vector<int64_t> shape;
+          if (!parseShape(s.second.as<std::string>(), shape, error)) {
+            error = path + ": " + error;
+            return false;
+          }
+          config.shapes[s.first.as<std::string>()] = shape;
+        }
+      } else {
+        error = path + ": unknown key '" + key + "'";
+        return false;
+      }
+    }
+    return true;
+  } catch (const YAML::Exception &e) {
+    error = path + ": " + e.what();
+    return false;
+  }
+}
+
+} // namespace sinter

@@ -1,0 +1,106 @@
+#include "sinter/Compiler/Inspect.h"
+
+#include "sinter/Compiler/Emitter.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <elf.h>
+#include <cstring>
+
+namespace sinter {
+
+bool readInspectJson(const std::string &soPath, std::string &json, std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(soPath, false, false);
+  if (!buffer) {
+    error = "cannot read '" + soPath + "': " + buffer.getError().message();
+    return false;
+  }
+  llvm::StringRef data = (*buffer)->getBuffer();
+  auto bad = [&](const char *why) {
+    error = "'" + soPath + "' is not a Sinter model: " + why;
+    return false;
+  };
+  Elf64_Ehdr eh;
+  if (data.size() < sizeof eh || memcmp(data.data(), ELFMAG, SELFMAG) != 0)
+    return bad("not an ELF file");
+  memcpy(&eh, data.data(), sizeof eh);
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr))
+    return bad("not a 64-bit ELF file");
+  uint64_t tableEnd = eh.e_shoff + (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr);
+  if (eh.e_shoff > data.size() || tableEnd > data.size() || eh.e_shstrndx >= eh.e_shnum)
+    return bad("truncated section table");
+  auto section = [&](unsigned i) {
+    Elf64_Shdr sh;
+    memcpy(&sh, data.data() + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof sh);
+    return sh;
+  };
+  Elf64_Shdr names = section(eh.e_shstrndx);
+  if (names.sh_offset > data.size() || names.sh_size > data.size() - names.sh_offset)
+    return bad("truncated section names");
+  for (unsigned i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh = section(i);
+    if (sh.sh_name >= names.sh_size)
+      continue;
+    const char *name = data.data() + names.sh_offset + sh.sh_name;
+    size_t maxLen = names.sh_size - sh.sh_name;
+    if (strnlen(name, maxLen) == maxLen || strcmp(name, kMetaSectionName) != 0)
+      continue;
+    if (sh.sh_offset > data.size() || sh.sh_size > data.size() - sh.sh_offset)
+      return bad("truncated metadata section");
+    json.assign(data.data() + sh.sh_offset, strnlen(data.data() + sh.sh_offset, sh.sh_size));
+    return true;
+  }
+  return bad("no .sinter_meta section");
+}
+
+static std::string str(const llvm::json::Value *v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (v)
+    os << *v;
+  return s;
+}
+
+bool formatInspectReport(const std::string &text, std::string &report, std::string &error) {
+  auto parsed = llvm::json::parse(text);
+  if (!parsed) {
+    error = "corrupt model description: " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  if (!root) {
+    error = "corrupt model description";
+    return false;
+  }
+  llvm::raw_string_ostream os(report);
+  os << "model: " << str(root->get("model")) << "  target: " << str(root->get("target")) << " ("
+     << str(root->get("arch")) << ")  ABI: " << str(root->get("abi_version")) << "\n";
+  for (const char *kind : {"inputs", "outputs"})
+    if (const auto *list = root->getArray(kind))
+      for (const auto &t : *list)
+        if (const auto *o = t.getAsObject())
+          os << (kind[0] == 'i' ? "input  " : "output ") << str(o->get("name")) << " "
+             << str(o->get("dtype")) << " " << str(o->get("shape")) << "\n";
+  os << "arena bytes: " << str(root->get("arena_bytes"))
+     << "  weight bytes: " << str(root->get("weight_bytes")) << "\n";
+  if (const auto *launches = root->getArray("launches")) {
+    os << "launches: " << launches->size() << "\n";
+    int i = 0;
+    for (const auto &l : *launches) {
+      const auto *o = l.getAsObject();
+      if (!o)
+        continue;
+      os << "  #" << i++ << " " << str(o->get("kind")) << " (" << str(o->get("library"))
+         << ") m=" << str(o->get("m")) << " n=" << str(o->get("n")) << " k=" << str(o->get("k"))
+         << " " << str(o->get("dtype")) << " precision=" << str(o->get("precision"))
+         << " epilogue=" << str(o->get("epilogue")) << "\n"
+         << "     out=" << str(o->get("output")) << "\n"
+         << "     from " << str(o->get("sources")) << "\n";
+    }
+  }
+  return true;
+}
+
+} // namespace sinter

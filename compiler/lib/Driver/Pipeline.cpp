@@ -1,0 +1,81 @@
+#include "sinter/Compiler/Pipeline.h"
+
+#include "sinter/Dialect/Graph/IR/GraphDialect.h"
+#include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace sinter {
+
+std::optional<Phase> parsePhase(const std::string &name) {
+  for (Phase p : {Phase::Import, Phase::Graph, Phase::Launch, Phase::Source, Phase::Binary})
+    if (name == phaseName(p))
+      return p;
+  return std::nullopt;
+}
+
+const char *phaseName(Phase phase) {
+  switch (phase) {
+  case Phase::Import: return "import";
+  case Phase::Graph: return "graph";
+  case Phase::Launch: return "launch";
+  case Phase::Source: return "source";
+  case Phase::Binary: return "binary";
+  }
+  return "?";
+}
+
+LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config) {
+  PassManager pm(module.getContext());
+  if (phase == Phase::Graph) {
+    pm.addPass(createSinterFoldConstants());
+    pm.addPass(createSinterFormLinear());
+    if (config.mergeLora)
+      pm.addPass(createSinterMergeLora());
+    pm.addPass(createSinterFoldConstants());
+    pm.addPass(createCSEPass());
+  } else if (phase == Phase::Launch) {
+    SinterLowerToLaunchOptions options;
+    options.precision = config.precision;
+    pm.addPass(createSinterLowerToLaunch(options));
+    pm.addPass(createLaunchPlanArena());
+  } else {
+    return module.emitError("phase '") << phaseName(phase) << "' has no passes";
+  }
+  if (failed(pm.run(module)))
+    return failure();
+  return verifyPhase(module, phase);
+}
+
+LogicalResult verifyPhase(ModuleOp module, Phase phase) {
+  StringRef expected = phase == Phase::Launch ? "launch" : "sinter";
+  WalkResult result = module.walk([&](Operation *op) {
+    if (isa<ModuleOp, func::FuncOp, func::ReturnOp>(op))
+      return WalkResult::advance();
+    if (op->getDialect() && op->getDialect()->getNamespace() == expected)
+      return WalkResult::advance();
+    op->emitError("'") << op->getName() << "' is left after the " << phaseName(phase)
+                       << " phase";
+    return WalkResult::interrupt();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  if (phase == Phase::Launch) {
+    result = module.walk([&](launch::AllocOp alloc) {
+      if (alloc.getOffset())
+        return WalkResult::advance();
+      alloc.emitError("buffer has no arena offset after the launch phase");
+      return WalkResult::interrupt();
+    });
+    if (result.wasInterrupted() || !module->hasAttr("launch.arena_bytes"))
+      return failure();
+  }
+  return success();
+}
+
+} // namespace sinter

@@ -1,0 +1,67 @@
+#include "sinter/Compiler/Target.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+namespace sinter {
+
+bool parseTargetFile(const std::string &path, Target &target, std::string &error) {
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    if (!root.IsMap()) {
+      error = path + ": a target description must be a mapping";
+      return false;
+    }
+    static const std::set<std::string> keys = {
+        "name", "arch", "sm_count", "shared_memory_per_block", "shared_memory_per_sm",
+        "l2_bytes", "memory_bandwidth_gbps"};
+    for (const auto &kv : root) {
+      std::string key = kv.first.as<std::string>();
+      if (!keys.count(key)) {
+        error = path + ": unknown key '" + key + "'";
+        return false;
+      }
+    }
+    for (const std::string &key : keys)
+      if (!root[key]) {
+        error = path + ": missing key '" + key + "'";
+        return false;
+      }
+    target.name = root["name"].as<std::string>();
+    target.arch = root["arch"].as<std::string>();
+    target.smCount = root["sm_count"].as<int64_t>();
+    target.sharedMemoryPerBlock = root["shared_memory_per_block"].as<int64_t>();
+    target.sharedMemoryPerSm = root["shared_memory_per_sm"].as<int64_t>();
+    target.l2Bytes = root["l2_bytes"].as<int64_t>();
+    target.memoryBandwidthGBps = root["memory_bandwidth_gbps"].as<double>();
+    if (target.smCount <= 0 || target.sharedMemoryPerBlock <= 0 || target.l2Bytes <= 0 ||
+        target.memoryBandwidthGBps <= 0) {
+      error = path + ": sizes must be positive";
+      return false;
+    }
+    return true;
+  } catch (const YAML::Exception &e) {
+    error = path + ": " + e.what();
+    return false;
+  }
+}
+
+bool loadTarget(const std::string &targetsDir, const std::string &name, Target &target,
+                std::string &error) {
+  for (char c : name)
+    if (!isalnum((unsigned char)c) && c != '_' && c != '-') {
+      error = "invalid target name '" + name + "'";
+      return false;
+    }
+  std::string path = targetsDir + "/" + name + ".yaml";
+  if (FILE *f = fopen(path.c_str(), "r")) {
+    fclose(f);
+  } else {
+    error = "unknown target '" + name + "' (no " + path + ")";
+    return false;
+  }
+  return parseTargetFile(path, target, error);
+}
+
+} // namespace sinter

@@ -1,0 +1,72 @@
+#include "sinter/Compiler/Emitter.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace sinter {
+
+static bool writeFile(const std::string &path, llvm::StringRef data, std::string &error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write '" + path + "': " + ec.message();
+    return false;
+  }
+  os << data;
+  return true;
+}
+
+bool buildSharedObject(const EmittedProgram &program, const Toolchain &toolchain,
+                       const Target &target, const std::string &outPath, std::string &error) {
+  llvm::SmallString<128> dir;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("sinter-build", dir)) {
+    error = "cannot create a temporary folder: " + ec.message();
+    return false;
+  }
+  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  std::string source = (dir + "/program.cu").str();
+  std::string weights = (dir + "/" + kWeightsFileName).str();
+  std::string log = (dir + "/nvcc.log").str();
+  if (!writeFile(source, program.source, error) || !writeFile(weights, program.weights, error))
+    return false;
+
+  llvm::SmallString<256> absoluteOut(outPath);
+  llvm::sys::fs::make_absolute(absoluteOut);
+  // The source's `.incbin` names the blob relative to the assembler's working folder, so
+  // that the same model gives the same source; nvcc inherits ours.
+  llvm::SmallString<256> previousDir;
+  llvm::sys::fs::current_path(previousDir);
+  if (auto ec = llvm::sys::fs::set_current_path(dir)) {
+    error = "cannot enter the build folder: " + ec.message();
+    return false;
+  }
+  auto restoreDir = llvm::make_scope_exit([&] { llvm::sys::fs::set_current_path(previousDir); });
+  std::vector<std::string> args = {
+      toolchain.nvcc, "-O3", "-std=c++17", "-arch=" + target.arch, "-shared",
+      "-cudart", "static", "-Xcompiler", "-fPIC,-fvisibility=hidden",
+      "-I" + toolchain.includeDir, source, "-o", std::string(absoluteOut), 
+      // Nothing in the generated code calls the ABI; take the whole runtime regardless
+      // (one -Xlinker so nvcc keeps the three in order).
+      "-Xlinker", "--whole-archive," + toolchain.libDir + "/libsinter_runtime.a,--no-whole-archive",
+      "-L" + toolchain.cudaLibDir, "-lcublasLt", "-Xlinker", "-rpath," + toolchain.cudaLibDir,
+      "-Xlinker", "--version-script=" + toolchain.exportMap};
+  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
+                                                llvm::StringRef(log)};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(toolchain.nvcc, argRefs, std::nullopt, redirects, 0, 0,
+                                     &execError);
+  if (rc != 0) {
+    auto text = llvm::MemoryBuffer::getFile(log);
+    error = "nvcc failed" + (execError.empty() ? "" : ": " + execError) +
+            (text ? "\n" + (*text)->getBuffer().str() : "");
+    return false;
+  }
+  return true;
+}
+
+} // namespace sinter

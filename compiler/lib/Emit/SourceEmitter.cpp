@@ -1,0 +1,295 @@
+#include "sinter/Compiler/Emitter.h"
+
+#include "sinter/Dialect/Launch/IR/LaunchOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace sinter {
+namespace {
+
+constexpr int64_t kWeightAlignment = 256;
+
+std::string cString(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\', out += c;
+    else if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\%03o", (unsigned char)c);
+      out += buf;
+    } else
+      out += c;
+  }
+  return out + "\"";
+}
+
+const char *dtypeEnum(Type t) {
+  if (t.isF32()) return "SINTER_DTYPE_F32";
+  if (t.isF16()) return "SINTER_DTYPE_F16";
+  if (t.isBF16()) return "SINTER_DTYPE_BF16";
+  if (t.isInteger(64)) return "SINTER_DTYPE_I64";
+  if (t.isInteger(32)) return "SINTER_DTYPE_I32";
+  if (t.isInteger(1)) return "SINTER_DTYPE_BOOL";
+  return nullptr;
+}
+
+std::string dtypeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// ONNX node names a launch came from, in first-seen order.
+void collectSources(Location loc, llvm::SetVector<StringRef> &names) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    names.insert(name.getName().getValue());
+  else if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      collectSources(inner, names);
+}
+
+uint64_t fnv1a64(StringRef bytes) {
+  uint64_t h = 0xcbf29ce484222325ull; // FNV-1a 64 offset basis
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+struct BufferRef {
+  const char *space;
+  unsigned index = 0;
+  int64_t offset = 0;
+};
+
+class ProgramEmitter {
+public:
+  ProgramEmitter(ModuleOp module, const Target &target, const std::string &modelName,
+                 EmittedProgram &out)
+      : module(module), target(target), modelName(modelName), out(out) {}
+
+  LogicalResult run() {
+    auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+    if (funcs.size() != 1)
+      return module.emitError("the launch module must hold exactly one function");
+    func = funcs.front();
+    if (failed(collectIo()) || failed(collectWeights()) || failed(collectLaunches()))
+      return failure();
+    writeJson();
+    writeSource();
+    return success();
+  }
+
+private:
+  LogicalResult collectIo() {
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = cast<MemRefType>(arg.getType());
+      if (!dtypeEnum(type.getElementType()) || type.getRank() > 8)
+        return func.emitError("unsupported I/O type ") << type;
+      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "sinter.name");
+      bool isOutput = func.getArgAttr(arg.getArgNumber(), "launch.output") != nullptr;
+      auto &list = isOutput ? outputs : inputs;
+      std::string n = name ? name.str() : (isOutput ? "output" : "input") + std::to_string(list.size());
+      refs[arg] = {isOutput ? "SINTER_BUFFER_OUTPUT" : "SINTER_BUFFER_INPUT", (unsigned)list.size(), 0};
+      list.push_back({n, type});
+    }
+    return success();
+  }
+
+  LogicalResult collectWeights() {
+    for (auto weight : func.getOps<launch::WeightOp>()) {
+      auto dense = dyn_cast<DenseElementsAttr>(weight.getValue());
+      if (!dense || !weight.getOffset())
+        return weight.emitError("weight needs dense data and an offset");
+      int64_t offset = (int64_t)*weight.getOffset();
+      int64_t bytes = launch::bufferBytes(weight.getBuffer().getType());
+      std::string data;
+      if (dense.getElementType().isInteger(1)) {
+        for (bool b : dense.getValues<bool>())
+          data.push_back(b ? 1 : 0);
+      } else if (dense.isSplat()) {
+        ArrayRef<char> one = dense.getRawData();
+        for (int64_t i = 0; i < dense.getNumElements(); ++i)
+          data.append(one.data(), one.size());
+      } else {
+        data.assign(dense.getRawData().data(), dense.getRawData().size());
+      }
+      if ((int64_t)data.size() != bytes)
+        return weight.emitError("weight data size mismatch");
+      if ((int64_t)out.weights.size() > offset)
+        return weight.emitError("weights overlap in the blob");
+      out.weights.resize(offset, 0);
+      out.weights += data;
+      refs[weight] = BufferRef{"SINTER_BUFFER_WEIGHTS", 0, offset};
+    }
+    out.weights.resize(llvm::alignTo(out.weights.size(), kWeightAlignment), 0);
+    for (auto alloc : func.getOps<launch::AllocOp>()) {
+      if (!alloc.getOffset())
+        return alloc.emitError("buffer has no arena offset");
+      refs[alloc] = {"SINTER_BUFFER_ARENA", 0, (int64_t)*alloc.getOffset()};
+    }
+    return success();
+  }
+
+  LogicalResult collectLaunches() {
+    for (Operation &op : func.getBody().front()) {
+      if (isa<launch::WeightOp, launch::AllocOp, func::ReturnOp>(op))
+        continue;
+      auto gemm = dyn_cast<launch::GemmOp>(op);
+      if (!gemm)
+        return op.emitError("the emitter has no C++ form for '") << op.getName() << "'";
+      gemms.push_back(gemm);
+    }
+    return success();
+  }
+
+  std::string ref(Value v) {
+    if (!v)
+      return "{SINTER_BUFFER_NONE, 0, 0}";
+    BufferRef r = refs.lookup(v);
+    return std::string("{") + r.space + ", " + std::to_string(r.index) + ", " +
+           std::to_string(r.offset) + "}";
+  }
+
+  std::string sourcesOf(Operation *op) {
+    llvm::SetVector<StringRef> names;
+    collectSources(op->getLoc(), names);
+    return llvm::join(names, ",");
+  }
+
+  void writeTensorInfos(llvm::raw_ostream &os, StringRef var,
+                        ArrayRef<std::pair<std::string, MemRefType>> list) {
+    os << "static const sinter_tensor_info " << var << "[] = {\n";
+    for (auto &[name, type] : list) {
+      os << "  {" << cString(name) << ", " << dtypeEnum(type.getElementType()) << ", "
+         << type.getRank() << ", {";
+      llvm::interleaveComma(type.getShape(), os);
+      os << "}},\n";
+    }
+    if (list.empty())
+      os << "  {0, 0, 0, {0}},\n";
+    os << "};\n";
+  }
+
+  void writeSource() {
+    llvm::raw_string_ostream os(out.source);
+    os << "// Generated by sinter from '" << modelName << "' for target '" << target.name
+       << "'. Do not edit.\n";
+    os << "#include \"sinter/program.h\"\n\n";
+    os << "// The weight blob, embedded from " << kWeightsFileName << " beside this file.\n";
+    os << "#ifndef __CUDA_ARCH__\n";
+    os << "asm(\".section .rodata.sinter_weights,\\\"a\\\",@progbits\\n\"\n"
+          "    \".balign 256\\n\"\n"
+          "    \".hidden sinter_weight_blob\\n\"\n"
+          "    \"sinter_weight_blob:\\n\"\n"
+          "    \".incbin \\\"" << kWeightsFileName << "\\\"\\n\"\n"
+          "    \".byte 0\\n\"\n"
+          "    \".previous\\n\");\n";
+    os << "#endif\n";
+    os << "extern \"C\" const unsigned char sinter_weight_blob[];\n\n";
+    os << "// What `sinter inspect` reads, without loading this library.\n";
+    os << "__attribute__((section(\"" << kMetaSectionName << "\"), used))\n"
+       << "static const char kInspectJson[] = " << cString(out.inspectJson) << ";\n\n";
+    writeTensorInfos(os, "kInputs", inputs);
+    writeTensorInfos(os, "kOutputs", outputs);
+    os << "\nstatic const sinter_launch_desc kLaunches[] = {\n";
+    for (launch::GemmOp g : gemms) {
+      Type et = g.getInput().getType().getElementType();
+      StringRef p = g.getPrecision();
+      const char *precision = p == "strict" ? "SINTER_PRECISION_STRICT"
+                              : p == "tf32" ? "SINTER_PRECISION_TF32"
+                                            : "SINTER_PRECISION_NATIVE";
+      os << "  {SINTER_LAUNCH_GEMM, \"gemm\", " << cString(sourcesOf(g)) << ",\n"
+         << "   {" << g.getM() << ", " << g.getN() << ", " << g.getK() << ", "
+         << dtypeEnum(et) << ", " << precision << ",\n"
+         << "    " << ref(g.getInput()) << ", " << ref(g.getWeight()) << ", "
+         << ref(g.getBias()) << ", " << ref(g.getOutput()) << "},\n"
+         << "   {0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}},\n";
+    }
+    os << "};\n\n";
+    auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");
+    os << "static const sinter_program kProgram = {\n"
+       << "  SINTER_PROGRAM_VERSION, " << cString(target.name) << ", "
+       << cString("sinter " + target.arch) << ",\n"
+       << "  " << inputs.size() << ", " << outputs.size() << ", kInputs, kOutputs,\n"
+       << "  " << (arena ? arena.getInt() : 0) << "ull,\n"
+       << "  sinter_weight_blob, " << out.weights.size() << "ull, 0x"
+       << llvm::format_hex_no_prefix(fnv1a64(out.weights), 16) << "ull,\n"
+       << "  " << gemms.size() << ", kLaunches};\n\n"
+       << "extern \"C\" const sinter_program *sinter_generated_program(void) { return &kProgram; }\n";
+  }
+
+  void writeJson() {
+    llvm::json::Array inJson, outJson, launches;
+    auto tensors = [](ArrayRef<std::pair<std::string, MemRefType>> list, llvm::json::Array &arr) {
+      for (auto &[name, type] : list)
+        arr.push_back(llvm::json::Object{{"name", name},
+                                         {"dtype", dtypeName(type.getElementType())},
+                                         {"shape", llvm::json::Array(type.getShape())}});
+    };
+    tensors(inputs, inJson);
+    tensors(outputs, outJson);
+    auto buffer = [&](Value v) -> llvm::json::Value {
+      if (!v)
+        return nullptr;
+      BufferRef r = refs.lookup(v);
+      std::string space = StringRef(r.space).drop_front(strlen("SINTER_BUFFER_")).lower();
+      return llvm::json::Object{{"space", space}, {"index", r.index}, {"offset", r.offset}};
+    };
+    for (launch::GemmOp g : gemms) {
+      llvm::SetVector<StringRef> names;
+      collectSources(g.getLoc(), names);
+      launches.push_back(llvm::json::Object{
+          {"kind", "gemm"},
+          {"library", "cublasLt"},
+          {"m", g.getM()}, {"n", g.getN()}, {"k", g.getK()},
+          {"dtype", dtypeName(g.getInput().getType().getElementType())},
+          {"precision", g.getPrecision().str()},
+          {"epilogue", g.getBias() ? "bias" : "none"},
+          {"input", buffer(g.getInput())}, {"weight", buffer(g.getWeight())},
+          {"bias", buffer(g.getBias())}, {"output", buffer(g.getOutput())},
+          {"sources", llvm::json::Array(llvm::map_range(names, [](StringRef s) { return s.str(); }))}});
+    }
+    auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");
+    llvm::json::Object root{{"format", "sinter"},
+                            {"abi_version", "1.0"},
+                            {"program_version", 1},
+                            {"model", modelName},
+                            {"target", target.name},
+                            {"arch", target.arch},
+                            {"inputs", std::move(inJson)},
+                            {"outputs", std::move(outJson)},
+                            {"launches", std::move(launches)},
+                            {"arena_bytes", arena ? arena.getInt() : 0},
+                            {"weight_bytes", (int64_t)out.weights.size()}};
+    out.inspectJson = llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
+  }
+
+  ModuleOp module;
+  const Target &target;
+  std::string modelName;
+  EmittedProgram &out;
+  func::FuncOp func;
+  llvm::DenseMap<Value, BufferRef> refs;
+  std::vector<std::pair<std::string, MemRefType>> inputs, outputs;
+  std::vector<launch::GemmOp> gemms;
+};
+
+} // namespace
+
+LogicalResult emitProgram(ModuleOp module, const Target &target, const std::string &modelName,
+                          EmittedProgram &out) {
+  return ProgramEmitter(module, target, modelName, out).run();
+}
+
+} // namespace sinter

@@ -1,0 +1,124 @@
+// Import of elementwise ONNX ops and Constant.
+#include "NodeImporter.h"
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace sinter::import {
+namespace {
+
+FailureOr<RankedTensorType> broadcastType(NodeImporter &n, unsigned a, unsigned b, Type et) {
+  auto lhs = n.inputType(a), rhs = n.inputType(b);
+  if (!lhs || !rhs)
+    return failure();
+  auto shape = broadcastShapes(lhs.getShape(), rhs.getShape());
+  if (failed(shape)) {
+    (void)n.fail("input shapes are not broadcast-compatible");
+    return failure();
+  }
+  return n.tensorType(*shape, et ? et : lhs.getElementType());
+}
+
+template <typename OpT, bool boolResult = false>
+LogicalResult importBinary(NodeImporter &n) {
+  auto type = broadcastType(n, 0, 1, boolResult ? n.builder.getI1Type() : Type());
+  if (failed(type))
+    return failure();
+  auto op = OpT::create(n.builder, n.loc, *type, *n.input(0), *n.input(1));
+  return n.setResult(op);
+}
+
+template <typename OpT, bool boolResult = false>
+LogicalResult importUnary(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  Type type = boolResult ? n.tensorType(in.getShape(), n.builder.getI1Type()) : Type(in);
+  return n.setResult(OpT::create(n.builder, n.loc, type, *n.input(0)));
+}
+
+LogicalResult importCast(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  Type et = elementTypeFor(n.builder.getContext(), (int)n.attrInt("to", 0));
+  if (!et)
+    return n.fail("unsupported target type " + Twine(n.attrInt("to", 0)));
+  return n.setResult(CastOp::create(n.builder, n.loc, n.tensorType(in.getShape(), et), *n.input(0)));
+}
+
+LogicalResult importWhere(NodeImporter &n) {
+  auto c = n.inputType(0), x = n.inputType(1), y = n.inputType(2);
+  if (!c || !x || !y)
+    return failure();
+  auto xy = broadcastShapes(x.getShape(), y.getShape());
+  if (failed(xy))
+    return n.fail("input shapes are not broadcast-compatible");
+  auto all = broadcastShapes(c.getShape(), *xy);
+  if (failed(all))
+    return n.fail("input shapes are not broadcast-compatible");
+  auto op = WhereOp::create(n.builder, n.loc, n.tensorType(*all, x.getElementType()),
+                            *n.input(0), *n.input(1), *n.input(2));
+  return n.setResult(op);
+}
+
+LogicalResult importConstant(NodeImporter &n) {
+  MLIRContext *ctx = n.builder.getContext();
+  DenseElementsAttr value;
+  if (const auto *a = n.attr("value")) {
+    std::string error;
+    auto t = tensorFromProto(a->t(), ctx, n.state.modelDir, error);
+    if (failed(t))
+      return n.fail(error);
+    value = *t;
+  } else if (const auto *a = n.attr("value_float")) {
+    value = DenseElementsAttr::get(RankedTensorType::get({}, n.builder.getF32Type()), a->f());
+  } else if (const auto *a = n.attr("value_int")) {
+    value = DenseElementsAttr::get(RankedTensorType::get({}, n.builder.getI64Type()),
+                                   (int64_t)a->i());
+  } else if (const auto *a = n.attr("value_ints")) {
+    SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
+    value = DenseElementsAttr::get(RankedTensorType::get({(int64_t)v.size()}, n.builder.getI64Type()),
+                                   ArrayRef<int64_t>(v));
+  } else if (const auto *a = n.attr("value_floats")) {
+    SmallVector<float> v(a->floats().begin(), a->floats().end());
+    value = DenseElementsAttr::get(RankedTensorType::get({(int64_t)v.size()}, n.builder.getF32Type()),
+                                   ArrayRef<float>(v));
+  } else {
+    return n.fail("Constant without a supported value attribute");
+  }
+  auto op = ConstantOp::create(n.builder, n.loc, value);
+  n.state.constants[op] = value;
+  return n.setResult(op);
+}
+
+LogicalResult importIdentity(NodeImporter &n) {
+  auto v = n.input(0);
+  if (failed(v))
+    return failure();
+  return n.setOutput(0, *v);
+}
+
+} // namespace
+
+void registerElementwiseImports(OpImportRegistry &r) {
+  r["Add"] = {importBinary<AddOp>};
+  r["Sub"] = {importBinary<SubOp>};
+  r["Mul"] = {importBinary<MulOp>};
+  r["Div"] = {importBinary<DivOp>};
+  r["Pow"] = {importBinary<PowOp>};
+  r["And"] = {importBinary<AndOp>};
+  r["Equal"] = {importBinary<EqualOp, true>};
+  r["Sqrt"] = {importUnary<SqrtOp>};
+  r["Reciprocal"] = {importUnary<ReciprocalOp>};
+  r["Neg"] = {importUnary<NegOp>};
+  r["Sigmoid"] = {importUnary<SigmoidOp>};
+  r["IsNaN"] = {importUnary<IsNaNOp, true>};
+  r["Cast"] = {importCast};
+  r["Where"] = {importWhere};
+  r["Constant"] = {importConstant};
+  r["Identity"] = {importIdentity};
+}
+
+} // namespace sinter::import

@@ -1,0 +1,101 @@
+#include "NodeImporter.h"
+
+#include "mlir/IR/Operation.h"
+
+using namespace mlir;
+
+namespace sinter::import {
+
+LogicalResult NodeImporter::fail(const llvm::Twine &message) {
+  if (error.empty())
+    error = message.str();
+  return failure();
+}
+
+FailureOr<Value> NodeImporter::input(unsigned i) {
+  if (!hasInput(i)) {
+    (void)fail("input " + llvm::Twine(i) + " is missing");
+    return failure();
+  }
+  auto it = state.values.find(node.input(i));
+  if (it == state.values.end()) {
+    (void)fail("input '" + node.input(i) + "' is not defined before its use");
+    return failure();
+  }
+  return it->second;
+}
+
+RankedTensorType NodeImporter::inputType(unsigned i) {
+  auto v = input(i);
+  return failed(v) ? RankedTensorType() : cast<RankedTensorType>(v->getType());
+}
+
+DenseElementsAttr NodeImporter::constantInput(unsigned i) {
+  auto v = input(i);
+  if (failed(v))
+    return {};
+  return dyn_cast_or_null<DenseElementsAttr>(state.constants.lookup(*v));
+}
+
+FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i) {
+  DenseElementsAttr c = constantInput(i);
+  if (!c || !isa<IntegerType>(c.getElementType())) {
+    (void)fail("input " + llvm::Twine(i) + " ('" + (hasInput(i) ? node.input(i) : "") +
+               "') must be a compile-time integer constant");
+    return failure();
+  }
+  SmallVector<int64_t> out;
+  for (const APInt &v : c.getValues<APInt>())
+    out.push_back(v.getSExtValue());
+  return out;
+}
+
+const onnx::AttributeProto *NodeImporter::attr(StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeImporter::attrInt(StringRef name, int64_t defaultValue) const {
+  const auto *a = attr(name);
+  return a ? a->i() : defaultValue;
+}
+
+float NodeImporter::attrFloat(StringRef name, float defaultValue) const {
+  const auto *a = attr(name);
+  return a ? a->f() : defaultValue;
+}
+
+std::optional<SmallVector<int64_t>> NodeImporter::attrInts(StringRef name) const {
+  const auto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+LogicalResult NodeImporter::setOutput(unsigned i, Value value) {
+  if (i >= (unsigned)node.output_size())
+    return fail("produces more outputs than the node declares");
+  if (node.output(i).empty())
+    return success();
+  state.values[node.output(i)] = value;
+  // Fold on the side: the op stays in the IR (one op per node), but later nodes whose
+  // types depend on this value (Reshape targets, Slice bounds, ...) need it now.
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getNumResults() != 1)
+    return success();
+  SmallVector<Attribute> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(state.constants.lookup(operand));
+  SmallVector<OpFoldResult> results;
+  if (succeeded(op->fold(operands, results)) && results.size() == 1) {
+    if (auto attr = dyn_cast<Attribute>(results[0]))
+      state.constants[value] = attr;
+    else if (auto same = dyn_cast<Value>(results[0]); same && state.constants.count(same))
+      state.constants[value] = state.constants.lookup(same);
+  }
+  return success();
+}
+
+} // namespace sinter::import

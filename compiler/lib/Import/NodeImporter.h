@@ -1,0 +1,93 @@
+// Internal interface between the importer core and the per-op import functions.
+#ifndef SINTER_COMPILER_IMPORT_NODEIMPORTER_H
+#define SINTER_COMPILER_IMPORT_NODEIMPORTER_H
+
+#include "onnx.pb.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+
+namespace sinter::import {
+
+/// Converts an ONNX element type code to an MLIR type, or null when unsupported.
+mlir::Type elementTypeFor(mlir::MLIRContext *context, int onnxType);
+
+/// State shared by every node of one graph: values by name and known constant values.
+struct GraphState {
+  llvm::StringMap<mlir::Value> values;
+  llvm::DenseMap<mlir::Value, mlir::Attribute> constants;
+  int64_t opset = 0;
+  std::string modelDir;
+};
+
+/// What an op import function sees of the node it imports. Every accessor that can fail
+/// records an error message; import functions return failure() after any of them fails.
+class NodeImporter {
+public:
+  NodeImporter(const onnx::NodeProto &node, GraphState &state, mlir::OpBuilder &builder,
+               mlir::Location loc)
+      : node(node), state(state), builder(builder), loc(loc) {}
+
+  const onnx::NodeProto &node;
+  GraphState &state;
+  mlir::OpBuilder &builder;
+  mlir::Location loc;
+  std::string error;
+
+  int64_t opset() const { return state.opset; }
+  unsigned numInputs() const { return node.input_size(); }
+  bool hasInput(unsigned i) const { return i < (unsigned)node.input_size() && !node.input(i).empty(); }
+
+  /// The value of input i (failure when missing or unknown).
+  mlir::FailureOr<mlir::Value> input(unsigned i);
+  mlir::RankedTensorType inputType(unsigned i);
+  /// The known constant value of input i, or null when it is not a compile-time constant.
+  mlir::DenseElementsAttr constantInput(unsigned i);
+  /// Integer values of a constant input (shape, axes, ...); fails when not constant.
+  mlir::FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i);
+
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t attrInt(llvm::StringRef name, int64_t defaultValue) const;
+  float attrFloat(llvm::StringRef name, float defaultValue) const;
+  std::optional<llvm::SmallVector<int64_t>> attrInts(llvm::StringRef name) const;
+
+  /// Binds output i to `value` and records its constant value when its op folds.
+  mlir::LogicalResult setOutput(unsigned i, mlir::Value value);
+  /// Binds output 0 of a single-result op.
+  mlir::LogicalResult setResult(mlir::Operation *op) { return setOutput(0, op->getResult(0)); }
+
+  mlir::LogicalResult fail(const llvm::Twine &message);
+
+  mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape, mlir::Type elementType) {
+    return mlir::RankedTensorType::get(shape, elementType);
+  }
+};
+
+using OpImportFn = mlir::LogicalResult (*)(NodeImporter &);
+
+struct OpImportEntry {
+  OpImportFn fn;
+  int64_t minOpset = 1; // lowest opset whose semantics the function implements
+};
+
+using OpImportRegistry = llvm::StringMap<OpImportEntry>;
+
+void registerElementwiseImports(OpImportRegistry &registry);
+void registerMatrixImports(OpImportRegistry &registry);
+void registerShapeImports(OpImportRegistry &registry);
+void registerTensorImports(OpImportRegistry &registry);
+
+/// Converts a TensorProto (inline or external data) to a dense attribute.
+mlir::FailureOr<mlir::DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
+                                                         mlir::MLIRContext *context,
+                                                         const std::string &modelDir,
+                                                         std::string &error);
+
+} // namespace sinter::import
+
+#endif

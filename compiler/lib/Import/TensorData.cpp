@@ -1,0 +1,185 @@
+// TensorProto -> DenseElementsAttr, with external data confined to the model's folder.
+#include "NodeImporter.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+
+namespace sinter::import {
+
+Type elementTypeFor(MLIRContext *context, int onnxType) {
+  Builder b(context);
+  switch (onnxType) {
+  case onnx::TensorProto::FLOAT: return b.getF32Type();
+  case onnx::TensorProto::FLOAT16: return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16: return b.getBF16Type();
+  case onnx::TensorProto::DOUBLE: return b.getF64Type();
+  case onnx::TensorProto::INT64: return b.getI64Type();
+  case onnx::TensorProto::INT32: return b.getI32Type();
+  case onnx::TensorProto::INT8: return b.getIntegerType(8);
+  case onnx::TensorProto::BOOL: return b.getI1Type();
+  default: return {};
+  }
+}
+
+static int64_t storageBytes(Type t) { return t.isInteger(1) ? 1 : t.getIntOrFloatBitWidth() / 8; }
+
+/// Resolves `location` inside `modelDir`; rejects absolute paths, `..` and symlinks out.
+static FailureOr<std::string> resolveExternalPath(const std::string &location,
+                                                  const std::string &modelDir,
+                                                  std::string &error) {
+  if (location.empty() || llvm::sys::path::is_absolute(location)) {
+    error = "external data location '" + location + "' must be a relative path inside the model folder";
+    return failure();
+  }
+  for (auto it = llvm::sys::path::begin(location), e = llvm::sys::path::end(location); it != e; ++it)
+    if (*it == "..") {
+      error = "external data location '" + location + "' leaves the model folder ('..')";
+      return failure();
+    }
+  SmallString<256> joined(modelDir);
+  llvm::sys::path::append(joined, location);
+  SmallString<256> realDir, realFile;
+  if (llvm::sys::fs::real_path(modelDir, realDir) ||
+      llvm::sys::fs::real_path(joined, realFile)) {
+    error = "external data file '" + location + "' not found next to the model";
+    return failure();
+  }
+  std::string prefix = std::string(realDir) + "/";
+  if (std::string(realFile).rfind(prefix, 0) != 0) {
+    error = "external data location '" + location + "' resolves outside the model folder";
+    return failure();
+  }
+  return std::string(realFile);
+}
+
+static FailureOr<std::string> readExternal(const onnx::TensorProto &tensor,
+                                           const std::string &modelDir, uint64_t expected,
+                                           std::string &error) {
+  std::string location;
+  uint64_t offset = 0, length = expected;
+  bool hasLength = false;
+  for (const auto &kv : tensor.external_data()) {
+    if (kv.key() == "location")
+      location = kv.value();
+    else if (kv.key() == "offset" || kv.key() == "length") {
+      char *end = nullptr;
+      unsigned long long v = std::strtoull(kv.value().c_str(), &end, 10);
+      if (kv.value().empty() || *end != 0) {
+        error = "external data " + kv.key() + " '" + kv.value() + "' is not a number";
+        return failure();
+      }
+      if (kv.key() == "offset")
+        offset = v;
+      else {
+        length = v;
+        hasLength = true;
+      }
+    }
+  }
+  auto path = resolveExternalPath(location, modelDir, error);
+  if (failed(path))
+    return failure();
+  if (hasLength && length != expected) {
+    error = "external data length " + std::to_string(length) + " does not match " +
+            std::to_string(expected) + " bytes for its shape";
+    return failure();
+  }
+  uint64_t fileSize = 0;
+  if (llvm::sys::fs::file_size(*path, fileSize) || offset > fileSize ||
+      expected > fileSize - offset) {
+    error = "external data file '" + location + "' is too short: needs " +
+            std::to_string(offset + expected) + " bytes, has " + std::to_string(fileSize);
+    return failure();
+  }
+  auto buffer = llvm::MemoryBuffer::getFileSlice(*path, expected, offset);
+  if (!buffer) {
+    error = "cannot read external data file '" + location + "'";
+    return failure();
+  }
+  return std::string((*buffer)->getBuffer());
+}
+
+FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
+                                             MLIRContext *context, const std::string &modelDir,
+                                             std::string &error) {
+  std::string what = "tensor '" + tensor.name() + "'";
+  Type et = elementTypeFor(context, tensor.data_type());
+  if (!et) {
+    error = what + " has unsupported data type " + std::to_string(tensor.data_type());
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  uint64_t count = 1;
+  for (int64_t d : tensor.dims()) {
+    if (d < 0) {
+      error = what + " has a negative dimension";
+      return failure();
+    }
+    if (d != 0 && count > (uint64_t(1) << 62) / (uint64_t)d) {
+      error = what + " has a shape whose element count overflows";
+      return failure();
+    }
+    count *= d;
+    shape.push_back(d);
+  }
+  auto type = RankedTensorType::get(shape, et);
+  uint64_t bytes = count * storageBytes(et);
+
+  std::string raw;
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    auto data = readExternal(tensor, modelDir, bytes, error);
+    if (failed(data)) {
+      error = what + ": " + error;
+      return failure();
+    }
+    raw = std::move(*data);
+  } else if (tensor.has_raw_data()) {
+    raw = tensor.raw_data();
+  } else {
+    // Typed fields: ONNX stores f16/bf16/bool/int8 in int32_data.
+    raw.resize(bytes);
+    auto fits = [&](int have) {
+      if ((uint64_t)have == count)
+        return true;
+      error = what + " holds " + std::to_string(have) + " values, its shape needs " +
+              std::to_string(count);
+      return false;
+    };
+    if (et.isF32()) {
+      if (!fits(tensor.float_data_size())) return failure();
+      std::memcpy(raw.data(), tensor.float_data().data(), bytes);
+    } else if (et.isF64()) {
+      if (!fits(tensor.double_data_size())) return failure();
+      std::memcpy(raw.data(), tensor.double_data().data(), bytes);
+    } else if (et.isInteger(64)) {
+      if (!fits(tensor.int64_data_size())) return failure();
+      std::memcpy(raw.data(), tensor.int64_data().data(), bytes);
+    } else {
+      if (!fits(tensor.int32_data_size())) return failure();
+      int64_t width = storageBytes(et);
+      for (uint64_t i = 0; i < count; ++i) {
+        int32_t v = tensor.int32_data(i);
+        std::memcpy(&raw[i * width], &v, width);
+      }
+    }
+  }
+  if (raw.size() != bytes) {
+    error = what + " has " + std::to_string(raw.size()) + " bytes of data, its shape needs " +
+            std::to_string(bytes);
+    return failure();
+  }
+  if (et.isInteger(1)) {
+    // DenseElementsAttr packs i1 as bits; ONNX stores one byte per bool.
+    SmallVector<bool> bits(count);
+    for (uint64_t i = 0; i < count; ++i)
+      bits[i] = raw[i] != 0;
+    return DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
+}
+
+} // namespace sinter::import

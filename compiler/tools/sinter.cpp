@@ -1,0 +1,257 @@
+// The `sinter` command line: compile, inspect, run.
+#include "sinter/Compiler/Config.h"
+#include "sinter/Compiler/Emitter.h"
+#include "sinter/Compiler/Inspect.h"
+#include "sinter/Compiler/OnnxImporter.h"
+#include "sinter/Compiler/Pipeline.h"
+#include "sinter/Compiler/Target.h"
+#include "RunCommand.h"
+
+#include "sinter/Dialect/Graph/IR/GraphDialect.h"
+#include "sinter/Dialect/Launch/IR/LaunchDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <iostream>
+
+#ifndef SINTER_SOURCE_DIR
+#error "SINTER_SOURCE_DIR must be defined by the build"
+#endif
+
+namespace {
+
+struct CompileArgs {
+  std::string model, output, compileTo = "binary", configFile, target, precision;
+  std::vector<std::string> shapes;
+  bool noMergeLora = false, timing = false;
+};
+
+int userError(const std::string &message) {
+  std::cerr << "sinter: error: " << message << "\n";
+  return 1;
+}
+
+/// The folder holding bin/ (the build tree or an install); falls back to the source tree
+/// for the pieces a build tree does not copy.
+std::string installRoot() {
+  std::string exe = llvm::sys::fs::getMainExecutable("sinter", (void *)&installRoot);
+  llvm::SmallString<256> root(exe);
+  llvm::sys::path::remove_filename(root);
+  llvm::sys::path::remove_filename(root);
+  return std::string(root);
+}
+
+std::string firstExisting(std::initializer_list<std::string> paths) {
+  for (const auto &p : paths)
+    if (llvm::sys::fs::exists(p))
+      return p;
+  return *paths.begin();
+}
+
+sinter::Toolchain findToolchain() {
+  std::string root = installRoot();
+  const char *cuda = getenv("CUDA_HOME");
+  std::string cudaHome = cuda ? cuda : "/usr/local/cuda";
+  const char *nvcc = getenv("SINTER_NVCC");
+  sinter::Toolchain t;
+  t.nvcc = nvcc ? nvcc : firstExisting({cudaHome + "/bin/nvcc", "/usr/bin/nvcc"});
+  t.includeDir = firstExisting({root + "/share/sinter/include", std::string(SINTER_SOURCE_DIR) + "/runtime/include"});
+  t.libDir = root + "/lib";
+  t.exportMap = firstExisting({root + "/share/sinter/sinter_exports.map",
+                               std::string(SINTER_SOURCE_DIR) + "/runtime/sinter_exports.map"});
+  t.cudaLibDir = cudaHome + "/lib64";
+  return t;
+}
+
+std::string targetsDir() {
+  return firstExisting({installRoot() + "/share/sinter/targets",
+                        std::string(SINTER_SOURCE_DIR) + "/compiler/targets"});
+}
+
+class PhaseTimer {
+public:
+  explicit PhaseTimer(bool enabled) : enabled(enabled) {}
+  void done(const char *phase) {
+    auto now = std::chrono::steady_clock::now();
+    if (enabled)
+      std::cerr << "sinter: " << phase << " "
+                << std::chrono::duration<double>(now - last).count() << " s\n";
+    last = now;
+  }
+
+private:
+  bool enabled;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+
+int writeText(const std::string &output, const std::string &text) {
+  if (output.empty() || output == "-") {
+    std::cout << text;
+    return 0;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(output, ec);
+  if (ec)
+    return userError("cannot write '" + output + "': " + ec.message());
+  os << text;
+  return 0;
+}
+
+int printModule(mlir::ModuleOp module, const std::string &output) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mlir::OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(16);
+  module.print(os, flags);
+  return writeText(output, text);
+}
+
+int runCompile(const CompileArgs &args) {
+  auto phase = sinter::parsePhase(args.compileTo);
+  if (!phase)
+    return userError("--compile-to must be import, graph, launch, source or binary, got '" +
+                     args.compileTo + "'");
+  sinter::CompileConfig config;
+  std::string error;
+  if (!args.configFile.empty() && !sinter::loadConfigFile(args.configFile, config, error))
+    return userError(error);
+  if (!args.target.empty())
+    config.target = args.target;
+  if (!args.precision.empty()) {
+    if (args.precision != "strict" && args.precision != "tf32")
+      return userError("--precision must be strict or tf32, got '" + args.precision + "'");
+    config.precision = args.precision;
+  }
+  if (args.noMergeLora)
+    config.mergeLora = false;
+  for (const std::string &s : args.shapes) {
+    size_t eq = s.find('=');
+    std::vector<int64_t> shape;
+    if (eq == std::string::npos || eq == 0)
+      return userError("--shape must be NAME=AxB..., got '" + s + "'");
+    if (!sinter::parseShape(s.substr(eq + 1), shape, error))
+      return userError(error);
+    config.shapes[s.substr(0, eq)] = shape;
+  }
+  sinter::Target target;
+  if (!sinter::loadTarget(targetsDir(), config.target, target, error))
+    return userError(error);
+  if (*phase == sinter::Phase::Binary && args.output.empty())
+    return userError("compiling to a binary needs -o OUT.so");
+
+  mlir::MLIRContext context;
+  context.loadDialect<sinter::graph::GraphDialect, sinter::launch::LaunchDialect,
+                      mlir::func::FuncDialect, mlir::memref::MemRefDialect>();
+  PhaseTimer timer(args.timing);
+  sinter::ImportOptions importOptions;
+  importOptions.inputShapes = config.shapes;
+  auto module = sinter::importOnnxFile(context, args.model, importOptions, error);
+  if (!module)
+    return userError(error);
+  timer.done("import");
+  if (*phase == sinter::Phase::Import)
+    return printModule(*module, args.output);
+
+  for (sinter::Phase p : {sinter::Phase::Graph, sinter::Phase::Launch}) {
+    if (failed(sinter::runPhase(*module, p, config)))
+      return userError(std::string("the ") + sinter::phaseName(p) + " phase failed (see above)");
+    timer.done(sinter::phaseName(p));
+    if (*phase == p)
+      return printModule(*module, args.output);
+  }
+
+  sinter::EmittedProgram program;
+  std::string modelName = llvm::sys::path::filename(args.model).str();
+  if (failed(sinter::emitProgram(*module, target, modelName, program)))
+    return userError("the source phase failed (see above)");
+  timer.done("source");
+  if (*phase == sinter::Phase::Source)
+    return writeText(args.output, program.source);
+
+  if (!sinter::buildSharedObject(program, findToolchain(), target, args.output, error))
+    return userError(error);
+  timer.done("binary");
+  return 0;
+}
+
+int runInspect(const std::string &so, bool json) {
+  std::string text, error;
+  if (!sinter::readInspectJson(so, text, error))
+    return userError(error);
+  if (json) {
+    std::cout << text << "\n";
+    return 0;
+  }
+  std::string report;
+  if (!sinter::formatInspectReport(text, report, error))
+    return userError(error);
+  std::cout << report;
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"Sinter: an ahead-of-time compiler from ONNX to one CUDA shared library"};
+  app.require_subcommand(1);
+
+  CompileArgs compile;
+  auto *compileCmd = app.add_subcommand("compile", "Compile an ONNX model to a shared library");
+  compileCmd->add_option("model", compile.model, "The ONNX model file (external data beside it)")->required();
+  compileCmd->add_option("-o,--output", compile.output,
+                         "Output: the .so for --compile-to=binary; the IR or source file otherwise (default stdout)");
+  compileCmd->add_option("--compile-to", compile.compileTo,
+                         "Stop after this phase and print its result: import, graph, launch, source, binary (default)");
+  compileCmd->add_option("--config", compile.configFile,
+                         "YAML compile config (keys: precision, merge_lora, target, weights, shapes)");
+  compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");
+  compileCmd->add_option("--precision", compile.precision,
+                         "fp32 matrix math: strict (fp32 accuracy, default) or tf32 (tensor cores, ~1e-3)");
+  compileCmd->add_flag("--no-merge-lora", compile.noMergeLora,
+                       "Keep LoRA adapters as separate matrix products instead of merging them into the base weight");
+  compileCmd->add_option("--shape", compile.shapes,
+                         "Static shape for a graph input with dynamic dimensions: NAME=AxB (repeatable)");
+  compileCmd->add_flag("--timing", compile.timing, "Print the time each phase takes to stderr");
+
+  std::string inspectPath;
+  bool inspectJson = false;
+  auto *inspectCmd = app.add_subcommand("inspect", "Describe a compiled model: I/O, launches, arena and weight sizes");
+  inspectCmd->add_option("model", inspectPath, "The compiled .so")->required();
+  inspectCmd->add_flag("--json", inspectJson, "Print the description as JSON");
+
+  std::string runPath, runMode = "direct";
+  int iterations = 100, warmup = 10;
+  bool profile = false;
+  auto *runCmd = app.add_subcommand("run", "Run a compiled model on random inputs on the GPU and time it");
+  runCmd->add_option("model", runPath, "The compiled .so")->required();
+  runCmd->add_option("--iterations", iterations, "Timed calls per repetition (default 100)")->check(CLI::Range(1, 1000000));
+  runCmd->add_option("--warmup", warmup, "Untimed calls before timing (default 10)")->check(CLI::Range(0, 1000000));
+  runCmd->add_option("--mode", runMode, "Launch mode: direct or graph (default direct)")->check(CLI::IsMember({"direct", "graph"}));
+  runCmd->add_flag("--profile", profile, "Print a per-launch GPU time table");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    std::cerr << "sinter: error: " << e.what() << "\n";
+    return 1;
+  }
+
+  if (*compileCmd)
+    return runCompile(compile);
+  if (*inspectCmd)
+    return runInspect(inspectPath, inspectJson);
+  return sinterRunCommand(runPath, iterations, warmup, runMode, profile, std::cout, std::cerr);
+}

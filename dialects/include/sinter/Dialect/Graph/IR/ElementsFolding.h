@@ -1,0 +1,62 @@
+#ifndef SINTER_DIALECT_GRAPH_IR_ELEMENTSFOLDING_H
+#define SINTER_DIALECT_GRAPH_IR_ELEMENTSFOLDING_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include <functional>
+#include <vector>
+
+namespace sinter::graph {
+
+/// Tensors above this many elements are not folded elementwise: folding is for shape math,
+/// masks and tables, and must not make compile time depend on weight sizes.
+constexpr int64_t kMaxFoldElements = 1 << 22;
+
+/// A constant tensor's values widened to a host type: integers and booleans as int64,
+/// floating point as double.
+struct HostValues {
+  bool isFloat = false;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  size_t size() const { return isFloat ? floats.size() : ints.size(); }
+  double asDouble(size_t i) const { return isFloat ? floats[i] : (double)ints[i]; }
+  int64_t asInt(size_t i) const { return isFloat ? (int64_t)floats[i] : ints[i]; }
+};
+
+/// Reads the values of a dense constant, or nullopt for other attributes.
+std::optional<HostValues> readValues(mlir::Attribute attr);
+
+/// Builds a dense constant of `type` from host values (rounded to the element type).
+mlir::DenseElementsAttr makeElements(mlir::RankedTensorType type, const HostValues &values);
+
+/// Index of the source element feeding output index `flat` under numpy broadcasting.
+int64_t broadcastSourceIndex(int64_t flat, llvm::ArrayRef<int64_t> outShape,
+                             llvm::ArrayRef<int64_t> srcShape);
+
+using BinaryFn = std::function<double(double, double)>;
+using BinaryIntFn = std::function<int64_t(int64_t, int64_t)>;
+
+/// Folds a broadcasting binary op; the int function is used when both operands are
+/// integers and the result is not floating point.
+mlir::Attribute foldBinary(mlir::Attribute lhs, mlir::Attribute rhs,
+                           mlir::RankedTensorType resultType, const BinaryFn &floatFn,
+                           const BinaryIntFn &intFn);
+
+/// Folds an elementwise unary op computed in double.
+mlir::Attribute foldUnary(mlir::Attribute input, mlir::RankedTensorType resultType,
+                          const std::function<double(double)> &fn);
+
+/// Permutes a dense constant's elements without converting them (any element type).
+mlir::DenseElementsAttr transposeElements(mlir::DenseElementsAttr input,
+                                          llvm::ArrayRef<int64_t> perm,
+                                          mlir::RankedTensorType resultType);
+
+/// A floating-point constant's values as float (fast paths for f32 and bf16 raw data).
+std::vector<float> readFloat32(mlir::DenseElementsAttr input);
+
+/// A constant of floating-point `type` from float values, rounded to nearest even.
+mlir::DenseElementsAttr fromFloat32(mlir::RankedTensorType type, llvm::ArrayRef<float> values);
+
+} // namespace sinter::graph
+
+#endif

@@ -1,0 +1,27 @@
+#ifndef SINTER_DIALECT_GRAPH_IR_GRAPHOPS_H
+#define SINTER_DIALECT_GRAPH_IR_GRAPHOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "sinter/Dialect/Graph/IR/GraphDialect.h"
+
+#define GET_OP_CLASSES
+#include "sinter/Dialect/Graph/IR/GraphOps.h.inc"
+
+namespace sinter::graph {
+
+/// numpy broadcast of two static shapes; failure when they are incompatible.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+
+/// Shape of numpy matmul(lhs, rhs); failure when the operands do not fit.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+
+} // namespace sinter::graph
+
+#endif

@@ -1,0 +1,76 @@
+#ifndef SINTER_LAUNCH_OPS
+#define SINTER_LAUNCH_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Launch_Dialect : Dialect {
+  let name = "launch";
+  let summary = "The pre-resolved run-time program: buffers and launches";
+  let description = [{
+    A `func.func` whose arguments are the model's inputs and outputs (memrefs, outputs
+    written in place) and whose body is a straight-line list of launches over buffers.
+    Every buffer is an input/output slot, a slice of the weight blob, or a slice of the
+    activation arena; every launch parameter is an attribute. Nothing is left to decide
+    at run time except the I/O pointers.
+  }];
+  let cppNamespace = "::sinter::launch";
+}
+
+class Launch_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Launch_Dialect, mnemonic, traits>;
+
+def Launch_WeightOp : Launch_Op<"weight", [Pure]> {
+  let summary = "A constant buffer stored in the weight blob";
+  let arguments = (ins StrAttr:$sym_name, ElementsAttr:$value,
+                       OptionalAttr<I64Attr>:$offset);
+  let results = (outs AnyStaticShapeMemRef:$buffer);
+  let assemblyFormat = "$sym_name attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Launch_AllocOp : Launch_Op<"alloc", [Pure]> {
+  let summary = "An intermediate buffer in the activation arena";
+  let description = [{ `offset` is the byte offset in the arena, set by the arena planner. }];
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs AnyStaticShapeMemRef:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Launch_GemmOp : Launch_Op<"gemm"> {
+  let summary = "A cuBLASLt matrix product: output[m, n] = input[m, k] @ weight[k, n] (+ bias[n])";
+  let description = [{
+    Row-major operands. `precision` is the math the library may use: "strict" (fp32 FMA),
+    "tf32" (tensor cores, 10-bit mantissa inputs) or "native" (the operand type's own
+    tensor-core path, for bf16/f16). The algorithm is chosen once when the model loads.
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$input,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead]>:$weight,
+                       Arg<Optional<AnyStaticShapeMemRef>, "", [MemRead]>:$bias,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$output,
+                       I64Attr:$m, I64Attr:$n, I64Attr:$k,
+                       StrAttr:$precision);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^)? `->` $output attr-dict `:`
+    type($input) `,` type($weight) (`,` type($bias)^)? `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Launch_KernelOp : Launch_Op<"kernel"> {
+  let summary = "A launch of a kernel template instantiated at compile time";
+  let description = [{
+    `template` names a kernel template in runtime/kernels; `params` are its compile-time
+    template arguments. Grid, block and dynamic shared memory are fixed here. Buffers
+    are passed in order; `writes` lists the indices of the buffers it writes.
+  }];
+  let arguments = (ins Variadic<AnyStaticShapeMemRef>:$buffers,
+                       StrAttr:$kernel_template, I64ArrayAttr:$params,
+                       DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block,
+                       I64Attr:$shared_bytes, DenseI64ArrayAttr:$writes);
+  let assemblyFormat = "$kernel_template `(` $buffers `)` attr-dict `:` type($buffers)";
+  let hasVerifier = 1;
+}
+
+#endif // SINTER_LAUNCH_OPS

@@ -1,0 +1,198 @@
+#include "sinter/Dialect/Graph/IR/ElementsFolding.h"
+
+#include "llvm/ADT/APFloat.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace sinter::graph {
+
+std::optional<HostValues> readValues(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || dense.getNumElements() > kMaxFoldElements)
+    return std::nullopt;
+  HostValues out;
+  Type et = dense.getElementType();
+  if (isa<FloatType>(et)) {
+    out.isFloat = true;
+    out.floats.reserve(dense.getNumElements());
+    for (const APFloat &v : dense.getValues<APFloat>())
+      out.floats.push_back(v.convertToDouble());
+  } else if (auto it = dyn_cast<IntegerType>(et)) {
+    out.ints.reserve(dense.getNumElements());
+    for (const APInt &v : dense.getValues<APInt>())
+      out.ints.push_back(it.getWidth() == 1 ? (int64_t)v.getBoolValue() : v.getSExtValue());
+  } else {
+    return std::nullopt;
+  }
+  return out;
+}
+
+DenseElementsAttr makeElements(RankedTensorType type, const HostValues &values) {
+  Type et = type.getElementType();
+  if (auto ft = dyn_cast<FloatType>(et)) {
+    SmallVector<APFloat> data;
+    data.reserve(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      APFloat v(values.asDouble(i));
+      bool lost;
+      v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      data.push_back(v);
+    }
+    return DenseElementsAttr::get(type, data);
+  }
+  auto it = cast<IntegerType>(et);
+  SmallVector<APInt> data;
+  data.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    int64_t v = values.asInt(i);
+    data.push_back(it.getWidth() == 1 ? APInt(1, v != 0) : APInt(it.getWidth(), v, true));
+  }
+  return DenseElementsAttr::get(type, data);
+}
+
+int64_t broadcastSourceIndex(int64_t flat, ArrayRef<int64_t> outShape,
+                             ArrayRef<int64_t> srcShape) {
+  int64_t src = 0, srcStride = 1;
+  size_t offset = outShape.size() - srcShape.size();
+  for (int64_t d = (int64_t)outShape.size() - 1; d >= 0; --d) {
+    int64_t coord = flat % outShape[d];
+    flat /= outShape[d];
+    if (d < (int64_t)offset)
+      continue;
+    int64_t extent = srcShape[d - offset];
+    if (extent != 1)
+      src += coord * srcStride;
+    srcStride *= extent;
+  }
+  return src;
+}
+
+Attribute foldBinary(Attribute lhs, Attribute rhs, RankedTensorType resultType,
+                     const BinaryFn &floatFn, const BinaryIntFn &intFn) {
+  auto a = readValues(lhs), b = readValues(rhs);
+  if (!a || !b || resultType.getNumElements() > kMaxFoldElements)
+    return {};
+  auto aShape = cast<ShapedType>(cast<DenseElementsAttr>(lhs).getType()).getShape();
+  auto bShape = cast<ShapedType>(cast<DenseElementsAttr>(rhs).getType()).getShape();
+  auto outShape = resultType.getShape();
+  HostValues out;
+  bool useFloat = a->isFloat || b->isFloat;
+  out.isFloat = useFloat;
+  for (int64_t i = 0, e = resultType.getNumElements(); i < e; ++i) {
+    int64_t ia = broadcastSourceIndex(i, outShape, aShape);
+    int64_t ib = broadcastSourceIndex(i, outShape, bShape);
+    if (useFloat)
+      out.floats.push_back(floatFn(a->asDouble(ia), b->asDouble(ib)));
+    else
+      out.ints.push_back(intFn(a->ints[ia], b->ints[ib]));
+  }
+  return makeElements(resultType, out);
+}
+
+Attribute foldUnary(Attribute input, RankedTensorType resultType,
+                    const std::function<double(double)> &fn) {
+  auto a = readValues(input);
+  if (!a)
+    return {};
+  HostValues out;
+  out.isFloat = true;
+  for (size_t i = 0; i < a->size(); ++i)
+    out.floats.push_back(fn(a->asDouble(i)));
+  if (!isa<FloatType>(resultType.getElementType())) {
+    out.isFloat = false;
+    for (double v : out.floats)
+      out.ints.push_back((int64_t)v);
+  }
+  return makeElements(resultType, out);
+}
+
+DenseElementsAttr transposeElements(DenseElementsAttr input, ArrayRef<int64_t> perm,
+                                    RankedTensorType resultType) {
+  if (input.isSplat())
+    return input.resizeSplat(resultType);
+  Type et = input.getElementType();
+  if (et.getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  size_t elemBytes = et.getIntOrFloatBitWidth() / 8;
+  ArrayRef<char> raw = input.getRawData();
+  auto inShape = input.getType().getShape();
+  int64_t rank = inShape.size(), n = input.getNumElements();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  auto outShape = resultType.getShape();
+  std::vector<char> out(raw.size());
+  SmallVector<int64_t> coord(rank, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += coord[d] * inStrides[perm[d]];
+    std::memcpy(&out[i * elemBytes], &raw[src * elemBytes], elemBytes);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++coord[d] < outShape[d])
+        break;
+      coord[d] = 0;
+    }
+  }
+  return DenseElementsAttr::getFromRawBuffer(resultType, out);
+}
+
+std::vector<float> readFloat32(DenseElementsAttr input) {
+  int64_t n = input.getNumElements();
+  std::vector<float> out(n);
+  Type et = input.getElementType();
+  if (input.isSplat()) {
+    std::fill(out.begin(), out.end(),
+              (float)input.getSplatValue<APFloat>().convertToDouble());
+    return out;
+  }
+  ArrayRef<char> raw = input.getRawData();
+  if (et.isF32()) {
+    std::memcpy(out.data(), raw.data(), n * sizeof(float));
+  } else if (et.isBF16()) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t bits = (uint32_t)(uint8_t)raw[2 * i] | ((uint32_t)(uint8_t)raw[2 * i + 1] << 8);
+      bits <<= 16;
+      std::memcpy(&out[i], &bits, 4);
+    }
+  } else {
+    int64_t i = 0;
+    for (const APFloat &v : input.getValues<APFloat>())
+      out[i++] = (float)v.convertToDouble();
+  }
+  return out;
+}
+
+DenseElementsAttr fromFloat32(RankedTensorType type, ArrayRef<float> values) {
+  Type et = type.getElementType();
+  if (et.isF32())
+    return DenseElementsAttr::get(type, values);
+  if (et.isBF16()) {
+    std::vector<char> raw(values.size() * 2);
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &values[i], 4);
+      if ((bits & 0x7fffffffu) > 0x7f800000u) {
+        bits = 0x7fc00000u; // quiet NaN
+      } else {
+        bits += 0x7fffu + ((bits >> 16) & 1u); // round to nearest even
+      }
+      raw[2 * i] = (char)((bits >> 16) & 0xff);
+      raw[2 * i + 1] = (char)(bits >> 24);
+    }
+    return DenseElementsAttr::getFromRawBuffer(type, raw);
+  }
+  auto ft = cast<FloatType>(et);
+  SmallVector<APFloat> data;
+  for (float v : values) {
+    APFloat f(v);
+    bool lost;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    data.push_back(f);
+  }
+  return DenseElementsAttr::get(type, data);
+}
+
+} // namespace sinter::graph

@@ -1,0 +1,129 @@
+// Folders of the elementwise and data-movement primitives. They serve both the importer
+// (which needs values of shape computations to type what follows) and the graph phase.
+#include "sinter/Dialect/Graph/IR/ElementsFolding.h"
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace sinter::graph;
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult AddOp::fold(FoldAdaptor a) {
+  return foldBinary(a.getLhs(), a.getRhs(), getType(), std::plus<double>(),
+                    std::plus<int64_t>());
+}
+OpFoldResult SubOp::fold(FoldAdaptor a) {
+  return foldBinary(a.getLhs(), a.getRhs(), getType(), std::minus<double>(),
+                    std::minus<int64_t>());
+}
+OpFoldResult MulOp::fold(FoldAdaptor a) {
+  return foldBinary(a.getLhs(), a.getRhs(), getType(), std::multiplies<double>(),
+                    std::multiplies<int64_t>());
+}
+OpFoldResult DivOp::fold(FoldAdaptor a) {
+  auto rhs = readValues(a.getRhs());
+  if (rhs && !rhs->isFloat)
+    for (int64_t v : rhs->ints)
+      if (v == 0)
+        return {};
+  return foldBinary(a.getLhs(), a.getRhs(), getType(), std::divides<double>(),
+                    [](int64_t x, int64_t y) { return x / y; });
+}
+OpFoldResult PowOp::fold(FoldAdaptor a) {
+  return foldBinary(a.getLhs(), a.getRhs(), getType(),
+                    [](double x, double y) { return std::pow(x, y); },
+                    [](int64_t x, int64_t y) { return (int64_t)std::pow(x, y); });
+}
+OpFoldResult AndOp::fold(FoldAdaptor a) {
+  return foldBinary(a.getLhs(), a.getRhs(), getType(),
+                    [](double x, double y) { return double(x != 0 && y != 0); },
+                    [](int64_t x, int64_t y) { return int64_t(x != 0 && y != 0); });
+}
+OpFoldResult EqualOp::fold(FoldAdaptor a) {
+  return foldBinary(a.getLhs(), a.getRhs(), getType(),
+                    [](double x, double y) { return double(x == y); },
+                    [](int64_t x, int64_t y) { return int64_t(x == y); });
+}
+
+OpFoldResult SqrtOp::fold(FoldAdaptor a) {
+  return foldUnary(a.getInput(), getType(), [](double x) { return std::sqrt(x); });
+}
+OpFoldResult ReciprocalOp::fold(FoldAdaptor a) {
+  return foldUnary(a.getInput(), getType(), [](double x) { return 1.0 / x; });
+}
+OpFoldResult NegOp::fold(FoldAdaptor a) {
+  if (auto v = readValues(a.getInput()); v && !v->isFloat) {
+    for (auto &x : v->ints)
+      x = -x;
+    return makeElements(getType(), *v);
+  }
+  return foldUnary(a.getInput(), getType(), [](double x) { return -x; });
+}
+OpFoldResult SigmoidOp::fold(FoldAdaptor a) {
+  return foldUnary(a.getInput(), getType(), [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+}
+OpFoldResult IsNaNOp::fold(FoldAdaptor a) {
+  return foldUnary(a.getInput(), getType(), [](double x) { return double(std::isnan(x)); });
+}
+OpFoldResult CastOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto v = readValues(a.getInput());
+  if (!v)
+    return {};
+  Type to = getType().getElementType();
+  if (to.isInteger(1)) {
+    HostValues b;
+    for (size_t i = 0; i < v->size(); ++i)
+      b.ints.push_back(v->asDouble(i) != 0);
+    return makeElements(getType(), b);
+  }
+  if (isa<FloatType>(to) && !v->isFloat) {
+    HostValues f;
+    f.isFloat = true;
+    for (int64_t x : v->ints)
+      f.floats.push_back((double)x);
+    return makeElements(getType(), f);
+  }
+  return makeElements(getType(), *v);
+}
+
+OpFoldResult WhereOp::fold(FoldAdaptor a) {
+  auto c = readValues(a.getCondition()), x = readValues(a.getX()), y = readValues(a.getY());
+  if (!c || !x || !y || getType().getNumElements() > kMaxFoldElements)
+    return {};
+  auto shape = getType().getShape();
+  auto cs = getCondition().getType().getShape(), xs = getX().getType().getShape(),
+       ys = getY().getType().getShape();
+  HostValues out;
+  out.isFloat = x->isFloat;
+  for (int64_t i = 0, e = getType().getNumElements(); i < e; ++i) {
+    bool pick = c->ints[broadcastSourceIndex(i, shape, cs)] != 0;
+    const HostValues &src = pick ? *x : *y;
+    int64_t j = broadcastSourceIndex(i, shape, pick ? xs : ys);
+    if (out.isFloat)
+      out.floats.push_back(src.floats[j]);
+    else
+      out.ints.push_back(src.ints[j]);
+  }
+  return makeElements(getType(), out);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor a) {
+  if (llvm::equal(getPerm(), llvm::seq<int64_t>(0, getPerm().size())))
+    return getInput();
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getInput());
+  if (!dense)
+    return {};
+  return transposeElements(dense, getPerm(), getType());
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getInput()))
+    return dense.reshape(getType());
+  return {};
+}

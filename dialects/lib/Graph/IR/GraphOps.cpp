@@ -1,0 +1,216 @@
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace sinter::graph;
+
+#define GET_OP_CLASSES
+#include "sinter/Dialect/Graph/IR/GraphOps.cpp.inc"
+
+namespace sinter::graph {
+
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t l = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t r = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    if (l != r && l != 1 && r != 1)
+      return failure();
+    out[i] = l == 1 ? r : l;
+  }
+  return out;
+}
+
+FailureOr<SmallVector<int64_t>> matmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
+  if (lhs.empty() || rhs.empty())
+    return failure();
+  SmallVector<int64_t> a(lhs), b(rhs);
+  bool lhsVector = a.size() == 1, rhsVector = b.size() == 1;
+  if (lhsVector)
+    a.insert(a.begin(), 1);
+  if (rhsVector)
+    b.push_back(1);
+  if (a.back() != b[b.size() - 2])
+    return failure();
+  auto batch = broadcastShapes(ArrayRef(a).drop_back(2), ArrayRef(b).drop_back(2));
+  if (failed(batch))
+    return failure();
+  SmallVector<int64_t> out = *batch;
+  if (!lhsVector)
+    out.push_back(a[a.size() - 2]);
+  if (!rhsVector)
+    out.push_back(b.back());
+  return out;
+}
+
+} // namespace sinter::graph
+
+static LogicalResult verifyShape(Operation *op, Type resultType, ArrayRef<int64_t> expected) {
+  auto result = cast<RankedTensorType>(resultType);
+  if (result.getShape() != expected) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "result shape [";
+    llvm::interleave(result.getShape(), os, "x");
+    os << "] does not match the inferred shape [";
+    llvm::interleave(expected, os, "x");
+    os << "]";
+    return op->emitOpError(text);
+  }
+  return success();
+}
+
+static LogicalResult verifySameElementType(Operation *op, Type a, Type b, StringRef what) {
+  if (getElementTypeOrSelf(a) != getElementTypeOrSelf(b))
+    return op->emitOpError() << what << " element types differ: " << getElementTypeOrSelf(a)
+                             << " vs " << getElementTypeOrSelf(b);
+  return success();
+}
+
+static LogicalResult verifyBroadcastBinary(Operation *op, bool sameResultElementType) {
+  auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto rhs = cast<RankedTensorType>(op->getOperand(1).getType());
+  if (failed(verifySameElementType(op, lhs, rhs, "operand")))
+    return failure();
+  if (sameResultElementType &&
+      failed(verifySameElementType(op, lhs, op->getResult(0).getType(), "operand and result")))
+    return failure();
+  auto shape = broadcastShapes(lhs.getShape(), rhs.getShape());
+  if (failed(shape))
+    return op->emitOpError("operand shapes are not broadcast-compatible");
+  return verifyShape(op, op->getResult(0).getType(), *shape);
+}
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                           ValueRange, DictionaryAttr attributes,
+                                           OpaqueProperties properties, RegionRange,
+                                           SmallVectorImpl<Type> &types) {
+  auto *props = properties.as<Properties *>();
+  Attribute value = props ? props->value : attributes.get("value");
+  auto elements = dyn_cast_or_null<ElementsAttr>(value);
+  if (!elements)
+    return failure();
+  types.push_back(elements.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  auto type = dyn_cast<RankedTensorType>(getValue().getType());
+  if (!type || !type.hasStaticShape())
+    return emitOpError("value must be a statically shaped tensor");
+  return success();
+}
+
+LogicalResult AddOp::verify() { return verifyBroadcastBinary(*this, true); }
+LogicalResult SubOp::verify() { return verifyBroadcastBinary(*this, true); }
+LogicalResult MulOp::verify() { return verifyBroadcastBinary(*this, true); }
+LogicalResult DivOp::verify() { return verifyBroadcastBinary(*this, true); }
+LogicalResult AndOp::verify() { return verifyBroadcastBinary(*this, true); }
+LogicalResult EqualOp::verify() { return verifyBroadcastBinary(*this, false); }
+
+LogicalResult PowOp::verify() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  auto rhs = cast<RankedTensorType>(getRhs().getType());
+  if (failed(verifySameElementType(*this, lhs, getType(), "base and result")))
+    return failure();
+  auto shape = broadcastShapes(lhs.getShape(), rhs.getShape());
+  if (failed(shape))
+    return emitOpError("operand shapes are not broadcast-compatible");
+  return verifyShape(*this, getType(), *shape);
+}
+
+static LogicalResult verifyUnary(Operation *op, bool sameElementType) {
+  Type in = op->getOperand(0).getType(), out = op->getResult(0).getType();
+  if (sameElementType && failed(verifySameElementType(op, in, out, "operand and result")))
+    return failure();
+  return verifyShape(op, out, cast<RankedTensorType>(in).getShape());
+}
+
+LogicalResult SqrtOp::verify() { return verifyUnary(*this, true); }
+LogicalResult ReciprocalOp::verify() { return verifyUnary(*this, true); }
+LogicalResult NegOp::verify() { return verifyUnary(*this, true); }
+LogicalResult SigmoidOp::verify() { return verifyUnary(*this, true); }
+LogicalResult IsNaNOp::verify() { return verifyUnary(*this, false); }
+LogicalResult CastOp::verify() { return verifyUnary(*this, false); }
+
+LogicalResult WhereOp::verify() {
+  if (failed(verifySameElementType(*this, getX().getType(), getY().getType(), "x and y")) ||
+      failed(verifySameElementType(*this, getX().getType(), getType(), "x and result")))
+    return failure();
+  auto xy = broadcastShapes(getX().getType().getShape(), getY().getType().getShape());
+  if (failed(xy))
+    return emitOpError("operand shapes are not broadcast-compatible");
+  auto all = broadcastShapes(getCondition().getType().getShape(), *xy);
+  if (failed(all))
+    return emitOpError("operand shapes are not broadcast-compatible");
+  return verifyShape(*this, getType(), *all);
+}
+
+LogicalResult MatMulOp::verify() {
+  if (failed(verifySameElementType(*this, getLhs().getType(), getRhs().getType(), "operand")) ||
+      failed(verifySameElementType(*this, getLhs().getType(), getType(), "operand and result")))
+    return failure();
+  auto shape = matmulShape(getLhs().getType().getShape(), getRhs().getType().getShape());
+  if (failed(shape))
+    return emitOpError("contraction dimensions do not match");
+  return verifyShape(*this, getType(), *shape);
+}
+
+LogicalResult GemmOp::verify() {
+  auto a = getA().getType(), b = getB().getType();
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitOpError("A and B must be 2-D");
+  int64_t m = getTransA() ? a.getDimSize(1) : a.getDimSize(0);
+  int64_t ka = getTransA() ? a.getDimSize(0) : a.getDimSize(1);
+  int64_t kb = getTransB() ? b.getDimSize(1) : b.getDimSize(0);
+  int64_t n = getTransB() ? b.getDimSize(0) : b.getDimSize(1);
+  if (ka != kb)
+    return emitOpError("contraction dimensions do not match: ") << ka << " vs " << kb;
+  if (getC() && failed(broadcastShapes({m, n}, getC().getType().getShape())))
+    return emitOpError("C is not broadcastable to [") << m << "x" << n << "]";
+  return verifyShape(*this, getType(), {m, n});
+}
+
+LogicalResult TransposeOp::verify() {
+  auto in = getInput().getType();
+  ArrayRef<int64_t> perm = getPerm();
+  if ((int64_t)perm.size() != in.getRank())
+    return emitOpError("perm has ") << perm.size() << " entries for a rank-" << in.getRank()
+                                    << " input";
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return emitOpError("perm is not a permutation");
+    seen[p] = true;
+    shape.push_back(in.getDimSize(p));
+  }
+  return verifyShape(*this, getType(), shape);
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (getInput().getType().getNumElements() != getType().getNumElements())
+    return emitOpError("element count changes from ")
+           << getInput().getType().getNumElements() << " to " << getType().getNumElements();
+  return verifySameElementType(*this, getInput().getType(), getType(), "operand and result");
+}
+
+LogicalResult LinearOp::verify() {
+  auto in = getInput().getType(), w = getWeight().getType();
+  if (in.getRank() < 1 || w.getRank() != 2)
+    return emitOpError("weight must be 2-D [K, N] and the input at least 1-D");
+  if (in.getShape().back() != w.getDimSize(0))
+    return emitOpError("input has K = ") << in.getShape().back() << " but the weight has "
+                                         << w.getDimSize(0) << " rows";
+  if (getBias() && (getBias().getType().getRank() != 1 ||
+                    getBias().getType().getDimSize(0) != w.getDimSize(1)))
+    return emitOpError("bias must be [") << w.getDimSize(1) << "]";
+  SmallVector<int64_t> shape(in.getShape());
+  shape.back() = w.getDimSize(1);
+  return verifyShape(*this, getType(), shape);
+}

@@ -1,0 +1,398 @@
+// Folders of the ops declared in GraphTensorOps.td. The importer calls them on the side
+// (NodeImporter::setOutput) to know the values of shape computations, masks and index
+// tables; they must not assume that the op verifies (the importer folds before it verifies),
+// so every index read is bounds-checked and anything unexpected returns no fold.
+#include "sinter/Dialect/Graph/IR/ElementsFolding.h"
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace {
+
+using Shape = SmallVector<int64_t>;
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+/// Row-major strides of `shape`.
+Shape stridesOf(ArrayRef<int64_t> shape) {
+  Shape strides(shape.size(), 1);
+  for (int64_t d = (int64_t)shape.size() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+bool isFoldableSize(RankedTensorType type) {
+  return type.hasStaticShape() && type.getNumElements() <= kMaxFoldElements;
+}
+
+/// A constant of `resultType` whose element i is element src(i) of `input`. `src` returns a
+/// negative number when the fold must not happen (an out-of-range index).
+Attribute remap(Attribute input, RankedTensorType resultType,
+                llvm::function_ref<int64_t(int64_t)> src) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(input);
+  if (!dense || !isFoldableSize(resultType) ||
+      dense.getElementType() != resultType.getElementType())
+    return {};
+  int64_t n = resultType.getNumElements(), inN = dense.getNumElements();
+  if (dense.isSplat()) {
+    if (n > 0 && inN == 0)
+      return {};
+    return dense.resizeSplat(resultType);
+  }
+  auto values = readValues(dense);
+  if (!values)
+    return {};
+  HostValues out;
+  out.isFloat = values->isFloat;
+  (out.isFloat ? out.floats.reserve(n) : out.ints.reserve(n));
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t s = src(i);
+    if (s < 0 || s >= inN)
+      return {};
+    if (out.isFloat)
+      out.floats.push_back(values->floats[s]);
+    else
+      out.ints.push_back(values->ints[s]);
+  }
+  return makeElements(resultType, out);
+}
+
+/// Integer values of a constant index operand.
+std::optional<std::vector<int64_t>> readIndices(Attribute attr) {
+  auto values = readValues(attr);
+  if (!values || values->isFloat)
+    return std::nullopt;
+  return std::move(values->ints);
+}
+
+/// Resolves a possibly negative index against `dim`; -1 when out of range.
+int64_t resolveIndex(int64_t index, int64_t dim) {
+  if (index < 0)
+    index += dim;
+  return index >= 0 && index < dim ? index : -1;
+}
+
+/// Offsets (in elements of the row-major input) of the index tuples of a GatherND /
+/// ScatterND indices tensor read as [count, k], addressing input dims [first, first + k).
+std::optional<std::vector<int64_t>> tupleOffsets(ArrayRef<int64_t> indices, int64_t k,
+                                                 ArrayRef<int64_t> inShape, int64_t first) {
+  Shape strides = stridesOf(inShape);
+  std::vector<int64_t> offsets;
+  for (size_t t = 0; t + k <= indices.size(); t += k) {
+    int64_t offset = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t d = first + j, idx = resolveIndex(indices[t + j], inShape[d]);
+      if (idx < 0)
+        return std::nullopt;
+      offset += idx * strides[d];
+    }
+    offsets.push_back(offset);
+  }
+  return offsets;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Shape queries and generators
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  auto shape = getInput().getType().getShape();
+  int64_t start = getStart(), end = getEnd();
+  if (start < 0 || end > (int64_t)shape.size() || start > end ||
+      getType().getShape() != ArrayRef<int64_t>{end - start})
+    return {};
+  return DenseElementsAttr::get(getType(), shape.slice(start, end - start));
+}
+
+OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
+  auto value = dyn_cast<DenseElementsAttr>(getValue());
+  if (!value || value.getNumElements() != 1 ||
+      value.getElementType() != getType().getElementType())
+    return {};
+  return value.resizeSplat(getType());
+}
+
+OpFoldResult RangeOp::fold(FoldAdaptor a) {
+  auto start = readValues(a.getStart()), limit = readValues(a.getLimit()),
+       delta = readValues(a.getDelta());
+  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 ||
+      delta->size() != 1 || getType().getRank() != 1 || !isFoldableSize(getType()))
+    return {};
+  int64_t n = getType().getDimSize(0);
+  HostValues out;
+  out.isFloat = start->isFloat;
+  if (out.isFloat) {
+    double s = start->floats[0], l = limit->floats[0], d = delta->floats[0];
+    if (d == 0 || std::max<double>(std::ceil((l - s) / d), 0) != (double)n)
+      return {};
+    for (int64_t i = 0; i < n; ++i)
+      out.floats.push_back(s + i * d);
+  } else {
+    int64_t s = start->ints[0], l = limit->ints[0], d = delta->ints[0];
+    if (d == 0)
+      return {};
+    double len = std::max<double>(std::ceil((double)(l - s) / (double)d), 0);
+    if (len != (double)n)
+      return {};
+    for (int64_t i = 0; i < n; ++i)
+      out.ints.push_back(s + i * d);
+  }
+  return makeElements(getType(), out);
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+OpFoldResult GatherOp::fold(FoldAdaptor a) {
+  auto indices = readIndices(a.getIndices());
+  auto in = getInput().getType().getShape();
+  int64_t axis = getAxis();
+  if (!indices || axis < 0 || axis >= (int64_t)in.size())
+    return {};
+  int64_t dim = in[axis], inner = product(in.drop_front(axis + 1));
+  int64_t count = indices->size();
+  if (inner == 0 || count == 0)
+    return {};
+  return remap(a.getInput(), getType(), [&](int64_t i) -> int64_t {
+    int64_t e = i % inner, rest = i / inner;
+    int64_t j = rest % count, o = rest / count;
+    int64_t idx = resolveIndex((*indices)[j], dim);
+    return idx < 0 ? -1 : (o * dim + idx) * inner + e;
+  });
+}
+
+OpFoldResult GatherNDOp::fold(FoldAdaptor a) {
+  auto indices = readIndices(a.getIndices());
+  auto in = getInput().getType().getShape();
+  auto idxShape = getIndices().getType().getShape();
+  int64_t b = getBatchDims();
+  if (!indices || idxShape.empty() || b < 0 || b >= (int64_t)in.size())
+    return {};
+  int64_t k = idxShape.back();
+  if (k < 1 || b + k > (int64_t)in.size())
+    return {};
+  int64_t slice = product(in.drop_front(b + k));
+  int64_t batchStride = product(in.drop_front(b));
+  int64_t batches = product(in.take_front(b));
+  int64_t tuples = k == 0 ? 0 : (int64_t)indices->size() / k;
+  if (slice == 0 || batches == 0 || tuples % batches != 0)
+    return {};
+  int64_t perBatch = tuples / batches;
+  if (perBatch == 0)
+    return {};
+  // Offsets within one batch element: the tuple addresses dims [b, b + k).
+  auto offsets = tupleOffsets(*indices, k, in.drop_front(b), 0);
+  if (!offsets)
+    return {};
+  return remap(a.getInput(), getType(), [&](int64_t i) -> int64_t {
+    int64_t e = i % slice, t = i / slice;
+    int64_t batch = t / perBatch;
+    return batch * batchStride + (*offsets)[t] + e;
+  });
+}
+
+OpFoldResult ScatterNDOp::fold(FoldAdaptor a) {
+  auto data = readValues(a.getInput()), updates = readValues(a.getUpdates());
+  auto indices = readIndices(a.getIndices());
+  auto in = getInput().getType().getShape();
+  auto idxShape = getIndices().getType().getShape();
+  if (!data || !updates || !indices || idxShape.empty() || !isFoldableSize(getType()) ||
+      data->isFloat != updates->isFloat || (int64_t)data->size() != getType().getNumElements())
+    return {};
+  int64_t k = idxShape.back();
+  if (k < 1 || k > (int64_t)in.size())
+    return {};
+  int64_t slice = product(in.drop_front(k));
+  auto offsets = tupleOffsets(*indices, k, in, 0);
+  if (!offsets || (int64_t)updates->size() != (int64_t)offsets->size() * slice)
+    return {};
+  HostValues out = *data;
+  for (size_t t = 0; t < offsets->size(); ++t)
+    for (int64_t e = 0; e < slice; ++e) {
+      int64_t dst = (*offsets)[t] + e, src = t * slice + e;
+      if (out.isFloat)
+        out.floats[dst] = updates->floats[src];
+      else
+        out.ints[dst] = updates->ints[src];
+    }
+  return makeElements(getType(), out);
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType() &&
+      llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  auto in = getInput().getType().getShape();
+  auto out = getType().getShape();
+  ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
+  size_t rank = in.size();
+  if (starts.size() != rank || steps.size() != rank || out.size() != rank)
+    return {};
+  Shape inStrides = stridesOf(in);
+  return remap(a.getInput(), getType(), [&](int64_t i) -> int64_t {
+    int64_t src = 0;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      int64_t c = i % out[d];
+      i /= out[d];
+      int64_t s = starts[d] + c * steps[d];
+      if (s < 0 || s >= in[d])
+        return -1;
+      src += s * inStrides[d];
+    }
+    return src;
+  });
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor a) {
+  if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
+    return getInputs()[0];
+  if (!isFoldableSize(getType()))
+    return {};
+  auto outShape = getType().getShape();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= (int64_t)outShape.size())
+    return {};
+  int64_t inner = product(outShape.drop_front(axis + 1));
+  int64_t outer = product(outShape.take_front(axis));
+  SmallVector<HostValues> parts;
+  SmallVector<int64_t> blocks;
+  for (auto [value, attr] : llvm::zip(getInputs(), a.getInputs())) {
+    auto v = readValues(attr);
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!v || type.getRank() != (int64_t)outShape.size() ||
+        type.getElementType() != getType().getElementType() ||
+        (int64_t)v->size() != type.getNumElements())
+      return {};
+    blocks.push_back(type.getDimSize(axis) * inner);
+    parts.push_back(std::move(*v));
+  }
+  HostValues out;
+  out.isFloat = isa<FloatType>(getType().getElementType());
+  for (int64_t o = 0; o < outer; ++o)
+    for (size_t p = 0; p < parts.size(); ++p)
+      for (int64_t e = 0; e < blocks[p]; ++e) {
+        int64_t src = o * blocks[p] + e;
+        if (src >= (int64_t)parts[p].size())
+          return {};
+        if (out.isFloat)
+          out.floats.push_back(parts[p].floats[src]);
+        else
+          out.ints.push_back(parts[p].ints[src]);
+      }
+  if ((int64_t)out.size() != getType().getNumElements())
+    return {};
+  return makeElements(getType(), out);
+}
+
+static OpFoldResult foldReshapeLike(Value input, Attribute constant, RankedTensorType type) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  if (inType == type)
+    return input;
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(constant);
+  if (!dense || inType.getNumElements() != type.getNumElements() ||
+      dense.getElementType() != type.getElementType())
+    return {};
+  return dense.reshape(type);
+}
+
+OpFoldResult UnsqueezeOp::fold(FoldAdaptor a) {
+  return foldReshapeLike(getInput(), a.getInput(), getType());
+}
+
+OpFoldResult SqueezeOp::fold(FoldAdaptor a) {
+  return foldReshapeLike(getInput(), a.getInput(), getType());
+}
+
+OpFoldResult ExpandOp::fold(FoldAdaptor a) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto in = getInput().getType().getShape();
+  auto out = getType().getShape();
+  if (in.size() > out.size())
+    return {};
+  for (size_t d = 0; d < in.size(); ++d) {
+    int64_t o = out[out.size() - in.size() + d];
+    if (in[d] != 1 && in[d] != o)
+      return {};
+  }
+  return remap(a.getInput(), getType(),
+               [&](int64_t i) { return broadcastSourceIndex(i, out, in); });
+}
+
+OpFoldResult TriluOp::fold(FoldAdaptor a) {
+  auto values = readValues(a.getInput());
+  auto shape = getType().getShape();
+  if (!values || shape.size() < 2 || getInput().getType() != getType() ||
+      (int64_t)values->size() != getType().getNumElements())
+    return {};
+  int64_t rows = shape[shape.size() - 2], cols = shape.back(), k = getK();
+  bool upper = getUpper();
+  HostValues out = *values;
+  for (int64_t i = 0, n = out.size(); i < n; ++i) {
+    int64_t c = i % cols, r = (i / cols) % rows;
+    bool keep = upper ? c - r >= k : c - r <= k;
+    if (keep)
+      continue;
+    if (out.isFloat)
+      out.floats[i] = 0;
+    else
+      out.ints[i] = 0;
+  }
+  return makeElements(getType(), out);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ReduceMeanOp::fold(FoldAdaptor a) {
+  if (getAxes().empty() && getInput().getType() == getType())
+    return getInput();
+  auto values = readValues(a.getInput());
+  auto in = getInput().getType().getShape();
+  if (!values || (int64_t)values->size() != getInput().getType().getNumElements() ||
+      !isFoldableSize(getType()))
+    return {};
+  // Output coordinate of each input element: reduced dims collapse to 0.
+  Shape reduced(in);
+  SmallVector<bool> isReduced(in.size(), false);
+  for (int64_t axis : getAxes()) {
+    if (axis < 0 || axis >= (int64_t)in.size())
+      return {};
+    reduced[axis] = 1;
+    isReduced[axis] = true;
+  }
+  int64_t outN = product(reduced);
+  if (outN != getType().getNumElements())
+    return {};
+  int64_t count = outN == 0 ? 0 : (int64_t)values->size() / outN;
+  std::vector<double> sums(outN, 0.0);
+  Shape outStrides = stridesOf(reduced);
+  for (int64_t i = 0, n = values->size(); i < n; ++i) {
+    int64_t rest = i, dst = 0;
+    for (int64_t d = in.size() - 1; d >= 0; --d) {
+      int64_t c = rest % in[d];
+      rest /= in[d];
+      if (!isReduced[d])
+        dst += c * outStrides[d];
+    }
+    sums[dst] += values->asDouble(i);
+  }
+  HostValues out;
+  out.isFloat = true;
+  for (double s : sums)
+    out.floats.push_back(count == 0 ? NAN : s / count);
+  return makeElements(getType(), out);
+}

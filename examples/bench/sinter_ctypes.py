@@ -1,0 +1,264 @@
+"""ctypes binding for a Sinter model .so (C ABI 1.x), used by the benchmark scripts.
+
+    from sinter_ctypes import Model
+    model = Model("llama.so")                  # dlopen + sinter_model_load
+    print(model.inputs, model.outputs)         # [TensorInfo(name, dtype, shape), ...]
+    ctx = model.context("graph")               # or "direct"
+    outs = ctx.run([x])                        # torch CUDA tensors in, new outputs back
+    ctx.run({"x": x}, outputs=[y])             # or by name, into caller-owned outputs
+    call = ctx.bind([x], [y]); call()          # prebuilt DLTensor arrays: lowest host overhead
+    ctx.close(); model.close()
+
+Every non-OK status raises SinterError carrying the status name and sinter_last_error().
+Runs are enqueued on torch's current CUDA stream (or `stream=`) and are not synchronized.
+torch is imported lazily, so loading and querying a model works without it.
+"""
+
+import ctypes
+import os
+from typing import NamedTuple
+
+ABI_MAJOR = 1
+MODE_DIRECT, MODE_GRAPH = 0, 1
+MAX_NDIM = 8
+KDL_CUDA = 2
+
+STATUS_NAMES = {
+    0: "SINTER_OK",
+    1: "SINTER_INVALID_ARGUMENT",
+    2: "SINTER_NO_DEVICE",
+    3: "SINTER_CUDA_ERROR",
+    4: "SINTER_OUT_OF_MEMORY",
+    5: "SINTER_ABI_MISMATCH",
+    6: "SINTER_CORRUPT_WEIGHTS",
+    7: "SINTER_BUSY",
+    8: "SINTER_INTERNAL",
+}
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class TensorDesc(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("dtype", DLDataType),
+        ("ndim", ctypes.c_int32),
+        ("shape", ctypes.c_int64 * MAX_NDIM),
+    ]
+
+
+class ContextOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("mode", ctypes.c_int)]
+
+
+class TensorInfo(NamedTuple):
+    name: str
+    dtype: str  # torch dtype name: "float32", "bfloat16", "int64", ...
+    shape: tuple
+
+
+class SinterError(RuntimeError):
+    def __init__(self, status, message):
+        self.status = status
+        self.status_name = STATUS_NAMES.get(status, f"status {status}")
+        super().__init__(f"{self.status_name}: {message}")
+
+
+# (DLPack code, bits) <-> torch dtype name.
+_DTYPES = {
+    (2, 32): "float32",
+    (2, 16): "float16",
+    (4, 16): "bfloat16",
+    (0, 64): "int64",
+    (0, 32): "int32",
+    (6, 8): "bool",
+}
+_CODES = {name: key for key, name in _DTYPES.items()}
+
+_P = ctypes.c_void_p
+_U32 = ctypes.c_uint32
+_SIGNATURES = {
+    "sinter_abi_version": (_U32, []),
+    "sinter_last_error": (ctypes.c_char_p, []),
+    "sinter_build_info": (ctypes.c_char_p, []),
+    "sinter_model_load": (ctypes.c_int, [_U32, ctypes.POINTER(_P)]),
+    "sinter_model_destroy": (ctypes.c_int, [_P]),
+    "sinter_model_num_inputs": (_U32, [_P]),
+    "sinter_model_num_outputs": (_U32, [_P]),
+    "sinter_model_num_launches": (_U32, [_P]),
+    "sinter_model_arena_bytes": (ctypes.c_uint64, [_P]),
+    "sinter_model_input_info": (ctypes.c_int, [_P, _U32, ctypes.POINTER(TensorDesc)]),
+    "sinter_model_output_info": (ctypes.c_int, [_P, _U32, ctypes.POINTER(TensorDesc)]),
+    "sinter_context_create": (ctypes.c_int, [_P, ctypes.POINTER(ContextOptions), ctypes.POINTER(_P)]),
+    "sinter_context_destroy": (ctypes.c_int, [_P]),
+    "sinter_run": (ctypes.c_int, [_P, ctypes.POINTER(DLTensor), _U32, ctypes.POINTER(DLTensor), _U32, _P]),
+}
+
+
+def _open(path):
+    # RTLD_LOCAL: each model .so carries its own runtime; ctypes never dlcloses it.
+    lib = ctypes.CDLL(os.path.abspath(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+    for name, (res, args) in _SIGNATURES.items():
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            raise SinterError(5, f"'{path}' is not a sinter model library (no {name})") from None
+        fn.restype, fn.argtypes = res, args
+    return lib
+
+
+class Model:
+    """A loaded model: code and weights on the current CUDA device, shared by its contexts."""
+
+    def __init__(self, path):
+        self.path = path
+        self._lib = _open(path)
+        abi = self._lib.sinter_abi_version()
+        if abi >> 16 != ABI_MAJOR:
+            raise SinterError(5, f"'{path}' has ABI {abi >> 16}.{abi & 0xFFFF}, need {ABI_MAJOR}.x")
+        handle = _P()
+        self._check(self._lib.sinter_model_load(ABI_MAJOR, ctypes.byref(handle)))
+        self._handle = handle
+        self.inputs = [self._info(self._lib.sinter_model_input_info, i)
+                       for i in range(self._lib.sinter_model_num_inputs(handle))]
+        self.outputs = [self._info(self._lib.sinter_model_output_info, i)
+                        for i in range(self._lib.sinter_model_num_outputs(handle))]
+
+    def _check(self, status):
+        if status != 0:
+            raise SinterError(status, self._lib.sinter_last_error().decode(errors="replace"))
+
+    def _info(self, fn, index):
+        d = TensorDesc()
+        self._check(fn(self._handle, index, ctypes.byref(d)))
+        key = (d.dtype.code, d.dtype.bits)
+        return TensorInfo(d.name.decode(), _DTYPES.get(key, f"dl{key}"), tuple(d.shape[: d.ndim]))
+
+    @property
+    def num_launches(self):
+        return self._lib.sinter_model_num_launches(self._handle)
+
+    @property
+    def arena_bytes(self):
+        return self._lib.sinter_model_arena_bytes(self._handle)
+
+    @property
+    def build_info(self):
+        return self._lib.sinter_build_info().decode()
+
+    def context(self, mode="direct"):
+        return Context(self, mode)
+
+    def close(self):
+        """Frees the model; raises SinterError (SINTER_BUSY) while contexts are open."""
+        if self._handle:
+            self._check(self._lib.sinter_model_destroy(self._handle))
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _dl_tensor(t, keep):
+    """DLTensor describing torch tensor `t`; `keep` collects ctypes arrays that must outlive it."""
+    shape = (ctypes.c_int64 * max(t.dim(), 1))(*t.shape)
+    keep.append(shape)
+    dl = DLTensor()
+    dl.data = t.data_ptr()
+    dl.device = DLDevice(KDL_CUDA if t.is_cuda else 1, t.device.index or 0)
+    dl.ndim = t.dim()
+    code, bits = _CODES.get(str(t.dtype).replace("torch.", ""), (255, t.element_size() * 8))
+    dl.dtype = DLDataType(code, bits, 1)
+    dl.shape = shape
+    if not t.is_contiguous():  # the runtime rejects these with a message naming the tensor
+        strides = (ctypes.c_int64 * max(t.dim(), 1))(*t.stride())
+        keep.append(strides)
+        dl.strides = strides
+    dl.byte_offset = 0  # data_ptr() already includes the storage offset
+    return dl
+
+
+class Context:
+    """Activation arena + prebuilt launches (+ CUDA graph in "graph" mode). One thread at a time."""
+
+    def __init__(self, model, mode="direct"):
+        if mode not in ("direct", "graph"):
+            raise ValueError(f"mode must be 'direct' or 'graph', got {mode!r}")
+        self.model = model  # keeps the model alive
+        self.mode = mode
+        opts = ContextOptions(ctypes.sizeof(ContextOptions), MODE_GRAPH if mode == "graph" else MODE_DIRECT)
+        handle = _P()
+        model._check(model._lib.sinter_context_create(model._handle, ctypes.byref(opts), ctypes.byref(handle)))
+        self._handle = handle
+
+    def _order(self, tensors, infos, what):
+        if isinstance(tensors, dict):
+            missing = [i.name for i in infos if i.name not in tensors]
+            if missing:
+                raise ValueError(f"missing {what}: {missing}")
+            return [tensors[i.name] for i in infos]
+        return list(tensors)
+
+    def new_outputs(self):
+        import torch
+
+        return [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda") for o in self.model.outputs]
+
+    def bind(self, inputs, outputs, stream=None):
+        """Returns a no-argument callable that runs with prebuilt DLTensor arrays."""
+        inputs = self._order(inputs, self.model.inputs, "inputs")
+        outputs = self._order(outputs, self.model.outputs, "outputs")
+        keep = [inputs, outputs]
+        ins = (DLTensor * max(len(inputs), 1))(*[_dl_tensor(t, keep) for t in inputs])
+        outs = (DLTensor * max(len(outputs), 1))(*[_dl_tensor(t, keep) for t in outputs])
+        if stream is None:
+            import torch
+
+            stream = torch.cuda.current_stream().cuda_stream
+        stream = _P(stream)
+        run, check, handle = self.model._lib.sinter_run, self.model._check, self._handle
+        n_in, n_out = len(inputs), len(outputs)
+
+        def call():
+            check(run(handle, ins, n_in, outs, n_out, stream))
+
+        call.keep = (keep, ins, outs)
+        return call
+
+    def run(self, inputs, outputs=None, stream=None):
+        """Enqueues one run; returns the output tensors (allocated when not given)."""
+        outputs = self.new_outputs() if outputs is None else self._order(outputs, self.model.outputs, "outputs")
+        self.bind(inputs, outputs, stream)()
+        return outputs
+
+    def close(self):
+        if self._handle:
+            self.model._check(self.model._lib.sinter_context_destroy(self._handle))
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""Export a randomly initialised Hugging Face LlamaForCausalLM to ONNX (deterministic per seed).
+
+Defaults reproduce the Llama 3.2 1B architecture (random weights, no download). Shapes are
+static: input_ids [batch, seq] int64 and attention_mask [batch, seq] int64 -> logits
+[batch, seq, vocab]. Weights are initialised in fp32 from --seed on the CPU and only then cast
+to --dtype, so one seed gives bit-identical weights on any machine with the same torch.
+
+Example (the tiny committed fixture):
+  python3 examples/export_llama.py --layers 1 --hidden 64 --intermediate 128 --heads 4 \\
+      --kv-heads 2 --head-dim 16 --vocab 256 --out examples/fixtures/llama_tiny_l1_op18.onnx
+
+Writes PATH.onnx (+ PATH.onnx.data only when the model is larger than 1.5 GB) and a sidecar
+PATH.json (config, seed, exporter details). Prints the op types (domain:op) of the graph.
+"""
+import argparse
+import json
+import os
+import sys
+import traceback
+
+EXTERNAL_DATA_THRESHOLD = int(1.5 * 1024**3)
+
+
+def str2bool(v):
+    if isinstance(v, bool):
+        return v
+    if v.lower() in ("1", "true", "yes", "y", "on"):
+        return True
+    if v.lower() in ("0", "false", "no", "n", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected a boolean, got {v!r}")
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--layers", type=int, default=16, help="num_hidden_layers (default 16)")
+    p.add_argument("--hidden", type=int, default=2048, help="hidden_size (default 2048)")
+    p.add_argument("--intermediate", type=int, default=8192,
+                   help="intermediate_size of the SwiGLU MLP (default 8192)")
+    p.add_argument("--heads", type=int, default=32, help="num_attention_heads (default 32)")
+    p.add_argument("--kv-heads", type=int, default=8, help="num_key_value_heads (default 8)")
+    p.add_argument("--head-dim", type=int, default=64, help="head_dim (default 64)")
+    p.add_argument("--vocab", type=int, default=128256, help="vocab_size (default 128256)")
+    p.add_argument("--seq", type=int, default=6, help="static prompt length (default 6)")
+    p.add_argument("--batch", type=int, default=1, help="static batch size (default 1)")
+    p.add_argument("--opset", type=int, default=18,
+                   help="ONNX opset version (default 18; 23 is supported too)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed for the weights and the example input ids (default 0)")
+    p.add_argument("--dtype", choices=["bf16", "f32"], default="bf16",
+                   help="weight/activation dtype of the exported model (default bf16)")
+    p.add_argument("--max-position", type=int, default=131072,
+                   help="max_position_embeddings (default 131072)")
+    p.add_argument("--rope-theta", type=float, default=500000.0,
+                   help="rope_theta (default 500000)")
+    p.add_argument("--rope-scaling", choices=["llama3", "none"], default="llama3",
+                   help="llama3: factor 32, low_freq_factor 1, high_freq_factor 4, "
+                        "original_max_position_embeddings 8192 (default); none: plain RoPE")
+    p.add_argument("--rms-norm-eps", type=float, default=1e-5, help="rms_norm_eps (default 1e-5)")
+    p.add_argument("--tie-embeddings", type=str2bool, nargs="?", const=True, default=True,
+                   help="tie lm_head to embed_tokens like Llama 3.2 1B (default true; "
+                        "--tie-embeddings false to untie)")
+    p.add_argument("--norm-init", choices=["random", "ones"], default="random",
+                   help="RMSNorm weights: random = 1 + N(0, 0.1) from seed+2 (default; keeps "
+                        "the norms distinct, since the exporter merges identical initializers), "
+                        "ones = Hugging Face's init")
+    p.add_argument("--attn", choices=["auto", "sdpa", "eager"], default="auto",
+                   help="attention implementation: auto tries sdpa, then falls back to eager "
+                        "if the export fails (default auto)")
+    p.add_argument("--save-reference", action="store_true",
+                   help="also write PATH.input_ids.npy, PATH.attention_mask.npy and "
+                        "PATH.logits.npy (float32 PyTorch logits for the example input)")
+    p.add_argument("--dump", metavar="TXT", default=None,
+                   help="also write a node-by-node text dump of the exported graph to TXT")
+    p.add_argument("--no-ort-check", action="store_true",
+                   help="skip the onnxruntime-vs-PyTorch comparison (done by default for "
+                        "models under 1.5 GB; bf16 models may be unsupported by ORT CPU)")
+    p.add_argument("--keep-stack-traces", action="store_true",
+                   help="keep the exporter's per-node pkg.torch.onnx.stack_trace metadata (holds "
+                        "local file paths, so it is stripped by default to keep files identical "
+                        "across machines; namespace/name_scopes/fx_node metadata is kept)")
+    p.add_argument("--out", required=True, help="output path, PATH.onnx")
+    return p.parse_args(argv)
+
+
+def build_config(a):
+    from transformers import LlamaConfig
+    rope = {"rope_type": "default", "rope_theta": a.rope_theta}
+    if a.rope_scaling == "llama3":
+        rope = {"rope_type": "llama3", "rope_theta": a.rope_theta, "factor": 32.0,
+                "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                "original_max_position_embeddings": 8192}
+    kw = dict(
+        vocab_size=a.vocab, hidden_size=a.hidden, intermediate_size=a.intermediate,
+        num_hidden_layers=a.layers, num_attention_heads=a.heads,
+        num_key_value_heads=a.kv_heads, head_dim=a.head_dim, hidden_act="silu",
+        max_position_embeddings=a.max_position, initializer_range=0.02,
+        rms_norm_eps=a.rms_norm_eps, use_cache=False, tie_word_embeddings=a.tie_embeddings,
+        attention_bias=False, attention_dropout=0.0, mlp_bias=False,
+        bos_token_id=128000 if a.vocab > 128001 else None,
+        eos_token_id=128001 if a.vocab > 128001 else None, pad_token_id=None)
+    try:
+        cfg = LlamaConfig(rope_parameters=rope, **kw)
+    except TypeError:  # transformers 4.x spelling
+        legacy = dict(rope)
+        theta = legacy.pop("rope_theta")
+        cfg = LlamaConfig(rope_theta=theta,
+                          rope_scaling=legacy if a.rope_scaling == "llama3" else None, **kw)
+    return cfg
+
+
+def make_wrapper(model):
+    import torch
+
+    class Wrapper(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, attention_mask):
+            return self.m(input_ids=input_ids, attention_mask=attention_mask,
+                          use_cache=False).logits
+
+    return Wrapper(model).eval()
+
+
+def build_model(cfg, a, attn):
+    import torch
+    from transformers import LlamaForCausalLM
+    torch.manual_seed(a.seed)
+    prev = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float32)
+    try:
+        try:
+            cfg._attn_implementation = attn
+        except Exception:
+            pass
+        with torch.device("cpu"):
+            model = LlamaForCausalLM(cfg)  # fp32 init from the global CPU RNG
+    finally:
+        torch.set_default_dtype(prev)
+    model.config._attn_implementation = attn
+    if a.norm_init == "random":
+        g = torch.Generator().manual_seed(a.seed + 2)
+        with torch.no_grad():
+            for name, p in sorted(model.named_parameters()):
+                if name.endswith("norm.weight"):
+                    p.copy_(1.0 + 0.1 * torch.randn(p.shape, generator=g, dtype=torch.float32))
+    if a.tie_embeddings:
+        model.tie_weights()
+        assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
+    dt = {"bf16": torch.bfloat16, "f32": torch.float32}[a.dtype]
+    model = model.to(dt).eval()
+    return model
+
+
+def example_inputs(a):
+    import torch
+    g = torch.Generator().manual_seed(a.seed + 1)
+    ids = torch.randint(0, a.vocab, (a.batch, a.seq), generator=g, dtype=torch.int64)
+    mask = torch.ones(a.batch, a.seq, dtype=torch.int64)
+    return ids, mask
+
+
+def weights_digest(model):
+    import hashlib
+    import torch
+    h = hashlib.sha256()
+    for name, t in sorted(model.state_dict().items()):
+        h.update(name.encode())
+        h.update(t.detach().contiguous().view(torch.uint8).numpy().tobytes()
+                 if t.dtype == torch.bfloat16 else t.detach().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
+def strip_stack_traces(model_proto):
+    """Drop per-node stack traces (machine-specific paths); keep the other metadata."""
+    def walk(g):
+        for n in g.node:
+            keep = [(p.key, p.value) for p in n.metadata_props
+                    if p.key != "pkg.torch.onnx.stack_trace"]
+            del n.metadata_props[:]
+            for k, v in keep:
+                n.metadata_props.add(key=k, value=v)
+            n.doc_string = ""
+            for at in n.attribute:
+                if at.g is not None and at.g.node:
+                    walk(at.g)
+                for sg in at.graphs:
+                    walk(sg)
+    walk(model_proto.graph)
+    for f in model_proto.functions:
+        for n in f.node:
+            n.doc_string = ""
+
+
+def op_types(model_proto):
+    ops = set()
+
+    def walk(g):
+        for n in g.node:
+            ops.add(f"{n.domain or 'ai.onnx'}:{n.op_type}")
+            for at in n.attribute:
+                if at.g is not None and at.g.node:
+                    walk(at.g)
+                for sg in at.graphs:
+                    walk(sg)
+    walk(model_proto.graph)
+    return sorted(ops)
+
+
+def dump_onnx(model_proto, path, max_vals=8):
+    """Node-by-node listing: inputs/outputs, attributes, initializers, value_info."""
+    import numpy as np
+    from onnx import helper, numpy_helper, TensorProto
+
+    def tname(elem):
+        return TensorProto.DataType.Name(elem)
+
+    def vi_str(v):
+        t = v.type.tensor_type
+        dims = [d.dim_param if d.dim_param else (str(d.dim_value) if d.HasField("dim_value")
+                                                  else "?") for d in t.shape.dim]
+        shape = "[" + ",".join(dims) + "]" if t.HasField("shape") else "<no shape>"
+        return f"{v.name}: {tname(t.elem_type)}{shape}"
+
+    def tensor_str(t):
+        s = f"{tname(t.data_type)}{list(t.dims)}"
+        try:
+            arr = numpy_helper.to_array(t)
+            if arr.size <= max_vals:
+                s += f" = {arr.tolist()}"
+        except Exception as e:  # external data etc.
+            s += f" (<{type(e).__name__}>)"
+        return s
+
+    def attr_str(at):
+        v = helper.get_attribute_value(at)
+        if at.type == at.TENSOR:
+            return f"{at.name}={tensor_str(at.t)}"
+        if at.type == at.GRAPH:
+            return f"{at.name}=<graph {at.g.name} {len(at.g.node)} nodes>"
+        if isinstance(v, bytes):
+            v = v.decode(errors="replace")
+        if isinstance(v, list) and v and isinstance(v[0], bytes):
+            v = [x.decode(errors="replace") for x in v]
+        return f"{at.name}={v}"
+
+    m = model_proto
+    g = m.graph
+    lines = []
+    lines.append(f"ir_version={m.ir_version} producer={m.producer_name} {m.producer_version}")
+    lines.append("opset_import: " + ", ".join(f"{o.domain or 'ai.onnx'}={o.version}"
+                                               for o in m.opset_import))
+    lines.append(f"graph {g.name}: {len(g.node)} nodes, {len(g.initializer)} initializers, "
+                 f"{len(g.value_info)} value_info")
+    lines.append("op types: " + ", ".join(op_types(m)))
+    lines.append("")
+    lines.append("== inputs")
+    lines += ["  " + vi_str(v) for v in g.input]
+    lines.append("== outputs")
+    lines += ["  " + vi_str(v) for v in g.output]
+    lines.append("== initializers")
+    total = 0
+    for t in g.initializer:
+        n = int(np.prod(t.dims)) if len(t.dims) else 1
+        total += n
+        ext = " (external)" if t.data_location == TensorProto.EXTERNAL else ""
+        lines.append(f"  {t.name}: {tensor_str(t)}{ext}")
+    lines.append(f"  total elements: {total}")
+    if m.functions:
+        lines.append("== functions")
+        for f in m.functions:
+            lines.append(f"  {f.domain}:{f.name} ({len(f.node)} nodes)")
+    lines.append("== nodes")
+    for i, n in enumerate(g.node):
+        dom = n.domain or "ai.onnx"
+        lines.append(f"  [{i}] {dom}:{n.op_type} name={n.name}")
+        lines.append(f"       in : {list(n.input)}")
+        lines.append(f"       out: {list(n.output)}")
+        for at in n.attribute:
+            lines.append(f"       attr {attr_str(at)}")
+        meta = {p.key: p.value for p in n.metadata_props}
+        if "pkg.torch.onnx.fx_node" in meta:
+            lines.append(f"       fx : {meta['pkg.torch.onnx.fx_node'][:300]}")
+        if "pkg.torch.onnx.name_scopes" in meta:
+            lines.append(f"       scope: {meta['pkg.torch.onnx.name_scopes']}")
+    lines.append("== value_info")
+    lines += ["  " + vi_str(v) for v in g.value_info]
+    non_static = [v.name for v in list(g.value_info) + list(g.input) + list(g.output)
+                  if (not v.type.tensor_type.HasField("shape")) or any(
+                      d.dim_param or not d.HasField("dim_value")
+                      for d in v.type.tensor_type.shape.dim)]
+    lines.append(f"== non-static value_info/io entries: {len(non_static)} {non_static[:20]}")
+    produced = {o for n in g.node for o in n.output}
+    missing = [o for o in produced if o and o not in {v.name for v in g.value_info}
+               and o not in {v.name for v in g.output}]
+    lines.append(f"== node outputs without value_info: {len(missing)} {sorted(missing)[:20]}")
+    text = "\n".join(lines) + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+    return len(text)
+
+
+def export_once(wrapper, ids, mask, a):
+    import torch
+    prog = torch.onnx.export(
+        wrapper, (ids, mask), dynamo=True, opset_version=a.opset,
+        input_names=["input_ids", "attention_mask"], output_names=["logits"],
+        external_data=False, optimize=True, verbose=False)
+    return prog
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    import numpy as np
+    import torch
+    import onnx
+    import transformers
+
+    out = a.out
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    cfg = build_config(a)
+    ids, mask = example_inputs(a)
+
+    attempts = ["sdpa", "eager"] if a.attn == "auto" else [a.attn]
+    prog, used, errors, model = None, None, {}, None
+    for attn in attempts:
+        try:
+            model = build_model(cfg, a, attn)
+            wrapper = make_wrapper(model)
+            with torch.no_grad():
+                prog = export_once(wrapper, ids, mask, a)
+            used = attn
+            break
+        except Exception as e:
+            errors[attn] = f"{type(e).__name__}: {e}"[:2000]
+            print(f"[export_llama] export with attn_implementation={attn} failed:",
+                  file=sys.stderr)
+            traceback.print_exc()
+    if prog is None:
+        print("[export_llama] all export attempts failed", file=sys.stderr)
+        return 1
+
+    n_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    use_ext = n_bytes > EXTERNAL_DATA_THRESHOLD
+    data_name = os.path.basename(out) + ".data"
+    if use_ext:
+        prog.save(out, external_data=True)
+        if not a.keep_stack_traces:
+            mp = onnx.load(out, load_external_data=False)
+            strip_stack_traces(mp)
+            onnx.save(mp, out, save_as_external_data=False)  # initializers stay external
+    else:
+        # Single self-contained file: materialise everything inline.
+        prog.save(out, external_data=False)
+        mp = onnx.load(out, load_external_data=True)
+        if not a.keep_stack_traces:
+            strip_stack_traces(mp)
+        onnx.save(mp, out, save_as_external_data=False)
+    mp = onnx.load(out, load_external_data=not use_ext)
+    try:
+        onnx.checker.check_model(out if use_ext else mp)
+        checker = "ok"
+    except Exception as e:
+        checker = f"{type(e).__name__}: {e}"[:500]
+    ops = op_types(mp)
+    print(f"[export_llama] {out}: attn={used} opset={a.opset} dtype={a.dtype} "
+          f"bytes={os.path.getsize(out)} external_data={use_ext} checker={checker}")
+    print("[export_llama] op types (%d): %s" % (len(ops), " ".join(ops)))
+
+    with torch.no_grad():
+        ref = make_wrapper(model)(ids, mask).float().numpy()
+    ort_result = "skipped"
+    if not a.no_ort_check and not use_ext:
+        try:
+            import onnxruntime as ort
+            provs = [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider")
+                     if p in ort.get_available_providers()]
+            sess = ort.InferenceSession(out, providers=provs)
+            got = sess.run(None, {"input_ids": ids.numpy(), "attention_mask": mask.numpy()})[0]
+            got = np.asarray(got, dtype=np.float32)
+            diff = float(np.max(np.abs(got - ref)))
+            ort_result = (f"{provs[0]}: max_abs_diff={diff:.3e} "
+                          f"(ref max |x| {float(np.max(np.abs(ref))):.3e})")
+        except Exception as e:
+            ort_result = f"failed: {type(e).__name__}: {str(e)[:300]}"
+        print(f"[export_llama] onnxruntime vs torch: {ort_result}")
+    if a.save_reference:
+        stem = out[:-5] if out.endswith(".onnx") else out
+        np.save(stem + ".input_ids.npy", ids.numpy())
+        np.save(stem + ".attention_mask.npy", mask.numpy())
+        np.save(stem + ".logits.npy", ref.astype(np.float32))
+    if a.dump:
+        n = dump_onnx(mp, a.dump)
+        print(f"[export_llama] dump: {a.dump} ({n} bytes)")
+
+    side = {
+        "model": "LlamaForCausalLM (random init)",
+        "seed": a.seed,
+        "input_ids_seed": a.seed + 1,
+        "dtype": a.dtype,
+        "init": "fp32 init on CPU after torch.manual_seed(seed), then cast to dtype",
+        "norm_init": a.norm_init,
+        "batch": a.batch, "seq": a.seq, "opset": a.opset,
+        "attn_implementation": used,
+        "attn_errors": errors,
+        "external_data": data_name if use_ext else None,
+        "param_bytes": n_bytes,
+        "weights_sha256": weights_digest(model),
+        "op_types": ops,
+        "onnx_checker": checker,
+        "onnxruntime_check": ort_result,
+        "inputs": {"input_ids": [a.batch, a.seq, "int64"],
+                   "attention_mask": [a.batch, a.seq, "int64"]},
+        "outputs": {"logits": [a.batch, a.seq, a.vocab, a.dtype]},
+        "example_input_ids": ids.tolist(),
+        "versions": {"torch": torch.__version__, "transformers": transformers.__version__,
+                     "onnx": onnx.__version__},
+        "config": cfg.to_dict(),
+        "argv": {k: (os.path.basename(v) if k in ("out", "dump") and v else v)
+                 for k, v in vars(a).items()},
+    }
+    stem = out[:-5] if out.endswith(".onnx") else out
+    with open(stem + ".json", "w") as f:
+        json.dump(side, f, indent=1, sort_keys=True, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

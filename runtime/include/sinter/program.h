@@ -1,0 +1,106 @@
+/* The contract between the code `sinter compile` generates and the runtime linked into the
+ * same .so. Not part of the public ABI: a .so always carries the runtime it was built with.
+ * Valid C99 and C++. */
+#ifndef SINTER_PROGRAM_H
+#define SINTER_PROGRAM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SINTER_PROGRAM_VERSION 1u
+#define SINTER_MAX_RANK 8
+
+/* Element types, numbered as DLPack's (code << 8 | bits). */
+typedef enum sinter_dtype {
+  SINTER_DTYPE_F32 = (2 << 8) | 32,
+  SINTER_DTYPE_F16 = (2 << 8) | 16,
+  SINTER_DTYPE_BF16 = (4 << 8) | 16,
+  SINTER_DTYPE_I64 = (0 << 8) | 64,
+  SINTER_DTYPE_I32 = (0 << 8) | 32,
+  SINTER_DTYPE_BOOL = (6 << 8) | 8
+} sinter_dtype;
+
+/* Where a buffer lives. Arena and weight offsets are bytes; I/O buffers are the tensors
+ * passed to sinter_run, `index` naming the slot. */
+typedef enum sinter_buffer_space {
+  SINTER_BUFFER_NONE = 0,
+  SINTER_BUFFER_ARENA = 1,
+  SINTER_BUFFER_WEIGHTS = 2,
+  SINTER_BUFFER_INPUT = 3,
+  SINTER_BUFFER_OUTPUT = 4
+} sinter_buffer_space;
+
+typedef struct sinter_buffer_ref {
+  uint32_t space; /* sinter_buffer_space */
+  uint32_t index; /* I/O slot for INPUT/OUTPUT */
+  uint64_t offset; /* bytes into the arena, the weight blob, or the I/O tensor */
+} sinter_buffer_ref;
+
+typedef struct sinter_tensor_info {
+  const char *name;
+  int32_t dtype; /* sinter_dtype */
+  int32_t rank;
+  int64_t shape[SINTER_MAX_RANK];
+} sinter_tensor_info;
+
+typedef enum sinter_gemm_precision {
+  SINTER_PRECISION_STRICT = 0, /* fp32 FMA, no tensor-core rounding */
+  SINTER_PRECISION_TF32 = 1,   /* fp32 storage, TF32 tensor cores */
+  SINTER_PRECISION_NATIVE = 2  /* bf16/f16 operands on tensor cores, fp32 accumulation */
+} sinter_gemm_precision;
+
+/* Row-major c[m, n] = a[m, k] @ b[k, n] (+ bias[n]) through cuBLASLt. */
+typedef struct sinter_gemm_desc {
+  int64_t m, n, k;
+  int32_t dtype;     /* of a, b, bias and c */
+  int32_t precision; /* sinter_gemm_precision */
+  sinter_buffer_ref a, b, bias, c; /* bias.space == SINTER_BUFFER_NONE when absent */
+} sinter_gemm_desc;
+
+/* A __global__ function taking one pointer per buffer, in order. */
+typedef struct sinter_kernel_desc {
+  const void *function; /* host stub address of the __global__ function */
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t shared_bytes;
+  uint32_t num_buffers;
+  const sinter_buffer_ref *buffers;
+} sinter_kernel_desc;
+
+typedef enum sinter_launch_kind { SINTER_LAUNCH_GEMM = 1, SINTER_LAUNCH_KERNEL = 2 } sinter_launch_kind;
+
+typedef struct sinter_launch_desc {
+  int32_t kind;        /* sinter_launch_kind */
+  const char *label;   /* "gemm" or the kernel template name */
+  const char *sources; /* comma-separated ONNX node names the launch came from */
+  sinter_gemm_desc gemm;     /* valid for SINTER_LAUNCH_GEMM */
+  sinter_kernel_desc kernel; /* valid for SINTER_LAUNCH_KERNEL */
+} sinter_launch_desc;
+
+typedef struct sinter_program {
+  uint32_t version; /* SINTER_PROGRAM_VERSION */
+  const char *target;
+  const char *build_info;
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  const sinter_tensor_info *inputs;
+  const sinter_tensor_info *outputs;
+  uint64_t arena_bytes;
+  const unsigned char *weights; /* host copy embedded in the .so, 256-byte aligned */
+  uint64_t weight_bytes;
+  uint64_t weights_checksum; /* FNV-1a 64 of the weight bytes */
+  uint32_t num_launches;
+  const sinter_launch_desc *launches;
+} sinter_program;
+
+/* Defined by the generated code of each .so. */
+const sinter_program *sinter_generated_program(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SINTER_PROGRAM_H */

@@ -1,0 +1,141 @@
+/* Sinter run-time ABI: the C interface every compiled model .so exports.
+ *
+ * Valid C99 and C++. Every exported symbol starts with `sinter_`. No exception crosses it; every
+ * fallible call returns a sinter_status and leaves a message for sinter_last_error().
+ *
+ * Ownership (AOTInductor/DLPack style), stated per argument below:
+ *   - "owned" handles are created by sinter_*_create/load and released by the matching destroy;
+ *   - "borrowed" pointers belong to the caller (tensors, options) or to the library (names,
+ *     messages) and are only read for the duration stated.
+ *
+ * Threads: a model is read-only after load and may be shared by any number of contexts and
+ * threads. A context is used by one thread at a time; a concurrent second call returns
+ * SINTER_BUSY instead of racing. Runs of one context must be ordered by the caller (same stream,
+ * or synchronize before switching streams): the context's arena is reused by every run. */
+#ifndef SINTER_SINTER_H
+#define SINTER_SINTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define SINTER_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define SINTER_API __attribute__((visibility("default")))
+#else
+#define SINTER_API
+#endif
+
+#define SINTER_ABI_VERSION_MAJOR 1u
+#define SINTER_ABI_VERSION_MINOR 0u
+/* Packed as (major << 16) | minor, the value sinter_abi_version() returns. */
+#define SINTER_ABI_VERSION ((SINTER_ABI_VERSION_MAJOR << 16) | SINTER_ABI_VERSION_MINOR)
+
+/* Largest rank of a model input or output. */
+#define SINTER_TENSOR_MAX_NDIM 8
+
+typedef enum sinter_status {
+  SINTER_OK = 0,
+  SINTER_INVALID_ARGUMENT = 1, /* null handle/tensor, wrong count, dtype, shape, device, ... */
+  SINTER_NO_DEVICE = 2,        /* no usable CUDA device or driver */
+  SINTER_CUDA_ERROR = 3,       /* a CUDA runtime or cuBLASLt call failed */
+  SINTER_OUT_OF_MEMORY = 4,    /* device or host allocation failed */
+  SINTER_ABI_MISMATCH = 5,     /* caller's ABI major or the program version differs */
+  SINTER_CORRUPT_WEIGHTS = 6,  /* embedded weights fail their checksum */
+  SINTER_BUSY = 7,             /* context used from two threads at once, or model still in use */
+  SINTER_INTERNAL = 8          /* a bug or malformed program; the message says which */
+} sinter_status;
+
+typedef enum sinter_mode {
+  SINTER_MODE_DIRECT = 0, /* issue every launch on each run */
+  SINTER_MODE_GRAPH = 1   /* one CUDA graph, built at the first run and replayed */
+} sinter_mode;
+
+/* Opaque handles. */
+typedef struct sinter_model sinter_model;     /* code + weights on the device, read-only */
+typedef struct sinter_context sinter_context; /* arena, cuBLASLt state, optional CUDA graph */
+
+/* One model input or output. `name` is borrowed from the model (valid until it is destroyed). */
+typedef struct sinter_tensor_desc {
+  const char *name;
+  DLDataType dtype;
+  int32_t ndim;
+  int64_t shape[SINTER_TENSOR_MAX_NDIM]; /* entries past ndim are 0 */
+} sinter_tensor_desc;
+
+/* Set struct_size = sizeof(sinter_context_options) so later versions can grow the struct. */
+typedef struct sinter_context_options {
+  uint32_t struct_size;
+  int mode; /* sinter_mode */
+} sinter_context_options;
+
+#define SINTER_CONTEXT_OPTIONS_INIT {(uint32_t)sizeof(sinter_context_options), SINTER_MODE_DIRECT}
+
+/* (major << 16) | minor of the runtime inside this library. */
+SINTER_API uint32_t sinter_abi_version(void);
+
+/* Message of the most recent failing call on this thread ("" if none). Borrowed: valid until the
+ * next sinter_* call on this thread. Successful calls leave it unchanged. */
+SINTER_API const char *sinter_last_error(void);
+
+/* Static name of a status, e.g. "SINTER_INVALID_ARGUMENT". Never NULL. */
+SINTER_API const char *sinter_status_string(sinter_status status);
+
+/* Runtime version, compile target and compiler build info. Static string, never NULL. */
+SINTER_API const char *sinter_build_info(void);
+
+/* Loads the model compiled into this library on the current CUDA device: checks that
+ * expected_abi_major (pass SINTER_ABI_VERSION_MAJOR) matches, verifies the weight checksum
+ * (before any CUDA call), then uploads the weights. *out (owned by the caller) is set on success
+ * only; release it with sinter_model_destroy. */
+SINTER_API sinter_status sinter_model_load(uint32_t expected_abi_major, sinter_model **out);
+
+/* Releases a model (owned). NULL is a no-op. Returns SINTER_BUSY, and frees nothing, while
+ * contexts created from it still exist. */
+SINTER_API sinter_status sinter_model_destroy(sinter_model *model);
+
+/* Queries on a borrowed model. On a NULL model they return 0 and set the last error. */
+SINTER_API uint32_t sinter_model_num_inputs(const sinter_model *model);
+SINTER_API uint32_t sinter_model_num_outputs(const sinter_model *model);
+SINTER_API uint64_t sinter_model_arena_bytes(const sinter_model *model);
+SINTER_API uint32_t sinter_model_num_launches(const sinter_model *model);
+
+/* Fills *out (borrowed, caller's storage) with input/output `index`. */
+SINTER_API sinter_status sinter_model_input_info(const sinter_model *model, uint32_t index,
+                                                 sinter_tensor_desc *out);
+SINTER_API sinter_status sinter_model_output_info(const sinter_model *model, uint32_t index,
+                                                  sinter_tensor_desc *out);
+
+/* Creates a context on the model's device: allocates the arena (zeroed) and cuBLASLt workspace,
+ * builds every launch's arguments and GEMM descriptors and picks each GEMM's algorithm (timing
+ * the heuristic's candidates). `model` is borrowed and must outlive the context; `opts` is
+ * borrowed for the call (NULL = defaults: direct mode). *out is owned by the caller. */
+SINTER_API sinter_status sinter_context_create(sinter_model *model,
+                                               const sinter_context_options *opts,
+                                               sinter_context **out);
+
+/* Releases a context (owned). NULL is a no-op. Waits for the context's own work but not for
+ * runs the caller queued on its streams: synchronize those first. */
+SINTER_API sinter_status sinter_context_destroy(sinter_context *ctx);
+
+/* Enqueues one inference on `cuda_stream` (a cudaStream_t; NULL = the legacy default stream)
+ * and returns without waiting. `inputs`/`outputs` are borrowed arrays of num_inputs/num_outputs
+ * tensors, in the model's order; their descriptions are read during the call only, their device
+ * memory must stay valid until the stream reaches the end of the run. Every tensor must be
+ * kDLCUDA device memory on the model's device, with the exact dtype and shape of the model,
+ * compact row-major (strides NULL or contiguous) and 16-byte aligned. */
+SINTER_API sinter_status sinter_run(sinter_context *ctx, const DLTensor *inputs,
+                                    uint32_t num_inputs, const DLTensor *outputs,
+                                    uint32_t num_outputs, void *cuda_stream);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SINTER_SINTER_H */

@@ -1,0 +1,145 @@
+// cuBLASLt plan construction and algorithm choice (context creation), and the per-run call.
+#include "gemm.h"
+
+#include "error.h"
+
+#include <cfloat>
+
+namespace sinter::rt {
+namespace {
+
+cudaDataType_t cuda_type(int32_t dtype) {
+  switch (dtype) {
+  case SINTER_DTYPE_F16: return CUDA_R_16F;
+  case SINTER_DTYPE_BF16: return CUDA_R_16BF;
+  default: return CUDA_R_32F;
+  }
+}
+
+sinter_status fail_lt(cublasStatus_t st, const char *what) {
+  return fail(st == CUBLAS_STATUS_ALLOC_FAILED ? SINTER_OUT_OF_MEMORY : SINTER_CUDA_ERROR,
+              "%s: cuBLASLt status %d (%s)", what, int(st), cublasLtGetStatusName(st));
+}
+
+const float kOne = 1.0f, kZero = 0.0f;
+
+} // namespace
+
+sinter_status gemm_plan_init(const sinter_gemm_desc &g, GemmPlan &plan) {
+  // strict: plain fp32 FMA; tf32: fp32 storage on TF32 tensor cores; native: 16-bit operands,
+  // fp32 accumulation. The scale type (alpha/beta) is fp32 in every case.
+  const cublasComputeType_t compute =
+      g.precision == SINTER_PRECISION_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const cudaDataType_t type = cuda_type(g.dtype);
+  cublasStatus_t st = cublasLtMatmulDescCreate(&plan.op, compute, CUDA_R_32F);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return fail_lt(st, "cublasLtMatmulDescCreate");
+  plan.has_bias = g.bias.space != SINTER_BUFFER_NONE;
+  plan.bias_is_io = g.bias.space == SINTER_BUFFER_INPUT || g.bias.space == SINTER_BUFFER_OUTPUT;
+  if (plan.has_bias) {
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    st = cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                        sizeof epilogue);
+    if (st != CUBLAS_STATUS_SUCCESS)
+      return fail_lt(st, "setting the bias epilogue");
+  }
+  const uint64_t m = uint64_t(g.m), n = uint64_t(g.n), k = uint64_t(g.k);
+  if ((st = cublasLtMatrixLayoutCreate(&plan.layout_b, type, n, k, int64_t(n))) !=
+          CUBLAS_STATUS_SUCCESS ||
+      (st = cublasLtMatrixLayoutCreate(&plan.layout_a, type, k, m, int64_t(k))) !=
+          CUBLAS_STATUS_SUCCESS ||
+      (st = cublasLtMatrixLayoutCreate(&plan.layout_c, type, n, m, int64_t(n))) !=
+          CUBLAS_STATUS_SUCCESS)
+    return fail_lt(st, "cublasLtMatrixLayoutCreate");
+  return SINTER_OK;
+}
+
+void gemm_plan_destroy(GemmPlan &plan) {
+  if (plan.layout_c) cublasLtMatrixLayoutDestroy(plan.layout_c);
+  if (plan.layout_a) cublasLtMatrixLayoutDestroy(plan.layout_a);
+  if (plan.layout_b) cublasLtMatrixLayoutDestroy(plan.layout_b);
+  if (plan.op) cublasLtMatmulDescDestroy(plan.op);
+  plan = GemmPlan{};
+}
+
+cublasStatus_t gemm_enqueue(cublasLtHandle_t handle, GemmPlan &plan, void *workspace,
+                            size_t workspace_bytes, cudaStream_t stream) {
+  if (plan.bias_is_io) {
+    // A weights/arena bias pointer is set once (gemm_select_algo); an I/O bias moves per run.
+    cublasStatus_t st = cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                       &plan.bias, sizeof plan.bias);
+    if (st != CUBLAS_STATUS_SUCCESS)
+      return st;
+  }
+  return cublasLtMatmul(handle, plan.op, &kOne, plan.b, plan.layout_b, plan.a, plan.layout_a,
+                        &kZero, plan.c, plan.layout_c, plan.c, plan.layout_c, &plan.algo,
+                        workspace, workspace_bytes, stream);
+}
+
+sinter_status gemm_select_algo(cublasLtHandle_t handle, GemmPlan &plan, void *workspace,
+                               size_t workspace_bytes, cudaStream_t stream, uint32_t launch) {
+  if (plan.has_bias) {
+    cublasStatus_t st = cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                       &plan.bias, sizeof plan.bias);
+    if (st != CUBLAS_STATUS_SUCCESS)
+      return fail_lt(st, "setting the bias pointer");
+  }
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasStatus_t st = cublasLtMatmulPreferenceCreate(&pref);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return fail_lt(st, "cublasLtMatmulPreferenceCreate");
+  uint64_t ws = workspace_bytes;
+  st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                            sizeof ws);
+  constexpr int kCandidates = 8;
+  cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
+  int found = 0;
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = cublasLtMatmulAlgoGetHeuristic(handle, plan.op, plan.layout_b, plan.layout_a,
+                                        plan.layout_c, plan.layout_c, pref, kCandidates, results,
+                                        &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return fail_lt(st, "cublasLtMatmulAlgoGetHeuristic");
+  if (found == 0)
+    return fail(SINTER_CUDA_ERROR, "launch %u: cuBLASLt has no algorithm for this gemm", launch);
+
+  // Time each candidate on the real buffers: one warm-up call, then kTimed calls.
+  constexpr int kTimed = 3;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  cudaError_t err = cudaEventCreate(&start);
+  if (err == cudaSuccess)
+    err = cudaEventCreate(&stop);
+  if (err != cudaSuccess) {
+    if (start) cudaEventDestroy(start);
+    return fail_cuda(err, "cudaEventCreate");
+  }
+  float best_ms = FLT_MAX;
+  int best = -1;
+  for (int i = 0; i < found; ++i) {
+    if (results[i].state != CUBLAS_STATUS_SUCCESS)
+      continue;
+    plan.algo = results[i].algo;
+    bool ok = gemm_enqueue(handle, plan, workspace, workspace_bytes, stream) == CUBLAS_STATUS_SUCCESS;
+    ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
+    for (int r = 0; ok && r < kTimed; ++r)
+      ok = gemm_enqueue(handle, plan, workspace, workspace_bytes, stream) == CUBLAS_STATUS_SUCCESS;
+    ok = ok && cudaEventRecord(stop, stream) == cudaSuccess &&
+         cudaEventSynchronize(stop) == cudaSuccess;
+    float ms = 0;
+    if (ok && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess && ms < best_ms) {
+      best_ms = ms;
+      best = i;
+    }
+    (void)cudaGetLastError(); // a failed candidate must not poison the next one
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (best < 0)
+    return fail(SINTER_CUDA_ERROR, "launch %u: none of the %d cuBLASLt candidates ran", launch,
+                found);
+  plan.algo = results[best].algo;
+  return SINTER_OK;
+}
+
+} // namespace sinter::rt

@@ -1,0 +1,155 @@
+// Load-time checks of the generated program, so a malformed .so fails with a message instead of
+// a kernel reading out of bounds.
+#include "model.h"
+
+#include "error.h"
+
+namespace sinter::rt {
+
+uint64_t fnv1a64(const void *data, uint64_t size) {
+  const unsigned char *p = static_cast<const unsigned char *>(data);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t i = 0; i < size; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+namespace {
+
+uint64_t tensor_bytes(const sinter_tensor_info &t) {
+  uint64_t n = dtype_bytes(t.dtype);
+  for (int i = 0; i < t.rank; ++i)
+    n *= static_cast<uint64_t>(t.shape[i]);
+  return n;
+}
+
+sinter_status check_tensors(const sinter_tensor_info *infos, uint32_t count, const char *role) {
+  if (count > 0 && !infos)
+    return fail(SINTER_INTERNAL, "malformed program: %s infos are null", role);
+  for (uint32_t i = 0; i < count; ++i) {
+    const sinter_tensor_info &t = infos[i];
+    if (!t.name)
+      return fail(SINTER_INTERNAL, "malformed program: %s %u has no name", role, i);
+    if (dtype_bytes(t.dtype) == 0)
+      return fail(SINTER_INTERNAL, "malformed program: %s '%s' has unknown dtype %d", role,
+                  t.name, t.dtype);
+    if (t.rank < 0 || t.rank > SINTER_MAX_RANK)
+      return fail(SINTER_INTERNAL, "malformed program: %s '%s' has rank %d", role, t.name, t.rank);
+    for (int d = 0; d < t.rank; ++d)
+      if (t.shape[d] <= 0)
+        return fail(SINTER_INTERNAL, "malformed program: %s '%s' has dimension %d of size %lld",
+                    role, t.name, d, static_cast<long long>(t.shape[d]));
+  }
+  return SINTER_OK;
+}
+
+// `bytes` is what the launch touches from ref.offset on (0 when unknown: only the start is
+// checked). Writable refs must not point into the read-only weights.
+sinter_status check_ref(const sinter_program &p, uint32_t launch, const char *what,
+                        const sinter_buffer_ref &ref, uint64_t bytes, bool writable) {
+  uint64_t size = 0;
+  switch (ref.space) {
+  case SINTER_BUFFER_ARENA: size = p.arena_bytes; break;
+  case SINTER_BUFFER_WEIGHTS:
+    if (writable)
+      return fail(SINTER_INTERNAL, "malformed program: launch %u writes %s into the weights",
+                  launch, what);
+    size = p.weight_bytes;
+    break;
+  case SINTER_BUFFER_INPUT:
+    if (ref.index >= p.num_inputs)
+      return fail(SINTER_INTERNAL, "malformed program: launch %u %s names input %u of %u", launch,
+                  what, ref.index, p.num_inputs);
+    size = tensor_bytes(p.inputs[ref.index]);
+    break;
+  case SINTER_BUFFER_OUTPUT:
+    if (ref.index >= p.num_outputs)
+      return fail(SINTER_INTERNAL, "malformed program: launch %u %s names output %u of %u",
+                  launch, what, ref.index, p.num_outputs);
+    size = tensor_bytes(p.outputs[ref.index]);
+    break;
+  default:
+    return fail(SINTER_INTERNAL, "malformed program: launch %u %s has buffer space %u", launch,
+                what, ref.space);
+  }
+  if (ref.offset > size || bytes > size - ref.offset)
+    return fail(SINTER_INTERNAL,
+                "malformed program: launch %u %s spans bytes [%llu, %llu) of a %llu-byte buffer",
+                launch, what, static_cast<unsigned long long>(ref.offset),
+                static_cast<unsigned long long>(ref.offset + bytes),
+                static_cast<unsigned long long>(size));
+  return SINTER_OK;
+}
+
+sinter_status check_gemm(const sinter_program &p, uint32_t i, const sinter_gemm_desc &g) {
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0)
+    return fail(SINTER_INTERNAL, "malformed program: launch %u gemm has m=%lld n=%lld k=%lld", i,
+                static_cast<long long>(g.m), static_cast<long long>(g.n),
+                static_cast<long long>(g.k));
+  if (g.dtype != SINTER_DTYPE_F32 && g.dtype != SINTER_DTYPE_F16 && g.dtype != SINTER_DTYPE_BF16)
+    return fail(SINTER_INTERNAL, "malformed program: launch %u gemm has dtype %d", i, g.dtype);
+  if (g.precision < SINTER_PRECISION_STRICT || g.precision > SINTER_PRECISION_NATIVE)
+    return fail(SINTER_INTERNAL, "malformed program: launch %u gemm has precision %d", i,
+                g.precision);
+  if (g.precision == SINTER_PRECISION_TF32 && g.dtype != SINTER_DTYPE_F32)
+    return fail(SINTER_INTERNAL, "malformed program: launch %u gemm asks tf32 for a 16-bit dtype",
+                i);
+  const uint64_t e = dtype_bytes(g.dtype);
+  const uint64_t m = uint64_t(g.m), n = uint64_t(g.n), k = uint64_t(g.k);
+  sinter_status s;
+  if ((s = check_ref(p, i, "a", g.a, m * k * e, false)) != SINTER_OK) return s;
+  if ((s = check_ref(p, i, "b", g.b, k * n * e, false)) != SINTER_OK) return s;
+  if ((s = check_ref(p, i, "c", g.c, m * n * e, true)) != SINTER_OK) return s;
+  if (g.bias.space != SINTER_BUFFER_NONE &&
+      (s = check_ref(p, i, "bias", g.bias, n * e, false)) != SINTER_OK)
+    return s;
+  return SINTER_OK;
+}
+
+sinter_status check_kernel(const sinter_program &p, uint32_t i, const sinter_kernel_desc &k) {
+  if (!k.function)
+    return fail(SINTER_INTERNAL, "malformed program: launch %u kernel has no function", i);
+  for (int d = 0; d < 3; ++d)
+    if (k.grid[d] == 0 || k.block[d] == 0)
+      return fail(SINTER_INTERNAL, "malformed program: launch %u kernel has an empty grid/block",
+                  i);
+  if (k.num_buffers > 0 && !k.buffers)
+    return fail(SINTER_INTERNAL, "malformed program: launch %u kernel buffers are null", i);
+  for (uint32_t b = 0; b < k.num_buffers; ++b) {
+    // Kernels may write any buffer but weights; how many bytes they touch is not recorded.
+    const bool writable = k.buffers[b].space != SINTER_BUFFER_WEIGHTS;
+    sinter_status s = check_ref(p, i, "buffer", k.buffers[b], 0, writable);
+    if (s != SINTER_OK)
+      return s;
+  }
+  return SINTER_OK;
+}
+
+} // namespace
+
+sinter_status check_program(const sinter_program &p) {
+  sinter_status s;
+  if ((s = check_tensors(p.inputs, p.num_inputs, "input")) != SINTER_OK) return s;
+  if ((s = check_tensors(p.outputs, p.num_outputs, "output")) != SINTER_OK) return s;
+  if (p.weight_bytes > 0 && !p.weights)
+    return fail(SINTER_INTERNAL, "malformed program: %llu weight bytes but no weights",
+                static_cast<unsigned long long>(p.weight_bytes));
+  if (p.num_launches > 0 && !p.launches)
+    return fail(SINTER_INTERNAL, "malformed program: launches are null");
+  for (uint32_t i = 0; i < p.num_launches; ++i) {
+    const sinter_launch_desc &l = p.launches[i];
+    if (l.kind == SINTER_LAUNCH_GEMM)
+      s = check_gemm(p, i, l.gemm);
+    else if (l.kind == SINTER_LAUNCH_KERNEL)
+      s = check_kernel(p, i, l.kernel);
+    else
+      s = fail(SINTER_INTERNAL, "malformed program: launch %u has kind %d", i, l.kind);
+    if (s != SINTER_OK)
+      return s;
+  }
+  return SINTER_OK;
+}
+
+} // namespace sinter::rt

@@ -1,0 +1,244 @@
+// sinter_run: validate, patch I/O pointers, issue launches (direct) or replay a CUDA graph.
+// Nothing here allocates or formats on the success path.
+#include "context.h"
+
+#include "error.h"
+
+namespace sinter::rt {
+namespace {
+
+// Clears the busy flag on every return path.
+class BusyGuard {
+public:
+  explicit BusyGuard(std::atomic<bool> &flag) : flag_(flag) {
+    acquired_ = !flag_.exchange(true, std::memory_order_acquire);
+  }
+  ~BusyGuard() {
+    if (acquired_) flag_.store(false, std::memory_order_release);
+  }
+  bool acquired() const { return acquired_; }
+
+private:
+  std::atomic<bool> &flag_;
+  bool acquired_;
+};
+
+// Rejects host (or other-device) memory. Asked only when an address changes since the last
+// run, so steady-state runs with the same buffers skip the driver call.
+sinter_status check_device_memory(const TensorExpect &e, const DLTensor &t, int device,
+                                  const void *&checked) {
+  const void *address = tensor_address(t);
+  if (address == checked)
+    return SINTER_OK;
+  cudaPointerAttributes attr{};
+  cudaError_t err = cudaPointerGetAttributes(&attr, address);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return fail(SINTER_INVALID_ARGUMENT, "%s '%s': %p is not CUDA memory (%s)", e.role, e.name,
+                address, cudaGetErrorName(err));
+  }
+  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+    return fail(SINTER_INVALID_ARGUMENT,
+                "%s '%s': expected device memory, got %s memory at %p", e.role, e.name,
+                attr.type == cudaMemoryTypeHost ? "pinned host" : "host", address);
+  if (attr.device != device)
+    return fail(SINTER_INVALID_ARGUMENT, "%s '%s': expected memory of CUDA device %d, got device %d",
+                e.role, e.name, device, attr.device);
+  checked = address;
+  return SINTER_OK;
+}
+
+cudaKernelNodeParams kernel_params(const KernelStep &k) {
+  cudaKernelNodeParams p{};
+  p.func = const_cast<void *>(k.function);
+  p.gridDim = k.grid;
+  p.blockDim = k.block;
+  p.sharedMemBytes = k.shared_bytes;
+  p.kernelParams = k.args;
+  p.extra = nullptr;
+  return p;
+}
+
+// Captures one GEMM (cuBLASLt's own kernels) on the context's stream into a graph.
+sinter_status capture_gemm(sinter_context &ctx, GemmPlan &plan, uint32_t step,
+                           cudaGraph_t *out) {
+  cudaError_t err = cudaStreamBeginCapture(ctx.own_stream, cudaStreamCaptureModeThreadLocal);
+  if (err != cudaSuccess)
+    return fail_cuda(err, "cudaStreamBeginCapture");
+  cublasStatus_t st = gemm_enqueue(ctx.lt, plan, ctx.workspace, kWorkspaceBytes, ctx.own_stream);
+  err = cudaStreamEndCapture(ctx.own_stream, out);
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    if (*out) cudaGraphDestroy(*out);
+    *out = nullptr;
+    return fail(SINTER_CUDA_ERROR, "launch %u: capturing cublasLtMatmul: %s", step,
+                cublasLtGetStatusName(st));
+  }
+  if (err != cudaSuccess)
+    return fail_cuda(err, "cudaStreamEndCapture");
+  return SINTER_OK;
+}
+
+// Builds the graph node by node: kernels as kernel nodes (updatable in place), each GEMM as a
+// child graph captured from cuBLASLt (replaced when its I/O pointers change).
+sinter_status build_graph(sinter_context &ctx) {
+  cudaError_t err = cudaGraphCreate(&ctx.graph, 0);
+  if (err != cudaSuccess)
+    return fail_cuda(err, "cudaGraphCreate");
+  cudaGraphNode_t prev = nullptr;
+  for (size_t i = 0; i < ctx.steps.size(); ++i) {
+    const Step &s = ctx.steps[i];
+    cudaGraphNode_t node = nullptr;
+    const size_t ndeps = prev ? 1 : 0;
+    if (s.kind == StepKind::Kernel) {
+      cudaKernelNodeParams p = kernel_params(ctx.kernels[s.index]);
+      err = cudaGraphAddKernelNode(&node, ctx.graph, prev ? &prev : nullptr, ndeps, &p);
+    } else {
+      cudaGraph_t child = nullptr;
+      sinter_status st = capture_gemm(ctx, ctx.gemms[s.index], uint32_t(i), &child);
+      if (st != SINTER_OK)
+        return st;
+      err = cudaGraphAddChildGraphNode(&node, ctx.graph, prev ? &prev : nullptr, ndeps, child);
+      cudaGraphDestroy(child); // the node holds its own copy
+    }
+    if (err != cudaSuccess)
+      return fail_cuda(err, "adding a graph node");
+    ctx.nodes[i] = node;
+    ctx.step_dirty[i] = 0;
+    prev = node;
+  }
+  err = cudaGraphInstantiate(&ctx.exec, ctx.graph, 0);
+  if (err != cudaSuccess)
+    return fail_cuda(err, "cudaGraphInstantiate");
+  return SINTER_OK;
+}
+
+// Pushes changed I/O pointers into the instantiated graph, touching only the dirty nodes.
+sinter_status update_graph(sinter_context &ctx) {
+  for (size_t i = 0; i < ctx.steps.size(); ++i) {
+    if (!ctx.step_dirty[i]) continue;
+    const Step &s = ctx.steps[i];
+    cudaError_t err;
+    if (s.kind == StepKind::Kernel) {
+      cudaKernelNodeParams p = kernel_params(ctx.kernels[s.index]);
+      err = cudaGraphExecKernelNodeSetParams(ctx.exec, ctx.nodes[i], &p);
+    } else {
+      cudaGraph_t child = nullptr;
+      sinter_status st = capture_gemm(ctx, ctx.gemms[s.index], uint32_t(i), &child);
+      if (st != SINTER_OK)
+        return st;
+      err = cudaGraphExecChildGraphNodeSetParams(ctx.exec, ctx.nodes[i], child);
+      cudaGraphDestroy(child);
+    }
+    if (err != cudaSuccess)
+      return fail_cuda(err, "updating a graph node");
+    ctx.step_dirty[i] = 0;
+  }
+  return SINTER_OK;
+}
+
+sinter_status run_graph(sinter_context &ctx, bool any_dirty, cudaStream_t stream) {
+  if (!ctx.exec) {
+    sinter_status s = build_graph(ctx);
+    if (s != SINTER_OK) {
+      release_graph(ctx);
+      return s;
+    }
+  } else if (any_dirty && update_graph(ctx) != SINTER_OK) {
+    // An in-place update was refused (e.g. cuBLASLt captured a different topology): rebuild.
+    release_graph(ctx);
+    sinter_status s = build_graph(ctx);
+    if (s != SINTER_OK) {
+      release_graph(ctx);
+      return s;
+    }
+  }
+  cudaError_t err = cudaGraphLaunch(ctx.exec, stream);
+  return err == cudaSuccess ? SINTER_OK : fail_cuda(err, "cudaGraphLaunch");
+}
+
+sinter_status run(sinter_context *ctx, const DLTensor *inputs, uint32_t num_inputs,
+                  const DLTensor *outputs, uint32_t num_outputs, void *cuda_stream) {
+  if (!ctx)
+    return fail(SINTER_INVALID_ARGUMENT, "sinter_run: context is null");
+  BusyGuard busy(ctx->busy);
+  if (!busy.acquired())
+    return fail(SINTER_BUSY, "sinter_run: the context is in use by another thread");
+  const sinter_model &model = *ctx->model;
+  sinter_status s = validate_io(model.io, inputs, num_inputs, outputs, num_outputs, model.device);
+  if (s != SINTER_OK)
+    return s;
+  for (uint32_t i = 0; i < num_inputs; ++i)
+    if ((s = check_device_memory(model.io.inputs[i], inputs[i], model.device,
+                                 ctx->checked_inputs[i])) != SINTER_OK)
+      return s;
+  for (uint32_t i = 0; i < num_outputs; ++i)
+    if ((s = check_device_memory(model.io.outputs[i], outputs[i], model.device,
+                                 ctx->checked_outputs[i])) != SINTER_OK)
+      return s;
+
+  bool any_dirty = false;
+  for (const IoPatch &p : ctx->patches) {
+    const DLTensor &t = p.space == SINTER_BUFFER_INPUT ? inputs[p.index] : outputs[p.index];
+    void *address = tensor_address(t) + p.offset;
+    if (*p.slot != address) {
+      *p.slot = address;
+      ctx->step_dirty[p.step] = 1;
+      any_dirty = true;
+    }
+  }
+
+  DeviceGuard guard(model.device);
+  if (guard.error() != cudaSuccess)
+    return fail_cuda(guard.error(), "selecting the model's device");
+  cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream);
+  if (ctx->mode == SINTER_MODE_GRAPH)
+    return run_graph(*ctx, any_dirty, stream);
+  for (uint32_t i = 0; i < ctx->steps.size(); ++i)
+    if ((s = enqueue_step(*ctx, i, stream)) != SINTER_OK)
+      return s;
+  return SINTER_OK;
+}
+
+} // namespace
+
+sinter_status enqueue_step(sinter_context &ctx, uint32_t index, cudaStream_t stream) {
+  const Step &step = ctx.steps[index];
+  const char *label = ctx.model->program->launches[index].label;
+  if (step.kind == StepKind::Kernel) {
+    const KernelStep &k = ctx.kernels[step.index];
+    cudaError_t err =
+        cudaLaunchKernel(k.function, k.grid, k.block, k.args, k.shared_bytes, stream);
+    if (err == cudaSuccess)
+      return SINTER_OK;
+    (void)cudaGetLastError();
+    return fail(err == cudaErrorMemoryAllocation ? SINTER_OUT_OF_MEMORY : SINTER_CUDA_ERROR,
+                "launch %u (%s): cudaLaunchKernel: %s: %s", index, label ? label : "kernel",
+                cudaGetErrorName(err), cudaGetErrorString(err));
+  }
+  cublasStatus_t st =
+      gemm_enqueue(ctx.lt, ctx.gemms[step.index], ctx.workspace, kWorkspaceBytes, stream);
+  return st == CUBLAS_STATUS_SUCCESS
+             ? SINTER_OK
+             : fail(SINTER_CUDA_ERROR, "launch %u (%s): cublasLtMatmul: %s", index,
+                    label ? label : "gemm", cublasLtGetStatusName(st));
+}
+
+void release_graph(sinter_context &ctx) {
+  if (ctx.exec) cudaGraphExecDestroy(ctx.exec);
+  if (ctx.graph) cudaGraphDestroy(ctx.graph);
+  ctx.exec = nullptr;
+  ctx.graph = nullptr;
+  for (auto &n : ctx.nodes) n = nullptr;
+  for (auto &d : ctx.step_dirty) d = 1;
+  (void)cudaGetLastError();
+}
+
+} // namespace sinter::rt
+
+extern "C" SINTER_API sinter_status sinter_run(sinter_context *ctx, const DLTensor *inputs,
+                                               uint32_t num_inputs, const DLTensor *outputs,
+                                               uint32_t num_outputs, void *cuda_stream) {
+  SINTER_API_BEGIN
+  return sinter::rt::run(ctx, inputs, num_inputs, outputs, num_outputs, cuda_stream);
+  SINTER_API_END
+}

@@ -1,0 +1,110 @@
+// Context creation arguments and sinter_run's public entry (null handles, BUSY, validation
+// before any CUDA call), using a hand-built model/context so no GPU is needed.
+#include "context.h"
+#include "fake_program.h"
+#include "test_util.h"
+
+#include <string>
+
+using sinter::test::fake_program;
+using sinter::test::make_tensors;
+using sinter::test::TensorSet;
+
+namespace {
+
+class ContextTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    model.program = &fake_program();
+    model.io = sinter::rt::make_io_expect(fake_program());
+    ctx.model = &model;
+    ctx.checked_inputs.assign(2, nullptr);
+    ctx.checked_outputs.assign(1, nullptr);
+    in = make_tensors(fake_program().inputs, 2, false);
+    out = make_tensors(fake_program().outputs, 1, false);
+  }
+  sinter_status run() {
+    return sinter_run(&ctx, in.tensors.data(), 2, out.tensors.data(), 1, nullptr);
+  }
+  sinter_model model;
+  sinter_context ctx;
+  TensorSet in, out;
+};
+
+TEST(NullHandles, ContextFunctions) {
+  sinter_context *c = reinterpret_cast<sinter_context *>(0x1);
+  EXPECT_EQ(sinter_context_create(nullptr, nullptr, &c), SINTER_INVALID_ARGUMENT);
+  EXPECT_EQ(c, nullptr);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_context_create: model is null");
+  EXPECT_EQ(sinter_context_destroy(nullptr), SINTER_OK);
+  EXPECT_EQ(sinter_run(nullptr, nullptr, 0, nullptr, 0, nullptr), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_run: context is null");
+}
+
+TEST_F(ContextTest, CreateNeedsOut) {
+  EXPECT_EQ(sinter_context_create(&model, nullptr, nullptr), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_context_create: out is null");
+}
+
+TEST_F(ContextTest, CreateRejectsSmallOptions) {
+  sinter_context_options opts = SINTER_CONTEXT_OPTIONS_INIT;
+  opts.struct_size = 4;
+  sinter_context *c = nullptr;
+  EXPECT_EQ(sinter_context_create(&model, &opts, &c), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("options.struct_size 4 is too small (expected 8)");
+  EXPECT_EQ(model.num_contexts.load(), 0u);
+}
+
+TEST_F(ContextTest, CreateRejectsUnknownMode) {
+  sinter_context_options opts = SINTER_CONTEXT_OPTIONS_INIT;
+  opts.mode = 5;
+  sinter_context *c = nullptr;
+  EXPECT_EQ(sinter_context_create(&model, &opts, &c), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("mode 5 is neither SINTER_MODE_DIRECT (0) nor SINTER_MODE_GRAPH (1)");
+}
+
+TEST_F(ContextTest, RunValidatesBeforeAnyCudaCall) {
+  in.tensors[0].dtype = {kDLInt, 64, 1};
+  EXPECT_EQ(run(), SINTER_INVALID_ARGUMENT);
+  EXPECT_STREQ(sinter_last_error(), "input 'x': expected dtype float32, got int64");
+  EXPECT_FALSE(ctx.busy.load()); // released on the error path
+}
+
+TEST_F(ContextTest, RunWrongCounts) {
+  EXPECT_EQ(sinter_run(&ctx, in.tensors.data(), 1, out.tensors.data(), 1, nullptr),
+            SINTER_INVALID_ARGUMENT);
+  EXPECT_STREQ(sinter_last_error(), "expected 2 inputs, got 1");
+  EXPECT_EQ(sinter_run(&ctx, in.tensors.data(), 2, nullptr, 0, nullptr), SINTER_INVALID_ARGUMENT);
+  EXPECT_STREQ(sinter_last_error(), "expected 1 outputs, got 0");
+}
+
+TEST_F(ContextTest, RunWhileBusy) {
+  ctx.busy = true; // another thread is inside sinter_run
+  EXPECT_EQ(run(), SINTER_BUSY);
+  EXPECT_LAST_ERROR_CONTAINS("in use by another thread");
+  EXPECT_TRUE(ctx.busy.load()); // the other thread's claim is untouched
+  ctx.busy = false;
+}
+
+TEST_F(ContextTest, DestroyWhileBusy) {
+  ctx.busy = true;
+  EXPECT_EQ(sinter_context_destroy(&ctx), SINTER_BUSY);
+  ctx.busy = false;
+}
+
+TEST_F(ContextTest, RunRejectsNonDeviceMemory) {
+  // Well-formed descriptions, but the addresses are not CUDA allocations: the pointer check
+  // (cudaPointerGetAttributes) refuses them, with or without a GPU.
+  EXPECT_EQ(run(), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("input 'x': ");
+}
+
+TEST_F(ContextTest, RunRejectsHostMemoryOnGpu) {
+  SKIP_WITHOUT_GPU();
+  alignas(16) static float host[8];
+  in.tensors[0].data = host;
+  EXPECT_EQ(run(), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("input 'x': expected device memory, got host memory");
+}
+
+} // namespace

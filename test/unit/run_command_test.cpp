@@ -1,0 +1,69 @@
+// `sinter run` error handling (missing/invalid .so, bad mode) and its behaviour on test_model.so.
+#include "RunCommand.h"
+#include "test_util.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run(const std::string &so, const std::string &mode = "direct", int iterations = 3) {
+  std::ostringstream out, err;
+  const int code = sinterRunCommand(so, iterations, 1, mode, false, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(RunCommand, MissingFile) {
+  Result r = run("/nonexistent/model.so");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "cannot read '/nonexistent/model.so'");
+}
+
+TEST(RunCommand, NotASharedObject) {
+  const std::string path = ::testing::TempDir() + "not_a_model.so";
+  std::ofstream(path) << "hello";
+  Result r = run(path);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "cannot load '" + path + "'");
+}
+
+TEST(RunCommand, SharedObjectWithoutTheAbi) {
+  // libcublasLt is a valid .so but no sinter model.
+  Result r = run(SINTER_TEST_CUBLASLT);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "is not a sinter model library (no sinter_abi_version)");
+}
+
+TEST(RunCommand, BadArguments) {
+  Result r = run(sinter::test::test_model_so(), "eager");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "unknown mode 'eager'");
+  r = run(sinter::test::test_model_so(), "direct", 0);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "iterations must be >= 1");
+}
+
+TEST(RunCommand, WithoutGpuSaysNoDevice) {
+  SKIP_WITH_GPU("a CUDA device is present");
+  Result r = run(sinter::test::test_model_so());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "no CUDA device");
+}
+
+TEST(RunCommand, TimesTheModel) {
+  SKIP_WITHOUT_GPU();
+  for (const char *mode : {"direct", "graph"}) {
+    Result r = run(sinter::test::test_model_so(), mode, 20);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_CONTAINS(r.out, std::string("mode ") + mode + ": median ");
+    EXPECT_CONTAINS(r.out, "launches: 3");
+    EXPECT_CONTAINS(r.out, "input  x f32[4x8]");
+  }
+}
+
+} // namespace

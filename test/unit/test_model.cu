@@ -1,0 +1,85 @@
+// A hand-written stand-in for `sinter compile` output: one cuBLASLt GEMM and two kernels. The
+// unit tests build it into a .so with the same nvcc command line the emitter uses.
+#include "sinter/program.h"
+#include "test_model_data.h"
+
+#include <cstring>
+
+using namespace sinter::test::model;
+
+__global__ void relu_scale(const float *h, const float *scale, float *y) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < kM * kN)
+    y[i] = fmaxf(h[i], 0.0f) * scale[i % kN];
+}
+
+__global__ void twice(const float *x, float *z) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < kM * kK)
+    z[i] = 2.0f * x[i];
+}
+
+namespace {
+
+alignas(256) unsigned char g_weights[kWeightBytes];
+
+const sinter_tensor_info g_inputs[] = {{"x", SINTER_DTYPE_F32, 2, {kM, kK}}};
+const sinter_tensor_info g_outputs[] = {{"y", SINTER_DTYPE_F32, 2, {kM, kN}},
+                                        {"z", SINTER_DTYPE_F32, 2, {kM, kK}}};
+const sinter_buffer_ref g_relu_buffers[] = {{SINTER_BUFFER_ARENA, 0, 0},
+                                            {SINTER_BUFFER_WEIGHTS, 0, kScaleOffset},
+                                            {SINTER_BUFFER_OUTPUT, 0, 0}};
+const sinter_buffer_ref g_twice_buffers[] = {{SINTER_BUFFER_INPUT, 0, 0},
+                                             {SINTER_BUFFER_OUTPUT, 1, 0}};
+
+sinter_launch_desc g_launches[3];
+sinter_program g_program;
+
+uint64_t fnv1a64(const unsigned char *p, uint64_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t i = 0; i < n; ++i)
+    h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+void put(unsigned offset, float v) { std::memcpy(g_weights + offset, &v, 4); }
+
+const sinter_program *build() {
+  for (int k = 0; k < kK; ++k)
+    for (int n = 0; n < kN; ++n)
+      put(kWOffset + 4 * (k * kN + n), w(k, n));
+  for (int n = 0; n < kN; ++n) {
+    put(kBiasOffset + 4 * n, bias(n));
+    put(kScaleOffset + 4 * n, scale(n));
+  }
+  sinter_launch_desc &g = g_launches[0];
+  g.kind = SINTER_LAUNCH_GEMM;
+  g.label = "gemm";
+  g.sources = "MatMul_0";
+  g.gemm = {kM, kN, kK, SINTER_DTYPE_F32, SINTER_PRECISION_STRICT,
+            {SINTER_BUFFER_INPUT, 0, 0}, {SINTER_BUFFER_WEIGHTS, 0, kWOffset},
+            {SINTER_BUFFER_WEIGHTS, 0, kBiasOffset}, {SINTER_BUFFER_ARENA, 0, 0}};
+  sinter_launch_desc &r = g_launches[1];
+  r.kind = SINTER_LAUNCH_KERNEL;
+  r.label = "relu_scale";
+  r.sources = "Relu_0,Mul_0";
+  r.kernel = {reinterpret_cast<const void *>(&relu_scale), {1, 1, 1}, {64, 1, 1}, 0, 3,
+              g_relu_buffers};
+  sinter_launch_desc &t = g_launches[2];
+  t.kind = SINTER_LAUNCH_KERNEL;
+  t.label = "twice";
+  t.sources = "Mul_1";
+  t.kernel = {reinterpret_cast<const void *>(&twice), {1, 1, 1}, {32, 1, 1}, 0, 2,
+              g_twice_buffers};
+  g_program = {SINTER_PROGRAM_VERSION, "sm_90", "test_model.cu", 1, 2, g_inputs, g_outputs,
+               kM * kN * 4, g_weights, kWeightBytes, fnv1a64(g_weights, kWeightBytes), 3,
+               g_launches};
+  return &g_program;
+}
+
+} // namespace
+
+extern "C" const sinter_program *sinter_generated_program(void) {
+  static const sinter_program *p = build();
+  return p;
+}
