@@ -9,6 +9,10 @@
     call = ctx.bind([x], [y]); call()          # prebuilt DLTensor arrays: lowest host overhead
     ctx.close(); model.close()
 
+For timing, use bind() with fixed buffers: in graph mode a changed I/O address costs a graph
+update (cheap for kernel nodes, a re-capture for each GEMM touching it), and run() allocates
+fresh outputs unless given some.
+
 Every non-OK status raises SinterError carrying the status name and sinter_last_error().
 Runs are enqueued on torch's current CUDA stream (or `stream=`) and are not synchronized.
 torch is imported lazily, so loading and querying a model works without it.
@@ -86,9 +90,13 @@ class SinterError(RuntimeError):
 _DTYPES = {
     (2, 32): "float32",
     (2, 16): "float16",
+    (2, 64): "float64",
     (4, 16): "bfloat16",
     (0, 64): "int64",
     (0, 32): "int32",
+    (0, 16): "int16",
+    (0, 8): "int8",
+    (1, 8): "uint8",
     (6, 8): "bool",
 }
 _CODES = {name: key for key, name in _DTYPES.items()}

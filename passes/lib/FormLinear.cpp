@@ -23,7 +23,8 @@ struct MatMulToLinear : OpRewritePattern<MatMulOp> {
     if (!isConstant(op.getRhs()) || op.getRhs().getType().getRank() != 2 ||
         op.getLhs().getType().getRank() < 1)
       return rewriter.notifyMatchFailure(op, "rhs is not a constant matrix");
-    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getLhs(), op.getRhs(), Value());
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getLhs(), op.getRhs(), Value(),
+                                          Value());
     return success();
   }
 };
@@ -35,7 +36,7 @@ struct FuseBiasAdd : OpRewritePattern<AddOp> {
     for (int side = 0; side < 2; ++side) {
       auto linear = op->getOperand(side).getDefiningOp<LinearOp>();
       auto bias = op->getOperand(1 - side).getDefiningOp<ConstantOp>();
-      if (!linear || !bias || linear.getBias() || !linear->hasOneUse() ||
+      if (!linear || !bias || linear.getBias() || linear.getResidual() || !linear->hasOneUse() ||
           linear.getType() != op.getType())
         continue;
       auto biasType = cast<RankedTensorType>(bias.getType());
@@ -50,7 +51,7 @@ struct FuseBiasAdd : OpRewritePattern<AddOp> {
       Value flatBias = ConstantOp::create(rewriter, bias.getLoc(), dense.reshape(flat));
       Location loc = rewriter.getFusedLoc({linear.getLoc(), op.getLoc()});
       Value fused = LinearOp::create(rewriter, loc, op.getType(), linear.getInput(),
-                                     linear.getWeight(), flatBias);
+                                     linear.getWeight(), flatBias, Value());
       rewriter.replaceOp(op, fused);
       return success();
     }

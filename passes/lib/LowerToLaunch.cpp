@@ -115,7 +115,8 @@ private:
     Value out = destinationFor(linear.getResult());
     launch::GemmOp::create(builder, linear.getLoc(), buffers.lookup(linear.getInput()),
                            buffers.lookup(linear.getWeight()),
-                           linear.getBias() ? buffers.lookup(linear.getBias()) : Value(), out,
+                           linear.getBias() ? buffers.lookup(linear.getBias()) : Value(),
+                           linear.getResidual() ? buffers.lookup(linear.getResidual()) : Value(), out,
                            builder.getI64IntegerAttr(m), builder.getI64IntegerAttr(n),
                            builder.getI64IntegerAttr(k), builder.getStringAttr(mode));
     buffers[linear.getResult()] = out;

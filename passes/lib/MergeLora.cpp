@@ -43,10 +43,11 @@ std::optional<LoraBranch> matchBranch(Value v) {
       return std::nullopt;
   }
   branch.up = v.getDefiningOp<LinearOp>();
-  if (!branch.up || branch.up.getBias() || !branch.up->hasOneUse())
+  if (!branch.up || branch.up.getBias() || branch.up.getResidual() || !branch.up->hasOneUse())
     return std::nullopt;
   branch.down = branch.up.getInput().getDefiningOp<LinearOp>();
-  if (!branch.down || branch.down.getBias() || !branch.down->hasOneUse())
+  if (!branch.down || branch.down.getBias() || branch.down.getResidual() ||
+      !branch.down->hasOneUse())
     return std::nullopt;
   return branch;
 }
@@ -57,7 +58,8 @@ struct MergeLoraBranch : OpRewritePattern<AddOp> {
     for (int side = 0; side < 2; ++side) {
       auto base = op->getOperand(side).getDefiningOp<LinearOp>();
       auto branch = matchBranch(op->getOperand(1 - side));
-      if (!base || !branch || branch->down.getInput() != base.getInput() ||
+      if (!base || base.getResidual() || !branch ||
+          branch->down.getInput() != base.getInput() ||
           base.getType() != op.getType())
         continue;
       auto w = constantOf(base.getWeight()), a = constantOf(branch->down.getWeight()),
@@ -85,7 +87,7 @@ struct MergeLoraBranch : OpRewritePattern<AddOp> {
       Value weight = ConstantOp::create(rewriter, base.getWeight().getLoc(),
                                         fromFloat32(wType, merged));
       Value fused = LinearOp::create(rewriter, loc, op.getType(), base.getInput(), weight,
-                                     base.getBias());
+                                     base.getBias(), Value());
       rewriter.replaceOp(op, fused);
       return success();
     }

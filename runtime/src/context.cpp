@@ -85,13 +85,18 @@ sinter_status build_kernels(sinter_context &ctx) {
   return SINTER_OK;
 }
 
+// GEMM operands in the order build_gemms walks them, with operand_bytes' code for each.
+constexpr int kGemmOperands = 5;
+constexpr char kGemmOperandCodes[kGemmOperands + 1] = "abcxr";
+
 // Bytes a GEMM operand spans, for the scratch stand-ins used while timing algorithms.
 uint64_t operand_bytes(const sinter_gemm_desc &g, char which) {
   const uint64_t e = dtype_bytes(g.dtype);
   switch (which) {
   case 'a': return uint64_t(g.m) * uint64_t(g.k) * e;
   case 'b': return uint64_t(g.k) * uint64_t(g.n) * e;
-  case 'c': return uint64_t(g.m) * uint64_t(g.n) * e;
+  case 'c':
+  case 'r': return uint64_t(g.m) * uint64_t(g.n) * e;
   default: return uint64_t(g.n) * e;
   }
 }
@@ -105,10 +110,10 @@ sinter_status build_gemms(sinter_context &ctx) {
     if (p.launches[i].kind != SINTER_LAUNCH_GEMM) continue;
     const sinter_gemm_desc &g = p.launches[i].gemm;
     uint64_t need = 0;
-    const sinter_buffer_ref *refs[4] = {&g.a, &g.b, &g.c, &g.bias};
-    for (int r = 0; r < 4; ++r)
+    const sinter_buffer_ref *refs[kGemmOperands] = {&g.a, &g.b, &g.c, &g.bias, &g.residual};
+    for (int r = 0; r < kGemmOperands; ++r)
       if (is_io(*refs[r]))
-        need += (operand_bytes(g, "abcx"[r]) + 255) & ~uint64_t(255);
+        need += (operand_bytes(g, kGemmOperandCodes[r]) + 255) & ~uint64_t(255);
     scratch_bytes = need > scratch_bytes ? need : scratch_bytes;
   }
   void *scratch = nullptr;
@@ -126,19 +131,19 @@ sinter_status build_gemms(sinter_context &ctx) {
     const uint32_t step = i; // steps and launches are 1:1
     GemmPlan &plan = ctx.gemms[gemm++];
     if ((status = gemm_plan_init(g, plan)) != SINTER_OK) break;
-    const sinter_buffer_ref *refs[4] = {&g.a, &g.b, &g.c, &g.bias};
-    void **slots[4] = {&plan.a, &plan.b, &plan.c, &plan.bias};
+    const sinter_buffer_ref *refs[kGemmOperands] = {&g.a, &g.b, &g.c, &g.bias, &g.residual};
+    void **slots[kGemmOperands] = {&plan.a, &plan.b, &plan.c, &plan.bias, &plan.residual};
     char *next_scratch = static_cast<char *>(scratch);
-    for (int r = 0; r < 4; ++r) {
+    for (int r = 0; r < kGemmOperands; ++r) {
       if (is_io(*refs[r])) {
         *slots[r] = next_scratch;
-        next_scratch += (operand_bytes(g, "abcx"[r]) + 255) & ~uint64_t(255);
+        next_scratch += (operand_bytes(g, kGemmOperandCodes[r]) + 255) & ~uint64_t(255);
       } else {
         *slots[r] = resolve(ctx, *refs[r]);
       }
     }
     status = gemm_select_algo(ctx.lt, plan, ctx.workspace, kWorkspaceBytes, ctx.own_stream, i);
-    for (int r = 0; r < 4; ++r)
+    for (int r = 0; r < kGemmOperands; ++r)
       if (is_io(*refs[r])) {
         *slots[r] = nullptr; // forces the first run to patch (and the graph to be built with it)
         ctx.patches.push_back({slots[r], refs[r]->space, refs[r]->index, refs[r]->offset, step});

@@ -35,6 +35,7 @@ sinter_status gemm_plan_init(const sinter_gemm_desc &g, GemmPlan &plan) {
   if (st != CUBLAS_STATUS_SUCCESS)
     return fail_lt(st, "cublasLtMatmulDescCreate");
   plan.has_bias = g.bias.space != SINTER_BUFFER_NONE;
+  plan.has_residual = g.residual.space != SINTER_BUFFER_NONE;
   plan.bias_is_io = g.bias.space == SINTER_BUFFER_INPUT || g.bias.space == SINTER_BUFFER_OUTPUT;
   if (plan.has_bias) {
     const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
@@ -72,8 +73,9 @@ cublasStatus_t gemm_enqueue(cublasLtHandle_t handle, GemmPlan &plan, void *works
       return st;
   }
   return cublasLtMatmul(handle, plan.op, &kOne, plan.b, plan.layout_b, plan.a, plan.layout_a,
-                        &kZero, plan.c, plan.layout_c, plan.c, plan.layout_c, &plan.algo,
-                        workspace, workspace_bytes, stream);
+                        plan.has_residual ? &kOne : &kZero,
+                        plan.has_residual ? plan.residual : plan.c, plan.layout_c, plan.c,
+                        plan.layout_c, &plan.algo, workspace, workspace_bytes, stream);
 }
 
 sinter_status gemm_select_algo(cublasLtHandle_t handle, GemmPlan &plan, void *workspace,

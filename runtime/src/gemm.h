@@ -20,8 +20,9 @@ struct GemmPlan {
   cublasLtMatmulAlgo_t algo{};
   // Device pointers of the row-major operands. All void* so the run path patches I/O slots
   // through one `void **` type.
-  void *a = nullptr, *b = nullptr, *bias = nullptr, *c = nullptr;
+  void *a = nullptr, *b = nullptr, *bias = nullptr, *c = nullptr, *residual = nullptr;
   bool has_bias = false;
+  bool has_residual = false; // beta = 1 with the residual as cuBLASLt's C, c as its D
   bool bias_is_io = false; // bias pointer must be re-set on the descriptor each run
 };
 

@@ -105,6 +105,9 @@ sinter_status check_gemm(const sinter_program &p, uint32_t i, const sinter_gemm_
   if (g.bias.space != SINTER_BUFFER_NONE &&
       (s = check_ref(p, i, "bias", g.bias, n * e, false)) != SINTER_OK)
     return s;
+  if (g.residual.space != SINTER_BUFFER_NONE &&
+      (s = check_ref(p, i, "residual", g.residual, m * n * e, false)) != SINTER_OK)
+    return s;
   return SINTER_OK;
 }
 

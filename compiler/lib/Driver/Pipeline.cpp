@@ -37,6 +37,7 @@ LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config
     pm.addPass(createSinterFormLinear());
     if (config.mergeLora)
       pm.addPass(createSinterMergeLora());
+    pm.addPass(createSinterFuseLinearEpilogue());
     pm.addPass(createSinterFoldConstants());
     pm.addPass(createCSEPass());
   } else if (phase == Phase::Launch) {

@@ -213,7 +213,8 @@ private:
          << "   {" << g.getM() << ", " << g.getN() << ", " << g.getK() << ", "
          << dtypeEnum(et) << ", " << precision << ",\n"
          << "    " << ref(g.getInput()) << ", " << ref(g.getWeight()) << ", "
-         << ref(g.getBias()) << ", " << ref(g.getOutput()) << "},\n"
+         << ref(g.getBias()) << ", " << ref(g.getOutput()) << ",\n"
+         << "    " << ref(g.getResidual()) << "},\n"
          << "   {0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}},\n";
     }
     os << "};\n\n";
@@ -255,9 +256,11 @@ private:
           {"m", g.getM()}, {"n", g.getN()}, {"k", g.getK()},
           {"dtype", dtypeName(g.getInput().getType().getElementType())},
           {"precision", g.getPrecision().str()},
-          {"epilogue", g.getBias() ? "bias" : "none"},
+          {"epilogue", g.getResidual() ? (g.getBias() ? "bias+residual" : "residual")
+                                       : (g.getBias() ? "bias" : "none")},
           {"input", buffer(g.getInput())}, {"weight", buffer(g.getWeight())},
-          {"bias", buffer(g.getBias())}, {"output", buffer(g.getOutput())},
+          {"bias", buffer(g.getBias())}, {"residual", buffer(g.getResidual())},
+          {"output", buffer(g.getOutput())},
           {"sources", llvm::json::Array(llvm::map_range(names, [](StringRef s) { return s.str(); }))}});
     }
     auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");

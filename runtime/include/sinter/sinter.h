@@ -129,7 +129,10 @@ SINTER_API sinter_status sinter_context_destroy(sinter_context *ctx);
  * tensors, in the model's order; their descriptions are read during the call only, their device
  * memory must stay valid until the stream reaches the end of the run. Every tensor must be
  * kDLCUDA device memory on the model's device, with the exact dtype and shape of the model,
- * compact row-major (strides NULL or contiguous) and 16-byte aligned. */
+ * compact row-major (strides NULL or contiguous) and 16-byte aligned.
+ * Graph mode: the first run builds and instantiates the graph; a later run whose I/O addresses
+ * differ updates only the affected nodes (kernel nodes in place, GEMMs re-captured), so fixed
+ * I/O buffers give the cheapest replays. */
 SINTER_API sinter_status sinter_run(sinter_context *ctx, const DLTensor *inputs,
                                     uint32_t num_inputs, const DLTensor *outputs,
                                     uint32_t num_outputs, void *cuda_stream);

@@ -210,6 +210,9 @@ LogicalResult LinearOp::verify() {
   if (getBias() && (getBias().getType().getRank() != 1 ||
                     getBias().getType().getDimSize(0) != w.getDimSize(1)))
     return emitOpError("bias must be [") << w.getDimSize(1) << "]";
+  if (getResidual() && getResidual().getType() != getType())
+    return emitOpError("residual type ") << getResidual().getType()
+                                         << " differs from the result type " << getType();
   SmallVector<int64_t> shape(in.getShape());
   shape.back() = w.getDimSize(1);
   return verifyShape(*this, getType(), shape);

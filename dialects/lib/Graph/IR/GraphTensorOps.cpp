@@ -364,10 +364,9 @@ LogicalResult ReduceMeanOp::verify() {
 }
 
 LogicalResult SoftmaxOp::verify() {
-  int64_t rank = getInput().getType().getRank();
-  if (getAxis() < 0 || getAxis() >= rank)
-    return emitOpError("axis ") << getAxis() << " is out of range for a rank-" << rank
-                                << " input";
+  int64_t rank = getInput().getType().getRank(), axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for a rank-" << rank << " input";
   if (failed(verifyDataResult(*this)))
     return failure();
   return verifyResultShape(*this, getInput().getType().getShape());
@@ -375,14 +374,13 @@ LogicalResult SoftmaxOp::verify() {
 
 LogicalResult RMSNormalizationOp::verify() {
   auto in = getInput().getType(), scale = getScale().getType();
-  int64_t rank = in.getRank();
-  if (getAxis() < 0 || getAxis() >= rank)
-    return emitOpError("axis ") << getAxis() << " is out of range for a rank-" << rank
-                                << " input";
+  int64_t rank = in.getRank(), axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for a rank-" << rank << " input";
   if (failed(verifySameElementType(*this, scale, getType(), "scale and result")))
     return failure();
   auto b = broadcastShapes(in.getShape(), scale.getShape());
-  if (scale.getRank() > rank - getAxis() || failed(b) ||
+  if (scale.getRank() > rank - axis || failed(b) ||
       ArrayRef<int64_t>(*b) != in.getShape())
     return emitOpError("scale shape ") << shapeString(scale.getShape())
                                        << " does not broadcast to the normalized dimensions of "

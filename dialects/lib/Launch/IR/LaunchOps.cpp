@@ -26,13 +26,13 @@ LogicalResult WeightOp::verify() {
   if (valueType.getShape() != type.getShape() ||
       valueType.getElementType() != type.getElementType())
     return emitOpError("value type ") << valueType << " does not match the buffer " << type;
-  if (getOffset() && *getOffset() < 0)
+  if (getOffsetAttr() && getOffsetAttr().getInt() < 0)
     return emitOpError("offset must be non-negative");
   return verifyIdentityLayout(*this, type);
 }
 
 LogicalResult AllocOp::verify() {
-  if (getOffset() && *getOffset() < 0)
+  if (getOffsetAttr() && getOffsetAttr().getInt() < 0)
     return emitOpError("offset must be non-negative");
   return verifyIdentityLayout(*this, getBuffer().getType());
 }
@@ -52,6 +52,8 @@ LogicalResult GemmOp::verify() {
                                         << " elements, expected m*n = " << m * n;
   if (getBias() && getBias().getType().getNumElements() != n)
     return emitOpError("bias must hold n = ") << n << " elements";
+  if (getResidual() && getResidual().getType().getNumElements() != m * n)
+    return emitOpError("residual must hold m*n = ") << m * n << " elements";
   StringRef p = getPrecision();
   if (p != "strict" && p != "tf32" && p != "native")
     return emitOpError("precision must be strict, tf32 or native, got '") << p << "'";

@@ -25,6 +25,17 @@ def SinterMergeLora : Pass<"sinter-merge-lora", "mlir::ModuleOp"> {
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterFuseLinearEpilogue : Pass<"sinter-fuse-linear-epilogue", "mlir::ModuleOp"> {
+  let summary = "Fold scalar scales into linear weights and residual adds into the linear";
+  let description = [{
+    `linear(x, W) * s` with a constant scalar s becomes `linear(x, s * W)`; `linear(...) + r`
+    with r of the result's shape becomes `linear(..., residual r)`, added in the GEMM
+    epilogue instead of a separate launch. Runs after LoRA merging, whose pattern it would
+    otherwise hide.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
   let summary = "Lower the graph of fused ops to launches over buffers";
   let description = [{

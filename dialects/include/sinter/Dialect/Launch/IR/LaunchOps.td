@@ -38,8 +38,8 @@ def Launch_AllocOp : Launch_Op<"alloc", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Launch_GemmOp : Launch_Op<"gemm"> {
-  let summary = "A cuBLASLt matrix product: output[m, n] = input[m, k] @ weight[k, n] (+ bias[n])";
+def Launch_GemmOp : Launch_Op<"gemm", [AttrSizedOperandSegments]> {
+  let summary = "A cuBLASLt matrix product: output[m, n] = input[m, k] @ weight[k, n] (+ bias[n]) (+ residual[m, n])";
   let description = [{
     Row-major operands. `precision` is the math the library may use: "strict" (fp32 FMA),
     "tf32" (tensor cores, 10-bit mantissa inputs) or "native" (the operand type's own
@@ -48,12 +48,13 @@ def Launch_GemmOp : Launch_Op<"gemm"> {
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$input,
                        Arg<AnyStaticShapeMemRef, "", [MemRead]>:$weight,
                        Arg<Optional<AnyStaticShapeMemRef>, "", [MemRead]>:$bias,
+                       Arg<Optional<AnyStaticShapeMemRef>, "", [MemRead]>:$residual,
                        Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$output,
                        I64Attr:$m, I64Attr:$n, I64Attr:$k,
                        StrAttr:$precision);
   let assemblyFormat = [{
-    $input `,` $weight (`bias` $bias^)? `->` $output attr-dict `:`
-    type($input) `,` type($weight) (`,` type($bias)^)? `->` type($output)
+    $input `,` $weight (`bias` $bias^)? (`residual` $residual^)? `->` $output attr-dict `:`
+    type($input) `,` type($weight) (`,` type($bias)^)? (`,` type($residual)^)? `->` type($output)
   }];
   let hasVerifier = 1;
 }

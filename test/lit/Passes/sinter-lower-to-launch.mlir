@@ -1,0 +1,61 @@
+// RUN: sinter-opt %s -split-input-file --sinter-lower-to-launch -verify-diagnostics | FileCheck %s
+// RUN: sinter-opt %s -split-input-file --sinter-lower-to-launch="precision=tf32" -verify-diagnostics | FileCheck %s --check-prefix=TF32
+
+// CHECK-LABEL: func.func @two_linears
+// CHECK-SAME: (%[[X:.+]]: memref<1x4x8xf32> {sinter.name = "x"}, %[[Y:.+]]: memref<1x4x2xf32> {launch.output, sinter.name = "y"})
+// CHECK-DAG: %[[W0:.+]] = launch.weight "w0" {offset = 0 : i64, value = {{.*}}} : memref<8x16xf32>
+// CHECK-DAG: %[[W1:.+]] = launch.weight "w1" {offset = 512 : i64, value = {{.*}}} : memref<16x2xf32>
+// CHECK-DAG: %[[B1:.+]] = launch.weight "w2" {offset = 768 : i64, value = {{.*}}} : memref<2xf32>
+// CHECK: %[[T:.+]] = launch.alloc : memref<1x4x16xf32>
+// CHECK: launch.gemm %[[X]], %[[W0]] -> %[[T]] {k = 8 : i64, m = 4 : i64, n = 16 : i64, precision = "strict"}
+// CHECK: launch.gemm %[[T]], %[[W1]] bias %[[B1]] -> %[[Y]] {k = 16 : i64, m = 4 : i64, n = 2 : i64, precision = "strict"}
+// CHECK: return
+// TF32-LABEL: func.func @two_linears
+// TF32-COUNT-2: precision = "tf32"
+func.func @two_linears(%x: tensor<1x4x8xf32> {sinter.name = "x"}) -> (tensor<1x4x2xf32> {sinter.name = "y"}) {
+  %w0 = sinter.constant dense<1.0> : tensor<8x16xf32>
+  %w1 = sinter.constant dense<1.0> : tensor<16x2xf32>
+  %b1 = sinter.constant dense<1.0> : tensor<2xf32>
+  %h = sinter.linear %x, %w0 : (tensor<1x4x8xf32>, tensor<8x16xf32>) -> tensor<1x4x16xf32>
+  %y = sinter.linear %h, %w1 bias %b1 : (tensor<1x4x16xf32>, tensor<16x2xf32>, tensor<2xf32>) -> tensor<1x4x2xf32>
+  return %y : tensor<1x4x2xf32>
+}
+
+// -----
+
+// bf16 linears use the tensor-core path whatever the fp32 precision policy.
+// CHECK-LABEL: func.func @bf16
+// CHECK: precision = "native"
+// TF32-LABEL: func.func @bf16
+// TF32: precision = "native"
+func.func @bf16(%x: tensor<2x8xbf16>) -> tensor<2x4xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<8x4xbf16>
+  %y = sinter.linear %x, %w : (tensor<2x8xbf16>, tensor<8x4xbf16>) -> tensor<2x4xbf16>
+  return %y : tensor<2x4xbf16>
+}
+
+// -----
+
+func.func @no_lowering(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{no launch lowering for 'sinter.sqrt'}}
+  %y = sinter.sqrt %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @input_returned(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{output 0 is an input or a constant; copies are not supported}}
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// A residual operand becomes the GEMM's accumulate input.
+// CHECK-LABEL: func.func @residual
+// CHECK: launch.gemm %[[X:.+]], %{{.+}} residual %[[X]] -> %{{.+}} {k = 4 : i64, m = 2 : i64, n = 4 : i64
+func.func @residual(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = sinter.constant dense<1.0> : tensor<4x4xf32>
+  %y = sinter.linear %x, %w residual %x : (tensor<2x4xf32>, tensor<4x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
