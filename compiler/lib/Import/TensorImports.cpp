@@ -28,7 +28,8 @@ LogicalResult requireFloat(NodeImporter &n, RankedTensorType type, const Twine &
 
 LogicalResult importReduceMean(NodeImporter &n) {
   if (n.attr("axes"))
-    return n.fail("attribute 'axes' is the pre-opset-18 form of ReduceMean; axes must be an input");
+    return n.fail(
+        "attribute 'axes' is the pre-opset-18 form of ReduceMean; axes must be an input");
   auto in = n.inputType(0);
   if (!in || failed(requireFloat(n, in, "ReduceMean input")))
     return failure();
@@ -135,7 +136,8 @@ LogicalResult importAttention(NodeImporter &n) {
                     "'; present_key/present_value/qk_matmul_output) is not supported: only "
                     "output 0 (Y)");
   if (float softcap = n.attrFloat("softcap", 0.0f); softcap != 0.0f)
-    return n.fail("attribute 'softcap' = " + Twine(std::to_string(softcap)) + " is not supported (only 0)");
+    return n.fail("attribute 'softcap' = " + Twine(std::to_string(softcap)) +
+                  " is not supported (only 0)");
   if (int64_t mode = n.attrInt("qk_matmul_output_mode", 0); mode != 0)
     return n.fail("attribute 'qk_matmul_output_mode' = " + Twine(mode) +
                   " is not supported (only 0)");
@@ -183,7 +185,8 @@ LogicalResult importAttention(NodeImporter &n) {
       return failure();
     Type mt = maskType.getElementType();
     if (!mt.isInteger(1) && mt != et)
-      return n.fail("attn_mask must be bool or of Q's element type; integer masks are not supported");
+      return n.fail("attn_mask must be bool or of Q's element type; integer masks are not "
+                    "supported");
     mask = *n.input(3);
     maskShape = maskType.getShape();
   }

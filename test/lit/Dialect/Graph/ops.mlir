@@ -138,11 +138,13 @@ func.func @reshape(%x: tensor<1x6x64xbf16>, %s: tensor<4xi64>) -> tensor<1x6x4x1
 // -----
 
 // CHECK-LABEL: func.func @linear
-// CHECK-SAME: (%[[X:[^:]+]]: tensor<1x6x64xbf16>, %[[W:[^:]+]]: tensor<64x128xbf16>, %[[B:[^:]+]]: tensor<128xbf16>)
-// CHECK: sinter.linear %[[X]], %[[W]], %[[B]] : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x6x128xbf16>
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<1x6x64xbf16>, %[[W:[^:]+]]: tensor<64x128xbf16>, %[[B:[^:]+]]: tensor<128xbf16>, %[[R:[^:]+]]: tensor<1x6x128xbf16>)
+// CHECK: sinter.linear %[[X]], %[[W]] bias %[[B]] : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x6x128xbf16>
 // CHECK: sinter.linear %[[X]], %[[W]] : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
-func.func @linear(%x: tensor<1x6x64xbf16>, %w: tensor<64x128xbf16>, %b: tensor<128xbf16>) -> (tensor<1x6x128xbf16>, tensor<1x6x128xbf16>) {
-  %0 = sinter.linear %x, %w, %b : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x6x128xbf16>
+// CHECK: sinter.linear %[[X]], %[[W]] bias %[[B]] residual %[[R]] : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>, tensor<1x6x128xbf16>) -> tensor<1x6x128xbf16>
+func.func @linear(%x: tensor<1x6x64xbf16>, %w: tensor<64x128xbf16>, %b: tensor<128xbf16>, %r: tensor<1x6x128xbf16>) -> (tensor<1x6x128xbf16>, tensor<1x6x128xbf16>, tensor<1x6x128xbf16>) {
+  %0 = sinter.linear %x, %w bias %b : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x6x128xbf16>
   %1 = sinter.linear %x, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
-  return %0, %1 : tensor<1x6x128xbf16>, tensor<1x6x128xbf16>
+  %2 = sinter.linear %x, %w bias %b residual %r : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>, tensor<1x6x128xbf16>) -> tensor<1x6x128xbf16>
+  return %0, %1, %2 : tensor<1x6x128xbf16>, tensor<1x6x128xbf16>, tensor<1x6x128xbf16>
 }

@@ -72,7 +72,8 @@ def Graph_GatherOp : Graph_Op<"gather"> {
     /// The result shape for these operand shapes and parameters, or failure with
     /// `error` set (shared by the verifier and the importer).
     static ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
-    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> indices, int64_t axis, std::string &error);
+    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> indices, int64_t axis,
+               std::string &error);
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -93,7 +94,8 @@ def Graph_GatherNDOp : Graph_Op<"gather_nd"> {
     /// The result shape for these operand shapes and parameters, or failure with
     /// `error` set (shared by the verifier and the importer).
     static ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
-    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> indices, int64_t batchDims, std::string &error);
+    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> indices,
+               int64_t batchDims, std::string &error);
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -127,7 +129,9 @@ def Graph_SliceOp : Graph_Op<"slice"> {
     /// The result shape for these operand shapes and parameters, or failure with
     /// `error` set (shared by the verifier and the importer).
     static ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
-    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> starts, llvm::ArrayRef<int64_t> ends, llvm::ArrayRef<int64_t> steps, std::string &error);
+    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> starts,
+               llvm::ArrayRef<int64_t> ends, llvm::ArrayRef<int64_t> steps,
+               std::string &error);
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -142,7 +146,8 @@ def Graph_ConcatOp : Graph_Op<"concat"> {
     /// The result shape for these operand shapes and parameters, or failure with
     /// `error` set (shared by the verifier and the importer).
     static ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
-    inferShape(llvm::ArrayRef<llvm::SmallVector<int64_t>> inputs, int64_t axis, std::string &error);
+    inferShape(llvm::ArrayRef<llvm::SmallVector<int64_t>> inputs, int64_t axis,
+               std::string &error);
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -157,7 +162,8 @@ def Graph_UnsqueezeOp : Graph_Op<"unsqueeze"> {
     /// The result shape for these operand shapes and parameters, or failure with
     /// `error` set (shared by the verifier and the importer).
     static ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
-    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> axes, std::string &error);
+    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> axes,
+               std::string &error);
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -172,7 +178,8 @@ def Graph_SqueezeOp : Graph_Op<"squeeze"> {
     /// The result shape for these operand shapes and parameters, or failure with
     /// `error` set (shared by the verifier and the importer).
     static ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
-    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> axes, std::string &error);
+    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> axes,
+               std::string &error);
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -216,7 +223,8 @@ def Graph_ReduceMeanOp : Graph_Op<"reduce_mean"> {
     /// The result shape for these operand shapes and parameters, or failure with
     /// `error` set (shared by the verifier and the importer).
     static ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
-    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> axes, bool keepdims, std::string &error);
+    inferShape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> axes, bool keepdims,
+               std::string &error);
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -272,7 +280,9 @@ def Graph_AttentionOp : Graph_Op<"attention"> {
     /// The result shape for these operand shapes and parameters, or failure with
     /// `error` set (shared by the verifier and the importer).
     static ::mlir::FailureOr<::llvm::SmallVector<int64_t>>
-    inferShape(llvm::ArrayRef<int64_t> query, llvm::ArrayRef<int64_t> key, llvm::ArrayRef<int64_t> value, std::optional<llvm::ArrayRef<int64_t>> mask, int64_t qNumHeads, int64_t kvNumHeads, std::string &error);
+    inferShape(llvm::ArrayRef<int64_t> query, llvm::ArrayRef<int64_t> key,
+               llvm::ArrayRef<int64_t> value, std::optional<llvm::ArrayRef<int64_t>> mask,
+               int64_t qNumHeads, int64_t kvNumHeads, std::string &error);
   }];
   let hasVerifier = 1;
 }

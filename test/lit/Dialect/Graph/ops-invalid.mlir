@@ -1,0 +1,319 @@
+// RUN: sinter-opt %s -split-input-file -verify-diagnostics
+
+func.func @constant_type() -> tensor<2xi16> {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of}}
+  %0 = sinter.constant dense<1> : tensor<2xi16>
+  return %0 : tensor<2xi16>
+}
+
+// -----
+
+func.func @add_operand_types(%a: tensor<2xf32>, %b: tensor<2xbf16>) -> tensor<2xf32> {
+  // expected-error @+1 {{operand element types differ: 'f32' vs 'bf16'}}
+  %0 = sinter.add %a, %b : (tensor<2xf32>, tensor<2xbf16>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @sub_result_type(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xbf16> {
+  // expected-error @+1 {{operand and result element types differ: 'f32' vs 'bf16'}}
+  %0 = sinter.sub %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xbf16>
+  return %0 : tensor<2xbf16>
+}
+
+// -----
+
+func.func @mul_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{operand shapes are not broadcast-compatible}}
+  %0 = sinter.mul %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @div_shape(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{result shape [3] does not match the inferred shape [2x3]}}
+  %0 = sinter.div %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @and_not_bool(%a: tensor<2xi64>, %b: tensor<2xi64>) -> tensor<2xi64> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = sinter.and %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+func.func @equal_result(%a: tensor<2xi64>, %b: tensor<2xi64>) -> tensor<2xi64> {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = sinter.equal %a, %b : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+func.func @pow_result_type(%a: tensor<2xf32>, %b: tensor<i64>) -> tensor<2xi64> {
+  // expected-error @+1 {{base and result element types differ: 'f32' vs 'i64'}}
+  %0 = sinter.pow %a, %b : (tensor<2xf32>, tensor<i64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+func.func @pow_broadcast(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operand shapes are not broadcast-compatible}}
+  %0 = sinter.pow %a, %b : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @pow_shape(%a: tensor<2xf32>, %b: tensor<f32>) -> tensor<1x2xf32> {
+  // expected-error @+1 {{result shape [1x2] does not match the inferred shape [2]}}
+  %0 = sinter.pow %a, %b : (tensor<2xf32>, tensor<f32>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+
+// -----
+
+func.func @sqrt_int(%x: tensor<2xi64>) -> tensor<2xi64> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float values}}
+  %0 = sinter.sqrt %x : (tensor<2xi64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+func.func @neg_type(%x: tensor<2xf32>) -> tensor<2xbf16> {
+  // expected-error @+1 {{operand and result element types differ: 'f32' vs 'bf16'}}
+  %0 = sinter.neg %x : (tensor<2xf32>) -> tensor<2xbf16>
+  return %0 : tensor<2xbf16>
+}
+
+// -----
+
+func.func @sigmoid_shape(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{result shape [3x2] does not match the inferred shape [2x3]}}
+  %0 = sinter.sigmoid %x : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @is_nan_result(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = sinter.is_nan %x : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<2xf32>) -> tensor<3xbf16> {
+  // expected-error @+1 {{result shape [3] does not match the inferred shape [2]}}
+  %0 = sinter.cast %x : (tensor<2xf32>) -> tensor<3xbf16>
+  return %0 : tensor<3xbf16>
+}
+
+// -----
+
+func.func @reciprocal_dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor}}
+  %0 = sinter.reciprocal %x : (tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @where_xy(%c: tensor<2xi1>, %x: tensor<2xf32>, %y: tensor<2xbf16>) -> tensor<2xf32> {
+  // expected-error @+1 {{x and y element types differ: 'f32' vs 'bf16'}}
+  %0 = sinter.where %c, %x, %y : (tensor<2xi1>, tensor<2xf32>, tensor<2xbf16>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @where_result_type(%c: tensor<2xi1>, %x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xbf16> {
+  // expected-error @+1 {{x and result element types differ: 'f32' vs 'bf16'}}
+  %0 = sinter.where %c, %x, %y : (tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xbf16>
+  return %0 : tensor<2xbf16>
+}
+
+// -----
+
+func.func @where_xy_broadcast(%c: tensor<2xi1>, %x: tensor<2xf32>, %y: tensor<3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operand shapes are not broadcast-compatible}}
+  %0 = sinter.where %c, %x, %y : (tensor<2xi1>, tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @where_condition_broadcast(%c: tensor<3xi1>, %x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{operand shapes are not broadcast-compatible}}
+  %0 = sinter.where %c, %x, %y : (tensor<3xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @where_shape(%c: tensor<2x1xi1>, %x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{result shape [2] does not match the inferred shape [2x2]}}
+  %0 = sinter.where %c, %x, %y : (tensor<2x1xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @matmul_types(%a: tensor<2x3xf32>, %b: tensor<3x4xbf16>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{operand element types differ: 'f32' vs 'bf16'}}
+  %0 = sinter.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xbf16>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @matmul_result_type(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xbf16> {
+  // expected-error @+1 {{operand and result element types differ: 'f32' vs 'bf16'}}
+  %0 = sinter.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xbf16>
+  return %0 : tensor<2x4xbf16>
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<2x3xf32>, %b: tensor<4x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{contraction dimensions do not match}}
+  %0 = sinter.matmul %a, %b : (tensor<2x3xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @matmul_shape(%a: tensor<2x2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{result shape [2x4] does not match the inferred shape [2x2x4]}}
+  %0 = sinter.matmul %a, %b : (tensor<2x2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @gemm_rank(%a: tensor<2x3x4xf32>, %b: tensor<4x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{A and B must be 2-D}}
+  %0 = sinter.gemm %a, %b : (tensor<2x3x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @gemm_contraction(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{contraction dimensions do not match: 3 vs 4}}
+  %0 = sinter.gemm %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @gemm_c(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>, %c: tensor<3xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{C is not broadcastable to [2x5]}}
+  %0 = sinter.gemm %a, %b, %c : (tensor<2x3xf32>, tensor<3x5xf32>, tensor<3xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @gemm_shape(%a: tensor<3x2xf32>, %b: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  // expected-error @+1 {{result shape [3x5] does not match the inferred shape [2x5]}}
+  %0 = sinter.gemm %a, %b {trans_a = true} : (tensor<3x2xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @transpose_perm_size(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{perm has 3 entries for a rank-2 input}}
+  %0 = sinter.transpose %x, [1, 0, 2] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @transpose_not_permutation(%x: tensor<2x3xf32>) -> tensor<3x3xf32> {
+  // expected-error @+1 {{perm is not a permutation}}
+  %0 = sinter.transpose %x, [1, 1] : (tensor<2x3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+func.func @transpose_shape(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{result shape [2x3] does not match the inferred shape [3x2]}}
+  %0 = sinter.transpose %x, [1, 0] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x3xf32>, %s: tensor<2xi64>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{element count changes from 6 to 4}}
+  %0 = sinter.reshape %x, %s : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @reshape_type(%x: tensor<2x3xf32>, %s: tensor<1xi64>) -> tensor<6xbf16> {
+  // expected-error @+1 {{operand and result element types differ: 'f32' vs 'bf16'}}
+  %0 = sinter.reshape %x, %s : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<6xbf16>
+  return %0 : tensor<6xbf16>
+}
+
+// -----
+
+func.func @reshape_shape_operand(%x: tensor<2x3xf32>, %s: tensor<1xf32>) -> tensor<6xf32> {
+  // expected-error @+1 {{operand #1 must be statically shaped tensor of 64-bit signless integer or 32-bit signless integer values}}
+  %0 = sinter.reshape %x, %s : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+func.func @linear_weight_rank(%x: tensor<2x4xf32>, %w: tensor<4xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{weight must be 2-D [K, N] and the input at least 1-D}}
+  %0 = sinter.linear %x, %w : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @linear_k(%x: tensor<2x4xf32>, %w: tensor<8x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{input has K = 4 but the weight has 8 rows}}
+  %0 = sinter.linear %x, %w : (tensor<2x4xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @linear_bias(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{bias must be [3]}}
+  %0 = sinter.linear %x, %w bias %b : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @linear_residual(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %r: tensor<1x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{residual type 'tensor<1x3xf32>' differs from the result type 'tensor<2x3xf32>'}}
+  %0 = sinter.linear %x, %w residual %r : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @linear_shape(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{result shape [2x4] does not match the inferred shape [2x3]}}
+  %0 = sinter.linear %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

@@ -1,0 +1,118 @@
+// Host-side compiler pieces that are not IR: shapes, configs, targets, inspect.
+#include "sinter/Compiler/Config.h"
+#include "sinter/Compiler/Inspect.h"
+#include "sinter/Compiler/Target.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+std::string writeTemp(const std::string &name, const std::string &text) {
+  std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ParseShape, AcceptsPositiveDims) {
+  std::vector<int64_t> shape;
+  std::string error;
+  ASSERT_TRUE(sinter::parseShape("1x128", shape, error));
+  EXPECT_EQ(shape, (std::vector<int64_t>{1, 128}));
+  ASSERT_TRUE(sinter::parseShape("7", shape, error));
+  EXPECT_EQ(shape, (std::vector<int64_t>{7}));
+}
+
+TEST(ParseShape, RejectsMalformed) {
+  std::vector<int64_t> shape;
+  for (const char *bad : {"", "x", "1x", "x1", "1x0", "1x-2", "1xa", "1x2x", "99999999999999999999"}) {
+    std::string error;
+    EXPECT_FALSE(sinter::parseShape(bad, shape, error)) << bad;
+    EXPECT_NE(error.find("invalid shape"), std::string::npos) << bad;
+  }
+}
+
+TEST(Config, ReadsEveryKey) {
+  std::string path = writeTemp("ok.yaml", "precision: tf32\nmerge_lora: false\ntarget: h100\n"
+                                          "weights: embedded\nshapes:\n  input_ids: 1x128\n");
+  sinter::CompileConfig config;
+  std::string error;
+  ASSERT_TRUE(sinter::loadConfigFile(path, config, error)) << error;
+  EXPECT_EQ(config.precision, "tf32");
+  EXPECT_FALSE(config.mergeLora);
+  EXPECT_EQ(config.target, "h100");
+  EXPECT_EQ(config.shapes.at("input_ids"), (std::vector<int64_t>{1, 128}));
+}
+
+TEST(Config, RejectsUnknownKeysAndValues) {
+  struct Case {
+    const char *text, *message;
+  } cases[] = {{"fusion: 2\n", "unknown key 'fusion'"},
+               {"precision: fp8\n", "precision must be strict or tf32"},
+               {"weights: external\n", "weights must be 'embedded'"},
+               {"shapes: 3\n", "shapes must map input names"},
+               {"shapes:\n  x: 0x2\n", "invalid shape"},
+               {"- a\n- b\n", "the config must be a mapping"},
+               {"precision: [\n", "error"}};
+  for (const Case &c : cases) {
+    sinter::CompileConfig config;
+    std::string error;
+    EXPECT_FALSE(sinter::loadConfigFile(writeTemp("bad.yaml", c.text), config, error)) << c.text;
+    EXPECT_NE(error.find(c.message), std::string::npos) << c.text << " -> " << error;
+  }
+}
+
+TEST(Target, LoadsTheShippedDescriptions) {
+  for (const char *name : {"h200", "h100"}) {
+    sinter::Target target;
+    std::string error;
+    ASSERT_TRUE(sinter::loadTarget(SINTER_TARGETS_DIR, name, target, error)) << error;
+    EXPECT_EQ(target.name, name);
+    EXPECT_EQ(target.arch, "sm_90");
+    EXPECT_EQ(target.smCount, 132);
+    EXPECT_GT(target.memoryBandwidthGBps, 1000);
+  }
+}
+
+TEST(Target, RejectsMissingAndUnknownKeys) {
+  sinter::Target target;
+  std::string error;
+  EXPECT_FALSE(sinter::parseTargetFile(writeTemp("t.yaml", "name: x\narch: sm_90\n"), target, error));
+  EXPECT_NE(error.find("missing key"), std::string::npos) << error;
+  EXPECT_FALSE(sinter::loadTarget(SINTER_TARGETS_DIR, "../etc", target, error));
+  EXPECT_NE(error.find("invalid target name"), std::string::npos) << error;
+  EXPECT_FALSE(sinter::loadTarget(SINTER_TARGETS_DIR, "nope", target, error));
+  EXPECT_NE(error.find("unknown target 'nope'"), std::string::npos) << error;
+}
+
+TEST(Inspect, RejectsFilesThatAreNotModels) {
+  std::string json, error;
+  EXPECT_FALSE(sinter::readInspectJson(writeTemp("plain.txt", "hello"), json, error));
+  EXPECT_NE(error.find("not an ELF file"), std::string::npos) << error;
+  // An ELF header whose section table points past the end of the file.
+  std::string elf(64, '\0');
+  elf[0] = 0x7f, elf[1] = 'E', elf[2] = 'L', elf[3] = 'F', elf[4] = 2;
+  elf[40] = 0x10; // e_shoff = 16 (little endian), far too small for a table of entries
+  elf[58] = 64;   // e_shentsize
+  elf[60] = 200;  // e_shnum
+  EXPECT_FALSE(sinter::readInspectJson(writeTemp("trunc.so", elf), json, error));
+  EXPECT_NE(error.find("truncated section table"), std::string::npos) << error;
+  EXPECT_FALSE(sinter::readInspectJson(::testing::TempDir() + "missing.so", json, error));
+  EXPECT_NE(error.find("cannot read"), std::string::npos) << error;
+}
+
+TEST(Inspect, ReportsCorruptDescriptions) {
+  std::string report, error;
+  EXPECT_FALSE(sinter::formatInspectReport("{not json", report, error));
+  EXPECT_NE(error.find("corrupt model description"), std::string::npos);
+  ASSERT_TRUE(sinter::formatInspectReport(
+      R"({"model":"m","target":"h200","arch":"sm_90","abi_version":"1.0","inputs":[],)"
+      R"("outputs":[],"launches":[],"arena_bytes":0,"weight_bytes":4})",
+      report, error));
+  EXPECT_NE(report.find("launches: 0"), std::string::npos) << report;
+}
+
+} // namespace
