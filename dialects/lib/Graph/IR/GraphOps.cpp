@@ -217,3 +217,46 @@ LogicalResult LinearOp::verify() {
   shape.back() = w.getDimSize(1);
   return verifyShape(*this, getType(), shape);
 }
+
+LogicalResult RopeOp::verify() {
+  auto in = getInput().getType();
+  if (in.getRank() != 4 || in.getDimSize(3) % 2 != 0)
+    return emitOpError("input must be [B, H, S, D] with an even D");
+  for (Value table : {getCos(), getSin()}) {
+    auto t = cast<RankedTensorType>(table.getType());
+    auto shape = broadcastShapes(in.getShape(), t.getShape());
+    if (failed(shape) || ArrayRef<int64_t>(*shape) != in.getShape())
+      return emitOpError("cos/sin ") << t << " do not broadcast to the input " << in;
+  }
+  if (getType() != in)
+    return emitOpError("result type must equal the input type");
+  return success();
+}
+
+LogicalResult SiluMulOp::verify() {
+  if (getGate().getType() != getUp().getType() || getType() != getGate().getType())
+    return emitOpError("gate, up and result must have one type");
+  return success();
+}
+
+LogicalResult FusedAttentionOp::verify() {
+  auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
+  if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
+    return emitOpError("q, k and v must be [B, heads, S, D]");
+  if (k != v)
+    return emitOpError("k and v must have one type");
+  if (q.getDimSize(0) != k.getDimSize(0) || q.getDimSize(3) != k.getDimSize(3) ||
+      q.getElementType() != k.getElementType())
+    return emitOpError("q and k/v differ in batch, head size or element type");
+  if (k.getDimSize(1) == 0 || q.getDimSize(1) % k.getDimSize(1) != 0)
+    return emitOpError("query heads (") << q.getDimSize(1)
+                                        << ") must be a multiple of kv heads (" << k.getDimSize(1) << ")";
+  if (auto mask = getKeyMask()) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    if (m.getRank() != 2 || m.getDimSize(0) != q.getDimSize(0) || m.getDimSize(1) != k.getDimSize(2))
+      return emitOpError("key_mask must be [B, S_kv]");
+  }
+  SmallVector<int64_t> shape(q.getShape());
+  shape[3] = v.getDimSize(3);
+  return verifyShape(*this, getType(), shape);
+}

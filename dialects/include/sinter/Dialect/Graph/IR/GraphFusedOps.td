@@ -20,4 +20,43 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Graph_RopeOp : Graph_Op<"rope"> {
+  let summary = "Rotary position embedding (GPT-NeoX / Hugging Face Llama layout)";
+  let description = [{
+    `input` is [B, H, S, D]; `cos` and `sin` broadcast to [B, H, S, D] (typically
+    [1, 1, S, D] constants). With x1 = x[..., :D/2] and x2 = x[..., D/2:],
+    output = x * cos + concat(-x2, x1) * sin, in the input's element type.
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$cos, Graph_FloatTensor:$sin);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = "$input `,` $cos `,` $sin attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_SiluMulOp : Graph_Op<"silu_mul"> {
+  let summary = "SwiGLU gate: silu(gate) * up, elementwise";
+  let description = [{ silu(g) = g * sigmoid(g), computed as the export does in its type. }];
+  let arguments = (ins Graph_FloatTensor:$gate, Graph_FloatTensor:$up);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_FusedAttentionOp : Graph_Op<"fused_attention"> {
+  let summary = "softmax(q k^T * scale + mask) v with grouped kv heads, causal and key-padding masks";
+  let description = [{
+    `q` is [B, Hq, S, D]; `k` and `v` are [B, Hkv, S, D] with Hq a multiple of Hkv (query
+    head h reads kv head h / (Hq / Hkv)). With `causal`, key j > query i is masked. The
+    optional `key_mask` is [B, S] (integer or i1): key j of batch b is masked where it is 0.
+    A query row with every key masked gives zeros. Softmax runs in fp32.
+  }];
+  let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v,
+                       Optional<Graph_Tensor>:$key_mask, F32Attr:$scale, BoolAttr:$causal);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v (`key_mask` $key_mask^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SINTER_GRAPH_FUSED_OPS
