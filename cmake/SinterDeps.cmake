@@ -40,9 +40,23 @@ set(SINTER_CUDA_INCLUDE ${SINTER_CUDA_HOME}/include)
 find_library(SINTER_CUDART_STATIC cudart_static PATHS ${SINTER_CUDA_HOME}/lib64 NO_DEFAULT_PATH REQUIRED)
 find_library(SINTER_CUBLASLT cublasLt PATHS ${SINTER_CUDA_HOME}/lib64 NO_DEFAULT_PATH REQUIRED)
 
-if(SINTER_ENABLE_SANITIZERS)
-  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
+# ASan + UBSan for everything built here (compiler, tools, runtime archive, tests). Debian's
+# LLVM/MLIR static libraries stay uninstrumented. Model .so files built by nvcc link the
+# instrumented runtime archive, so they load only into sanitized processes (sinter run, the
+# unit tests), which is where a sanitized build loads them. UBSan stops at the first report.
+if(SINTER_ENABLE_SANITIZERS OR SINTER_ENABLE_FUZZERS)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined
+                      -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
+endif()
+# libFuzzer: coverage instrumentation everywhere, the fuzzer main only in fuzz/ targets.
+if(SINTER_ENABLE_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "SINTER_ENABLE_FUZZERS needs clang with libFuzzer, e.g. "
+                        "-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 "
+                        "(Debian: clang-22 libclang-rt-22-dev)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
 
 # Portable tools: Debian's MLIR libraries link libLLVM.so; swap that for the static LLVM

@@ -66,6 +66,7 @@ sinter::Toolchain findToolchain() {
   t.nvcc = nvcc ? nvcc : firstExisting({cudaHome + "/bin/nvcc", "/usr/bin/nvcc"});
   t.includeDir = firstExisting({root + "/share/sinter/include", std::string(SINTER_SOURCE_DIR) + "/runtime/include"});
   t.libDir = root + "/lib";
+  t.kernelsDir = firstExisting({root + "/share/sinter/kernels", std::string(SINTER_SOURCE_DIR) + "/runtime/kernels"});
   t.exportMap = firstExisting({root + "/share/sinter/sinter_exports.map",
                                std::string(SINTER_SOURCE_DIR) + "/runtime/sinter_exports.map"});
   t.cudaLibDir = cudaHome + "/lib64";
@@ -162,7 +163,7 @@ int runCompile(const CompileArgs &args) {
     return printModule(*module, args.output);
 
   for (sinter::Phase p : {sinter::Phase::Graph, sinter::Phase::Launch}) {
-    if (failed(sinter::runPhase(*module, p, config)))
+    if (failed(sinter::runPhase(*module, p, config, target)))
       return userError(std::string("the ") + sinter::phaseName(p) + " phase failed (see above)");
     timer.done(sinter::phaseName(p));
     if (*phase == p)

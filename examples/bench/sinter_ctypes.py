@@ -2,11 +2,15 @@
 
     from sinter_ctypes import Model
     model = Model("llama.so")                  # dlopen + sinter_model_load
+    model = Model("llama.so", weights="llama.safetensors")   # external weights (ABI 1.1)
+    model = Model("llama.so", weights="tuned.safetensors", allow_new_values=True)  # new checkpoint
     print(model.inputs, model.outputs)         # [TensorInfo(name, dtype, shape), ...]
     ctx = model.context("graph")               # or "direct"
     outs = ctx.run([x])                        # torch CUDA tensors in, new outputs back
     ctx.run({"x": x}, outputs=[y])             # or by name, into caller-owned outputs
     call = ctx.bind([x], [y]); call()          # prebuilt DLTensor arrays: lowest host overhead
+    model.launches                             # [LaunchInfo(kind, label, sources), ...] (1.1)
+    ctx.profile([x], [y])                      # GPU ms per launch, one synchronous run (1.1)
     ctx.close(); model.close()
 
 For timing, use bind() with fixed buffers: in graph mode a changed I/O address costs a graph
@@ -73,6 +77,21 @@ class ContextOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("mode", ctypes.c_int)]
 
 
+class ModelLoadOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("weights_path", ctypes.c_char_p),
+                ("allow_new_values", ctypes.c_int)]
+
+
+class LaunchInfoC(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_char_p), ("label", ctypes.c_char_p), ("sources", ctypes.c_char_p)]
+
+
+class LaunchInfo(NamedTuple):
+    kind: str  # "gemm" or "kernel"
+    label: str
+    sources: tuple  # ONNX node names
+
+
 class TensorInfo(NamedTuple):
     name: str
     dtype: str  # torch dtype name: "float32", "bfloat16", "int64", ...
@@ -121,6 +140,17 @@ _SIGNATURES = {
 }
 
 
+# ABI 1.1 additions: bound when present, so 1.0 libraries still load.
+_OPTIONAL = {
+    "sinter_model_load_v2": (ctypes.c_int, [_U32, ctypes.POINTER(ModelLoadOptions), ctypes.POINTER(_P)]),
+    "sinter_weights_external": (ctypes.c_int, []),
+    "sinter_model_num_weights": (_U32, [_P]),
+    "sinter_model_launch_info": (ctypes.c_int, [_P, _U32, ctypes.POINTER(LaunchInfoC)]),
+    "sinter_context_profile": (ctypes.c_int, [_P, ctypes.POINTER(DLTensor), _U32, ctypes.POINTER(DLTensor), _U32,
+                                              _P, ctypes.POINTER(ctypes.c_float), _U32]),
+}
+
+
 def _open(path):
     # RTLD_LOCAL: each model .so carries its own runtime; ctypes never dlcloses it.
     lib = ctypes.CDLL(os.path.abspath(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
@@ -130,20 +160,39 @@ def _open(path):
         except AttributeError:
             raise SinterError(5, f"'{path}' is not a sinter model library (no {name})") from None
         fn.restype, fn.argtypes = res, args
+    for name, (res, args) in _OPTIONAL.items():
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype, fn.argtypes = res, args
     return lib
+
+
+def _need(lib, name):
+    fn = getattr(lib, name, None)
+    if fn is None:
+        raise SinterError(5, f"{name} needs a library with sinter ABI 1.1 or later")
+    return fn
 
 
 class Model:
     """A loaded model: code and weights on the current CUDA device, shared by its contexts."""
 
-    def __init__(self, path):
+    def __init__(self, path, weights=None, allow_new_values=False):
+        """weights: a safetensors file (required for a library compiled with
+        --weights=external); allow_new_values: accept a checkpoint whose values differ from
+        those compiled (same names, dtypes, shapes)."""
         self.path = path
         self._lib = _open(path)
         abi = self._lib.sinter_abi_version()
         if abi >> 16 != ABI_MAJOR:
             raise SinterError(5, f"'{path}' has ABI {abi >> 16}.{abi & 0xFFFF}, need {ABI_MAJOR}.x")
         handle = _P()
-        self._check(self._lib.sinter_model_load(ABI_MAJOR, ctypes.byref(handle)))
+        if weights is None:
+            self._check(self._lib.sinter_model_load(ABI_MAJOR, ctypes.byref(handle)))
+        else:
+            opts = ModelLoadOptions(ctypes.sizeof(ModelLoadOptions), os.fsencode(weights), int(allow_new_values))
+            load = _need(self._lib, "sinter_model_load_v2")
+            self._check(load(ABI_MAJOR, ctypes.byref(opts), ctypes.byref(handle)))
         self._handle = handle
         self.inputs = [self._info(self._lib.sinter_model_input_info, i)
                        for i in range(self._lib.sinter_model_num_inputs(handle))]
@@ -163,6 +212,22 @@ class Model:
     @property
     def num_launches(self):
         return self._lib.sinter_model_num_launches(self._handle)
+
+    @property
+    def weights_external(self):
+        fn = getattr(self._lib, "sinter_weights_external", None)
+        return bool(fn()) if fn is not None else False
+
+    @property
+    def launches(self):
+        fn = _need(self._lib, "sinter_model_launch_info")
+        out = []
+        for i in range(self.num_launches):
+            li = LaunchInfoC()
+            self._check(fn(self._handle, i, ctypes.byref(li)))
+            src = li.sources.decode()
+            out.append(LaunchInfo(li.kind.decode(), li.label.decode(), tuple(src.split(",")) if src else ()))
+        return out
 
     @property
     def arena_bytes(self):
@@ -253,6 +318,23 @@ class Context:
 
         call.keep = (keep, ins, outs)
         return call
+
+    def profile(self, inputs, outputs=None, stream=None):
+        """One synchronous run with events between launches: GPU milliseconds per launch."""
+        outputs = self.new_outputs() if outputs is None else self._order(outputs, self.model.outputs, "outputs")
+        inputs = self._order(inputs, self.model.inputs, "inputs")
+        keep = [inputs, outputs]
+        ins = (DLTensor * max(len(inputs), 1))(*[_dl_tensor(t, keep) for t in inputs])
+        outs = (DLTensor * max(len(outputs), 1))(*[_dl_tensor(t, keep) for t in outputs])
+        if stream is None:
+            import torch
+
+            stream = torch.cuda.current_stream().cuda_stream
+        n = self.model.num_launches
+        ms = (ctypes.c_float * max(n, 1))()
+        fn = _need(self.model._lib, "sinter_context_profile")
+        self.model._check(fn(self._handle, ins, len(inputs), outs, len(outputs), _P(stream), ms, n))
+        return list(ms[:n])
 
     def run(self, inputs, outputs=None, stream=None):
         """Enqueues one run; returns the output tensors (allocated when not given)."""

@@ -17,7 +17,8 @@ namespace {
 
 /// A linear whose epilogue is still free: no bias or residual, and only this user.
 bool isPlainLinear(LinearOp linear) {
-  return linear && !linear.getBias() && !linear.getResidual() && linear->hasOneUse();
+  return linear && !linear.getBias() && !linear.getResidual() && !linear.getNormWeight() &&
+         linear->hasOneUse();
 }
 
 /// linear(x, W) * s  ->  linear(x, s * W) for a constant scalar s.
@@ -58,7 +59,7 @@ struct ResidualIntoEpilogue : OpRewritePattern<AddOp> {
     for (int side = 0; side < 2; ++side) {
       auto linear = op->getOperand(side).getDefiningOp<LinearOp>();
       Value residual = op->getOperand(1 - side);
-      if (!linear || linear.getResidual() || !linear->hasOneUse() ||
+      if (!linear || linear.getResidual() || linear.getNormWeight() || !linear->hasOneUse() ||
           residual.getType() != op.getType() || linear.getType() != op.getType() ||
           residual.getDefiningOp<ConstantOp>())
         continue;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <iomanip>
 #include <ostream>
@@ -33,6 +34,10 @@ struct Api {
   decltype(&sinter_context_create) context_create;
   decltype(&sinter_context_destroy) context_destroy;
   decltype(&sinter_run) run;
+  // ABI 1.1 (null when the library is older).
+  decltype(&sinter_model_load_v2) model_load_v2;
+  decltype(&sinter_model_launch_info) launch_info;
+  decltype(&sinter_context_profile) profile;
 };
 
 template <typename F> bool bind(void *lib, const char *name, F &fn, const char *&missing) {
@@ -58,7 +63,13 @@ const char *resolve(void *lib, Api &a) {
   bind(lib, "sinter_context_create", a.context_create, missing);
   bind(lib, "sinter_context_destroy", a.context_destroy, missing);
   bind(lib, "sinter_run", a.run, missing);
-  return missing;
+  if (missing)
+    return missing;
+  const char *optional = nullptr;
+  bind(lib, "sinter_model_load_v2", a.model_load_v2, optional);
+  bind(lib, "sinter_model_launch_info", a.launch_info, optional);
+  bind(lib, "sinter_context_profile", a.profile, optional);
+  return nullptr;
 }
 
 uint64_t element_bytes(DLDataType t) { return (uint64_t(t.bits) * t.lanes + 7) / 8; }
@@ -199,12 +210,66 @@ bool run_once(Session &s, std::ostream &err) {
   return false;
 }
 
+bool print_profile(Session &s, const SinterRunOptions &o, std::ostream &out, std::ostream &err) {
+  const Api &a = *s.api;
+  const uint32_t n = a.num_launches(s.model);
+  std::vector<std::vector<float>> samples(n);
+  std::vector<float> ms(n > 0 ? n : 1);
+  for (int r = 0; r < o.profile_repeats; ++r) {
+    if (a.profile(s.ctx, s.inputs.data(), uint32_t(s.inputs.size()), s.outputs.data(),
+                  uint32_t(s.outputs.size()), s.stream, ms.data(), n) != SINTER_OK) {
+      err << "error: sinter_context_profile: " << a.last_error() << "\n";
+      return false;
+    }
+    for (uint32_t i = 0; i < n; ++i) samples[i].push_back(ms[i]);
+  }
+  std::vector<float> median(n);
+  double total = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::sort(samples[i].begin(), samples[i].end());
+    median[i] = samples[i][samples[i].size() / 2];
+    total += median[i];
+  }
+  out << "profile: GPU time per launch, median of " << o.profile_repeats
+      << " profiled runs (launches issued directly" << (o.mode == "graph" ? ", also in graph mode" : "")
+      << ", events between them)\n";
+  out << "  launch  kind    label                     ms     share  onnx sources\n";
+  for (uint32_t i = 0; i < n; ++i) {
+    sinter_launch_info info{};
+    if (a.launch_info(s.model, i, &info) != SINTER_OK) {
+      err << "error: " << a.last_error() << "\n";
+      return false;
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "  %6u  %-6s  %-18s %9.4f  %6.1f%%  ", i, info.kind,
+                  info.label, double(median[i]), total > 0 ? 100.0 * median[i] / total : 0.0);
+    out << line << (*info.sources ? info.sources : "-") << "\n";
+  }
+  char line[128];
+  std::snprintf(line, sizeof line, "  total                              %9.4f  %6.1f%%\n", total,
+                100.0);
+  out << line;
+  return true;
+}
+
 } // namespace
 
 int sinterRunCommand(const std::string &soPath, int iterations, int warmup,
                      const std::string &mode, bool profile, std::ostream &out,
                      std::ostream &err) {
-  if (iterations < 1 || warmup < 0) {
+  SinterRunOptions o;
+  o.iterations = iterations;
+  o.warmup = warmup;
+  o.mode = mode;
+  o.profile = profile;
+  return sinterRunCommand(soPath, o, out, err);
+}
+
+int sinterRunCommand(const std::string &soPath, const SinterRunOptions &o, std::ostream &out,
+                     std::ostream &err) {
+  const int iterations = o.iterations, warmup = o.warmup;
+  const std::string &mode = o.mode;
+  if (iterations < 1 || warmup < 0 || o.profile_repeats < 1) {
     err << "error: iterations must be >= 1 and warmup >= 0\n";
     return 1;
   }
@@ -237,14 +302,26 @@ int sinterRunCommand(const std::string &soPath, int iterations, int warmup,
         << ", this tool needs major " << SINTER_ABI_VERSION_MAJOR << "\n";
     return 1;
   }
+  if ((o.profile || !o.weights.empty()) && (!api.model_load_v2 || !api.profile || !api.launch_info)) {
+    err << "error: '" << soPath << "' has sinter ABI " << (abi >> 16) << "." << (abi & 0xffff)
+        << "; " << (o.profile ? "--profile" : "a weights file") << " needs 1.1 or later\n";
+    return 1;
+  }
   Session s;
   s.api = &api;
-  if (api.model_load(SINTER_ABI_VERSION_MAJOR, &s.model) != SINTER_OK) {
+  sinter_status loaded;
+  if (o.weights.empty()) {
+    loaded = api.model_load(SINTER_ABI_VERSION_MAJOR, &s.model);
+  } else {
+    sinter_model_load_options lo = SINTER_MODEL_LOAD_OPTIONS_INIT;
+    lo.weights_path = o.weights.c_str();
+    lo.allow_new_values = o.allow_new_values ? 1 : 0;
+    loaded = api.model_load_v2(SINTER_ABI_VERSION_MAJOR, &lo, &s.model);
+  }
+  if (loaded != SINTER_OK) {
     err << "error: " << api.last_error() << "\n";
     return 1;
   }
-  if (profile)
-    err << "note: --profile (per-launch times) is not implemented yet; timing whole calls\n";
   std::mt19937 rng(0);
   if (!make_tensors(s, true, rng, err) || !make_tensors(s, false, rng, err)) return 1;
   sinter_context_options opts = SINTER_CONTEXT_OPTIONS_INIT;
@@ -286,5 +363,7 @@ int sinterRunCommand(const std::string &soPath, int iterations, int warmup,
       << per_call.back() << "; " << kRepeats << " repeats of " << iterations
       << " calls after " << warmup << " warm-up)\n"
       << "launches: " << api.num_launches(s.model) << "\n";
+  if (o.profile && !print_profile(s, o, out, err))
+    return 1;
   return 0;
 }

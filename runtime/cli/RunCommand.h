@@ -4,10 +4,27 @@
 #include <iosfwd>
 #include <string>
 
+struct SinterRunOptions {
+  int iterations = 100;
+  int warmup = 10;
+  std::string mode = "direct"; // "direct" or "graph"
+  // Per-launch GPU time table (launch, kind, label, ONNX sources, ms, share of the total):
+  // median over `profile_repeats` profiled runs (sinter_context_profile, ABI >= 1.1).
+  bool profile = false;
+  int profile_repeats = 5;
+  // Weights file for a library compiled with --weights=external (or to replace embedded
+  // weights); empty = the library's embedded weights.
+  std::string weights;
+  bool allow_new_values = false; // a checkpoint with other values (same names/dtypes/shapes)
+};
+
 // Returns the process exit code (0 on success, 1 on any error, reported on `err`). Prints the
 // model's I/O, the median milliseconds per call over 5 repeats of `iterations` back-to-back calls
-// (after `warmup` calls) and the launch count on `out`. `mode` is "direct" or "graph".
-// `profile` (per-launch GPU times) is not implemented yet: it prints a note and times calls.
+// (after `warmup` calls), the launch count, and with `profile` the per-launch table, on `out`.
+int sinterRunCommand(const std::string &soPath, const SinterRunOptions &options,
+                     std::ostream &out, std::ostream &err);
+
+// The original entry point (no weights file).
 int sinterRunCommand(const std::string &soPath, int iterations, int warmup,
                      const std::string &mode, bool profile, std::ostream &out,
                      std::ostream &err);

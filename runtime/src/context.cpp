@@ -4,6 +4,7 @@
 #include "error.h"
 
 #include <memory>
+#include <mutex>
 
 namespace sinter::rt {
 namespace {
@@ -142,7 +143,25 @@ sinter_status build_gemms(sinter_context &ctx) {
         *slots[r] = resolve(ctx, *refs[r]);
       }
     }
-    status = gemm_select_algo(ctx.lt, plan, ctx.workspace, kWorkspaceBytes, ctx.own_stream, i);
+    {
+      // One choice per model: every context then runs the same cuBLASLt kernels and gives
+      // bit-identical results (timing noise under concurrent creation cannot split them).
+      sinter_model &model = *ctx.model;
+      std::lock_guard<std::mutex> lock(model.algo_mutex);
+      if (model.algo_chosen[i]) {
+        plan.algo = model.algos[i];
+        if (plan.has_bias &&
+            cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &plan.bias,
+                                           sizeof plan.bias) != CUBLAS_STATUS_SUCCESS)
+          status = fail(SINTER_CUDA_ERROR, "launch %u: setting the bias pointer", i);
+      } else {
+        status = gemm_select_algo(ctx.lt, plan, ctx.workspace, kWorkspaceBytes, ctx.own_stream, i);
+        if (status == SINTER_OK) {
+          model.algos[i] = plan.algo;
+          model.algo_chosen[i] = 1;
+        }
+      }
+    }
     for (int r = 0; r < kGemmOperands; ++r)
       if (is_io(*refs[r])) {
         *slots[r] = nullptr; // forces the first run to patch (and the graph to be built with it)

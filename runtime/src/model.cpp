@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include "error.h"
+#include "weights_file.h"
 
 #include <cstring>
 #include <memory>
@@ -10,9 +11,85 @@
 static_assert(SINTER_TENSOR_MAX_NDIM == SINTER_MAX_RANK, "public and program ranks differ");
 
 namespace sinter::rt {
+namespace {
+
+// Pinned staging ring between pread() and cudaMemcpyAsync: while the copy engine drains one
+// buffer the next is being read, so a large file moves at about disk (page cache) speed.
+class DeviceSink final : public WeightSink {
+public:
+  static constexpr int kBuffers = 4;
+  static constexpr uint64_t kChunk = 16u << 20;
+
+  DeviceSink(void *blob, uint64_t total) : blob_(static_cast<char *>(blob)), total_(total) {
+    chunk_ = total < kChunk ? (total > 0 ? total : 1) : kChunk;
+  }
+  ~DeviceSink() override {
+    if (stream_) (void)cudaStreamSynchronize(stream_);
+    for (int i = 0; i < kBuffers; ++i) {
+      if (done_[i]) (void)cudaEventDestroy(done_[i]);
+      if (pinned_[i]) (void)cudaFreeHost(pinned_[i]);
+    }
+    if (stream_) (void)cudaStreamDestroy(stream_);
+  }
+  sinter_status init() {
+    cudaError_t err = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+    if (err != cudaSuccess)
+      return fail_cuda(err, "creating the weight upload stream");
+    // Gaps between tensors (alignment padding) are zero, as in an embedded blob. Same stream as
+    // the copies, so the clear is ordered before them.
+    if ((err = cudaMemsetAsync(blob_, 0, total_, stream_)) != cudaSuccess)
+      return fail_cuda(err, "clearing the weights");
+    for (int i = 0; i < kBuffers; ++i) {
+      if ((err = cudaHostAlloc(reinterpret_cast<void **>(&pinned_[i]), chunk_,
+                               cudaHostAllocDefault)) != cudaSuccess)
+        return fail_cuda(err, "allocating pinned staging memory for the weights");
+      if ((err = cudaEventCreateWithFlags(&done_[i], cudaEventDisableTiming)) != cudaSuccess)
+        return fail_cuda(err, "cudaEventCreate");
+    }
+    return SINTER_OK;
+  }
+  uint64_t chunk_bytes() const override { return chunk_; }
+  sinter_status acquire(unsigned char **buffer) override {
+    if (pending_[next_]) {
+      cudaError_t err = cudaEventSynchronize(done_[next_]);
+      if (err != cudaSuccess)
+        return fail_cuda(err, "uploading the weights");
+      pending_[next_] = false;
+    }
+    *buffer = pinned_[next_];
+    return SINTER_OK;
+  }
+  sinter_status submit(unsigned char *buffer, uint64_t offset, uint64_t bytes) override {
+    cudaError_t err =
+        cudaMemcpyAsync(blob_ + offset, buffer, bytes, cudaMemcpyHostToDevice, stream_);
+    if (err == cudaSuccess)
+      err = cudaEventRecord(done_[next_], stream_);
+    if (err != cudaSuccess)
+      return fail_cuda(err, "uploading the weights");
+    pending_[next_] = true;
+    next_ = (next_ + 1) % kBuffers;
+    return SINTER_OK;
+  }
+  sinter_status finish() {
+    cudaError_t err = cudaStreamSynchronize(stream_);
+    return err == cudaSuccess ? SINTER_OK : fail_cuda(err, "uploading the weights");
+  }
+
+private:
+  char *blob_;
+  uint64_t total_;
+  uint64_t chunk_ = 0;
+  cudaStream_t stream_ = nullptr;
+  unsigned char *pinned_[kBuffers] = {};
+  cudaEvent_t done_[kBuffers] = {};
+  bool pending_[kBuffers] = {};
+  int next_ = 0;
+};
+
+} // namespace
 
 sinter_status load_model(const sinter_program *p, uint32_t expected_abi_major,
-                         sinter_model **out) {
+                         sinter_model **out, const LoadOptions &options) {
   if (!out)
     return fail(SINTER_INVALID_ARGUMENT, "sinter_model_load: out is null");
   *out = nullptr;
@@ -27,15 +104,29 @@ sinter_status load_model(const sinter_program *p, uint32_t expected_abi_major,
   sinter_status s = check_program(*p);
   if (s != SINTER_OK)
     return s;
-  // Before any CUDA call: a corrupt file is reported as such on any machine.
-  const uint64_t sum = fnv1a64(p->weights, p->weight_bytes);
-  if (sum != p->weights_checksum)
-    return fail(SINTER_CORRUPT_WEIGHTS,
-                "weights checksum mismatch: expected 0x%016llx, computed 0x%016llx over %llu "
-                "bytes",
-                static_cast<unsigned long long>(p->weights_checksum),
-                static_cast<unsigned long long>(sum),
-                static_cast<unsigned long long>(p->weight_bytes));
+  // Before any CUDA call: a corrupt or mismatched file is reported as such on any machine.
+  WeightsFile file;
+  const bool from_file = options.weights_path != nullptr;
+  if (from_file) {
+    if ((s = open_weights_file(*p, options.weights_path, file)) != SINTER_OK)
+      return s;
+  } else if (p->weights_external) {
+    return fail(SINTER_INVALID_ARGUMENT,
+                "this library's weights are external (compiled with --weights=external): load "
+                "it with sinter_model_load_from_file and the .safetensors file written beside it");
+  } else {
+    const uint64_t sum = fnv1a64(p->weights, p->weight_bytes);
+    if (sum != p->weights_checksum) {
+      const char *bad = first_corrupt_tensor(*p, p->weights);
+      return fail(SINTER_CORRUPT_WEIGHTS,
+                  "weights checksum mismatch: expected 0x%016llx, computed 0x%016llx over %llu "
+                  "bytes%s%s%s",
+                  static_cast<unsigned long long>(p->weights_checksum),
+                  static_cast<unsigned long long>(sum),
+                  static_cast<unsigned long long>(p->weight_bytes),
+                  bad ? " (first bad tensor '" : "", bad ? bad : "", bad ? "')" : "");
+    }
+  }
 
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
@@ -52,13 +143,31 @@ sinter_status load_model(const sinter_program *p, uint32_t expected_abi_major,
   model->program = p;
   model->device = device;
   model->io = make_io_expect(*p);
+  model->weights_from_file = from_file;
+  model->algo_chosen.assign(p->num_launches, 0);
+  model->algos.resize(p->num_launches);
   if (p->weight_bytes > 0) {
     if ((err = cudaMalloc(&model->weights, p->weight_bytes)) != cudaSuccess)
       return fail_cuda(err, "allocating device memory for the weights");
-    err = cudaMemcpy(model->weights, p->weights, p->weight_bytes, cudaMemcpyHostToDevice);
-    if (err != cudaSuccess) {
-      (void)cudaFree(model->weights);
-      return fail_cuda(err, "uploading the weights");
+    if (from_file) {
+      {
+        DeviceSink sink(model->weights, p->weight_bytes);
+        s = sink.init();
+        if (s == SINTER_OK)
+          s = stream_weights(*p, file, options.allow_new_values, sink);
+        if (s == SINTER_OK)
+          s = sink.finish();
+      } // the sink waits for its copies before the blob may be freed
+      if (s != SINTER_OK) {
+        (void)cudaFree(model->weights);
+        return s;
+      }
+    } else {
+      err = cudaMemcpy(model->weights, p->weights, p->weight_bytes, cudaMemcpyHostToDevice);
+      if (err != cudaSuccess) {
+        (void)cudaFree(model->weights);
+        return fail_cuda(err, "uploading the weights");
+      }
     }
   }
   *out = model.release();
@@ -108,6 +217,70 @@ SINTER_API sinter_status sinter_model_load(uint32_t expected_abi_major, sinter_m
   SINTER_API_BEGIN
   return sinter::rt::load_model(sinter_generated_program(), expected_abi_major, out);
   SINTER_API_END
+}
+
+SINTER_API sinter_status sinter_model_load_from_file(uint32_t expected_abi_major,
+                                                     const char *weights_path,
+                                                     sinter_model **out) {
+  SINTER_API_BEGIN
+  if (!weights_path) {
+    if (out) *out = nullptr;
+    return sinter::rt::fail(SINTER_INVALID_ARGUMENT, "sinter_model_load_from_file: weights_path is null");
+  }
+  sinter::rt::LoadOptions options;
+  options.weights_path = weights_path;
+  return sinter::rt::load_model(sinter_generated_program(), expected_abi_major, out, options);
+  SINTER_API_END
+}
+
+SINTER_API sinter_status sinter_model_load_v2(uint32_t expected_abi_major,
+                                              const sinter_model_load_options *opts,
+                                              sinter_model **out) {
+  SINTER_API_BEGIN
+  sinter::rt::LoadOptions options;
+  if (opts) {
+    constexpr size_t kMin = offsetof(sinter_model_load_options, weights_path) + sizeof(const char *);
+    if (opts->struct_size < kMin) {
+      if (out) *out = nullptr;
+      return sinter::rt::fail(SINTER_INVALID_ARGUMENT,
+                              "sinter_model_load_v2: options.struct_size %u is too small "
+                              "(expected %zu)",
+                              opts->struct_size, sizeof(sinter_model_load_options));
+    }
+    options.weights_path = opts->weights_path;
+    if (opts->struct_size >= offsetof(sinter_model_load_options, allow_new_values) + sizeof(int))
+      options.allow_new_values = opts->allow_new_values != 0;
+  }
+  return sinter::rt::load_model(sinter_generated_program(), expected_abi_major, out, options);
+  SINTER_API_END
+}
+
+SINTER_API int sinter_weights_external(void) {
+  const sinter_program *p = sinter_generated_program();
+  return p && p->version == SINTER_PROGRAM_VERSION && p->weights_external ? 1 : 0;
+}
+
+SINTER_API uint32_t sinter_model_num_weights(const sinter_model *model) {
+  return query<uint32_t>(model, "sinter_model_num_weights",
+                         [](const sinter_program &p) { return p.num_weight_tensors; });
+}
+
+SINTER_API sinter_status sinter_model_launch_info(const sinter_model *model, uint32_t index,
+                                                  sinter_launch_info *out) {
+  using sinter::rt::fail;
+  if (!model)
+    return fail(SINTER_INVALID_ARGUMENT, "sinter_model_launch_info: model is null");
+  if (!out)
+    return fail(SINTER_INVALID_ARGUMENT, "sinter_model_launch_info: out is null");
+  const sinter_program &p = *model->program;
+  if (index >= p.num_launches)
+    return fail(SINTER_INVALID_ARGUMENT, "launch index %u out of range: the model has %u launches",
+                index, p.num_launches);
+  const sinter_launch_desc &l = p.launches[index];
+  out->kind = l.kind == SINTER_LAUNCH_GEMM ? "gemm" : "kernel";
+  out->label = l.label ? l.label : (l.kind == SINTER_LAUNCH_GEMM ? "gemm" : "kernel");
+  out->sources = l.sources ? l.sources : "";
+  return SINTER_OK;
 }
 
 SINTER_API sinter_status sinter_model_destroy(sinter_model *model) {

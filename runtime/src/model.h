@@ -3,14 +3,25 @@
 
 #include "validate.h"
 
+#include <cublasLt.h>
+
 #include <atomic>
+#include <mutex>
+#include <vector>
 
 struct sinter_model {
   const sinter_program *program = nullptr;
   int device = 0;
-  void *weights = nullptr; // device copy of program->weights, read-only
+  void *weights = nullptr; // device copy of the weight blob (embedded or from a file), read-only
+  bool weights_from_file = false;
   sinter::rt::IoExpect io;
   std::atomic<uint32_t> num_contexts{0}; // destroy refuses while contexts use the model
+
+  // cuBLASLt algorithm per launch, chosen (by timing) by the first context that needs it and
+  // reused by every later one, so all contexts of a model compute bit-identical results.
+  std::mutex algo_mutex;
+  std::vector<uint8_t> algo_chosen;           // per launch
+  std::vector<cublasLtMatmulAlgo_t> algos;    // per launch
 };
 
 namespace sinter::rt {
@@ -18,14 +29,22 @@ namespace sinter::rt {
 // FNV-1a 64 over `size` bytes (the checksum program.h specifies).
 uint64_t fnv1a64(const void *data, uint64_t size);
 
-// Structural checks of a program (versions aside): tensor infos, launch kinds, GEMM problems and
-// that every buffer reference lies inside its arena / weights / I/O tensor. INTERNAL on failure.
+// Structural checks of a program (versions aside): tensor infos, launch kinds, GEMM problems,
+// that every buffer reference lies inside its arena / weights / I/O tensor, and the weight
+// table. INTERNAL on failure.
 sinter_status check_program(const sinter_program &program);
 
-// Everything sinter_model_load does, for an explicit program (tests pass their own). Checks run
-// in this order, all before the first CUDA call: out, ABI major, program version, structure,
-// weight checksum; then device presence and the weight upload.
+// What sinter_model_load_v2 takes, resolved.
+struct LoadOptions {
+  const char *weights_path = nullptr; // null: the embedded blob
+  bool allow_new_values = false;
+};
+
+// Everything sinter_model_load[_v2] does, for an explicit program (tests pass their own). Checks
+// run in this order, all before the first CUDA call: out, ABI major, program version, structure,
+// then either the embedded blob's checksum, or the weights file's header against the table;
+// then device presence and the weight upload (streamed from the file with per-tensor checksums).
 sinter_status load_model(const sinter_program *program, uint32_t expected_abi_major,
-                         sinter_model **out);
+                         sinter_model **out, const LoadOptions &options = LoadOptions());
 
 } // namespace sinter::rt

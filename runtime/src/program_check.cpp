@@ -3,6 +3,7 @@
 #include "model.h"
 
 #include "error.h"
+#include "weights_file.h"
 
 namespace sinter::rt {
 
@@ -136,9 +137,17 @@ sinter_status check_program(const sinter_program &p) {
   sinter_status s;
   if ((s = check_tensors(p.inputs, p.num_inputs, "input")) != SINTER_OK) return s;
   if ((s = check_tensors(p.outputs, p.num_outputs, "output")) != SINTER_OK) return s;
-  if (p.weight_bytes > 0 && !p.weights)
+  if (p.weights_external > 1)
+    return fail(SINTER_INTERNAL, "malformed program: weights_external is %u", p.weights_external);
+  if (p.weight_bytes > 0 && !p.weights && !p.weights_external)
     return fail(SINTER_INTERNAL, "malformed program: %llu weight bytes but no weights",
                 static_cast<unsigned long long>(p.weight_bytes));
+  if (p.weight_bytes > 0 && p.weights_external && p.num_weight_tensors == 0)
+    return fail(SINTER_INTERNAL,
+                "malformed program: external weights (%llu bytes) but no weight table",
+                static_cast<unsigned long long>(p.weight_bytes));
+  if ((s = check_weight_table(p)) != SINTER_OK)
+    return s;
   if (p.num_launches > 0 && !p.launches)
     return fail(SINTER_INTERNAL, "malformed program: launches are null");
   for (uint32_t i = 0; i < p.num_launches; ++i) {

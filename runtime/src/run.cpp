@@ -4,6 +4,11 @@
 
 #include "error.h"
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
 namespace sinter::rt {
 namespace {
 
@@ -156,6 +161,35 @@ sinter_status run_graph(sinter_context &ctx, bool any_dirty, cudaStream_t stream
   return err == cudaSuccess ? SINTER_OK : fail_cuda(err, "cudaGraphLaunch");
 }
 
+// Validates the tensors and points every I/O slot at them, marking the steps whose pointers
+// changed. Nothing here allocates or formats on the success path.
+sinter_status bind_io(sinter_context &ctx, const DLTensor *inputs, uint32_t num_inputs,
+                      const DLTensor *outputs, uint32_t num_outputs, bool &any_dirty) {
+  const sinter_model &model = *ctx.model;
+  sinter_status s = validate_io(model.io, inputs, num_inputs, outputs, num_outputs, model.device);
+  if (s != SINTER_OK)
+    return s;
+  for (uint32_t i = 0; i < num_inputs; ++i)
+    if ((s = check_device_memory(model.io.inputs[i], inputs[i], model.device,
+                                 ctx.checked_inputs[i])) != SINTER_OK)
+      return s;
+  for (uint32_t i = 0; i < num_outputs; ++i)
+    if ((s = check_device_memory(model.io.outputs[i], outputs[i], model.device,
+                                 ctx.checked_outputs[i])) != SINTER_OK)
+      return s;
+  any_dirty = false;
+  for (const IoPatch &p : ctx.patches) {
+    const DLTensor &t = p.space == SINTER_BUFFER_INPUT ? inputs[p.index] : outputs[p.index];
+    void *address = tensor_address(t) + p.offset;
+    if (*p.slot != address) {
+      *p.slot = address;
+      ctx.step_dirty[p.step] = 1;
+      any_dirty = true;
+    }
+  }
+  return SINTER_OK;
+}
+
 sinter_status run(sinter_context *ctx, const DLTensor *inputs, uint32_t num_inputs,
                   const DLTensor *outputs, uint32_t num_outputs, void *cuda_stream) {
   if (!ctx)
@@ -163,40 +197,98 @@ sinter_status run(sinter_context *ctx, const DLTensor *inputs, uint32_t num_inpu
   BusyGuard busy(ctx->busy);
   if (!busy.acquired())
     return fail(SINTER_BUSY, "sinter_run: the context is in use by another thread");
-  const sinter_model &model = *ctx->model;
-  sinter_status s = validate_io(model.io, inputs, num_inputs, outputs, num_outputs, model.device);
+  bool any_dirty = false;
+  sinter_status s = bind_io(*ctx, inputs, num_inputs, outputs, num_outputs, any_dirty);
   if (s != SINTER_OK)
     return s;
-  for (uint32_t i = 0; i < num_inputs; ++i)
-    if ((s = check_device_memory(model.io.inputs[i], inputs[i], model.device,
-                                 ctx->checked_inputs[i])) != SINTER_OK)
-      return s;
-  for (uint32_t i = 0; i < num_outputs; ++i)
-    if ((s = check_device_memory(model.io.outputs[i], outputs[i], model.device,
-                                 ctx->checked_outputs[i])) != SINTER_OK)
-      return s;
-
-  bool any_dirty = false;
-  for (const IoPatch &p : ctx->patches) {
-    const DLTensor &t = p.space == SINTER_BUFFER_INPUT ? inputs[p.index] : outputs[p.index];
-    void *address = tensor_address(t) + p.offset;
-    if (*p.slot != address) {
-      *p.slot = address;
-      ctx->step_dirty[p.step] = 1;
-      any_dirty = true;
-    }
-  }
-
-  DeviceGuard guard(model.device);
+  DeviceGuard guard(ctx->model->device);
   if (guard.error() != cudaSuccess)
     return fail_cuda(guard.error(), "selecting the model's device");
   cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream);
   if (ctx->mode == SINTER_MODE_GRAPH)
     return run_graph(*ctx, any_dirty, stream);
-  for (uint32_t i = 0; i < ctx->steps.size(); ++i)
+  const uint32_t n = static_cast<uint32_t>(ctx->steps.size());
+  for (uint32_t i = 0; i < n; ++i)
     if ((s = enqueue_step(*ctx, i, stream)) != SINTER_OK)
       return s;
   return SINTER_OK;
+}
+
+// Holds a stream at a host function until released (or a time limit passes, so that a full
+// launch queue can never deadlock the caller), so the launches queued behind it run back to
+// back and the events between them measure GPU time, not host issue time.
+struct StreamGate {
+  std::atomic<int> open{0};
+  static void CUDART_CB wait(void *self) {
+    auto *gate = static_cast<StreamGate *>(self);
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    while (!gate->open.load(std::memory_order_acquire) &&
+           std::chrono::steady_clock::now() < limit)
+      std::this_thread::yield();
+  }
+};
+
+sinter_status profile(sinter_context *ctx, const DLTensor *inputs, uint32_t num_inputs,
+                      const DLTensor *outputs, uint32_t num_outputs, void *cuda_stream,
+                      float *ms, uint32_t capacity) {
+  if (!ctx)
+    return fail(SINTER_INVALID_ARGUMENT, "sinter_context_profile: context is null");
+  const uint32_t n = static_cast<uint32_t>(ctx->steps.size());
+  if (!ms && n > 0)
+    return fail(SINTER_INVALID_ARGUMENT, "sinter_context_profile: ms_per_launch is null");
+  if (capacity < n)
+    return fail(SINTER_INVALID_ARGUMENT,
+                "sinter_context_profile: capacity %u is less than the %u launches", capacity, n);
+  BusyGuard busy(ctx->busy);
+  if (!busy.acquired())
+    return fail(SINTER_BUSY, "sinter_context_profile: the context is in use by another thread");
+  bool any_dirty = false;
+  sinter_status s = bind_io(*ctx, inputs, num_inputs, outputs, num_outputs, any_dirty);
+  if (s != SINTER_OK)
+    return s;
+  DeviceGuard guard(ctx->model->device);
+  if (guard.error() != cudaSuccess)
+    return fail_cuda(guard.error(), "selecting the model's device");
+  cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream);
+  std::vector<cudaEvent_t> events(n + 1, nullptr);
+  auto destroy_events = [&] {
+    for (cudaEvent_t e : events)
+      if (e) (void)cudaEventDestroy(e);
+  };
+  cudaError_t err = cudaSuccess;
+  for (uint32_t i = 0; i <= n && err == cudaSuccess; ++i)
+    err = cudaEventCreate(&events[i]);
+  if (err != cudaSuccess) {
+    destroy_events();
+    return fail_cuda(err, "cudaEventCreate");
+  }
+  StreamGate gate;
+  err = cudaLaunchHostFunc(stream, &StreamGate::wait, &gate);
+  if (err != cudaSuccess) {
+    destroy_events();
+    return fail_cuda(err, "cudaLaunchHostFunc");
+  }
+  for (uint32_t i = 0; i < n && s == SINTER_OK; ++i) {
+    if ((err = cudaEventRecord(events[i], stream)) != cudaSuccess)
+      s = fail_cuda(err, "cudaEventRecord");
+    else
+      s = enqueue_step(*ctx, i, stream);
+  }
+  if (s == SINTER_OK && (err = cudaEventRecord(events[n], stream)) != cudaSuccess)
+    s = fail_cuda(err, "cudaEventRecord");
+  gate.open.store(1, std::memory_order_release);
+  // Always wait: the gate lives on this stack frame.
+  err = cudaStreamSynchronize(stream);
+  if (s == SINTER_OK && err != cudaSuccess)
+    s = fail_cuda(err, "running the profiled launches");
+  for (uint32_t i = 0; i < n && s == SINTER_OK; ++i) {
+    float t = 0;
+    if ((err = cudaEventElapsedTime(&t, events[i], events[i + 1])) != cudaSuccess)
+      s = fail_cuda(err, "cudaEventElapsedTime");
+    ms[i] = t;
+  }
+  destroy_events();
+  return s;
 }
 
 } // namespace
@@ -240,5 +332,18 @@ extern "C" SINTER_API sinter_status sinter_run(sinter_context *ctx, const DLTens
                                                uint32_t num_outputs, void *cuda_stream) {
   SINTER_API_BEGIN
   return sinter::rt::run(ctx, inputs, num_inputs, outputs, num_outputs, cuda_stream);
+  SINTER_API_END
+}
+
+extern "C" SINTER_API sinter_status sinter_context_profile(sinter_context *ctx,
+                                                           const DLTensor *inputs,
+                                                           uint32_t num_inputs,
+                                                           const DLTensor *outputs,
+                                                           uint32_t num_outputs, void *cuda_stream,
+                                                           float *ms_per_launch,
+                                                           uint32_t capacity) {
+  SINTER_API_BEGIN
+  return sinter::rt::profile(ctx, inputs, num_inputs, outputs, num_outputs, cuda_stream,
+                             ms_per_launch, capacity);
   SINTER_API_END
 }

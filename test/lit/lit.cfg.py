@@ -19,6 +19,17 @@ config.substitutions.append(("%fixtures", config.sinter_fixtures_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%sinter_bin", os.path.join(config.sinter_tools_dir, "sinter")))
 
+# %limit_vm caps a test's virtual memory at 4 GiB, so that allocating a size a hostile file only
+# declares fails the test. ASan reserves terabytes of address space, so a sanitized build caps
+# each allocation instead (and ASan reports any attempt past it).
+if config.sinter_sanitizers:
+    config.available_features.add("asan")
+    config.substitutions.append(("%limit_vm", ""))
+    asan = config.environment.get("ASAN_OPTIONS", "")
+    config.environment["ASAN_OPTIONS"] = (asan + ":" if asan else "") + "max_allocation_size_mb=4096"
+else:
+    config.substitutions.append(("%limit_vm", "ulimit -v 4194304;"))
+
 tools = [ToolSubst("sinter-opt", unresolved="fatal"), ToolSubst("sinter", unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, [config.sinter_tools_dir])
 

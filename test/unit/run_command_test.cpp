@@ -68,4 +68,44 @@ TEST(RunCommand, TimesTheModel) {
   }
 }
 
+Result run_with(const std::string &so, const SinterRunOptions &o) {
+  std::ostringstream out, err;
+  const int code = sinterRunCommand(so, o, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string ext_so() {
+  return sinter::test::test_path("SINTER_TEST_MODEL_EXT_SO", SINTER_TEST_MODEL_EXT_SO);
+}
+
+TEST(RunCommand, ExternalWeightsNeedTheFile) {
+  SinterRunOptions o;
+  o.iterations = 2;
+  Result r = run_with(ext_so(), o);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "weights are external");
+  o.weights = "/nonexistent.safetensors";
+  r = run_with(ext_so(), o);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "weights file '/nonexistent.safetensors': cannot open");
+}
+
+TEST(RunCommand, ProfilePrintsOneRowPerLaunch) {
+  SKIP_WITHOUT_GPU();
+  for (const char *mode : {"direct", "graph"}) {
+    SinterRunOptions o;
+    o.iterations = 10;
+    o.mode = mode;
+    o.profile = true;
+    Result r = run_with(sinter::test::test_model_so(), o);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_CONTAINS(r.out, "profile: GPU time per launch");
+    EXPECT_CONTAINS(r.out, "gemm    gemm");
+    EXPECT_CONTAINS(r.out, "kernel  relu_scale");
+    EXPECT_CONTAINS(r.out, "Relu_0,Mul_0");
+    EXPECT_CONTAINS(r.out, "  total ");
+    std::cout << r.out;
+  }
+}
+
 } // namespace

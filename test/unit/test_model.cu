@@ -1,5 +1,7 @@
 // A hand-written stand-in for `sinter compile` output: one cuBLASLt GEMM and two kernels. The
-// unit tests build it into a .so with the same nvcc command line the emitter uses.
+// unit tests build it into a .so with the same nvcc command line the emitter uses: as is
+// (embedded weights plus a weight table) and, from test_model_ext.cu, with
+// SINTER_TEST_MODEL_EXTERNAL (external weights: the table only, what --weights=external emits).
 #include "sinter/program.h"
 #include "test_model_data.h"
 
@@ -33,6 +35,7 @@ const sinter_buffer_ref g_twice_buffers[] = {{SINTER_BUFFER_INPUT, 0, 0},
                                              {SINTER_BUFFER_OUTPUT, 1, 0}};
 
 sinter_launch_desc g_launches[3];
+sinter_weight_info g_table[3];
 sinter_program g_program;
 
 uint64_t fnv1a64(const unsigned char *p, uint64_t n) {
@@ -74,6 +77,18 @@ const sinter_program *build() {
   g_program = {SINTER_PROGRAM_VERSION, "sm_90", "test_model.cu", 1, 2, g_inputs, g_outputs,
                kM * kN * 4, g_weights, kWeightBytes, fnv1a64(g_weights, kWeightBytes), 3,
                g_launches};
+  // The weight table (program.h's appended fields), in blob order.
+  g_table[0] = {"w", SINTER_DTYPE_F32, 2, {kK, kN}, kWOffset, kK * kN * 4, 0};
+  g_table[1] = {"bias", SINTER_DTYPE_F32, 1, {kN}, kBiasOffset, kN * 4, 0};
+  g_table[2] = {"scale", SINTER_DTYPE_F32, 1, {kN}, kScaleOffset, kN * 4, 0};
+  for (sinter_weight_info &t : g_table)
+    t.checksum = fnv1a64(g_weights + t.offset, t.bytes);
+  g_program.num_weight_tensors = 3;
+  g_program.weight_tensors = g_table;
+#ifdef SINTER_TEST_MODEL_EXTERNAL
+  g_program.weights_external = 1;
+  g_program.weights = nullptr;
+#endif
   return &g_program;
 }
 

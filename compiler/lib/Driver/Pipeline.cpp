@@ -30,7 +30,8 @@ const char *phaseName(Phase phase) {
   return "?";
 }
 
-LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config) {
+LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config,
+                       const Target &target) {
   PassManager pm(module.getContext());
   if (phase == Phase::Graph) {
     pm.addPass(createSinterFoldConstants());
@@ -38,11 +39,20 @@ LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config
     if (config.mergeLora)
       pm.addPass(createSinterMergeLora());
     pm.addPass(createSinterFuseLinearEpilogue());
+    // Raise the exported decompositions to the fused ops the kernels implement.
+    pm.addPass(createSinterRaiseRmsNorm());
+    pm.addPass(createSinterRaiseRope());
+    pm.addPass(createSinterRaiseSiluMul());
+    pm.addPass(createSinterRaiseAttention());
     pm.addPass(createSinterFoldConstants());
     pm.addPass(createCSEPass());
+    // Launch-shaping fusions last, once the graph holds only the ops they combine.
+    pm.addPass(createSinterMergeParallelLinears());
+    pm.addPass(createSinterFuseLinearPrologue());
   } else if (phase == Phase::Launch) {
     SinterLowerToLaunchOptions options;
     options.precision = config.precision;
+    options.smCount = target.smCount;
     pm.addPass(createSinterLowerToLaunch(options));
     pm.addPass(createLaunchPlanArena());
   } else {

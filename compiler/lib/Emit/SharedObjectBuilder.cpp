@@ -48,7 +48,7 @@ bool buildSharedObject(const EmittedProgram &program, const Toolchain &toolchain
   std::vector<std::string> args = {
       toolchain.nvcc, "-O3", "-std=c++17", "-arch=" + target.arch, "-shared",
       "-cudart", "static", "-Xcompiler", "-fPIC,-fvisibility=hidden",
-      "-I" + toolchain.includeDir, source, "-o", std::string(absoluteOut), 
+      "-I" + toolchain.includeDir, "-I" + toolchain.kernelsDir, source, "-o", std::string(absoluteOut), 
       // Nothing in the generated code calls the ABI; take the whole runtime regardless
       // (one -Xlinker so nvcc keeps the three in order).
       "-Xlinker", "--whole-archive," + toolchain.libDir + "/libsinter_runtime.a,--no-whole-archive",

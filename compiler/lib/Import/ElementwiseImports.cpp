@@ -2,11 +2,32 @@
 #include "NodeImporter.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 using namespace mlir;
 using namespace sinter::graph;
 
 namespace sinter::import {
 namespace {
+
+std::string typeText(Type t) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << t;
+  return text;
+}
+
+/// Fails unless inputs a and b have one element type (ONNX's "T" for both).
+LogicalResult requireSameElementType(NodeImporter &n, unsigned a, unsigned b) {
+  auto lhs = n.inputType(a), rhs = n.inputType(b);
+  if (!lhs || !rhs)
+    return failure();
+  if (lhs.getElementType() != rhs.getElementType())
+    return n.fail("inputs '" + n.node.input(a) + "' (" + typeText(lhs.getElementType()) +
+                  ") and '" + n.node.input(b) + "' (" + typeText(rhs.getElementType()) +
+                  ") have different element types");
+  return success();
+}
 
 FailureOr<RankedTensorType> broadcastType(NodeImporter &n, unsigned a, unsigned b, Type et) {
   auto lhs = n.inputType(a), rhs = n.inputType(b);
@@ -20,8 +41,10 @@ FailureOr<RankedTensorType> broadcastType(NodeImporter &n, unsigned a, unsigned 
   return n.tensorType(*shape, et ? et : lhs.getElementType());
 }
 
-template <typename OpT, bool boolResult = false>
+template <typename OpT, bool boolResult = false, bool sameTypes = true>
 LogicalResult importBinary(NodeImporter &n) {
+  if (sameTypes && failed(requireSameElementType(n, 0, 1)))
+    return failure();
   auto type = broadcastType(n, 0, 1, boolResult ? n.builder.getI1Type() : Type());
   if (failed(type))
     return failure();
@@ -44,14 +67,18 @@ LogicalResult importCast(NodeImporter &n) {
     return failure();
   Type et = elementTypeFor(n.builder.getContext(), (int)n.attrInt("to", 0));
   if (!et)
-    return n.fail("unsupported target type " + Twine(n.attrInt("to", 0)));
+    return n.fail("attribute 'to' has unsupported data type " +
+                  dataTypeText((int)n.attrInt("to", 0)));
   return n.setResult(CastOp::create(n.builder, n.loc, n.tensorType(in.getShape(), et), *n.input(0)));
 }
 
 LogicalResult importWhere(NodeImporter &n) {
   auto c = n.inputType(0), x = n.inputType(1), y = n.inputType(2);
-  if (!c || !x || !y)
+  if (!c || !x || !y || failed(requireSameElementType(n, 1, 2)))
     return failure();
+  if (!c.getElementType().isInteger(1))
+    return n.fail("condition '" + n.node.input(0) + "' must be bool, not " +
+                  typeText(c.getElementType()));
   auto xy = broadcastShapes(x.getShape(), y.getShape());
   if (failed(xy))
     return n.fail("input shapes are not broadcast-compatible");
@@ -107,7 +134,7 @@ void registerElementwiseImports(OpImportRegistry &r) {
   r["Sub"] = {importBinary<SubOp>};
   r["Mul"] = {importBinary<MulOp>};
   r["Div"] = {importBinary<DivOp>};
-  r["Pow"] = {importBinary<PowOp>};
+  r["Pow"] = {importBinary<PowOp, false, /*sameTypes=*/false>};
   r["And"] = {importBinary<AndOp>};
   r["Equal"] = {importBinary<EqualOp, true>};
   r["Sqrt"] = {importUnary<SqrtOp>};

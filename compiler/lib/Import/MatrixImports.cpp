@@ -91,6 +91,8 @@ LogicalResult importReshape(NodeImporter &n) {
       inferred = i;
     } else if (d < 0) {
       return n.fail("shape entry " + Twine(d) + " is negative");
+    } else if (d != 0 && known > kMaxElements / d) {
+      return n.fail("shape input holds too many elements (more than 2^48)");
     } else {
       known *= d;
     }

@@ -19,7 +19,13 @@ FailureOr<Value> NodeImporter::input(unsigned i) {
   }
   auto it = state.values.find(node.input(i));
   if (it == state.values.end()) {
-    (void)fail("input '" + node.input(i) + "' is not defined before its use");
+    auto later = state.producers.find(node.input(i));
+    if (later != state.producers.end())
+      (void)fail("input '" + node.input(i) + "' is computed by node '" + later->second +
+                 "', which comes later: nodes must be in topological order");
+    else
+      (void)fail("input '" + node.input(i) +
+                 "' is not a graph input, an initializer or an output of any node");
     return failure();
   }
   return it->second;
@@ -76,9 +82,15 @@ std::optional<SmallVector<int64_t>> NodeImporter::attrInts(StringRef name) const
 
 LogicalResult NodeImporter::setOutput(unsigned i, Value value) {
   if (i >= (unsigned)node.output_size())
-    return fail("produces more outputs than the node declares");
+    return fail("declares " + llvm::Twine(node.output_size()) + " outputs; output " +
+                llvm::Twine(i) + " is required");
   if (node.output(i).empty())
     return success();
+  // Before anything (folding included) computes the result's element count.
+  if (auto type = dyn_cast<RankedTensorType>(value.getType())) {
+    if (std::string problem = shapeProblem(type.getShape()); !problem.empty())
+      return fail("output '" + node.output(i) + "' would have " + problem);
+  }
   state.values[node.output(i)] = value;
   // Fold on the side: the op stays in the IR (one op per node), but later nodes whose
   // types depend on this value (Reshape targets, Slice bounds, ...) need it now.

@@ -16,11 +16,27 @@ namespace sinter::import {
 
 /// Converts an ONNX element type code to an MLIR type, or null when unsupported.
 mlir::Type elementTypeFor(mlir::MLIRContext *context, int onnxType);
+/// "17 (FLOAT8E4M3FN); supported: ...": an unsupported ONNX element type code, named, and
+/// the codes Sinter supports.
+std::string dataTypeText(int onnxType);
+
+/// The most elements one tensor may hold. Far beyond any device, yet small enough that byte
+/// sizes, offsets and their sums in later phases never overflow 64 bits.
+constexpr int64_t kMaxElements = int64_t(1) << 48;
+/// "2x3x4" ("scalar" for rank 0).
+std::string shapeText(llvm::ArrayRef<int64_t> shape);
+/// Why `shape` cannot be a tensor's shape (a negative dimension, an element count that
+/// overflows int64 or exceeds kMaxElements), phrased to follow "<tensor> has ..."; empty when
+/// it can. Never overflows while checking.
+std::string shapeProblem(llvm::ArrayRef<int64_t> shape);
 
 /// State shared by every node of one graph: values by name and known constant values.
 struct GraphState {
   llvm::StringMap<mlir::Value> values;
   llvm::DenseMap<mlir::Value, mlir::Attribute> constants;
+  /// Every node output of the graph -> the name of the node that computes it, so that a read
+  /// of a value not yet defined says whether it comes later or never.
+  llvm::StringMap<std::string> producers;
   int64_t opset = 0;
   std::string modelDir;
 };

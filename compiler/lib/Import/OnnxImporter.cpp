@@ -37,13 +37,11 @@ public:
   ModelImporter(MLIRContext &context, const ImportOptions &options, std::string &error)
       : context(context), options(options), error(error), builder(&context) {}
 
-  OwningOpRef<ModuleOp> run(const std::string &path) {
+  OwningOpRef<ModuleOp> run(StringRef bytes, const std::string &name, const std::string &modelDir) {
     onnx::ModelProto model;
-    if (failed(parse(path, model)) || failed(checkVersions(model)))
+    if (failed(parse(bytes, name, model)) || failed(checkVersions(model)))
       return nullptr;
-    SmallString<256> dir(path);
-    llvm::sys::path::remove_filename(dir);
-    state.modelDir = dir.empty() ? "." : std::string(dir);
+    state.modelDir = modelDir.empty() ? "." : modelDir;
 
     OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
     builder.setInsertionPointToEnd(module->getBody());
@@ -62,14 +60,12 @@ private:
     return failure();
   }
 
-  LogicalResult parse(const std::string &path, onnx::ModelProto &model) {
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!buffer)
-      return fail("cannot read '" + path + "': " + buffer.getError().message());
-    StringRef bytes = (*buffer)->getBuffer();
+  LogicalResult parse(StringRef bytes, const std::string &path, onnx::ModelProto &model) {
+    if (bytes.size() > (size_t)INT32_MAX)
+      return fail("'" + path + "' is larger than 2 GiB; protobuf cannot parse it: store the "
+                  "weights as external data");
     google::protobuf::io::CodedInputStream stream(
-        reinterpret_cast<const uint8_t *>(bytes.data()), (int)std::min<size_t>(bytes.size(), INT32_MAX));
+        reinterpret_cast<const uint8_t *>(bytes.data()), (int)bytes.size());
     stream.SetTotalBytesLimit(INT32_MAX);
     if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
       return fail("'" + path + "' is not a valid ONNX model (protobuf parse failed; truncated or not ONNX)");
@@ -107,7 +103,7 @@ private:
     Type et = elementTypeFor(&context, tt.elem_type());
     if (!et)
       return fail("graph input '" + info.name() + "' has unsupported element type " +
-                  Twine(tt.elem_type()));
+                  dataTypeText(tt.elem_type()));
     SmallVector<int64_t> shape;
     auto given = options.inputShapes.find(info.name());
     if (given != options.inputShapes.end()) {
@@ -116,26 +112,113 @@ private:
                     Twine(given->second.size()) + ", the model says " + Twine(tt.shape().dim_size()));
       shape.assign(given->second.begin(), given->second.end());
     } else {
+      if (!tt.has_shape())
+        return fail("graph input '" + info.name() + "' has no shape; give a static shape with --shape " +
+                    info.name() + "=AxB...");
       for (const auto &dim : tt.shape().dim()) {
-        if (!dim.has_dim_value() || dim.dim_value() < 0)
+        if (dim.has_dim_value() && dim.dim_value() < 0)
+          return fail("graph input '" + info.name() + "' has a negative dimension " +
+                      Twine(dim.dim_value()) + " (at position " + Twine(shape.size()) + ")");
+        if (!dim.has_dim_value())
           return fail("graph input '" + info.name() + "' has a dynamic dimension '" +
                       dim.dim_param() + "'; give a static shape with --shape " + info.name() + "=AxB...");
         shape.push_back(dim.dim_value());
       }
     }
-    for (int64_t d : shape)
-      if (d <= 0)
-        return fail("graph input '" + info.name() + "' needs positive dimensions");
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] <= 0)
+        return fail("graph input '" + info.name() + "' has shape " + shapeText(shape) +
+                    ": inputs need positive dimensions (dimension " + Twine(i) + " is " +
+                    Twine(shape[i]) + ")");
+    if (std::string problem = shapeProblem(shape); !problem.empty())
+      return fail("graph input '" + info.name() + "' has " + problem);
     return RankedTensorType::get(shape, et);
   }
 
+  static std::string nodeName(const onnx::NodeProto &node, int index) {
+    return node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+  }
+
+  /// Fails naming the nodes of a cycle when the graph has one. Values that nothing defines
+  /// are left to the node that reads them.
+  LogicalResult checkAcyclic(const onnx::GraphProto &graph) {
+    int n = graph.node_size();
+    llvm::StringMap<int> producer; // first node writing each name
+    for (int i = 0; i < n; ++i)
+      for (const auto &out : graph.node(i).output())
+        if (!out.empty())
+          producer.try_emplace(out, i);
+    // Kahn's algorithm over node -> node edges.
+    std::vector<std::vector<int>> readers(n);
+    std::vector<int> pending(n, 0);
+    for (int i = 0; i < n; ++i)
+      for (const auto &in : graph.node(i).input()) {
+        auto it = producer.find(in);
+        if (in.empty() || it == producer.end())
+          continue;
+        readers[it->second].push_back(i);
+        ++pending[i];
+      }
+    std::vector<int> ready;
+    for (int i = 0; i < n; ++i)
+      if (pending[i] == 0)
+        ready.push_back(i);
+    int done = 0;
+    while (!ready.empty()) {
+      int i = ready.back();
+      ready.pop_back();
+      ++done;
+      for (int r : readers[i])
+        if (--pending[r] == 0)
+          ready.push_back(r);
+    }
+    if (done == n)
+      return success();
+    // Every node left waits on another node left: walk back through producers until one
+    // repeats; the walk from its first visit is a cycle.
+    int start = 0;
+    while (pending[start] == 0)
+      ++start;
+    std::vector<int> path, seenAt(n, -1);
+    int cur = start;
+    while (seenAt[cur] < 0) {
+      seenAt[cur] = (int)path.size();
+      path.push_back(cur);
+      int next = -1;
+      for (const auto &in : graph.node(cur).input()) {
+        auto it = producer.find(in);
+        if (!in.empty() && it != producer.end() && pending[it->second] > 0) {
+          next = it->second;
+          break;
+        }
+      }
+      cur = next;
+    }
+    // path[k] reads an output of path[k + 1], and path.back() one of cur's: in data-flow
+    // order the cycle is cur -> path.back() -> ... -> path[seenAt[cur] + 1] -> cur.
+    std::string first = "'" + nodeName(graph.node(cur), cur) + "'", names = first;
+    for (size_t k = path.size() - 1; k > (size_t)seenAt[cur]; --k)
+      names += " -> '" + nodeName(graph.node(path[k]), path[k]) + "'";
+    names += " -> " + first;
+    return fail("the graph has a cycle: node " + names + " (each feeds the next)");
+  }
+
   LogicalResult importGraph(const onnx::GraphProto &graph) {
+    if (failed(checkAcyclic(graph)))
+      return failure();
+    for (int i = graph.node_size(); i-- > 0;)
+      for (const auto &out : graph.node(i).output())
+        if (!out.empty())
+          state.producers[out] = nodeName(graph.node(i), i);
     llvm::StringSet<> initializerNames;
     for (const auto &init : graph.initializer())
       initializerNames.insert(init.name());
     SmallVector<Type> argTypes;
     SmallVector<std::string> argNames;
+    llvm::StringSet<> inputNames;
     for (const auto &in : graph.input()) {
+      if (!inputNames.insert(in.name()).second)
+        return fail("graph input '" + in.name() + "' is listed twice (duplicate value name)");
       if (initializerNames.contains(in.name()))
         continue;
       auto type = inputType(in);
@@ -172,10 +255,17 @@ private:
 
     SmallVector<Value> results;
     SmallVector<Type> resultTypes;
+    llvm::StringSet<> outputNames;
     for (const auto &out : graph.output()) {
+      if (!outputNames.insert(out.name()).second)
+        return fail("graph output '" + out.name() + "' is listed twice (duplicate value name)");
       auto it = state.values.find(out.name());
       if (it == state.values.end())
         return fail("graph output '" + out.name() + "' is never produced");
+      auto type = cast<RankedTensorType>(it->second.getType());
+      if (llvm::is_contained(type.getShape(), 0))
+        return fail("graph output '" + out.name() + "' has shape " + shapeText(type.getShape()) +
+                    ": outputs need positive dimensions");
       results.push_back(it->second);
       resultTypes.push_back(it->second.getType());
     }
@@ -187,7 +277,7 @@ private:
   }
 
   LogicalResult importNode(const onnx::NodeProto &node, int index) {
-    std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+    std::string name = nodeName(node, index);
     std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
     auto describe = [&] {
       return "node '" + name + "' (" + node.op_type() + ", domain '" + domain + "', opset " +
@@ -237,9 +327,24 @@ private:
 
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, const std::string &path,
                                      const ImportOptions &options, std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = "cannot read '" + path + "': " + buffer.getError().message();
+    return nullptr;
+  }
+  SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  return importOnnxBuffer(context, (*buffer)->getBuffer(), std::string(dir), options, error,
+                          path);
+}
+
+OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
+                                       const std::string &modelDir, const ImportOptions &options,
+                                       std::string &error, const std::string &name) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
   ModelImporter importer(context, options, error);
-  return importer.run(path);
+  return importer.run(bytes, name, modelDir);
 }
 
 } // namespace sinter

@@ -78,6 +78,26 @@ LogicalResult requireSameElementType(NodeImporter &n, unsigned i, unsigned j) {
   return success();
 }
 
+/// When the indices of a GatherND/ScatterND are constant, checks every tuple entry against
+/// the data dimension it addresses (dims [first, first + k)).
+LogicalResult checkTupleIndices(NodeImporter &n, unsigned input, ArrayRef<int64_t> dataShape,
+                                int64_t first, int64_t k) {
+  DenseElementsAttr c = n.constantInput(input);
+  if (!c || k < 1)
+    return success();
+  int64_t i = 0;
+  for (const APInt &v : c.getValues<APInt>()) {
+    int64_t d = first + i++ % k, idx = v.getSExtValue();
+    if (d >= (int64_t)dataShape.size())
+      return success();
+    int64_t dim = dataShape[d];
+    if (idx < -dim || idx >= dim)
+      return n.fail("index " + Twine(idx) + " is out of range for dimension " + Twine(d) +
+                    " of size " + Twine(dim));
+  }
+  return success();
+}
+
 LogicalResult importShape(NodeImporter &n) {
   auto in = n.inputType(0);
   if (!in)
@@ -133,6 +153,8 @@ LogicalResult importGatherND(NodeImporter &n) {
   auto shape = GatherNDOp::inferShape(in.getShape(), indices.getShape(), batchDims, error);
   if (failed(shape))
     return n.fail(error + " (attribute 'batch_dims' = " + Twine(batchDims) + ")");
+  if (failed(checkTupleIndices(n, 1, in.getShape(), batchDims, indices.getShape().back())))
+    return failure();
   auto op = GatherNDOp::create(n.builder, n.loc, n.tensorType(*shape, in.getElementType()),
                                *n.input(0), *n.input(1), n.builder.getI64IntegerAttr(batchDims));
   return n.setResult(op);
@@ -155,6 +177,8 @@ LogicalResult importScatterND(NodeImporter &n) {
   expected.append(in.getShape().begin() + k, in.getShape().end());
   if (updates.getShape() != ArrayRef<int64_t>(expected))
     return n.fail("updates shape does not match indices.shape[:-1] + data.shape[k:]");
+  if (failed(checkTupleIndices(n, 1, in.getShape(), 0, k)))
+    return failure();
   auto op = ScatterNDOp::create(n.builder, n.loc, in, *n.input(0), *n.input(1), *n.input(2));
   return n.setResult(op);
 }
@@ -254,6 +278,11 @@ LogicalResult importConcat(NodeImporter &n) {
   auto axis = normalizeAxis(n, n.attrInt("axis", 0), first.getRank(), "attribute 'axis'");
   if (failed(axis))
     return failure();
+  // Each input holds at most 2^48 elements, but thousands of them could overflow the sum.
+  int64_t total = 0;
+  for (const auto &s : shapes)
+    if ((int64_t)s.size() > *axis && (total += s[*axis]) > kMaxElements)
+      return n.fail("the inputs' sizes along axis " + Twine(*axis) + " add up to more than 2^48");
   std::string error;
   auto shape = ConcatOp::inferShape(shapes, *axis, error);
   if (failed(shape))

@@ -6,6 +6,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <iterator>
+
 using namespace mlir;
 
 namespace sinter::import {
@@ -23,6 +25,54 @@ Type elementTypeFor(MLIRContext *context, int onnxType) {
   case onnx::TensorProto::BOOL: return b.getI1Type();
   default: return {};
   }
+}
+
+std::string dataTypeText(int onnxType) {
+  // Names of the codes newer than some onnx.proto this may be built against.
+  static const char *const kNewer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+                                       "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
+                                       "FLOAT8E8M0", "UINT2", "INT2"};
+  std::string text = std::to_string(onnxType);
+  if (onnxType >= 17 && onnxType < 17 + (int)std::size(kNewer))
+    text += std::string(" (") + kNewer[onnxType - 17] + ")";
+  else if (onnx::TensorProto_DataType_IsValid(onnxType) &&
+           onnxType != onnx::TensorProto::UNDEFINED)
+    text += " (" + onnx::TensorProto_DataType_Name(onnxType) + ")";
+  return text + "; supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, INT8, BOOL";
+}
+
+std::string shapeText(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(shape[i]);
+  return text;
+}
+
+std::string shapeProblem(ArrayRef<int64_t> shape) {
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] < 0)
+      return "a negative dimension " + std::to_string(shape[i]) + " (at position " +
+             std::to_string(i) + " of shape " + shapeText(shape) + ")";
+  int64_t count = 1;
+  bool overflow = false, zero = false;
+  for (int64_t d : shape) {
+    if (d == 0)
+      zero = true;
+    else if (!overflow && count > INT64_MAX / d)
+      overflow = true;
+    else if (!overflow)
+      count *= d;
+  }
+  if (zero)
+    return "";
+  if (overflow)
+    return "shape " + shapeText(shape) + ", whose element count overflows int64";
+  if (count > kMaxElements)
+    return "shape " + shapeText(shape) + " with " + std::to_string(count) +
+           " elements, more than the 2^48 a tensor may hold";
+  return "";
 }
 
 static int64_t storageBytes(Type t) { return t.isInteger(1) ? 1 : t.getIntOrFloatBitWidth() / 8; }
@@ -109,23 +159,18 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
   std::string what = "tensor '" + tensor.name() + "'";
   Type et = elementTypeFor(context, tensor.data_type());
   if (!et) {
-    error = what + " has unsupported data type " + std::to_string(tensor.data_type());
+    error = what + " has unsupported data type " + dataTypeText(tensor.data_type());
     return failure();
   }
-  SmallVector<int64_t> shape;
-  uint64_t count = 1;
-  for (int64_t d : tensor.dims()) {
-    if (d < 0) {
-      error = what + " has a negative dimension";
-      return failure();
-    }
-    if (d != 0 && count > (uint64_t(1) << 62) / (uint64_t)d) {
-      error = what + " has a shape whose element count overflows";
-      return failure();
-    }
-    count *= d;
-    shape.push_back(d);
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  if (std::string problem = shapeProblem(shape); !problem.empty()) {
+    error = what + " has " + problem;
+    return failure();
   }
+  // At most 2^48 elements of at most 8 bytes: neither product overflows.
+  uint64_t count = 1;
+  for (int64_t d : shape)
+    count *= (uint64_t)d;
   auto type = RankedTensorType::get(shape, et);
   uint64_t bytes = count * storageBytes(et);
 
@@ -140,26 +185,31 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
   } else if (tensor.has_raw_data()) {
     raw = tensor.raw_data();
   } else {
-    // Typed fields: ONNX stores f16/bf16/bool/int8 in int32_data.
-    raw.resize(bytes);
+    // Typed fields: ONNX stores f16/bf16/bool/int8 in int32_data. The count is checked
+    // before anything is allocated: a tiny file may declare a huge shape.
     auto fits = [&](int have) {
       if ((uint64_t)have == count)
         return true;
-      error = what + " holds " + std::to_string(have) + " values, its shape needs " +
-              std::to_string(count);
+      error = what + " holds " + std::to_string(have) + " values, its shape " +
+              shapeText(shape) + " needs " + std::to_string(count);
       return false;
     };
-    if (et.isF32()) {
-      if (!fits(tensor.float_data_size())) return failure();
+    int have = et.isF32()          ? tensor.float_data_size()
+               : et.isF64()        ? tensor.double_data_size()
+               : et.isInteger(64) ? tensor.int64_data_size()
+                                   : tensor.int32_data_size();
+    if (!fits(have))
+      return failure();
+    raw.resize(bytes);
+    if (count == 0) {
+      // Nothing to copy (and an empty repeated field may hand out a null pointer).
+    } else if (et.isF32()) {
       std::memcpy(raw.data(), tensor.float_data().data(), bytes);
     } else if (et.isF64()) {
-      if (!fits(tensor.double_data_size())) return failure();
       std::memcpy(raw.data(), tensor.double_data().data(), bytes);
     } else if (et.isInteger(64)) {
-      if (!fits(tensor.int64_data_size())) return failure();
       std::memcpy(raw.data(), tensor.int64_data().data(), bytes);
     } else {
-      if (!fits(tensor.int32_data_size())) return failure();
       int64_t width = storageBytes(et);
       for (uint64_t i = 0; i < count; ++i) {
         int32_t v = tensor.int32_data(i);
@@ -168,8 +218,8 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
     }
   }
   if (raw.size() != bytes) {
-    error = what + " has " + std::to_string(raw.size()) + " bytes of data, its shape needs " +
-            std::to_string(bytes);
+    error = what + " has " + std::to_string(raw.size()) + " bytes of data, its shape " +
+            shapeText(shape) + " needs " + std::to_string(bytes);
     return failure();
   }
   if (et.isInteger(1)) {

@@ -81,6 +81,20 @@ typedef struct sinter_launch_desc {
   sinter_kernel_desc kernel; /* valid for SINTER_LAUNCH_KERNEL */
 } sinter_launch_desc;
 
+/* One tensor of the weight blob, as compiled (after compile-time transforms such as the LoRA
+ * merge). `offset`/`bytes` place it in the blob the launches address (SINTER_BUFFER_WEIGHTS);
+ * in an external weights file (safetensors) it is found by `name`, wherever the file puts it.
+ * bytes == element size * product(shape); tensors do not overlap; gaps in the blob are zero. */
+typedef struct sinter_weight_info {
+  const char *name;
+  int32_t dtype; /* sinter_dtype */
+  int32_t rank;
+  int64_t shape[SINTER_MAX_RANK];
+  uint64_t offset;   /* bytes into the weight blob */
+  uint64_t bytes;
+  uint64_t checksum; /* FNV-1a 64 of the tensor's bytes as compiled */
+} sinter_weight_info;
+
 typedef struct sinter_program {
   uint32_t version; /* SINTER_PROGRAM_VERSION */
   const char *target;
@@ -90,11 +104,19 @@ typedef struct sinter_program {
   const sinter_tensor_info *inputs;
   const sinter_tensor_info *outputs;
   uint64_t arena_bytes;
-  const unsigned char *weights; /* host copy embedded in the .so, 256-byte aligned */
-  uint64_t weight_bytes;
-  uint64_t weights_checksum; /* FNV-1a 64 of the weight bytes */
+  const unsigned char *weights; /* host copy embedded in the .so, 256-byte aligned; NULL when
+                                   weights_external */
+  uint64_t weight_bytes;        /* size of the blob on the device */
+  uint64_t weights_checksum;    /* FNV-1a 64 of the blob's bytes (gaps included) */
   uint32_t num_launches;
   const sinter_launch_desc *launches;
+
+  /* Appended fields (still SINTER_PROGRAM_VERSION 1): code emitted before them leaves them
+   * zero-initialized, which means "embedded weights, no weight table". */
+  uint32_t weights_external;  /* 1: `weights` is NULL; the blob is assembled at load from a
+                                 safetensors file (sinter_model_load_from_file / _v2) */
+  uint32_t num_weight_tensors; /* 0 = no table: only the embedded blob can be loaded */
+  const sinter_weight_info *weight_tensors;
 } sinter_program;
 
 /* Defined by the generated code of each .so. */

@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define SINTER_ABI_VERSION_MAJOR 1u
-#define SINTER_ABI_VERSION_MINOR 0u
+#define SINTER_ABI_VERSION_MINOR 1u /* 1.1: load_from_file/_v2, launch info, profile */
 /* Packed as (major << 16) | minor, the value sinter_abi_version() returns. */
 #define SINTER_ABI_VERSION ((SINTER_ABI_VERSION_MAJOR << 16) | SINTER_ABI_VERSION_MINOR)
 
@@ -47,7 +47,8 @@ typedef enum sinter_status {
   SINTER_CUDA_ERROR = 3,       /* a CUDA runtime or cuBLASLt call failed */
   SINTER_OUT_OF_MEMORY = 4,    /* device or host allocation failed */
   SINTER_ABI_MISMATCH = 5,     /* caller's ABI major or the program version differs */
-  SINTER_CORRUPT_WEIGHTS = 6,  /* embedded weights fail their checksum */
+  SINTER_CORRUPT_WEIGHTS = 6,  /* weights fail a checksum, or a weights file is malformed or does
+                                  not match the model (message names the tensor) */
   SINTER_BUSY = 7,             /* context used from two threads at once, or model still in use */
   SINTER_INTERNAL = 8          /* a bug or malformed program; the message says which */
 } sinter_status;
@@ -77,6 +78,29 @@ typedef struct sinter_context_options {
 
 #define SINTER_CONTEXT_OPTIONS_INIT {(uint32_t)sizeof(sinter_context_options), SINTER_MODE_DIRECT}
 
+/* Options of sinter_model_load_v2 (ABI 1.1). Set struct_size = sizeof(sinter_model_load_options)
+ * so later versions can grow the struct. */
+typedef struct sinter_model_load_options {
+  uint32_t struct_size;
+  /* A safetensors file holding every tensor of the model's weight table (the file `sinter
+   * compile --weights=external` writes beside the .so, or another one with the same names,
+   * dtypes and shapes). NULL = the weights embedded in the library. Borrowed for the call. */
+  const char *weights_path;
+  /* 0: every tensor must match the values the model was compiled with (per-tensor FNV-1a 64).
+   * 1: accept new values (a fine-tuned checkpoint): checksums are skipped, names, dtypes and
+   *    shapes are still checked. */
+  int allow_new_values;
+} sinter_model_load_options;
+
+#define SINTER_MODEL_LOAD_OPTIONS_INIT {(uint32_t)sizeof(sinter_model_load_options), NULL, 0}
+
+/* One launch of the compiled program (ABI 1.1). Strings are borrowed from the model. */
+typedef struct sinter_launch_info {
+  const char *kind;    /* "gemm" (cuBLASLt) or "kernel" */
+  const char *label;   /* "gemm" or the kernel template name */
+  const char *sources; /* comma-separated ONNX node names the launch came from ("" if none) */
+} sinter_launch_info;
+
 /* (major << 16) | minor of the runtime inside this library. */
 SINTER_API uint32_t sinter_abi_version(void);
 
@@ -96,6 +120,29 @@ SINTER_API const char *sinter_build_info(void);
  * only; release it with sinter_model_destroy. */
 SINTER_API sinter_status sinter_model_load(uint32_t expected_abi_major, sinter_model **out);
 
+/* ABI 1.1. Loads the model with its weights read from the safetensors file `weights_path`
+ * (borrowed for the call): the file's header is parsed strictly and matched against the model's
+ * weight table (every tensor present with the compiled dtype and shape, extra tensors ignored),
+ * all before any CUDA call; then each tensor is streamed from the file (64-bit offsets, files over
+ * 4 GB work) through pinned staging into device memory and its checksum verified. Errors:
+ * INVALID_ARGUMENT (file cannot be opened, or the library has no weight table),
+ * CORRUPT_WEIGHTS (malformed file, missing tensor, other dtype/shape, checksum mismatch; the
+ * message names the file and the tensor), and those of sinter_model_load. Works for libraries
+ * with embedded weights too (replacing them), provided they carry a weight table. */
+SINTER_API sinter_status sinter_model_load_from_file(uint32_t expected_abi_major,
+                                                     const char *weights_path,
+                                                     sinter_model **out);
+
+/* ABI 1.1. sinter_model_load (opts NULL or weights_path NULL) or sinter_model_load_from_file,
+ * with options; allow_new_values = 1 loads a fine-tuned checkpoint without recompiling. */
+SINTER_API sinter_status sinter_model_load_v2(uint32_t expected_abi_major,
+                                              const sinter_model_load_options *opts,
+                                              sinter_model **out);
+
+/* ABI 1.1. 1 when this library was compiled with external weights (sinter_model_load refuses
+ * it; pass the weights file), 0 when they are embedded. Needs no device. */
+SINTER_API int sinter_weights_external(void);
+
 /* Releases a model (owned). NULL is a no-op. Returns SINTER_BUSY, and frees nothing, while
  * contexts created from it still exist. */
 SINTER_API sinter_status sinter_model_destroy(sinter_model *model);
@@ -105,6 +152,12 @@ SINTER_API uint32_t sinter_model_num_inputs(const sinter_model *model);
 SINTER_API uint32_t sinter_model_num_outputs(const sinter_model *model);
 SINTER_API uint64_t sinter_model_arena_bytes(const sinter_model *model);
 SINTER_API uint32_t sinter_model_num_launches(const sinter_model *model);
+/* ABI 1.1: tensors in the weight table (0 for a library compiled without one). */
+SINTER_API uint32_t sinter_model_num_weights(const sinter_model *model);
+
+/* ABI 1.1. Fills *out (caller's storage) with launch `index` (0 <= index < num_launches). */
+SINTER_API sinter_status sinter_model_launch_info(const sinter_model *model, uint32_t index,
+                                                  sinter_launch_info *out);
 
 /* Fills *out (borrowed, caller's storage) with input/output `index`. */
 SINTER_API sinter_status sinter_model_input_info(const sinter_model *model, uint32_t index,
@@ -136,6 +189,17 @@ SINTER_API sinter_status sinter_context_destroy(sinter_context *ctx);
 SINTER_API sinter_status sinter_run(sinter_context *ctx, const DLTensor *inputs,
                                     uint32_t num_inputs, const DLTensor *outputs,
                                     uint32_t num_outputs, void *cuda_stream);
+
+/* ABI 1.1. Profiles one inference: validates and binds the tensors exactly as sinter_run, then
+ * issues every launch directly (also for a graph-mode context) on `cuda_stream` with a CUDA
+ * event between consecutive launches, holds the stream until all are enqueued (so host issue
+ * time does not show as GPU time), waits for the stream, and writes the GPU milliseconds of
+ * launch i to ms_per_launch[i]. `capacity` must be >= sinter_model_num_launches. Synchronous
+ * and slower than sinter_run: for tools (`sinter run --profile`), not for serving. */
+SINTER_API sinter_status sinter_context_profile(sinter_context *ctx, const DLTensor *inputs,
+                                                uint32_t num_inputs, const DLTensor *outputs,
+                                                uint32_t num_outputs, void *cuda_stream,
+                                                float *ms_per_launch, uint32_t capacity);
 
 #ifdef __cplusplus
 } /* extern "C" */

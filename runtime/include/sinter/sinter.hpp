@@ -4,48 +4,216 @@
 // sinter_last_error() message. Destructors never throw. Destroy contexts before their model
 // (declare the Model first); a model destroyed while contexts live is leaked, not freed.
 //
-//   sinter::Model model = sinter::Model::load();
-//   sinter::Context ctx(model, SINTER_MODE_GRAPH);
-//   ctx.run(inputs, outputs, stream);   // arrays of DLTensor
+// Two ways to reach a model's functions:
+//   - linked: the program links the model .so (or the runtime) and calls the ABI directly:
+//       sinter::Model model = sinter::Model::load();
+//   - dlopened: sinter::Library opens a model .so at run time and resolves the ABI with dlsym
+//     (several models can live in one process this way, each with its own runtime):
+//       sinter::Library lib("model.so");
+//       sinter::Model model = sinter::Model::load(lib.api());            // embedded weights
+//       sinter::Model model = sinter::Model::load(lib.api(), "model.safetensors");
+//   then, either way:
+//       sinter::Context ctx(model, SINTER_MODE_GRAPH);
+//       ctx.run(inputs, outputs, stream);   // arrays of DLTensor
+// The Library (or, linked, the process) must outlive its models.
 #pragma once
 
 #include "sinter/sinter.h"
 
+#include <dlfcn.h>
+
 #include <stdexcept>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace sinter {
 
+// The ABI as function pointers. ABI 1.1 entries are null for a library built with ABI 1.0.
+struct Api {
+  decltype(&::sinter_abi_version) abi_version = nullptr;
+  decltype(&::sinter_last_error) last_error = nullptr;
+  decltype(&::sinter_status_string) status_string = nullptr;
+  decltype(&::sinter_build_info) build_info = nullptr;
+  decltype(&::sinter_model_load) model_load = nullptr;
+  decltype(&::sinter_model_destroy) model_destroy = nullptr;
+  decltype(&::sinter_model_num_inputs) model_num_inputs = nullptr;
+  decltype(&::sinter_model_num_outputs) model_num_outputs = nullptr;
+  decltype(&::sinter_model_arena_bytes) model_arena_bytes = nullptr;
+  decltype(&::sinter_model_num_launches) model_num_launches = nullptr;
+  decltype(&::sinter_model_input_info) model_input_info = nullptr;
+  decltype(&::sinter_model_output_info) model_output_info = nullptr;
+  decltype(&::sinter_context_create) context_create = nullptr;
+  decltype(&::sinter_context_destroy) context_destroy = nullptr;
+  decltype(&::sinter_run) run = nullptr;
+  // ABI 1.1
+  decltype(&::sinter_model_load_from_file) model_load_from_file = nullptr;
+  decltype(&::sinter_model_load_v2) model_load_v2 = nullptr;
+  decltype(&::sinter_weights_external) weights_external = nullptr;
+  decltype(&::sinter_model_num_weights) model_num_weights = nullptr;
+  decltype(&::sinter_model_launch_info) model_launch_info = nullptr;
+  decltype(&::sinter_context_profile) context_profile = nullptr;
+};
+
+// The functions this program is linked against. Only instantiated when called, so a program
+// that only dlopens models does not need them at link time.
+inline const Api &linked_api() {
+  static const Api api = [] {
+    Api a;
+    a.abi_version = &::sinter_abi_version;
+    a.last_error = &::sinter_last_error;
+    a.status_string = &::sinter_status_string;
+    a.build_info = &::sinter_build_info;
+    a.model_load = &::sinter_model_load;
+    a.model_destroy = &::sinter_model_destroy;
+    a.model_num_inputs = &::sinter_model_num_inputs;
+    a.model_num_outputs = &::sinter_model_num_outputs;
+    a.model_arena_bytes = &::sinter_model_arena_bytes;
+    a.model_num_launches = &::sinter_model_num_launches;
+    a.model_input_info = &::sinter_model_input_info;
+    a.model_output_info = &::sinter_model_output_info;
+    a.context_create = &::sinter_context_create;
+    a.context_destroy = &::sinter_context_destroy;
+    a.run = &::sinter_run;
+    a.model_load_from_file = &::sinter_model_load_from_file;
+    a.model_load_v2 = &::sinter_model_load_v2;
+    a.weights_external = &::sinter_weights_external;
+    a.model_num_weights = &::sinter_model_num_weights;
+    a.model_launch_info = &::sinter_model_launch_info;
+    a.context_profile = &::sinter_context_profile;
+    return a;
+  }();
+  return api;
+}
+
 class Error : public std::runtime_error {
 public:
   Error(sinter_status status, const std::string &message)
-      : std::runtime_error(std::string(sinter_status_string(status)) + ": " + message),
-        status_(status) {}
+      : std::runtime_error(std::string(status_name(status)) + ": " + message), status_(status) {}
   sinter_status status() const noexcept { return status_; }
 
 private:
+  // Local copy of sinter_status_string, so that Error needs no linked library.
+  static const char *status_name(sinter_status s) {
+    static const char *const kNames[] = {
+        "SINTER_OK",           "SINTER_INVALID_ARGUMENT", "SINTER_NO_DEVICE",
+        "SINTER_CUDA_ERROR",   "SINTER_OUT_OF_MEMORY",    "SINTER_ABI_MISMATCH",
+        "SINTER_CORRUPT_WEIGHTS", "SINTER_BUSY",          "SINTER_INTERNAL"};
+    return unsigned(s) < sizeof kNames / sizeof *kNames ? kNames[s] : "SINTER_UNKNOWN_STATUS";
+  }
   sinter_status status_;
 };
 
-inline void check(sinter_status status) {
+inline void check(const Api &api, sinter_status status) {
   if (status != SINTER_OK)
-    throw Error(status, sinter_last_error());
+    throw Error(status, api.last_error());
 }
+// Against the linked library.
+inline void check(sinter_status status) { check(linked_api(), status); }
+
+namespace detail {
+inline void need(const void *fn, const char *what) {
+  if (!fn)
+    throw Error(SINTER_ABI_MISMATCH, std::string(what) + " needs a library with ABI 1.1 or later");
+}
+} // namespace detail
+
+// A model .so opened with dlopen. Never dlclosed: the .so carries its own static CUDA runtime,
+// whose teardown at unload races with process exit.
+class Library {
+public:
+  explicit Library(const std::string &path) {
+    // A bare file name would make dlopen search the library path instead of the directory.
+    const std::string p = path.find('/') == std::string::npos ? "./" + path : path;
+    handle_ = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_) {
+      const char *why = dlerror();
+      throw Error(SINTER_INVALID_ARGUMENT,
+                  "cannot load '" + path + "': " + (why ? why : "unknown error"));
+    }
+    bool complete = true;
+    auto bind = [&](auto &fn, const char *name, bool required) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle_, name));
+      if (!fn && required) {
+        if (complete)
+          missing_ = name;
+        complete = false;
+      }
+    };
+    bind(api_.abi_version, "sinter_abi_version", true);
+    bind(api_.last_error, "sinter_last_error", true);
+    bind(api_.status_string, "sinter_status_string", true);
+    bind(api_.build_info, "sinter_build_info", true);
+    bind(api_.model_load, "sinter_model_load", true);
+    bind(api_.model_destroy, "sinter_model_destroy", true);
+    bind(api_.model_num_inputs, "sinter_model_num_inputs", true);
+    bind(api_.model_num_outputs, "sinter_model_num_outputs", true);
+    bind(api_.model_arena_bytes, "sinter_model_arena_bytes", true);
+    bind(api_.model_num_launches, "sinter_model_num_launches", true);
+    bind(api_.model_input_info, "sinter_model_input_info", true);
+    bind(api_.model_output_info, "sinter_model_output_info", true);
+    bind(api_.context_create, "sinter_context_create", true);
+    bind(api_.context_destroy, "sinter_context_destroy", true);
+    bind(api_.run, "sinter_run", true);
+    bind(api_.model_load_from_file, "sinter_model_load_from_file", false);
+    bind(api_.model_load_v2, "sinter_model_load_v2", false);
+    bind(api_.weights_external, "sinter_weights_external", false);
+    bind(api_.model_num_weights, "sinter_model_num_weights", false);
+    bind(api_.model_launch_info, "sinter_model_launch_info", false);
+    bind(api_.context_profile, "sinter_context_profile", false);
+    if (!complete)
+      throw Error(SINTER_ABI_MISMATCH,
+                  "'" + path + "' is not a sinter model library (no " + missing_ + ")");
+    const uint32_t abi = api_.abi_version();
+    if ((abi >> 16) != SINTER_ABI_VERSION_MAJOR)
+      throw Error(SINTER_ABI_MISMATCH, "'" + path + "' has sinter ABI " +
+                                           std::to_string(abi >> 16) + "." +
+                                           std::to_string(abi & 0xffff) + ", this program needs " +
+                                           std::to_string(SINTER_ABI_VERSION_MAJOR) + ".x");
+  }
+  Library(const Library &) = delete;
+  Library &operator=(const Library &) = delete;
+
+  const Api &api() const noexcept { return api_; }
+  uint32_t abi_version() const { return api_.abi_version(); }
+  std::string build_info() const { return api_.build_info(); }
+  // Whether the library needs a weights file (compiled with --weights=external).
+  bool weights_external() const { return api_.weights_external && api_.weights_external(); }
+
+private:
+  void *handle_ = nullptr;
+  Api api_;
+  std::string missing_;
+};
 
 class Model {
 public:
   // Loads the model compiled into the library this code is linked with.
-  static Model load() {
+  static Model load() { return load(linked_api()); }
+  // Loads through `api` (e.g. Library::api()) with the embedded weights.
+  static Model load(const Api &api) {
     sinter_model *m = nullptr;
-    check(sinter_model_load(SINTER_ABI_VERSION_MAJOR, &m));
-    return Model(m);
+    check(api, api.model_load(SINTER_ABI_VERSION_MAJOR, &m));
+    return Model(api, m);
   }
-  Model(Model &&o) noexcept : model_(std::exchange(o.model_, nullptr)) {}
+  // Loads with the weights from a safetensors file. allow_new_values: accept a checkpoint whose
+  // values differ from those compiled (same names, dtypes and shapes).
+  static Model load(const Api &api, const std::string &weights_path,
+                    bool allow_new_values = false) {
+    detail::need(reinterpret_cast<const void *>(api.model_load_v2), "loading a weights file");
+    sinter_model_load_options opts = SINTER_MODEL_LOAD_OPTIONS_INIT;
+    opts.weights_path = weights_path.c_str();
+    opts.allow_new_values = allow_new_values ? 1 : 0;
+    sinter_model *m = nullptr;
+    check(api, api.model_load_v2(SINTER_ABI_VERSION_MAJOR, &opts, &m));
+    return Model(api, m);
+  }
+  Model(Model &&o) noexcept : api_(o.api_), model_(std::exchange(o.model_, nullptr)) {}
   Model &operator=(Model &&o) noexcept {
     if (this != &o) {
       reset();
+      api_ = o.api_;
       model_ = std::exchange(o.model_, nullptr);
     }
     return *this;
@@ -55,42 +223,54 @@ public:
   ~Model() { reset(); }
 
   sinter_model *get() const noexcept { return model_; }
-  uint32_t num_inputs() const { return sinter_model_num_inputs(model_); }
-  uint32_t num_outputs() const { return sinter_model_num_outputs(model_); }
-  uint64_t arena_bytes() const { return sinter_model_arena_bytes(model_); }
-  uint32_t num_launches() const { return sinter_model_num_launches(model_); }
+  const Api &api() const noexcept { return *api_; }
+  uint32_t num_inputs() const { return api_->model_num_inputs(model_); }
+  uint32_t num_outputs() const { return api_->model_num_outputs(model_); }
+  uint64_t arena_bytes() const { return api_->model_arena_bytes(model_); }
+  uint32_t num_launches() const { return api_->model_num_launches(model_); }
   sinter_tensor_desc input(uint32_t index) const {
     sinter_tensor_desc d;
-    check(sinter_model_input_info(model_, index, &d));
+    check(*api_, api_->model_input_info(model_, index, &d));
     return d;
   }
   sinter_tensor_desc output(uint32_t index) const {
     sinter_tensor_desc d;
-    check(sinter_model_output_info(model_, index, &d));
+    check(*api_, api_->model_output_info(model_, index, &d));
     return d;
+  }
+  sinter_launch_info launch(uint32_t index) const {
+    detail::need(reinterpret_cast<const void *>(api_->model_launch_info), "launch info");
+    sinter_launch_info l;
+    check(*api_, api_->model_launch_info(model_, index, &l));
+    return l;
   }
 
 private:
-  explicit Model(sinter_model *m) : model_(m) {}
+  Model(const Api &api, sinter_model *m) : api_(&api), model_(m) {}
   void reset() noexcept {
-    if (model_) (void)sinter_model_destroy(model_);
+    if (model_) (void)api_->model_destroy(model_);
     model_ = nullptr;
   }
+  const Api *api_ = nullptr;
   sinter_model *model_ = nullptr;
 };
 
 class Context {
 public:
-  explicit Context(Model &model, int mode = SINTER_MODE_DIRECT) {
+  explicit Context(Model &model, int mode = SINTER_MODE_DIRECT) : api_(&model.api()) {
     sinter_context_options opts = SINTER_CONTEXT_OPTIONS_INIT;
     opts.mode = mode;
-    check(sinter_context_create(model.get(), &opts, &ctx_));
+    check(*api_, api_->context_create(model.get(), &opts, &ctx_));
+    num_launches_ = model.num_launches();
   }
-  Context(Context &&o) noexcept : ctx_(std::exchange(o.ctx_, nullptr)) {}
+  Context(Context &&o) noexcept
+      : api_(o.api_), ctx_(std::exchange(o.ctx_, nullptr)), num_launches_(o.num_launches_) {}
   Context &operator=(Context &&o) noexcept {
     if (this != &o) {
       reset();
+      api_ = o.api_;
       ctx_ = std::exchange(o.ctx_, nullptr);
+      num_launches_ = o.num_launches_;
     }
     return *this;
   }
@@ -103,20 +283,33 @@ public:
   // Enqueues one run on `stream` (cudaStream_t); see sinter_run for the tensor rules.
   void run(const DLTensor *inputs, uint32_t num_inputs, const DLTensor *outputs,
            uint32_t num_outputs, void *stream = nullptr) {
-    check(sinter_run(ctx_, inputs, num_inputs, outputs, num_outputs, stream));
+    check(*api_, api_->run(ctx_, inputs, num_inputs, outputs, num_outputs, stream));
   }
   void run(const std::vector<DLTensor> &inputs, const std::vector<DLTensor> &outputs,
            void *stream = nullptr) {
     run(inputs.data(), static_cast<uint32_t>(inputs.size()), outputs.data(),
         static_cast<uint32_t>(outputs.size()), stream);
   }
+  // One synchronous profiled run: GPU milliseconds per launch (sinter_context_profile).
+  std::vector<float> profile(const std::vector<DLTensor> &inputs,
+                             const std::vector<DLTensor> &outputs, void *stream = nullptr) {
+    detail::need(reinterpret_cast<const void *>(api_->context_profile), "profiling");
+    std::vector<float> ms(num_launches_ > 0 ? num_launches_ : 1);
+    check(*api_, api_->context_profile(ctx_, inputs.data(), static_cast<uint32_t>(inputs.size()),
+                                       outputs.data(), static_cast<uint32_t>(outputs.size()),
+                                       stream, ms.data(), num_launches_));
+    ms.resize(num_launches_);
+    return ms;
+  }
 
 private:
   void reset() noexcept {
-    if (ctx_) (void)sinter_context_destroy(ctx_);
+    if (ctx_) (void)api_->context_destroy(ctx_);
     ctx_ = nullptr;
   }
+  const Api *api_ = nullptr;
   sinter_context *ctx_ = nullptr;
+  uint32_t num_launches_ = 0;
 };
 
 } // namespace sinter

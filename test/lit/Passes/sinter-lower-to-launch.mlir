@@ -3,11 +3,12 @@
 
 // CHECK-LABEL: func.func @two_linears
 // CHECK-SAME: (%[[X:.+]]: memref<1x4x8xf32> {sinter.name = "x"}, %[[Y:.+]]: memref<1x4x2xf32> {launch.output, sinter.name = "y"})
-// CHECK-DAG: %[[W0:.+]] = launch.weight "w0" {offset = 0 : i64, value = {{.*}}} : memref<8x16xf32>
-// CHECK-DAG: %[[W1:.+]] = launch.weight "w1" {offset = 512 : i64, value = {{.*}}} : memref<16x2xf32>
-// CHECK-DAG: %[[B1:.+]] = launch.weight "w2" {offset = 768 : i64, value = {{.*}}} : memref<2xf32>
+// Weights are placed in the blob in first-use order.
+// CHECK: %[[W0:.+]] = launch.weight "w0" {offset = 0 : i64, value = {{.*}}} : memref<8x16xf32>
 // CHECK: %[[T:.+]] = launch.alloc : memref<1x4x16xf32>
 // CHECK: launch.gemm %[[X]], %[[W0]] -> %[[T]] {k = 8 : i64, m = 4 : i64, n = 16 : i64, precision = "strict"}
+// CHECK: %[[W1:.+]] = launch.weight "w1" {offset = 512 : i64, value = {{.*}}} : memref<16x2xf32>
+// CHECK: %[[B1:.+]] = launch.weight "w2" {offset = 768 : i64, value = {{.*}}} : memref<2xf32>
 // CHECK: launch.gemm %[[T]], %[[W1]] bias %[[B1]] -> %[[Y]] {k = 16 : i64, m = 4 : i64, n = 2 : i64, precision = "strict"}
 // CHECK: return
 // TF32-LABEL: func.func @two_linears

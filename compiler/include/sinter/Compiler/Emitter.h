@@ -29,7 +29,8 @@ mlir::LogicalResult emitProgram(mlir::ModuleOp module, const Target &target,
 /// Where the toolchain and the runtime pieces live.
 struct Toolchain {
   std::string nvcc;
-  std::string includeDir; // holds sinter/program.h and sinter/kernels
+  std::string includeDir; // holds sinter/program.h
+  std::string kernelsDir; // holds the kernel templates (*.cuh, launch_params.h)
   std::string libDir;     // holds libsinter_runtime.a
   std::string cudaLibDir; // holds libcublasLt.so (also the .so's rpath)
   std::string exportMap;  // linker version script keeping exports to the sinter_ ABI

@@ -23,6 +23,16 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &context,
                                                  const ImportOptions &options,
                                                  std::string &error);
 
+/// Imports an ONNX model held in memory. External data is resolved inside `modelDir` (the
+/// folder a model file would sit in; "" means the current folder); `name` stands for the file
+/// in messages.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxBuffer(mlir::MLIRContext &context,
+                                                   llvm::StringRef bytes,
+                                                   const std::string &modelDir,
+                                                   const ImportOptions &options,
+                                                   std::string &error,
+                                                   const std::string &name = "<buffer>");
+
 } // namespace sinter
 
 #endif

@@ -2,6 +2,7 @@
 #define SINTER_COMPILER_PIPELINE_H
 
 #include "sinter/Compiler/Config.h"
+#include "sinter/Compiler/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -19,7 +20,8 @@ const char *phaseName(Phase phase);
 
 /// Runs the passes of one MLIR phase (Graph or Launch) and the verifier at its end.
 /// Errors are reported as MLIR diagnostics.
-mlir::LogicalResult runPhase(mlir::ModuleOp module, Phase phase, const CompileConfig &config);
+mlir::LogicalResult runPhase(mlir::ModuleOp module, Phase phase, const CompileConfig &config,
+                             const Target &target);
 
 /// Checks what must hold after `phase`: after Graph only sinter ops remain; after Launch
 /// only launch ops, every alloc placed in the arena and every weight in the blob.

@@ -210,6 +210,15 @@ LogicalResult LinearOp::verify() {
   if (getBias() && (getBias().getType().getRank() != 1 ||
                     getBias().getType().getDimSize(0) != w.getDimSize(1)))
     return emitOpError("bias must be [") << w.getDimSize(1) << "]";
+  if (getNormWeight()) {
+    auto nw = cast<RankedTensorType>(getNormWeight().getType());
+    if (nw.getRank() != 1 || nw.getDimSize(0) != in.getShape().back())
+      return emitOpError("norm_weight must be [") << in.getShape().back() << "]";
+    if (!getNormEpsilon())
+      return emitOpError("norm_weight needs norm_epsilon");
+  } else if (getNormEpsilon()) {
+    return emitOpError("norm_epsilon without norm_weight");
+  }
   if (getResidual() && getResidual().getType() != getType())
     return emitOpError("residual type ") << getResidual().getType()
                                          << " differs from the result type " << getType();

@@ -81,5 +81,11 @@ LogicalResult KernelOp::verify() {
   for (int64_t w : getWrites())
     if (w < 0 || w >= (int64_t)getBuffers().size())
       return emitOpError("writes index ") << w << " is out of range";
+  for (int64_t a : getArgs())
+    if (a < -1 || a >= (int64_t)getBuffers().size())
+      return emitOpError("args index ") << a << " is out of range";
+  for (Attribute p : getParams())
+    if (!isa<IntegerAttr, StringAttr>(p))
+      return emitOpError("params must be integers or strings");
   return success();
 }

@@ -36,17 +36,81 @@ def SinterFuseLinearEpilogue : Pass<"sinter-fuse-linear-epilogue", "mlir::Module
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterRaiseRmsNorm : Pass<"sinter-raise-rms-norm", "mlir::ModuleOp"> {
+  let summary = "Raise the decomposed RMSNorm of the opset-18 export to sinter.rms_normalization";
+  let description = [{
+    `[cast<T>](xf * reciprocal(sqrt(reduce_mean(xf^2, last) + eps))) * w`, with xf the f32
+    input (`cast<f32>(x)`, or x itself when it is f32), w a constant of D elements and either
+    operand order of each commutative op, becomes `rms_normalization(x, w) {axis = last,
+    epsilon = eps}`: the op the opset-23 export imports to, so both forms meet.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
+def SinterRaiseRope : Pass<"sinter-raise-rope", "mlir::ModuleOp"> {
+  let summary = "Raise x * cos + rotate_half(x) * sin to sinter.rope";
+  let description = [{
+    `x * cos + concat(-x[..., D/2:], x[..., :D/2]) * sin` over the last axis of a 4-D x,
+    with constant cos/sin tables and either operand order, becomes `rope(x, cos, sin)`.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
+def SinterRaiseSiluMul : Pass<"sinter-raise-silu-mul", "mlir::ModuleOp"> {
+  let summary = "Raise (g * sigmoid(g)) * u to sinter.silu_mul";
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
+def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
+  let summary = "Raise causal grouped-query attention to sinter.fused_attention";
+  let description = [{
+    Matches the opset-18 decomposition `matmul([nan guard] softmax(q*s1 @ kT*s2 [+ mask]),
+    vE)` and the opset-23 `attention(q, kE, vE [, mask])`, where kE/vE are the grouped-query
+    expansions (unsqueeze, expand, reshape; kT also transposed) of [B, Hkv, S, D] k and v.
+    The mask is recognized by evaluating its backward slice with the ops' folders: it must
+    be computed from constants and at most one [B, S] function argument, select the causal
+    (or full) pattern when the argument is all ones, and mask exactly key j when entry j is
+    zero. The result is `fused_attention(q, k, v [key_mask arg]) {scale, causal}` on the
+    unexpanded k and v. Anything else is left unchanged.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
+def SinterMergeParallelLinears : Pass<"sinter-merge-parallel-linears", "mlir::ModuleOp"> {
+  let summary = "Concatenate the weights of linears that read the same input into one linear";
+  let description = [{
+    Sibling linears `linear(x, W_i)` without bias or residual become one
+    `linear(x, concat_i W_i)` followed by a `sinter.slice` of each sibling's columns: one
+    pass over x and one launch instead of several (Q/K/V, gate/up).
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
+def SinterFuseLinearPrologue : Pass<"sinter-fuse-linear-prologue", "mlir::ModuleOp"> {
+  let summary = "Fold an RMS normalization into the linears that consume it";
+  let description = [{
+    `linear(rms_normalization(x, w))` over the last axis becomes `linear(x, norm w)`: the
+    kernel normalizes its input rows itself instead of reading a normalized copy.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
   let summary = "Lower the graph of fused ops to launches over buffers";
   let description = [{
     Each function becomes a launch program: tensor arguments and results become memref
     arguments (results written in place), constants become `launch.weight`s, intermediates
-    `launch.alloc`s, and each `sinter.linear` a `launch.gemm`. Fails naming any op that has
-    no lowering.
+    `launch.alloc`s. A `sinter.linear` becomes a `launch.gemm` (fp32, or many rows) or a
+    `linear_small_m` kernel (bf16/f16 with at most 16 rows) whose prologue (RMS norm) and
+    epilogue (residual, bias, SwiGLU pairs, RoPE pairs) absorb the ops around it; embedding
+    gathers, fused attention and RMS norms become kernels. Weights are re-laid out for the
+    kernels at compile time. Fails naming any op that has no lowering.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"strict\"",
-           "fp32 matrix math: strict (fp32 FMA) or tf32 (tensor cores)">
+           "fp32 matrix math: strict (fp32 FMA) or tf32 (tensor cores)">,
+    Option<"smCount", "sm-count", "int64_t", "132",
+           "multiprocessors of the target, for kernel grid sizes">
   ];
   let dependentDialects = ["::sinter::launch::LaunchDialect", "::mlir::memref::MemRefDialect"];
 }

@@ -317,3 +317,27 @@ func.func @linear_shape(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> tensor<2x4x
   %0 = sinter.linear %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+func.func @linear_norm_shape(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %n: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{norm_weight must be [4]}}
+  %0 = sinter.linear %x, %w norm %n {norm_epsilon = 1.0e-5 : f32} : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @linear_norm_epsilon(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %n: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{norm_weight needs norm_epsilon}}
+  %0 = sinter.linear %x, %w norm %n : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @linear_epsilon_alone(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{norm_epsilon without norm_weight}}
+  %0 = sinter.linear %x, %w {norm_epsilon = 1.0e-5 : f32} : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -148,3 +148,14 @@ func.func @linear(%x: tensor<1x6x64xbf16>, %w: tensor<64x128xbf16>, %b: tensor<1
   %2 = sinter.linear %x, %w bias %b residual %r : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>, tensor<1x6x128xbf16>) -> tensor<1x6x128xbf16>
   return %0, %1, %2 : tensor<1x6x128xbf16>, tensor<1x6x128xbf16>, tensor<1x6x128xbf16>
 }
+
+// -----
+
+// An RMSNorm prologue on the input.
+// CHECK-LABEL: func.func @linear_norm
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<6x64xf32>, %[[W:[^:]+]]: tensor<64x32xf32>, %[[N:[^:]+]]: tensor<64xf32>)
+// CHECK: sinter.linear %[[X]], %[[W]] norm %[[N]] {norm_epsilon = 9.99999974E-6 : f32} : (tensor<6x64xf32>, tensor<64x32xf32>, tensor<64xf32>) -> tensor<6x32xf32>
+func.func @linear_norm(%x: tensor<6x64xf32>, %w: tensor<64x32xf32>, %n: tensor<64xf32>) -> tensor<6x32xf32> {
+  %0 = sinter.linear %x, %w norm %n {norm_epsilon = 1.0e-5 : f32} : (tensor<6x64xf32>, tensor<64x32xf32>, tensor<64xf32>) -> tensor<6x32xf32>
+  return %0 : tensor<6x32xf32>
+}

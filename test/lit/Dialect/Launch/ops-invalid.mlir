@@ -74,7 +74,7 @@ func.func @gemm_zero(%x: memref<2x8xf32>, %w: memref<8x4xf32>, %y: memref<2x4xf3
 
 func.func @kernel_threads(%x: memref<4xf32>) {
   // expected-error @+1 {{block has 2048 threads, more than 1024}}
-  launch.kernel "k"(%x) {grid = array<i64: 1, 1, 1>, block = array<i64: 1024, 2, 1>, params = [], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>
+  launch.kernel "k"(%x) {grid = array<i64: 1, 1, 1>, block = array<i64: 1024, 2, 1>, args = array<i64: 0>, params = [], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>
   return
 }
 
@@ -82,7 +82,7 @@ func.func @kernel_threads(%x: memref<4xf32>) {
 
 func.func @kernel_grid(%x: memref<4xf32>) {
   // expected-error @+1 {{grid and block must have 3 entries}}
-  launch.kernel "k"(%x) {grid = array<i64: 1, 1>, block = array<i64: 32, 1, 1>, params = [], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>
+  launch.kernel "k"(%x) {grid = array<i64: 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0>, params = [], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>
   return
 }
 
@@ -90,6 +90,22 @@ func.func @kernel_grid(%x: memref<4xf32>) {
 
 func.func @kernel_writes(%x: memref<4xf32>) {
   // expected-error @+1 {{writes index 1 is out of range}}
-  launch.kernel "k"(%x) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, params = [], shared_bytes = 0 : i64, writes = array<i64: 1>} : memref<4xf32>
+  launch.kernel "k"(%x) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0>, params = [], shared_bytes = 0 : i64, writes = array<i64: 1>} : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @kernel_args(%x: memref<4xf32>) {
+  // expected-error @+1 {{args index 3 is out of range}}
+  launch.kernel "k"(%x) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0, -1, 3>, params = [], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @kernel_params(%x: memref<4xf32>) {
+  // expected-error @+1 {{params must be integers or strings}}
+  launch.kernel "k"(%x) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0>, params = [1.0 : f32], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>
   return
 }

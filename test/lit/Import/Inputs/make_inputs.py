@@ -21,8 +21,7 @@ def vi(name, shape, t=TensorProto.FLOAT):
 
 
 def external(name, location, shape=(4,)):
-    t = numpy_helper.from_array(np.zeros(shape, np.float32), name)
-    t.ClearField("raw_data")
+    t = raw_tensor(name, TensorProto.FLOAT, shape)  # no data: the shape may be huge
     t.data_location = TensorProto.EXTERNAL
     for k, v in (("location", location), ("offset", "0"), ("length", str(4 * int(np.prod(shape))))):
         e = t.external_data.add()
@@ -33,6 +32,83 @@ def external(name, location, shape=(4,)):
 def add_with(init):
     return model([helper.make_node("Add", ["x", init.name], ["y"], name="add")],
                  [vi("x", [4])], [vi("y", [4])], [init])
+
+
+def raw_tensor(name, data_type, dims, raw=None):
+    """A TensorProto as a hostile file may hold it: any dims, any data type, short data."""
+    t = TensorProto()
+    t.name, t.data_type = name, data_type
+    t.dims.extend(dims)
+    if raw is not None:
+        t.raw_data = raw
+    return t
+
+
+def add(a, b, out, name="add"):
+    return helper.make_node("Add", [a, b], [out], name=name)
+
+
+def hostile():
+    """Inputs of hostile.test: each breaks one rule the importer checks before allocating."""
+    big = 1 << 40
+    x4 = [vi("x", [4])]
+    y4 = [vi("y", [4])]
+    files = {
+        # Shapes: int64 overflow, past 2^48 elements, negative, zero.
+        "input_overflow": model([add("x", "x", "y")], [vi("x", [big, big])], [vi("y", [1])]),
+        "input_huge": model([add("x", "x", "y")], [vi("x", [1 << 30, 1 << 30])], [vi("y", [1])]),
+        "input_negative": model([add("x", "x", "y")], [vi("x", [-3, 2])], [vi("y", [1])]),
+        "input_zero": model([add("x", "x", "y")], [vi("x", [0, 4])], [vi("y", [0, 4])]),
+        "output_zero": model([helper.make_node("Identity", ["e"], ["y"], name="id")], [],
+                             [vi("y", [0, 4])],
+                             [raw_tensor("e", TensorProto.FLOAT, [0, 4], b"")]),
+        "init_overflow": model([add("x", "w", "y")], x4, y4,
+                               [raw_tensor("w", TensorProto.FLOAT, [big, big], b"\0" * 16)]),
+        "init_negative": model([add("x", "w", "y")], x4, y4,
+                               [raw_tensor("w", TensorProto.FLOAT, [4, -1], b"\0" * 16)]),
+        "matmul_huge": model([helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")],
+                             [vi("a", [1 << 25, 1 << 20]), vi("b", [1 << 20, 1 << 25])],
+                             [vi("y", [1])]),
+        "reshape_overflow": model([helper.make_node("Reshape", ["x", "s"], ["y"], name="r")],
+                                  x4, y4, [numpy_helper.from_array(
+                                      np.array([big, big], np.int64), "s")]),
+        "concat_overflow": model([helper.make_node("Concat", ["x", "x", "x"], ["y"], name="cat",
+                                                   axis=0)],
+                                 [vi("x", [1 << 47])], [vi("y", [1])]),
+        # Huge declared sizes in a tiny file: no allocation before the check.
+        "init_huge_typed": model([add("x", "w", "y")], x4, y4,
+                                 [raw_tensor("w", TensorProto.FLOAT, [big])]),
+        "init_wrap": model([add("x", "w", "y")], [vi("x", [4], TensorProto.INT64)], y4,
+                           [raw_tensor("w", TensorProto.INT64, [1 << 61], b"")]),
+        "init_short": model([add("x", "w", "y")], x4, y4,
+                            [raw_tensor("w", TensorProto.FLOAT, [1 << 20], b"\0" * 16)]),
+        "external_huge": add_with(external("w", "weights.bin", shape=(1 << 40,))),
+        # Types.
+        "dtype_mismatch": model([add("x", "w", "y")], x4, y4,
+                                [numpy_helper.from_array(np.zeros(4, np.int64), "w")]),
+        "unknown_dtype_init": model([add("x", "w", "y")], x4, y4,
+                                    [raw_tensor("w", TensorProto.FLOAT8E4M3FN, [4], b"\0" * 4)]),
+        "unknown_dtype_input": model([add("x", "x", "y")], [vi("x", [4], 17)], y4),
+        "unknown_dtype_cast": model([helper.make_node("Cast", ["x"], ["y"], name="cast", to=17)],
+                                    x4, y4),
+        # Graph structure.
+        "cycle": model([add("x", "c", "b", "a"), add("b", "x", "c", "b")], x4, [vi("c", [4])]),
+        "unsorted": model([add("b", "x", "y", "second"), add("x", "x", "b", "first")], x4, y4),
+        "undefined": model([add("x", "nowhere", "y")], x4, y4),
+        "dup_node_output": model([add("x", "x", "y", "a1"), add("x", "x", "y", "a2")], x4, y4),
+        "dup_init_output": model([add("x", "x", "w", "a1")], x4, [vi("w", [4])],
+                                 [numpy_helper.from_array(np.zeros(4, np.float32), "w")]),
+        "dup_init": model([add("x", "w", "y")], x4, y4,
+                          [numpy_helper.from_array(np.zeros(4, np.float32), "w")] * 2),
+        "dup_input": model([add("x", "x", "y")], [vi("x", [4]), vi("x", [4])], y4),
+        "dup_graph_output": model([add("x", "x", "y")], x4, [vi("y", [4]), vi("y", [4])]),
+        "missing_input": model([helper.make_node("Add", ["x"], ["y"], name="add")], x4, y4),
+        "empty_input": model([helper.make_node("MatMul", ["x", ""], ["y"], name="mm")],
+                             [vi("x", [4, 4])], y4),
+        "no_output": model([helper.make_node("Add", ["x", "x"], [], name="add")], x4, y4),
+    }
+    for name, m in files.items():
+        onnx.save(m, f"hostile_{name}.onnx")
 
 
 def main():
@@ -53,6 +129,7 @@ def main():
     onnx.save(add_with(external("w", "/etc/passwd")), "external_absolute.onnx")
     onnx.save(add_with(external("w", "link.bin")), "external_symlink.onnx")
     onnx.save(add_with(external("w", "weights.bin", shape=(1 << 20,))), "external_short.onnx")
+    hostile()
 
 
 if __name__ == "__main__":

@@ -4,19 +4,30 @@
 // Ops the graph phase forms from primitives.
 
 def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
-  let summary = "y = x @ weight (+ bias) (+ residual): a matrix product with a constant weight";
+  let summary = "y = prologue(x) @ weight (+ bias) (+ residual): a matrix product with a constant weight";
   let description = [{
     `x` has shape [..., K]; leading dimensions are flattened into M rows. `weight` is
     [K, N] row-major (the ONNX MatMul right-hand side), `bias` is [N], `residual` has the
-    result's shape and is added in the epilogue.
+    result's shape and is added in the epilogue. With `norm_weight` ([K]) the input is first
+    RMS-normalized over K with `norm_epsilon` and scaled by it (the Llama RMSNorm feeding
+    the projection), recomputed by the kernel instead of written out.
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
-                       Optional<Graph_Tensor>:$bias, Optional<Graph_Tensor>:$residual);
+                       Optional<Graph_Tensor>:$bias, Optional<Graph_Tensor>:$residual,
+                       Optional<Graph_Tensor>:$norm_weight,
+                       OptionalAttr<F32Attr>:$norm_epsilon);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
-    $input `,` $weight (`bias` $bias^)? (`residual` $residual^)? attr-dict `:`
-    functional-type(operands, results)
+    $input `,` $weight (`bias` $bias^)? (`residual` $residual^)? (`norm` $norm_weight^)?
+    attr-dict `:` functional-type(operands, results)
   }];
+  let builders = [
+    OpBuilder<(ins "mlir::Type":$type, "mlir::Value":$input, "mlir::Value":$weight,
+                   "mlir::Value":$bias, "mlir::Value":$residual), [{
+      build($_builder, $_state, type, input, weight, bias, residual, mlir::Value(),
+            mlir::FloatAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -62,12 +62,15 @@ def Launch_GemmOp : Launch_Op<"gemm", [AttrSizedOperandSegments]> {
 def Launch_KernelOp : Launch_Op<"kernel"> {
   let summary = "A launch of a kernel template instantiated at compile time";
   let description = [{
-    `template` names a kernel template in runtime/kernels; `params` are its compile-time
-    template arguments. Grid, block and dynamic shared memory are fixed here. Buffers
-    are passed in order; `writes` lists the indices of the buffers it writes.
+    `kernel_template` names a kernel template in runtime/kernels (`sinter::kernels::<name>`);
+    `params` are its template arguments, integers or C++ spellings (types, enumerators).
+    Grid, block and dynamic shared memory are fixed here. `args` gives, for each pointer
+    argument of the kernel in order, the index of the buffer passed there or -1 for a null
+    pointer; `writes` lists the indices of the buffers it writes.
   }];
   let arguments = (ins Variadic<AnyStaticShapeMemRef>:$buffers,
-                       StrAttr:$kernel_template, I64ArrayAttr:$params,
+                       StrAttr:$kernel_template, ArrayAttr:$params,
+                       DenseI64ArrayAttr:$args,
                        DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block,
                        I64Attr:$shared_bytes, DenseI64ArrayAttr:$writes);
   let assemblyFormat = "$kernel_template `(` $buffers `)` attr-dict `:` type($buffers)";

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""W1 benchmark: Llama 3.2 1B with --layers N (default 1), 6 tokens, bf16, batch 1.
+
+Run on the GPU machine from the repository root, with a built (or carried) `sinter`:
+
+    python3 examples/bench/llama_layer.py --sinter build/bin/sinter --out-dir /tmp/w1
+
+In one process: builds the Hugging Face model from the seed (examples/export_llama.py),
+exports it to ONNX, compiles it with Sinter, loads the .so (examples/bench/sinter_ctypes.py),
+checks numerics on fresh random token ids (logits against an fp32 PyTorch reference computed
+from the same bf16 weights: Sinter's relative error must be <= 1.5x PyTorch bf16 eager's, and
+the top-1 token identical at every position), measures the copy bandwidth, and times eager,
+torch.compile, torch.compile mode="reduce-overhead" and Sinter (direct and graph) the same way:
+CUDA events around back-to-back calls, median of repetitions. Kernel counts and GPU time come
+from the PyTorch profiler for every system. Writes OUT_DIR/llama_layer.{md,json}.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sinter", default="build/bin/sinter")
+    p.add_argument("--out-dir", default="/tmp/sinter-w1")
+    p.add_argument("--layers", type=int, default=1)
+    p.add_argument("--seq", type=int, default=6)
+    p.add_argument("--opset", type=int, default=18)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--calls", type=int, default=100)
+    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--checks", type=int, default=3, help="fresh random prompts for numerics")
+    p.add_argument("--skip-compile-modes", action="store_true")
+    return p.parse_args()
+
+
+def time_calls(fn, calls, reps, torch):
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / calls)
+    return statistics.median(times)
+
+
+def profile_kernels(fn, torch):
+    """(kernel count, summed kernel ms) of one call."""
+    fn()
+    torch.cuda.synchronize()
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    n, us = 0, 0.0
+    for e in prof.events():
+        if "cuda" not in str(getattr(e, "device_type", "")).lower():
+            continue
+        name = e.name.lower()
+        if "memcpy" in name or "memset" in name:
+            continue
+        n += 1
+        us += getattr(e, "device_time", 0.0) or getattr(e, "cuda_time", 0.0) or 0.0
+    return n, us / 1e3
+
+
+def copy_bandwidth(torch):
+    n = 1 << 30
+    a = torch.empty(n, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    ms = time_calls(lambda: b.copy_(a), 20, 5, torch)
+    return 2 * n / (ms * 1e-3)
+
+
+def rel_err(x, ref, torch):
+    return (torch.linalg.vector_norm((x.float() - ref).double()) /
+            torch.linalg.vector_norm(ref.double())).item()
+
+
+def main():
+    a = parse_args()
+    import torch
+    import export_llama
+
+    os.makedirs(a.out_dir, exist_ok=True)
+    dev = torch.cuda.get_device_name()
+    print(f"device: {dev}, torch {torch.__version__}", flush=True)
+    onnx_path = os.path.join(a.out_dir, f"llama_l{a.layers}.onnx")
+    export_args = ["--layers", str(a.layers), "--seq", str(a.seq), "--opset", str(a.opset),
+                   "--seed", str(a.seed), "--no-ort-check", "--out", onnx_path]
+    t0 = time.time()
+    rc = export_llama.main(export_args)
+    if rc:
+        return rc
+    print(f"export: {time.time() - t0:.1f} s", flush=True)
+
+    so_path = os.path.join(a.out_dir, f"llama_l{a.layers}.so")
+    t0 = time.time()
+    r = subprocess.run([a.sinter, "compile", onnx_path, "-o", so_path, "--timing"],
+                       capture_output=True, text=True)
+    compile_s = time.time() - t0
+    print(r.stderr.strip(), flush=True)
+    if r.returncode != 0:
+        print(f"sinter compile failed ({r.returncode})")
+        return 1
+    print(f"compile: {compile_s:.1f} s, .so {os.path.getsize(so_path) / 1e6:.0f} MB", flush=True)
+    insp = subprocess.run([a.sinter, "inspect", so_path, "--json"], capture_output=True, text=True)
+    desc = json.loads(insp.stdout)
+    weight_bytes = desc["weight_bytes"]
+
+    ea = export_llama.parse_args(export_args)
+    cfg = export_llama.build_config(ea)
+    model = export_llama.build_model(cfg, ea, "sdpa").cuda().eval()
+    ref_model = export_llama.build_model(cfg, ea, "sdpa").float().cuda().eval()
+
+    import sinter_ctypes
+    sm = sinter_ctypes.Model(so_path)
+    contexts = {mode: sm.context(mode) for mode in ("direct", "graph")}
+    gen = torch.Generator(device="cuda").manual_seed(4321)
+    numerics = []
+    ok = True
+    with torch.no_grad():
+        for i in range(a.checks):
+            ids = torch.randint(0, cfg.vocab_size, (1, a.seq), generator=gen, device="cuda")
+            mask = torch.ones(1, a.seq, dtype=torch.int64, device="cuda")
+            ref = ref_model(input_ids=ids, attention_mask=mask, use_cache=False).logits.float()
+            eager = model(input_ids=ids, attention_mask=mask, use_cache=False).logits
+            e_torch = rel_err(eager, ref, torch)
+            for mode, ctx in contexts.items():
+                out = ctx.run([ids, mask])[0]
+                torch.cuda.synchronize()
+                e_sinter = rel_err(out, ref, torch)
+                top1 = bool(torch.equal(out.float().argmax(-1), ref.argmax(-1)))
+                good = e_sinter <= 1.5 * e_torch and top1
+                ok &= good
+                numerics.append({"check": i, "mode": mode, "sinter_rel_err": e_sinter,
+                                 "torch_bf16_rel_err": e_torch, "top1_identical": top1,
+                                 "ok": good})
+                print(f"numerics {mode} #{i}: sinter {e_sinter:.3e}, torch bf16 {e_torch:.3e}, "
+                      f"ratio {e_sinter / e_torch:.2f}, top-1 identical {top1}", flush=True)
+    del ref_model
+    torch.cuda.empty_cache()
+
+    bandwidth = copy_bandwidth(torch)
+    logits_bytes = a.seq * cfg.vocab_size * 2
+    floor_ms = (weight_bytes + logits_bytes) / bandwidth * 1e3
+    print(f"copy bandwidth {bandwidth / 1e12:.2f} TB/s; bytes {weight_bytes / 1e6:.1f} MB "
+          f"+ logits; floor {floor_ms:.4f} ms", flush=True)
+
+    ids = torch.randint(0, cfg.vocab_size, (1, a.seq), generator=gen, device="cuda")
+    mask = torch.ones(1, a.seq, dtype=torch.int64, device="cuda")
+    systems = []
+
+    def add(name, fn):
+        with torch.no_grad():
+            ms = time_calls(fn, a.calls, a.reps, torch)
+            kernels, gpu_ms = profile_kernels(fn, torch)
+        systems.append({"system": name, "ms": ms, "kernels": kernels, "gpu_ms": gpu_ms,
+                        "x_floor": ms / floor_ms})
+        print(f"{name:52s} {ms:8.4f} ms {kernels:4d} kernels  GPU {gpu_ms:7.4f} ms  "
+              f"{ms / floor_ms:5.2f}x floor", flush=True)
+
+    add("PyTorch eager (use_cache=True)",
+        lambda: model(input_ids=ids, attention_mask=mask, use_cache=True))
+    if not a.skip_compile_modes:
+        try:
+            compiled = torch.compile(model)
+            with torch.no_grad():
+                compiled(input_ids=ids, attention_mask=mask, use_cache=False)
+            add("torch.compile (default)",
+                lambda: compiled(input_ids=ids, attention_mask=mask, use_cache=False))
+        except Exception as e:
+            print(f"torch.compile failed: {type(e).__name__}: {str(e)[:300]}")
+        try:
+            ro = torch.compile(model, mode="reduce-overhead")
+            with torch.no_grad():
+                for _ in range(3):
+                    ro(input_ids=ids, attention_mask=mask, use_cache=False)
+            add('torch.compile mode="reduce-overhead" (use_cache=False)',
+                lambda: ro(input_ids=ids, attention_mask=mask, use_cache=False))
+        except Exception as e:
+            print(f"reduce-overhead failed: {type(e).__name__}: {str(e)[:300]}")
+    for mode, ctx in contexts.items():
+        outs = ctx.new_outputs()
+        call = ctx.bind([ids, mask], outs)
+        add(f"Sinter, {mode} launches" if mode == "direct" else "Sinter, CUDA graph", call)
+
+    lines = ["| system | wall ms / call | kernels | GPU ms | x floor |", "|---|---|---|---|---|"]
+    for s in systems:
+        lines.append(f"| {s['system']} | {s['ms']:.4f} | {s['kernels']} | {s['gpu_ms']:.4f} | "
+                     f"{s['x_floor']:.2f} |")
+    table = "\n".join(lines)
+    print("\n" + table)
+    result = {"device": dev, "torch": torch.__version__, "layers": a.layers, "seq": a.seq,
+              "opset": a.opset, "compile_seconds": compile_s, "weight_bytes": weight_bytes,
+              "copy_bytes_per_s": bandwidth, "floor_ms": floor_ms, "numerics": numerics,
+              "systems": systems, "launches": len(desc["launches"])}
+    with open(os.path.join(a.out_dir, "llama_layer.md"), "w") as f:
+        f.write(table + "\n")
+    with open(os.path.join(a.out_dir, "llama_layer.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    for c in contexts.values():
+        c.close()
+    sm.close()
+    if not ok:
+        print("numerics out of bounds")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

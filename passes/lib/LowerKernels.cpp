@@ -1,0 +1,415 @@
+// Lowering of graph ops to launches of the kernel templates in runtime/kernels, with every
+// launch parameter taken from runtime/kernels/launch_params.h (shared with the kernels).
+#include "LaunchLowering.h"
+
+#include "sinter/Dialect/Graph/IR/ElementsFolding.h"
+
+#include "launch_params.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace sinter;
+namespace kn = sinter::kernels;
+
+namespace {
+
+constexpr int64_t kMaxKernelRows = 16;
+
+uint32_t floatBits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
+}
+
+Attribute intParam(Builder &b, int64_t v) { return b.getI64IntegerAttr(v); }
+Attribute strParam(Builder &b, StringRef s) { return b.getStringAttr(s); }
+
+StringRef cxxType(Type t) {
+  if (t.isBF16())
+    return "__nv_bfloat16";
+  if (t.isF32())
+    return "float";
+  if (t.isF16())
+    return "__half";
+  return "";
+}
+
+/// A [K, N] row-major weight re-laid out as [N, K] rows, row r taken from original column
+/// rowOf(r): the layout linear_small_m streams.
+DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
+  auto type = cast<RankedTensorType>(w.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  size_t elem = type.getElementTypeBitWidth() / 8;
+  std::vector<char> out(n * k * elem);
+  if (w.isSplat()) {
+    ArrayRef<char> one = w.getRawData();
+    for (int64_t i = 0; i < n * k; ++i)
+      std::memcpy(&out[i * elem], one.data(), elem);
+  } else {
+    ArrayRef<char> raw = w.getRawData();
+    for (int64_t r = 0; r < n; ++r) {
+      int64_t col = rowOf(r);
+      for (int64_t c = 0; c < k; ++c)
+        std::memcpy(&out[(r * k + c) * elem], &raw[(c * n + col) * elem], elem);
+    }
+  }
+  auto outType = RankedTensorType::get({n, k}, type.getElementType());
+  return DenseElementsAttr::getFromRawBuffer(outType, out);
+}
+
+DenseElementsAttr constantData(Value v) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  return c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+}
+
+/// Columns [start, end) of the last axis, or nullopt for any other slice.
+std::optional<std::pair<int64_t, int64_t>> lastAxisColumns(graph::SliceOp slice) {
+  auto in = cast<RankedTensorType>(slice.getInput().getType());
+  int64_t rank = in.getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (slice.getSteps()[d] != 1)
+      return std::nullopt;
+    if (d < rank - 1 && (slice.getStarts()[d] != 0 || slice.getEnds()[d] != in.getDimSize(d)))
+      return std::nullopt;
+  }
+  return std::make_pair(slice.getStarts()[rank - 1], slice.getEnds()[rank - 1]);
+}
+
+Operation *singleUser(Value v) {
+  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+}
+
+/// One head-split operand of attention: slice -> reshape [B, S, H, D] -> transpose
+/// [0, 2, 1, 3] (-> rope) -> fused_attention operand `index`.
+struct HeadChain {
+  graph::SliceOp slice;
+  graph::ReshapeOp reshape;
+  graph::TransposeOp transpose;
+  graph::RopeOp rope;
+  graph::FusedAttentionOp attention;
+  unsigned operand = 0;
+  int64_t begin = 0, end = 0, heads = 0, headDim = 0;
+};
+
+std::optional<HeadChain> matchHeadChain(graph::SliceOp slice) {
+  HeadChain c;
+  c.slice = slice;
+  auto cols = lastAxisColumns(slice);
+  if (!cols)
+    return std::nullopt;
+  std::tie(c.begin, c.end) = *cols;
+  c.reshape = dyn_cast_or_null<graph::ReshapeOp>(singleUser(slice.getResult()));
+  if (!c.reshape || c.reshape.getType().getRank() != 4)
+    return std::nullopt;
+  c.transpose = dyn_cast_or_null<graph::TransposeOp>(singleUser(c.reshape.getResult()));
+  if (!c.transpose || c.transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
+    return std::nullopt;
+  c.heads = c.reshape.getType().getDimSize(2);
+  c.headDim = c.reshape.getType().getDimSize(3);
+  Value head = c.transpose.getResult();
+  if (auto rope = dyn_cast_or_null<graph::RopeOp>(singleUser(head))) {
+    if (rope.getInput() != head)
+      return std::nullopt;
+    c.rope = rope;
+    head = rope.getResult();
+  }
+  if (!head.hasOneUse())
+    return std::nullopt;
+  OpOperand &use = *head.getUses().begin();
+  c.attention = dyn_cast<graph::FusedAttentionOp>(use.getOwner());
+  if (!c.attention || use.getOperandNumber() > 2)
+    return std::nullopt;
+  c.operand = use.getOperandNumber();
+  return c;
+}
+
+/// cos or sin of a rope as the [S, D] table the kernel reads (row = token).
+DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
+  DenseElementsAttr data = constantData(table);
+  if (!data || data.getNumElements() != rows * headDim || !data.getElementType().isBF16())
+    return {};
+  return data.reshape(RankedTensorType::get({rows, headDim}, data.getElementType()));
+}
+
+} // namespace
+
+bool FunctionLowering::wantsKernel(graph::LinearOp linear) const {
+  auto in = linear.getInput().getType();
+  int64_t k = in.getShape().back();
+  int64_t m = in.getNumElements() / k;
+  int64_t n = linear.getWeight().getType().getDimSize(1);
+  auto pro = linear.getNormWeight() ? kn::LinearPrologue::RMS_NORM : kn::LinearPrologue::NONE;
+  return in.getElementType().isBF16() && m <= kMaxKernelRows &&
+         kn::linear_small_m_supported(m, n, k, pro, kn::LinearEpilogue::NONE, 0, 0);
+}
+
+LogicalResult FunctionLowering::emitKernel(Location loc, StringRef name,
+                                           ArrayRef<Attribute> params, ArrayRef<Value> args,
+                                           ArrayRef<int64_t> grid, ArrayRef<int64_t> block,
+                                           int64_t sharedBytes, ArrayRef<unsigned> writtenArgs) {
+  SmallVector<Value> operands;
+  SmallVector<int64_t> argSlots, writes;
+  for (Value arg : args) {
+    if (!arg) {
+      argSlots.push_back(-1);
+      continue;
+    }
+    auto *it = llvm::find(operands, arg);
+    argSlots.push_back(it - operands.begin());
+    if (it == operands.end())
+      operands.push_back(arg);
+  }
+  for (unsigned a : writtenArgs)
+    writes.push_back(argSlots[a]);
+  launch::KernelOp::create(builder, loc, operands, builder.getStringAttr(name),
+                           builder.getArrayAttr(params), builder.getDenseI64ArrayAttr(argSlots),
+                           builder.getDenseI64ArrayAttr(grid), builder.getDenseI64ArrayAttr(block),
+                           builder.getI64IntegerAttr(sharedBytes),
+                           builder.getDenseI64ArrayAttr(writes));
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
+  auto inType = linear.getInput().getType();
+  int64_t k = inType.getShape().back();
+  int64_t m = inType.getNumElements() / k;
+  DenseElementsAttr w = constantData(linear.getWeight());
+  if (!w)
+    return linear.emitError("linear kernel needs a constant weight");
+  int64_t n = cast<ShapedType>(w.getType()).getDimSize(1);
+  if (linear.getBias() && linear.getResidual())
+    return linear.emitError("linear kernel takes a bias or a residual, not both");
+
+  auto epilogue = kn::LinearEpilogue::NONE;
+  std::function<int64_t(int64_t)> rowOf = [](int64_t r) { return r; };
+  Value output = linear.getResult();
+  Value cosTable, sinTable;
+  int64_t ropeRows = 0, headDim = 0;
+  Type outType = linear.getType().getElementType();
+
+  // The users decide the epilogue: all slices of the last axis feeding either one
+  // silu_mul (gate | up) or the head chains of one fused attention (q | k | v).
+  SmallVector<graph::SliceOp> slices;
+  for (Operation *user : linear->getUsers())
+    if (auto s = dyn_cast<graph::SliceOp>(user); s && lastAxisColumns(s))
+      slices.push_back(s);
+  bool allSlices = !slices.empty() && (size_t)std::distance(linear->getUsers().begin(),
+                                                            linear->getUsers().end()) == slices.size();
+  if (allSlices && slices.size() == 2 && !linear.getBias() && !linear.getResidual()) {
+    auto a = *lastAxisColumns(slices[0]), b = *lastAxisColumns(slices[1]);
+    auto silu = dyn_cast_or_null<graph::SiluMulOp>(singleUser(slices[0].getResult()));
+    if (silu && singleUser(slices[1].getResult()) == silu.getOperation() && 2 * (a.second - a.first) == n &&
+        b.second - b.first == a.second - a.first) {
+      graph::SliceOp gate = silu.getGate() == slices[0].getResult() ? slices[0] : slices[1];
+      int64_t gateStart = *lastAxisColumns(gate) == a ? a.first : b.first;
+      int64_t upStart = gateStart == a.first ? b.first : a.first;
+      int64_t half = n / 2;
+      epilogue = kn::LinearEpilogue::SILU_MUL_PAIRS;
+      rowOf = [=](int64_t r) { return (r % 2 ? upStart : gateStart) + r / 2; };
+      output = silu.getResult();
+      absorbed.insert(slices[0]);
+      absorbed.insert(slices[1]);
+      absorbed.insert(silu);
+      (void)half;
+    }
+  }
+  SmallVector<HeadChain> chains;
+  if (epilogue == kn::LinearEpilogue::NONE && allSlices && !linear.getBias() &&
+      !linear.getResidual()) {
+    for (graph::SliceOp s : slices)
+      if (auto c = matchHeadChain(s))
+        chains.push_back(*c);
+    if (chains.size() == slices.size() && chains.size() == 3) {
+      llvm::sort(chains, [](const HeadChain &x, const HeadChain &y) { return x.begin < y.begin; });
+      bool sameAttention = llvm::all_of(chains, [&](const HeadChain &c) {
+        return c.attention == chains[0].attention && c.headDim == chains[0].headDim;
+      });
+      // q and k rotated with one table and laid out first, v last and unrotated.
+      bool layout = chains[0].operand == 0 && chains[1].operand == 1 && chains[2].operand == 2 &&
+                    chains[0].begin == 0 && chains[1].begin == chains[0].end &&
+                    chains[2].begin == chains[1].end && chains[2].end == n;
+      bool ropes = chains[0].rope && chains[1].rope && !chains[2].rope &&
+                   chains[0].rope.getCos() == chains[1].rope.getCos() &&
+                   chains[0].rope.getSin() == chains[1].rope.getSin();
+      if (!sameAttention || !layout || !ropes)
+        return linear.emitError("QKV projection does not have the q|k|v layout with rope on q "
+                                "and k that the fused kernel expects");
+      headDim = chains[0].headDim;
+      ropeRows = chains[1].end;
+      DenseElementsAttr cosData = ropeTable(chains[0].rope.getCos(), m, headDim);
+      DenseElementsAttr sinData = ropeTable(chains[0].rope.getSin(), m, headDim);
+      if (!cosData || !sinData)
+        return linear.emitError("rope tables must be bf16 constants of ") << m << "x" << headDim;
+      cosTable = makeWeight(chains[0].rope.getLoc(), cosData);
+      sinTable = makeWeight(chains[0].rope.getLoc(), sinData);
+      epilogue = kn::LinearEpilogue::ROPE_PAIRS;
+      int64_t rr = ropeRows, hd = headDim;
+      rowOf = [=](int64_t r) { return (int64_t)kn::linear_rope_pairs_row(r, rr, hd); };
+    }
+  }
+  if (epilogue == kn::LinearEpilogue::NONE) {
+    if (linear.getResidual())
+      epilogue = kn::LinearEpilogue::RESIDUAL;
+    else if (linear.getBias())
+      epilogue = kn::LinearEpilogue::BIAS;
+  }
+
+  auto prologue = linear.getNormWeight() ? kn::LinearPrologue::RMS_NORM : kn::LinearPrologue::NONE;
+  if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim))
+    return linear.emitError("no linear_small_m configuration for M=")
+           << m << " N=" << n << " K=" << k;
+
+  auto x = bufferOf(linear.getInput());
+  if (failed(x))
+    return failure();
+  Value weight = makeWeight(linear.getWeight().getLoc(), kernelWeight(w, rowOf));
+  Value normWeight, bias, residual;
+  if (linear.getNormWeight()) {
+    auto b = bufferOf(linear.getNormWeight());
+    if (failed(b))
+      return failure();
+    normWeight = *b;
+  }
+  if (linear.getBias()) {
+    auto b = bufferOf(linear.getBias());
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  if (linear.getResidual()) {
+    auto b = bufferOf(linear.getResidual());
+    if (failed(b))
+      return failure();
+    residual = *b;
+  }
+  Value out = destinationFor(output);
+  buffers[output] = out;
+  for (HeadChain &c : chains) {
+    Value head = c.rope ? c.rope.getResult() : c.transpose.getResult();
+    fusedColumns[head] = {out, n, c.begin, (bool)c.rope};
+    for (Operation *op : {c.slice.getOperation(), c.reshape.getOperation(),
+                          c.transpose.getOperation(), c.rope.getOperation()})
+      if (op)
+        absorbed.insert(op);
+  }
+
+  static const char *const prologueNames[] = {"sinter::kernels::LinearPrologue::NONE",
+                                              "sinter::kernels::LinearPrologue::RMS_NORM"};
+  static const char *const epilogueNames[] = {
+      "sinter::kernels::LinearEpilogue::NONE", "sinter::kernels::LinearEpilogue::BIAS",
+      "sinter::kernels::LinearEpilogue::RESIDUAL",
+      "sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS",
+      "sinter::kernels::LinearEpilogue::ROPE_PAIRS"};
+  float eps = linear.getNormEpsilon() ? linear.getNormEpsilon()->convertToFloat() : 0.0f;
+  SmallVector<Attribute> params = {
+      intParam(builder, m), intParam(builder, n), intParam(builder, k),
+      strParam(builder, prologueNames[(int)prologue]),
+      strParam(builder, epilogueNames[(int)epilogue]), strParam(builder, cxxType(outType)),
+      strParam(builder, std::to_string(floatBits(eps)) + "u"), intParam(builder, ropeRows),
+      intParam(builder, headDim), intParam(builder, smCount)};
+  kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount);
+  Location loc = output == linear.getResult()
+                     ? linear.getLoc()
+                     : builder.getFusedLoc({linear.getLoc(), output.getLoc()});
+  return emitKernel(loc, "linear_small_m", params,
+                    {*x, weight, normWeight, bias, residual, cosTable, sinTable, out},
+                    {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
+                    lp.shared_bytes, {7});
+}
+
+LogicalResult FunctionLowering::lowerGather(graph::GatherOp gather) {
+  DenseElementsAttr table = constantData(gather.getInput());
+  auto tableType = table ? cast<RankedTensorType>(table.getType()) : RankedTensorType();
+  if (!table || gather.getAxis() != 0 || tableType.getRank() != 2)
+    return gather.emitError("only embedding lookups (gather rows of a constant 2-D table) "
+                            "have a kernel");
+  auto ids = cast<RankedTensorType>(gather.getIndices().getType());
+  if (!ids.getElementType().isInteger(64))
+    return gather.emitError("embedding ids must be i64");
+  int64_t m = ids.getNumElements(), d = tableType.getDimSize(1), vocab = tableType.getDimSize(0);
+  int elemBytes = tableType.getElementTypeBitWidth() / 8;
+  if (!kn::embedding_gather_supported(m, d, vocab, elemBytes))
+    return gather.emitError("no embedding_gather configuration for D=") << d;
+  auto idsBuffer = bufferOf(gather.getIndices());
+  if (failed(idsBuffer))
+    return failure();
+  Value tableBuffer = makeWeight(gather.getInput().getLoc(), table);
+  buffers[gather.getInput()] = tableBuffer;
+  Value out = destinationFor(gather.getResult());
+  buffers[gather.getResult()] = out;
+  kn::LaunchParams lp = kn::embedding_gather_launch(m, d, elemBytes);
+  return emitKernel(gather.getLoc(), "embedding_gather",
+                    {intParam(builder, m), intParam(builder, d), intParam(builder, vocab),
+                     strParam(builder, cxxType(tableType.getElementType()))},
+                    {*idsBuffer, tableBuffer, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                    {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
+}
+
+LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention) {
+  auto q = fusedColumns.find(attention.getQ()), k = fusedColumns.find(attention.getK()),
+       v = fusedColumns.find(attention.getV());
+  if (q == fusedColumns.end() || k == fusedColumns.end() || v == fusedColumns.end())
+    return attention.emitError("attention operands must come from one fused QKV projection");
+  auto qType = attention.getQ().getType(), kType = attention.getK().getType();
+  if (qType.getDimSize(0) != 1)
+    return attention.emitError("attention kernel supports batch 1");
+  int64_t s = qType.getDimSize(2), hq = qType.getDimSize(1), hkv = kType.getDimSize(1),
+          d = qType.getDimSize(3), stride = q->second.rowStride;
+  if (!kn::attention_prefill_supported(s, hq, hkv, d, q->second.offset, k->second.offset,
+                                       v->second.offset, stride))
+    return attention.emitError("no attention_prefill configuration for S=") << s << " D=" << d;
+  // The output goes back to [B, S, Hq * D] through transpose + reshape: the kernel writes
+  // that layout directly.
+  auto transpose = dyn_cast_or_null<graph::TransposeOp>(singleUser(attention.getResult()));
+  auto reshape = transpose ? dyn_cast_or_null<graph::ReshapeOp>(singleUser(transpose.getResult()))
+                           : graph::ReshapeOp();
+  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !reshape)
+    return attention.emitError("attention output must be transposed back to [B, S, heads * D]");
+  absorbed.insert(transpose);
+  absorbed.insert(reshape);
+  Value mask;
+  if (attention.getKeyMask()) {
+    auto m = bufferOf(attention.getKeyMask());
+    if (failed(m))
+      return failure();
+    if (!cast<ShapedType>(attention.getKeyMask().getType()).getElementType().isInteger(64))
+      return attention.emitError("key_mask must be i64 for the attention kernel");
+    mask = *m;
+  }
+  Value out = destinationFor(reshape.getResult());
+  buffers[reshape.getResult()] = out;
+  buffers[attention.getResult()] = out;
+  float scale = attention.getScale().convertToFloat();
+  kn::LaunchParams lp = kn::attention_prefill_launch(s, hq, d);
+  SmallVector<Attribute> params = {
+      intParam(builder, s), intParam(builder, hq), intParam(builder, hkv), intParam(builder, d),
+      intParam(builder, q->second.offset), intParam(builder, k->second.offset),
+      intParam(builder, v->second.offset), intParam(builder, stride),
+      strParam(builder, std::to_string(floatBits(scale)) + "u"),
+      strParam(builder, attention.getCausal() ? "true" : "false"),
+      strParam(builder, mask ? "true" : "false")};
+  return emitKernel(attention.getLoc(), "attention_prefill", params,
+                    {q->second.buffer, mask, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                    {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
+}
+
+LogicalResult FunctionLowering::lowerRmsNorm(graph::RMSNormalizationOp norm) {
+  auto in = cast<RankedTensorType>(norm.getInput().getType());
+  int64_t d = in.getShape().back(), m = in.getNumElements() / d;
+  if (!in.getElementType().isBF16() || norm.getType() != in ||
+      (norm.getAxis() != in.getRank() - 1 && norm.getAxis() != -1) ||
+      !kn::rms_norm_supported(m, d))
+    return norm.emitError("rms_norm kernel needs bf16 [M, D] over the last axis");
+  auto x = bufferOf(norm.getInput()), w = bufferOf(norm.getScale());
+  if (failed(x) || failed(w))
+    return failure();
+  Value out = destinationFor(norm.getResult());
+  buffers[norm.getResult()] = out;
+  kn::LaunchParams lp = kn::rms_norm_launch(m, d);
+  return emitKernel(norm.getLoc(), "rms_norm",
+                    {intParam(builder, m), intParam(builder, d),
+                     strParam(builder, std::to_string(floatBits(norm.getEpsilon().convertToFloat())) + "u")},
+                    {*x, *w, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                    {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
+}

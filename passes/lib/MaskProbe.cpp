@@ -1,0 +1,232 @@
+#include "MaskProbe.h"
+
+#include "sinter/Dialect/Graph/IR/ElementsFolding.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace sinter::passes {
+
+namespace {
+/// Masks are small graphs (a cast, a gather, an and, a where); anything much larger is not
+/// a mask this recognizes, and must not make the probing slow.
+constexpr size_t kMaxSliceOps = 256;
+} // namespace
+
+std::optional<SliceEvaluator> SliceEvaluator::build(Value root) {
+  SliceEvaluator eval;
+  eval.root = root;
+  llvm::DenseSet<Operation *> visited;
+  llvm::DenseSet<Value> seenArgs;
+  // Iterative post-order DFS: an op is appended after all of its operands' producers.
+  SmallVector<std::pair<Operation *, unsigned>> stack;
+  auto visitValue = [&](Value v) -> bool {
+    if (isa<BlockArgument>(v)) {
+      if (seenArgs.insert(v).second)
+        eval.args.push_back(v);
+      return true;
+    }
+    Operation *op = v.getDefiningOp();
+    if (op->getNumRegions() != 0)
+      return false;
+    if (visited.insert(op).second)
+      stack.push_back({op, 0});
+    return true;
+  };
+  if (!visitValue(root))
+    return std::nullopt;
+  while (!stack.empty()) {
+    auto &[op, next] = stack.back();
+    if (next < op->getNumOperands()) {
+      Value operand = op->getOperand(next++);
+      if (!visitValue(operand))
+        return std::nullopt;
+      continue;
+    }
+    eval.ops.push_back(op);
+    stack.pop_back();
+    if (eval.ops.size() > kMaxSliceOps)
+      return std::nullopt;
+  }
+  return eval;
+}
+
+Attribute SliceEvaluator::evaluate(ArrayRef<Attribute> argValues) const {
+  if (argValues.size() != args.size())
+    return {};
+  llvm::DenseMap<Value, Attribute> env;
+  for (auto [arg, value] : llvm::zip(args, argValues))
+    env[arg] = value;
+  for (Operation *op : ops) {
+    SmallVector<Attribute> operands;
+    for (Value operand : op->getOperands()) {
+      Attribute attr = env.lookup(operand);
+      // Never call a folder with a non-constant operand: trait folders (commutative
+      // operand sorting) would then rewrite the op in place.
+      if (!attr)
+        return {};
+      operands.push_back(attr);
+    }
+    SmallVector<OpFoldResult> results;
+    if (failed(op->fold(operands, results)) || results.size() != op->getNumResults())
+      return {};
+    for (auto [result, folded] : llvm::zip(op->getResults(), results)) {
+      Attribute attr = dyn_cast<Attribute>(folded);
+      if (!attr)
+        attr = env.lookup(cast<Value>(folded));
+      if (!attr)
+        return {};
+      env[result] = attr;
+    }
+  }
+  return env.lookup(root);
+}
+
+std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, int64_t heads,
+                                     int64_t seq, bool alsoCausal) {
+  auto maskType = dyn_cast<RankedTensorType>(mask.getType());
+  if (!maskType || maskType.getRank() > 4 || batch <= 0 || heads <= 0 || seq <= 0)
+    return std::nullopt;
+  // The mask's shape, padded to 4-D, must broadcast to [batch, heads, seq, seq].
+  SmallVector<int64_t> full{batch, heads, seq, seq};
+  SmallVector<int64_t> shape(4 - maskType.getRank(), 1);
+  llvm::append_range(shape, maskType.getShape());
+  for (int d = 0; d < 4; ++d)
+    if (shape[d] != 1 && shape[d] != full[d])
+      return std::nullopt;
+  if (kind == MaskKind::Boolean && !maskType.getElementType().isInteger(1))
+    return std::nullopt;
+  if (kind == MaskKind::Additive && !isa<FloatType>(maskType.getElementType()))
+    return std::nullopt;
+  // The mask is the same for every head when its head dimension is 1: look at one.
+  int64_t maskHeads = shape[1];
+  if ((int64_t)batch * maskHeads * seq * seq > kMaxFoldElements)
+    return std::nullopt;
+
+  std::optional<SliceEvaluator> eval = SliceEvaluator::build(mask);
+  if (!eval || eval->arguments().size() > 1)
+    return std::nullopt;
+  Value arg;
+  RankedTensorType argType;
+  if (!eval->arguments().empty()) {
+    arg = eval->arguments().front();
+    argType = dyn_cast<RankedTensorType>(arg.getType());
+    if (!argType || !isa<IntegerType>(argType.getElementType()) ||
+        argType.getShape() != ArrayRef<int64_t>{batch, seq})
+      return std::nullopt;
+  }
+
+  // Which (b, h, i, j) the evaluated mask attends, flattened over [batch, maskHeads, seq,
+  // seq]; nullopt when a value is neither "attend" nor "masked".
+  auto attended = [&](Attribute result) -> std::optional<std::vector<uint8_t>> {
+    std::optional<HostValues> values = readValues(result);
+    if (!values)
+      return std::nullopt;
+    std::vector<uint8_t> out;
+    out.reserve(batch * maskHeads * seq * seq);
+    SmallVector<int64_t> outShape{batch, maskHeads, seq, seq};
+    for (int64_t flat = 0, e = batch * maskHeads * seq * seq; flat < e; ++flat) {
+      int64_t src = broadcastSourceIndex(flat, outShape, shape);
+      bool attend;
+      if (kind == MaskKind::Boolean) {
+        attend = values->ints[src] != 0;
+      } else {
+        double v = values->floats[src];
+        if (v == 0.0)
+          attend = true;
+        else if (v <= -1e4) // includes -inf
+          attend = false;
+        else
+          return std::nullopt;
+      }
+      int64_t i = (flat / seq) % seq, j = flat % seq;
+      out.push_back(attend && (!alsoCausal || j <= i));
+    }
+    return out;
+  };
+  // Whether `got` is the causal (or full) pattern with the keys where keep[b * seq + j] is
+  // 0 masked.
+  auto matches = [&](const std::vector<uint8_t> &got, bool causal,
+                     const std::vector<uint8_t> *keep) {
+    size_t flat = 0;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t h = 0; h < maskHeads; ++h)
+        for (int64_t i = 0; i < seq; ++i)
+          for (int64_t j = 0; j < seq; ++j, ++flat) {
+            bool expect = (!causal || j <= i) && (!keep || (*keep)[b * seq + j]);
+            if (got[flat] != expect)
+              return false;
+          }
+    return true;
+  };
+  auto evaluateWith = [&](const std::vector<uint8_t> &keep) -> std::optional<std::vector<uint8_t>> {
+    SmallVector<Attribute> bound;
+    if (arg) {
+      HostValues values;
+      values.ints.assign(keep.begin(), keep.end());
+      bound.push_back(makeElements(argType, values));
+    }
+    Attribute result = eval->evaluate(bound);
+    if (!result)
+      return std::nullopt;
+    return attended(result);
+  };
+
+  std::vector<uint8_t> ones(batch * seq, 1);
+  std::optional<std::vector<uint8_t>> base = evaluateWith(ones);
+  if (!base)
+    return std::nullopt;
+  MaskMeaning meaning;
+  if (matches(*base, /*causal=*/true, nullptr))
+    meaning.causal = true;
+  else if (!matches(*base, /*causal=*/false, nullptr))
+    return std::nullopt;
+  if (!arg)
+    return meaning;
+
+  // Probes: one zero key at a time (every position for short sequences, a sample for long
+  // ones) in every batch, alternate keys zero, and alternate keys zero in one batch only.
+  std::vector<std::vector<uint8_t>> probes;
+  auto addProbe = [&](auto zeroAt) {
+    std::vector<uint8_t> keep(batch * seq, 1);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t j = 0; j < seq; ++j)
+        if (zeroAt(b, j))
+          keep[b * seq + j] = 0;
+    probes.push_back(std::move(keep));
+  };
+  for (int64_t j = 0; j < seq; ++j) {
+    bool sampled = seq <= 128 || j < 16 || j >= seq - 16 || j % (seq / 32) == 0;
+    if (sampled)
+      addProbe([j](int64_t, int64_t k) { return k == j; });
+  }
+  if (seq > 1) {
+    addProbe([](int64_t, int64_t k) { return k % 2 == 0; });
+    addProbe([](int64_t, int64_t k) { return k % 2 == 1; });
+  }
+  if (batch > 1)
+    for (int64_t only = 0; only < std::min<int64_t>(batch, 8); ++only)
+      addProbe([only](int64_t b, int64_t k) { return b == only && k % 2 == 0; });
+
+  bool withKeyMask = true, withoutKeyMask = true;
+  for (const std::vector<uint8_t> &keep : probes) {
+    std::optional<std::vector<uint8_t>> got = evaluateWith(keep);
+    if (!got)
+      return std::nullopt;
+    withKeyMask = withKeyMask && matches(*got, meaning.causal, &keep);
+    withoutKeyMask = withoutKeyMask && matches(*got, meaning.causal, nullptr);
+    if (!withKeyMask && !withoutKeyMask)
+      return std::nullopt;
+  }
+  if (withKeyMask)
+    meaning.keyMask = arg;
+  return meaning;
+}
+
+} // namespace sinter::passes

@@ -1,0 +1,104 @@
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace sinter {
+#define GEN_PASS_DEF_SINTERMERGEPARALLELLINEARS
+#include "sinter/Passes/Passes.h.inc"
+} // namespace sinter
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace {
+
+DenseElementsAttr plainWeight(LinearOp linear) {
+  if (linear.getBias() || linear.getResidual() || linear.getNormWeight())
+    return {};
+  auto c = linear.getWeight().getDefiningOp<ConstantOp>();
+  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+  return dense && !dense.isSplat() ? dense : DenseElementsAttr();
+}
+
+/// Concatenates [K, N_i] row-major matrices along N.
+DenseElementsAttr concatColumns(ArrayRef<DenseElementsAttr> parts, RankedTensorType type) {
+  int64_t k = type.getDimSize(0), total = type.getDimSize(1);
+  size_t elem = type.getElementTypeBitWidth() / 8;
+  std::vector<char> out(k * total * elem);
+  int64_t col = 0;
+  for (DenseElementsAttr part : parts) {
+    int64_t n = cast<ShapedType>(part.getType()).getDimSize(1);
+    ArrayRef<char> raw = part.getRawData();
+    for (int64_t r = 0; r < k; ++r)
+      std::memcpy(&out[(r * total + col) * elem], &raw[r * n * elem], n * elem);
+    col += n;
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, out);
+}
+
+struct MergeParallelLinearsPass
+    : sinter::impl::SinterMergeParallelLinearsBase<MergeParallelLinearsPass> {
+  void runOnOperation() override {
+    SmallVector<Value> inputs;
+    getOperation().walk([&](LinearOp linear) {
+      if (!llvm::is_contained(inputs, linear.getInput()))
+        inputs.push_back(linear.getInput());
+    });
+    for (Value input : inputs)
+      mergeSiblings(input);
+  }
+
+  void mergeSiblings(Value input) {
+    SmallVector<LinearOp> group;
+    for (Operation *user : input.getUsers())
+      if (auto linear = dyn_cast<LinearOp>(user);
+          linear && linear.getInput() == input && plainWeight(linear) &&
+          linear.getType().getElementType() == cast<ShapedType>(input.getType()).getElementType())
+        group.push_back(linear);
+    if (group.size() < 2)
+      return;
+    // The merged op goes where the earliest sibling was, so every user stays dominated.
+    llvm::sort(group, [](LinearOp a, LinearOp b) { return a->isBeforeInBlock(b); });
+    for (LinearOp l : group)
+      if (l->getBlock() != group.front()->getBlock())
+        return;
+    SmallVector<DenseElementsAttr> weights;
+    SmallVector<Location> locs;
+    int64_t total = 0;
+    for (LinearOp l : group) {
+      weights.push_back(plainWeight(l));
+      total += l.getWeight().getType().getDimSize(1);
+      locs.push_back(l.getLoc());
+    }
+    auto first = cast<RankedTensorType>(weights.front().getType());
+    auto weightType = RankedTensorType::get({first.getDimSize(0), total}, first.getElementType());
+    OpBuilder builder(group.front());
+    Location loc = builder.getFusedLoc(locs);
+    Value weight = ConstantOp::create(builder, loc, concatColumns(weights, weightType));
+    auto outType = group.front().getType();
+    SmallVector<int64_t> shape(outType.getShape());
+    shape.back() = total;
+    Value merged = LinearOp::create(builder, loc, RankedTensorType::get(shape, outType.getElementType()),
+                                    input, weight, Value(), Value());
+    int64_t col = 0;
+    for (LinearOp l : group) {
+      int64_t n = l.getWeight().getType().getDimSize(1);
+      int64_t rank = shape.size();
+      SmallVector<int64_t> starts(rank, 0), ends(shape), steps(rank, 1);
+      starts.back() = col;
+      ends.back() = col + n;
+      Value part = SliceOp::create(builder, l.getLoc(), l.getType(), merged,
+                                   builder.getDenseI64ArrayAttr(starts),
+                                   builder.getDenseI64ArrayAttr(ends),
+                                   builder.getDenseI64ArrayAttr(steps));
+      l.getResult().replaceAllUsesWith(part);
+      col += n;
+    }
+    for (LinearOp l : group)
+      l.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,235 @@
+#include "MaskProbe.h"
+
+#include "sinter/Dialect/Graph/IR/ElementsFolding.h"
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace sinter {
+#define GEN_PASS_DEF_SINTERRAISEATTENTION
+#include "sinter/Passes/Passes.h.inc"
+} // namespace sinter
+
+using namespace mlir;
+using namespace sinter::graph;
+using sinter::passes::MaskKind;
+using sinter::passes::MaskMeaning;
+using sinter::passes::probeMask;
+
+namespace {
+
+using OpList = SmallVectorImpl<Operation *>;
+
+/// The value of a one-element floating-point constant.
+std::optional<double> scalarConstant(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  std::optional<HostValues> values = readValues(c.getValue());
+  if (!values || values->size() != 1 || !values->isFloat)
+    return std::nullopt;
+  return values->floats[0];
+}
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// Strips products with constant scalars, multiplying them into `scale`.
+Value stripScale(Value v, double &scale, OpList &ops) {
+  while (auto mul = v.getDefiningOp<MulOp>()) {
+    bool stripped = false;
+    for (int side = 0; side < 2 && !stripped; ++side) {
+      std::optional<double> s = scalarConstant(mul->getOperand(1 - side));
+      if (s && mul->getOperand(side).getType() == mul.getType()) {
+        scale *= *s;
+        ops.push_back(mul);
+        v = mul->getOperand(side);
+        stripped = true;
+      }
+    }
+    if (!stripped)
+      break;
+  }
+  return v;
+}
+
+/// The [B, Hkv, S, D] tensor whose grouped-query expansion to [B, heads, S, D] (head h reads
+/// kv head h / (heads / Hkv)) `v` holds in row-major order, under any reshapes:
+/// expand(unsqueeze(base, 2), [B, Hkv, heads / Hkv, S, D]), or with no expansion a value of
+/// the reshape chain that is [B, heads, S, D] itself. Null when it is neither.
+Value matchExpandedKv(Value v, int64_t batch, int64_t heads, int64_t seq, int64_t dim,
+                      OpList &ops) {
+  SmallVector<Value> chain{v};
+  SmallVector<Operation *> reshapes;
+  while (auto reshape = chain.back().getDefiningOp<ReshapeOp>()) {
+    reshapes.push_back(reshape);
+    chain.push_back(reshape.getInput());
+  }
+  if (auto expand = chain.back().getDefiningOp<ExpandOp>()) {
+    auto unsqueeze = expand.getInput().getDefiningOp<UnsqueezeOp>();
+    if (unsqueeze && unsqueeze.getAxes() == ArrayRef<int64_t>{2}) {
+      Value base = unsqueeze.getInput();
+      auto baseShape = tensorType(base).getShape();
+      auto expanded = tensorType(expand).getShape();
+      if (baseShape.size() == 4 && baseShape[0] == batch && baseShape[2] == seq &&
+          baseShape[3] == dim && baseShape[1] > 0 && heads % baseShape[1] == 0 &&
+          expanded == ArrayRef<int64_t>{batch, baseShape[1], heads / baseShape[1], seq, dim}) {
+        ops.append(reshapes);
+        ops.append({expand, unsqueeze});
+        return base;
+      }
+    }
+  }
+  for (auto [i, value] : llvm::enumerate(chain)) {
+    if (tensorType(value).getShape() == ArrayRef<int64_t>{batch, heads, seq, dim}) {
+      ops.append(reshapes.begin(), reshapes.begin() + i);
+      return value;
+    }
+  }
+  return {};
+}
+
+/// The [B, Hkv, S, D] key whose expansion `kT` holds transposed to [B, heads, D, S]: a
+/// transpose of the last two dimensions of the expansion, under reshapes on both sides.
+Value matchTransposedKey(Value kT, int64_t batch, int64_t heads, int64_t seq, int64_t dim,
+                         OpList &ops) {
+  if (tensorType(kT).getShape() != ArrayRef<int64_t>{batch, heads, dim, seq})
+    return {};
+  SmallVector<Operation *> local;
+  Value s = kT;
+  while (auto reshape = s.getDefiningOp<ReshapeOp>()) {
+    local.push_back(reshape);
+    s = reshape.getInput();
+  }
+  auto transpose = s.getDefiningOp<TransposeOp>();
+  if (!transpose)
+    return {};
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  int64_t rank = perm.size();
+  if (rank < 2 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+    return {};
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (perm[d] != d)
+      return {};
+  auto inShape = tensorType(transpose.getInput()).getShape();
+  int64_t leading = 1;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    leading *= inShape[d];
+  if (inShape[rank - 2] != seq || inShape[rank - 1] != dim || leading != batch * heads)
+    return {};
+  local.push_back(transpose);
+  Value k = matchExpandedKv(transpose.getInput(), batch, heads, seq, dim, local);
+  if (k)
+    ops.append(local);
+  return k;
+}
+
+/// Builds the fused op once q, k, v, scale and the mask are known; fails (leaving the graph
+/// unchanged) when the operands do not fit it or the mask means something else.
+LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value mask,
+                               bool alsoCausal, double scale, ArrayRef<Operation *> ops,
+                               PatternRewriter &rewriter) {
+  auto qType = tensorType(q), kType = tensorType(k);
+  if (kType != tensorType(v) || qType.getRank() != 4 ||
+      qType.getElementType() != kType.getElementType() ||
+      kType.getDimSize(2) != qType.getDimSize(2) || root->getResult(0).getType() != qType)
+    return rewriter.notifyMatchFailure(root, "q, k and v do not fit fused_attention");
+  int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1), seq = qType.getDimSize(2);
+  MaskMeaning meaning{alsoCausal, Value()};
+  if (mask) {
+    MaskKind kind = tensorType(mask).getElementType().isInteger(1) ? MaskKind::Boolean
+                                                                    : MaskKind::Additive;
+    std::optional<MaskMeaning> probed = probeMask(mask, kind, batch, heads, seq, alsoCausal);
+    if (!probed)
+      return rewriter.notifyMatchFailure(root, "mask is not causal/key padding");
+    meaning = *probed;
+  }
+  SmallVector<Location> locs;
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
+  Value fused = FusedAttentionOp::create(
+      rewriter, rewriter.getFusedLoc(locs), qType, q, k, v, meaning.keyMask,
+      rewriter.getF32FloatAttr((float)scale), rewriter.getBoolAttr(meaning.causal));
+  rewriter.replaceOp(root, fused);
+  return success();
+}
+
+/// Opset 18: matmul([where(isnan(p), 0, p) of] p = softmax(q' kT' [+ mask]), vE) with
+/// q' = q * s1, kT' = kT * s2 and GQA-expanded kT, vE.
+struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rewriter) const override {
+    SmallVector<Operation *> ops{op};
+    Value p = op.getLhs();
+    if (auto where = p.getDefiningOp<WhereOp>()) {
+      auto isNan = where.getCondition().getDefiningOp<IsNaNOp>();
+      std::optional<double> zero = scalarConstant(where.getX());
+      if (!isNan || isNan.getInput() != where.getY() || !zero || *zero != 0.0 ||
+          where.getType() != where.getY().getType())
+        return rewriter.notifyMatchFailure(op, "lhs is a where other than a NaN guard");
+      ops.append({where, isNan});
+      p = where.getY();
+    }
+    auto softmax = p.getDefiningOp<SoftmaxOp>();
+    if (!softmax || softmax.getType().getRank() != 4 || softmax.getAxis() != 3)
+      return rewriter.notifyMatchFailure(op, "lhs is not a softmax over the last axis");
+    ops.push_back(softmax);
+    Value logits = softmax.getInput(), mask;
+    auto scores = logits.getDefiningOp<MatMulOp>();
+    if (auto add = logits.getDefiningOp<AddOp>()) {
+      for (int side = 0; side < 2 && !scores; ++side) {
+        scores = add->getOperand(side).getDefiningOp<MatMulOp>();
+        mask = add->getOperand(1 - side);
+        if (scores && scores.getType() != add.getType())
+          scores = MatMulOp();
+      }
+      ops.push_back(add);
+    }
+    if (!scores)
+      return rewriter.notifyMatchFailure(op, "softmax input is not q k^T (+ mask)");
+    ops.push_back(scores);
+    double scale = 1.0;
+    Value q = stripScale(scores.getLhs(), scale, ops);
+    Value kT = stripScale(scores.getRhs(), scale, ops);
+    auto qType = tensorType(q);
+    if (qType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "q is not [B, H, S, D]");
+    auto qs = qType.getShape();
+    Value k = matchTransposedKey(kT, qs[0], qs[1], qs[2], qs[3], ops);
+    Value v = matchExpandedKv(op.getRhs(), qs[0], qs[1], qs[2], qs[3], ops);
+    if (!k || !v)
+      return rewriter.notifyMatchFailure(op, "k or v is not a grouped-query expansion");
+    return replaceWithFused(op, q, k, v, mask, /*alsoCausal=*/false, scale, ops, rewriter);
+  }
+};
+
+/// Opset 23: attention(q, kE, vE [, mask]) in the 4-D form, kE/vE possibly GQA-expanded.
+struct RaiseAttentionOp : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
+    SmallVector<Operation *> ops{op};
+    auto qType = tensorType(op.getQuery());
+    if (qType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "not the 4-D form");
+    auto ks = tensorType(op.getKey()).getShape();
+    Value k = matchExpandedKv(op.getKey(), ks[0], ks[1], ks[2], ks[3], ops);
+    auto vs = tensorType(op.getValue()).getShape();
+    Value v = matchExpandedKv(op.getValue(), vs[0], vs[1], vs[2], vs[3], ops);
+    if (!k || !v)
+      return rewriter.notifyMatchFailure(op, "unreachable: k/v are themselves [B, H, S, D]");
+    return replaceWithFused(op, op.getQuery(), k, v, op.getMask(), op.getIsCausal(),
+                            op.getScale().convertToDouble(), ops, rewriter);
+  }
+};
+
+struct RaiseAttentionPass : sinter::impl::SinterRaiseAttentionBase<RaiseAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<RaiseDecomposedAttention, RaiseAttentionOp>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,95 @@
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace sinter {
+#define GEN_PASS_DEF_SINTERRAISEROPE
+#include "sinter/Passes/Passes.h.inc"
+} // namespace sinter
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace {
+
+/// Whether `slice` takes x[..., start:start+len] with every other dimension whole.
+bool isLastAxisSlice(SliceOp slice, int64_t start, int64_t len) {
+  auto shape = slice.getInput().getType().getShape();
+  int64_t rank = shape.size();
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t s = d == rank - 1 ? start : 0, e = d == rank - 1 ? start + len : shape[d];
+    if (slice.getStarts()[d] != s || slice.getEnds()[d] != e || slice.getSteps()[d] != 1)
+      return false;
+  }
+  return true;
+}
+
+/// concat(-x[..., D/2:], x[..., :D/2]) along the last axis: rotate_half(x). Returns x.
+Value matchRotateHalf(Value v, SmallVectorImpl<Operation *> &ops) {
+  auto concat = v.getDefiningOp<ConcatOp>();
+  if (!concat || concat.getInputs().size() != 2)
+    return {};
+  auto type = cast<RankedTensorType>(concat.getType());
+  int64_t rank = type.getRank();
+  if (rank < 1 || concat.getAxis() != rank - 1 || type.getShape().back() % 2 != 0)
+    return {};
+  int64_t half = type.getShape().back() / 2;
+  auto neg = concat.getInputs()[0].getDefiningOp<NegOp>();
+  auto hi = neg ? neg.getInput().getDefiningOp<SliceOp>() : SliceOp();
+  auto lo = concat.getInputs()[1].getDefiningOp<SliceOp>();
+  if (!hi || !lo || hi.getInput() != lo.getInput() || hi.getInput().getType() != type ||
+      !isLastAxisSlice(hi, half, half) || !isLastAxisSlice(lo, 0, half))
+    return {};
+  ops.append({concat, neg, hi, lo});
+  return lo.getInput();
+}
+
+/// x * cos + rotate_half(x) * sin (either order of each commutative op) with constant
+/// tables -> rope(x, cos, sin).
+struct RaiseRope : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
+    for (int side = 0; side < 2; ++side) {
+      auto cosMul = op->getOperand(side).getDefiningOp<MulOp>();
+      auto sinMul = op->getOperand(1 - side).getDefiningOp<MulOp>();
+      if (!cosMul || !sinMul)
+        continue;
+      for (int sinSide = 0; sinSide < 2; ++sinSide) {
+        SmallVector<Operation *> ops{op, cosMul, sinMul};
+        Value x = matchRotateHalf(sinMul->getOperand(sinSide), ops);
+        Value sin = sinMul->getOperand(1 - sinSide);
+        if (!x || !sin.getDefiningOp<ConstantOp>())
+          continue;
+        Value cos;
+        for (int cosSide = 0; cosSide < 2; ++cosSide)
+          if (cosMul->getOperand(cosSide) == x &&
+              cosMul->getOperand(1 - cosSide).getDefiningOp<ConstantOp>())
+            cos = cosMul->getOperand(1 - cosSide);
+        auto xType = cast<RankedTensorType>(x.getType());
+        if (!cos || xType.getRank() != 4 || op.getType() != xType ||
+            cosMul.getType() != xType || sinMul.getType() != xType)
+          continue;
+        SmallVector<Location> locs;
+        for (Operation *matched : ops)
+          locs.push_back(matched->getLoc());
+        Value rope = RopeOp::create(rewriter, rewriter.getFusedLoc(locs), xType, x, cos, sin);
+        rewriter.replaceOp(op, rope);
+        return success();
+      }
+    }
+    return rewriter.notifyMatchFailure(op, "not x * cos + rotate_half(x) * sin");
+  }
+};
+
+struct RaiseRopePass : sinter::impl::SinterRaiseRopeBase<RaiseRopePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<RaiseRope>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

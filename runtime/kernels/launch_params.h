@@ -1,0 +1,254 @@
+// Launch parameters of the kernels in runtime/kernels/*.cuh, as plain C++17 constexpr
+// functions. The compiler includes this header (no CUDA headers needed) to fill in
+// sinter_kernel_desc {grid, block, shared_bytes, buffers}; every kernel computes its own
+// block size, tiling and shared-memory layout from the same functions (and static_asserts
+// its shape limits with the *_supported() functions), so the two can never disagree.
+//
+// Conventions for every kernel here:
+//  - arguments are device pointers only, in the order documented below (program.h passes one
+//    pointer per sinter_buffer_ref, in order); an argument a kernel variant does not use
+//    must still be present and may be nullptr;
+//  - every pointer must be 16-byte aligned (arena/weight offsets multiples of 16);
+//  - bf16 is __nv_bfloat16; shapes are row-major and compact;
+//  - programmatic dependent launch: every kernel issues griddepcontrol.launch_dependents at
+//    its start and griddepcontrol.wait before it reads or writes anything but weights, so a
+//    launch with cudaLaunchAttributeProgrammaticStreamSerialization (cudaLaunchKernelEx, or a
+//    programmatic graph edge) may start while the previous kernel finishes; without the
+//    attribute both instructions are no-ops.
+//
+// Dynamic shared memory: a launch whose shared_bytes exceeds 48 KiB needs
+// cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes) once
+// per function before its first launch (the runtime's context.cpp does exactly that). All
+// values are <= kMaxDynamicSharedBytes (227 KiB, sm_90's per-block limit).
+#ifndef SINTER_KERNELS_LAUNCH_PARAMS_H
+#define SINTER_KERNELS_LAUNCH_PARAMS_H
+
+#include <cstdint>
+
+// The kernels call these functions in device code under nvcc; for every other compiler they
+// are plain constexpr functions.
+#if defined(__CUDACC__)
+#define SINTER_LP_FN constexpr __host__ __device__
+#else
+#define SINTER_LP_FN constexpr
+#endif
+
+namespace sinter::kernels {
+
+struct Dim3 {
+  uint32_t x, y, z;
+};
+
+struct LaunchParams {
+  Dim3 grid;
+  Dim3 block;
+  uint32_t shared_bytes; // dynamic shared memory
+};
+
+// sm_90: per-block opt-in limit and per-SM capacity (each resident block also reserves 1 KiB).
+constexpr uint32_t kMaxDynamicSharedBytes = 232448;
+constexpr uint32_t kSharedBytesPerSm = 233472;
+constexpr uint32_t kReservedSharedPerBlock = 1024;
+
+SINTER_LP_FN int ceil_div(int a, int b) { return (a + b - 1) / b; }
+SINTER_LP_FN int round_up(int a, int b) { return ceil_div(a, b) * b; }
+SINTER_LP_FN int min_int(int a, int b) { return a < b ? a : b; }
+SINTER_LP_FN int max_int(int a, int b) { return a > b ? a : b; }
+
+// =============================================================================================
+// embedding_gather<M, D, VOCAB, T>(const int64_t *ids, const T *table, T *out)
+//   args: ids [M] int64, table [VOCAB, D], out [M, D]
+//   out[m, :] = table[ids[m], :]; an id outside [0, VOCAB) gives a row of zeros.
+//   Requires D * sizeof(T) % 16 == 0. grid (ceil(V / block), M, 1), block (min(256,
+//   round_up(V, 32))), no shared memory, where V = D * sizeof(T) / 16 vectors per row.
+// =============================================================================================
+SINTER_LP_FN bool embedding_gather_supported(int M, int D, int vocab, int elem_bytes) {
+  return M >= 1 && D >= 1 && vocab >= 1 && elem_bytes >= 1 && (D * elem_bytes) % 16 == 0;
+}
+SINTER_LP_FN int embedding_gather_vectors(int D, int elem_bytes) { return D * elem_bytes / 16; }
+SINTER_LP_FN int embedding_gather_threads(int D, int elem_bytes) {
+  return min_int(256, round_up(embedding_gather_vectors(D, elem_bytes), 32));
+}
+SINTER_LP_FN LaunchParams embedding_gather_launch(int M, int D, int elem_bytes) {
+  return {{uint32_t(ceil_div(embedding_gather_vectors(D, elem_bytes),
+                             embedding_gather_threads(D, elem_bytes))),
+           uint32_t(M), 1u},
+          {uint32_t(embedding_gather_threads(D, elem_bytes)), 1u, 1u},
+          0u};
+}
+
+// =============================================================================================
+// rms_norm<M, D, EPS_BITS>(const bf16 *x, const bf16 *w, bf16 *out)
+//   args: x [M, D], w [D], out [M, D] (out may alias x)
+//   out = bf16(w * bf16(x_f32 * rsqrt(mean(x_f32^2) + eps)))  (HF LlamaRMSNorm rounding);
+//   EPS_BITS is the float eps's bit pattern. Requires D % 8 == 0.
+//   grid (M), block (min(256, round_up(D / 8, 32))), no shared memory.
+// =============================================================================================
+SINTER_LP_FN bool rms_norm_supported(int M, int D) { return M >= 1 && D >= 8 && D % 8 == 0; }
+SINTER_LP_FN int rms_norm_threads(int D) { return min_int(256, round_up(D / 8, 32)); }
+SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
+  return {{uint32_t(M), 1u, 1u}, {uint32_t(rms_norm_threads(D)), 1u, 1u}, 0u};
+}
+
+// =============================================================================================
+// linear_small_m<M, N_ROWS, K, PRO, EPI, OutT, EPS_BITS, ROPE_ROWS, HEAD_DIM, NUM_SMS>(
+//     const bf16 *x, const bf16 *w, const bf16 *norm_weight, const bf16 *bias,
+//     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out)
+//   x [M, K] bf16 (must not alias out); w [N_ROWS, K] bf16 (the TRANSPOSED weight, row n =
+//   output feature n, after the compile-time re-layouts below); norm_weight [K]
+//   (PRO == RMS_NORM); bias [N_ROWS] (EPI == BIAS); residual [M, N_ROWS] (EPI == RESIDUAL, may
+//   alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
+//   out [M, N_out] with N_out = N_ROWS / 2 for SILU_MUL_PAIRS, else N_ROWS.
+//   acc = prologue(x) @ w^T in fp32 (bf16 tensor-core MMA, fp32 accumulation), then:
+//     NONE            out = acc
+//     BIAS            out = acc + bias[n]
+//     RESIDUAL        out = bf16(acc) + residual[m, n]      (bf16(acc) only when OutT is bf16)
+//     SILU_MUL_PAIRS  rows 2j / 2j+1 = gate j / up j: g = bf16(acc_2j), u = bf16(acc_2j+1),
+//                     out[m, j] = silu(g) * u, silu(g) rounded to bf16 first when OutT is bf16
+//                     (exactly HF's act_fn(gate) * up on bf16 tensors)
+//     ROPE_PAIRS      rows [0, ROPE_ROWS) are heads of HEAD_DIM rows; within a head, rows 2i and
+//                     2i+1 hold original columns i and i + HEAD_DIM/2 (linear_rope_pairs_row).
+//                     q = bf16(acc) for both, then in fp32:
+//                       out[col i]       = q_i * cos[m, i] - q_{i+H/2} * sin[m, i]
+//                       out[col i + H/2] = q_{i+H/2} * cos[m, i+H/2] + q_i * sin[m, i+H/2]
+//                     written in ORIGINAL column order; rows >= ROPE_ROWS pass through.
+//   PRO == RMS_NORM: x is replaced by bf16(norm_weight * bf16(x * rsqrt(mean(x^2) + eps)))
+//   (eps = bit_cast<float>(EPS_BITS); ignored for PRO == NONE).
+//
+//   Tiling (linear_small_m_tiling): one 16-row tile of w per block at a time (grid-stride over
+//   tiles); the block's `warps` warps split K: at step s warp w reads k in
+//   [(s*warps + w) * 64*batch, +64*batch). Each lane keeps two steps of 16-byte weight loads
+//   in flight (register double buffer). 16 warps (1 block/SM) when there are no more tiles than
+//   SMs, else 8 warps and up to 2 blocks/SM. x is staged in shared memory with cp.async:
+//   the whole of it (and norm_weight) for RMS_NORM, else each warp copies just its own slices.
+//   Under programmatic dependent launch its first weight loads (two steps per warp, and
+//   norm_weight) overlap the previous kernel.
+//   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, shared bytes <= 227 KiB
+//   (M*(K+32)*2 [+ K*2 for RMS_NORM] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits K<=6400).
+// =============================================================================================
+enum class LinearPrologue : int { NONE = 0, RMS_NORM = 1 };
+enum class LinearEpilogue : int { NONE = 0, BIAS = 1, RESIDUAL = 2, SILU_MUL_PAIRS = 3, ROPE_PAIRS = 4 };
+
+struct LinearTiling {
+  int warps;       // warps per block, each takes a K slice (block = warps * 32 threads)
+  int batch;       // 64-wide K chunks per warp per step
+  int steps;       // steps per tile: K / (64 * batch * warps)
+  int n_tiles;     // N_ROWS / 16
+  int mma_n;       // 8-token MMA column tiles: 1 for M <= 8, 2 for M <= 16
+  int x_stride;    // shared-memory row stride of x in elements (K + 32: conflict-free loads)
+  int blocks_per_sm;
+  int tiles_per_block;
+  int grid;
+  uint32_t shared_bytes;
+};
+
+// Tuning knobs, for experiments only: a value other than the default must be defined
+// identically for the compiler and for the generated code, or launches and kernels disagree.
+#ifndef SINTER_LINEAR_MAX_WARPS
+#define SINTER_LINEAR_MAX_WARPS 16
+#endif
+#ifndef SINTER_LINEAR_MAX_BLOCKS_PER_SM
+#define SINTER_LINEAR_MAX_BLOCKS_PER_SM 2
+#endif
+
+constexpr int kLinearTileRows = 16;
+
+// Bytes of dynamic shared memory: x (M rows of K+32 bf16), norm_weight (K bf16, RMS_NORM
+// only), then the double-buffered cross-warp reduction (2 * warps * mma_n*4 * 32 floats).
+SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, LinearPrologue pro) {
+  return uint32_t(M) * uint32_t(K + 32) * 2u +
+         (pro == LinearPrologue::RMS_NORM ? uint32_t(K) * 2u : 0u) +
+         2u * uint32_t(warps) * uint32_t(M > 8 ? 8 : 4) * 32u * 4u;
+}
+
+SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, LinearPrologue pro,
+                                                int num_sms) {
+  LinearTiling t{};
+  const int chunks = K / 64;
+  t.batch = (chunks % 2 == 0) ? 2 : 1;
+  const int per = chunks / t.batch;
+  t.n_tiles = N_rows / kLinearTileRows;
+  const int cap = min_int(t.n_tiles <= num_sms ? 16 : 8, SINTER_LINEAR_MAX_WARPS);
+  t.warps = 1;
+  while (t.warps * 2 <= cap && per % (t.warps * 2) == 0) t.warps *= 2;
+  while (t.warps > 1 && linear_small_m_shared_bytes(M, K, t.warps, pro) > kMaxDynamicSharedBytes)
+    t.warps /= 2;
+  t.steps = per / t.warps;
+  t.mma_n = M > 8 ? 2 : 1;
+  t.x_stride = K + 32;
+  t.shared_bytes = linear_small_m_shared_bytes(M, K, t.warps, pro);
+  const int by_smem = int(kSharedBytesPerSm / (t.shared_bytes + kReservedSharedPerBlock));
+  // Two blocks of up to 256 threads per SM at <= 128 registers per thread.
+  const int by_regs = t.warps * 32 > 256 ? 1 : 2;
+  t.blocks_per_sm =
+      max_int(1, min_int(min_int(SINTER_LINEAR_MAX_BLOCKS_PER_SM, by_regs), by_smem));
+  const int slots = max_int(1, num_sms) * t.blocks_per_sm;
+  t.tiles_per_block = max_int(1, ceil_div(t.n_tiles, slots));
+  t.grid = max_int(1, ceil_div(t.n_tiles, t.tiles_per_block));
+  return t;
+}
+
+SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearPrologue pro,
+                                           LinearEpilogue epi, int rope_rows, int head_dim) {
+  return M >= 1 && M <= 16 && N_rows >= 16 && N_rows % 16 == 0 && K >= 64 && K % 64 == 0 &&
+         linear_small_m_tiling(M, N_rows, K, pro, 1).shared_bytes <= kMaxDynamicSharedBytes &&
+         (epi != LinearEpilogue::ROPE_PAIRS ||
+          (head_dim >= 2 && head_dim % 2 == 0 && rope_rows >= 0 && rope_rows <= N_rows &&
+           rope_rows % head_dim == 0));
+}
+
+SINTER_LP_FN LaunchParams linear_small_m_launch(int M, int N_rows, int K, LinearPrologue pro,
+                                                int num_sms) {
+  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms);
+  return {{uint32_t(t.grid), 1u, 1u}, {uint32_t(t.warps * 32), 1u, 1u}, t.shared_bytes};
+}
+
+// Compile-time weight re-layout for the pair epilogues: kernel row r holds which row of the
+// original (transposed, [N, K]) weight.
+//   ROPE_PAIRS: r < rope_rows: head h = r / head_dim, l = r % head_dim ->
+//               h * head_dim + l / 2 + (l % 2) * head_dim / 2; r >= rope_rows -> r.
+SINTER_LP_FN int linear_rope_pairs_row(int r, int rope_rows, int head_dim) {
+  return r >= rope_rows ? r
+                        : (r / head_dim) * head_dim + (r % head_dim) / 2 +
+                              (r % head_dim % 2) * (head_dim / 2);
+}
+//   SILU_MUL_PAIRS over a [gate; up] concatenation of 2 * n_half rows: r even -> gate r/2,
+//   r odd -> up r/2, i.e. row n_half + r/2 of the concatenation.
+SINTER_LP_FN int linear_silu_pairs_row(int r, int n_half) { return (r % 2) * n_half + r / 2; }
+
+// =============================================================================================
+// attention_prefill<S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, SCALE_BITS, CAUSAL,
+//                   PADDING_MASK>(const bf16 *qkv, const int64_t *attention_mask, bf16 *out)
+//   qkv [S, ROW_STRIDE] bf16 (q head h at columns Q_OFF + h*D, kv head g at K_OFF + g*D and
+//   V_OFF + g*D; q head h uses kv head h / (HQ / HKV)); attention_mask [S] int64 (batch 1,
+//   keys with 0 are masked; nullptr when !PADDING_MASK); out [S, HQ*D] bf16.
+//   fp32 softmax(q k^T * scale + mask) v; key j > query i masked when CAUSAL; a fully masked
+//   row writes zeros. Requires D % 8 == 0, ROW_STRIDE and the offsets % 8 == 0, HQ % HKV == 0.
+//   grid (HQ, ceil(S / 16)), block 128 (4 warps, one query at a time each), dynamic shared:
+//   K and V (S rows of D+2 bf16 each), q tile (16 x D fp32), probabilities (4 x round_up(S,32)
+//   fp32), key flags (round_up(S,32) int32). S=128,D=64: 40.5 KiB; D=128 needs the opt-in.
+// =============================================================================================
+constexpr int kAttentionQueryTile = 16;
+constexpr int kAttentionWarps = 4;
+
+SINTER_LP_FN uint32_t attention_prefill_shared_bytes(int S, int D) {
+  return uint32_t(2 * S * (D + 2) * 2 + kAttentionQueryTile * D * 4 +
+                  kAttentionWarps * round_up(S, 32) * 4 + round_up(S, 32) * 4);
+}
+SINTER_LP_FN bool attention_prefill_supported(int S, int HQ, int HKV, int D, int q_off, int k_off,
+                                           int v_off, int row_stride) {
+  return S >= 1 && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 && D >= 8 && D % 8 == 0 &&
+         row_stride % 8 == 0 && q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 &&
+         q_off >= 0 && k_off >= 0 && v_off >= 0 && q_off + HQ * D <= row_stride &&
+         k_off + HKV * D <= row_stride && v_off + HKV * D <= row_stride &&
+         attention_prefill_shared_bytes(S, D) <= kMaxDynamicSharedBytes;
+}
+SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D) {
+  return {{uint32_t(HQ), uint32_t(ceil_div(S, kAttentionQueryTile)), 1u},
+          {uint32_t(kAttentionWarps * 32), 1u, 1u},
+          attention_prefill_shared_bytes(S, D)};
+}
+
+} // namespace sinter::kernels
+
+#endif // SINTER_KERNELS_LAUNCH_PARAMS_H

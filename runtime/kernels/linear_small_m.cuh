@@ -1,0 +1,281 @@
+// out[M, N] = prologue(x)[M, K] @ W^T + epilogue for small M (1..16): a memory-bound,
+// weight-streaming kernel. Semantics, argument order and limits: launch_params.h
+// ("linear_small_m"); launch: linear_small_m_launch(M, N_ROWS, K, PRO, NUM_SMS).
+//
+// How it works. W is stored [N_ROWS, K] row-major (transposed). A block owns one 16-row tile
+// of W at a time (grid-stride over tiles, the same tile sequence for all its warps); its warps
+// split K. The product of a 16-row x 64-k slice of W with x^T is done with bf16
+// mma.m16n8k16 (fp32 accumulation), W as the A operand (16 rows) and x^T as the B operand
+// (8 token columns; a second n-tile for M > 8). K is a reduction, so the k order inside an
+// MMA may be permuted as long as A and B agree: lane (g = lane/4, t = lane%4) loads 16 bytes
+// at k = t*8 and 32 + t*8 of rows g and g+8 (each load instruction reads 2 whole 32-byte
+// sectors per row), and the matching 16 bytes of x row g from shared memory are exactly that
+// lane's B fragment. Every lane keeps two steps of weight loads (2 x batch x 4 x 16 bytes) in
+// flight. Partial sums of the warps are reduced through shared memory (double buffered, one
+// barrier per tile), then the epilogue runs on pairs of adjacent rows (gate/up, rope pairs).
+// The first weight loads are issued before griddepcontrol.wait (weights never depend on the
+// previous kernel), so under programmatic dependent launch they overlap the previous kernel.
+// x is staged with cp.async: for RMS_NORM the whole block stages all of x (the norm needs
+// whole rows); otherwise each warp copies only the k slices it reads, one cp.async group per
+// step, and waits for a step's group just before that step's MMAs (first tile only).
+#pragma once
+
+#include "kernel_common.cuh"
+
+namespace sinter::kernels {
+
+namespace detail {
+
+__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], uint32_t a0, uint32_t a1,
+                                               uint32_t a2, uint32_t a3, uint32_t b0,
+                                               uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// acc += A(16 rows: ra for row g, rb for row g+8; 8 k each) x B(8 k of x row g: xb).
+// The thread's 8 k values are split into two MMAs: elements 0-3 then 4-7; within each, the
+// MMA's logical k pair (2t, 2t+1) takes elements (0,1) and pair (2t+8, 2t+9) elements (2,3).
+__device__ __forceinline__ void mma_16x8(float (&acc)[4], const uint4 &ra, const uint4 &rb,
+                                         const uint4 &xb) {
+  mma_bf16_16816(acc, ra.x, rb.x, ra.y, rb.y, xb.x, xb.y);
+  mma_bf16_16816(acc, ra.z, rb.z, ra.w, rb.w, xb.z, xb.w);
+}
+
+} // namespace detail
+
+template <int M, int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT,
+          uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS>
+__global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS).warps * 32,
+                                  linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS).blocks_per_sm)
+    linear_small_m(const bf16 *x, const bf16 *__restrict__ w, const bf16 *__restrict__ norm_weight,
+                   const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
+                   const bf16 *sin, OutT *out) {
+  static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM),
+                "linear_small_m: needs 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, "
+                "M*(K+32)*2 bytes of x in shared memory <= 227 KiB, and for ROPE_PAIRS an even "
+                "HEAD_DIM dividing ROPE_ROWS <= N_ROWS");
+  constexpr LinearTiling T = linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS);
+  constexpr int WARPS = T.warps;
+  constexpr int THREADS = WARPS * 32;
+  constexpr int BATCH = T.batch;
+  constexpr int STEPS = T.steps;
+  constexpr int NT = T.mma_n;
+  constexpr int XS = T.x_stride;
+  constexpr int GRID = T.grid;
+  constexpr int NTILES = T.n_tiles;
+  constexpr int L = BATCH * 4; // uint4 weight registers per lane per step
+  constexpr int N_OUT = EPI == LinearEpilogue::SILU_MUL_PAIRS ? N_ROWS / 2 : N_ROWS;
+  static_assert(STEPS * WARPS * BATCH * 64 == K, "linear_small_m: K tiling");
+
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  bf16 *xs = reinterpret_cast<bf16 *>(smem_raw);
+  bf16 *nws = xs + M * XS; // norm_weight, RMS_NORM only
+  float *red = reinterpret_cast<float *>(smem_raw + size_t(M) * XS * 2 +
+                                         (PRO == LinearPrologue::RMS_NORM ? size_t(K) * 2 : 0));
+
+  const int tid = threadIdx.x;
+  const int warp = tid >> 5;
+  const int lane = tid & 31;
+  const int g = lane >> 2;
+  const int t = lane & 3;
+
+  if (blockIdx.x >= GRID) return;
+  const int my_tiles = (NTILES - 1 - int(blockIdx.x)) / GRID + 1;
+  const int n_items = my_tiles * STEPS;
+
+  // Item i = (tile blockIdx.x + (i / STEPS) * GRID, step i % STEPS).
+  auto item_tile = [&](int i) { return int(blockIdx.x) + (i / STEPS) * GRID; };
+  auto item_k0 = [&](int i) { return ((i % STEPS) * WARPS + warp) * (BATCH * 64); };
+
+  auto load = [&](uint4(&buf)[L], int i) {
+    const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
+    const bf16 *r1 = r0 + size_t(8) * K;
+#pragma unroll
+    for (int c = 0; c < BATCH; ++c) {
+      buf[c * 4 + 0] = detail::ld_stream16(r0 + c * 64);
+      buf[c * 4 + 1] = detail::ld_stream16(r0 + c * 64 + 32);
+      buf[c * 4 + 2] = detail::ld_stream16(r1 + c * 64);
+      buf[c * 4 + 3] = detail::ld_stream16(r1 + c * 64 + 32);
+    }
+  };
+
+  float acc[NT][4];
+
+  auto compute = [&](const uint4(&buf)[L], int i) {
+    if constexpr (PRO == LinearPrologue::NONE) {
+      if (i < STEPS) { // first tile: this step's x slices must have landed
+        detail::cp_async_wait_dyn(STEPS - 1 - i);
+        __syncwarp();
+      }
+    }
+    if (i % STEPS == 0) {
+#pragma unroll
+      for (int n = 0; n < NT; ++n)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[n][r] = 0.f;
+    }
+    const int k0 = item_k0(i) + t * 8;
+#pragma unroll
+    for (int c = 0; c < BATCH; ++c) {
+#pragma unroll
+      for (int n = 0; n < NT; ++n) {
+        const int tok = g + 8 * n;
+        uint4 x0 = make_uint4(0u, 0u, 0u, 0u), x1 = x0;
+        if (tok < M) {
+          x0 = detail::ld16(xs + tok * XS + k0 + c * 64);
+          x1 = detail::ld16(xs + tok * XS + k0 + c * 64 + 32);
+        }
+        detail::mma_16x8(acc[n], buf[c * 4 + 0], buf[c * 4 + 2], x0);
+        detail::mma_16x8(acc[n], buf[c * 4 + 1], buf[c * 4 + 3], x1);
+      }
+    }
+  };
+
+  // Cross-warp reduction and epilogue of one finished tile.
+  auto finish = [&](int i) {
+    const int tile = item_tile(i);
+    float *rb = red + ((i / STEPS) & 1) * (WARPS * NT * 4 * 32);
+#pragma unroll
+    for (int n = 0; n < NT; ++n)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) rb[(warp * NT * 4 + n * 4 + r) * 32 + lane] = acc[n][r];
+    __syncthreads();
+    for (int e = tid; e < 8 * M; e += THREADS) {
+      const int m = e >> 3;
+      const int p = e & 7; // local rows 2p, 2p+1
+      // C fragment: reg (n*4 + hi*2 + lo) of lane (row%8)*4 + (tok%8)/2 holds
+      // row (row%8) + 8*hi, token 8*n + 2*((tok%8)/2) + lo.
+      const int hi = p >> 2;
+      const int lane0 = ((2 * p) & 7) * 4 + ((m & 7) >> 1);
+      const int lane1 = ((2 * p + 1) & 7) * 4 + ((m & 7) >> 1);
+      const int reg = (m >> 3) * 4 + hi * 2 + (m & 1);
+      float v0 = 0.f, v1 = 0.f;
+#pragma unroll
+      for (int ww = 0; ww < WARPS; ++ww) {
+        v0 += rb[(ww * NT * 4 + reg) * 32 + lane0];
+        v1 += rb[(ww * NT * 4 + reg) * 32 + lane1];
+      }
+      const int n0 = tile * 16 + 2 * p;
+      OutT *orow = out + size_t(m) * N_OUT;
+      if constexpr (EPI == LinearEpilogue::NONE) {
+        orow[n0] = detail::from_float<OutT>(v0);
+        orow[n0 + 1] = detail::from_float<OutT>(v1);
+      } else if constexpr (EPI == LinearEpilogue::BIAS) {
+        orow[n0] = detail::from_float<OutT>(v0 + __bfloat162float(bias[n0]));
+        orow[n0 + 1] = detail::from_float<OutT>(v1 + __bfloat162float(bias[n0 + 1]));
+      } else if constexpr (EPI == LinearEpilogue::RESIDUAL) {
+        const OutT *rrow = residual + size_t(m) * N_ROWS;
+        const float r0 = detail::to_float(rrow[n0]), r1 = detail::to_float(rrow[n0 + 1]);
+        orow[n0] = detail::from_float<OutT>(detail::round_to<OutT>(v0) + r0);
+        orow[n0 + 1] = detail::from_float<OutT>(detail::round_to<OutT>(v1) + r1);
+      } else if constexpr (EPI == LinearEpilogue::SILU_MUL_PAIRS) {
+        const float gt = detail::round_bf16(v0), up = detail::round_bf16(v1);
+        const float s = detail::round_to<OutT>(gt / (1.f + expf(-gt)));
+        orow[n0 >> 1] = detail::from_float<OutT>(s * up);
+      } else if constexpr (EPI == LinearEpilogue::ROPE_PAIRS) {
+        if (n0 < ROPE_ROWS) {
+          const int head = n0 / HEAD_DIM;
+          const int ii = (n0 % HEAD_DIM) >> 1;
+          const float q1 = detail::round_bf16(v0), q2 = detail::round_bf16(v1);
+          const bf16 *cr = cos + size_t(m) * HEAD_DIM;
+          const bf16 *sr = sin + size_t(m) * HEAD_DIM;
+          const float c1 = __bfloat162float(cr[ii]), s1 = __bfloat162float(sr[ii]);
+          const float c2 = __bfloat162float(cr[ii + HEAD_DIM / 2]);
+          const float s2 = __bfloat162float(sr[ii + HEAD_DIM / 2]);
+          orow[head * HEAD_DIM + ii] = detail::from_float<OutT>(q1 * c1 - q2 * s1);
+          orow[head * HEAD_DIM + ii + HEAD_DIM / 2] = detail::from_float<OutT>(q2 * c2 + q1 * s2);
+        } else {
+          orow[n0] = detail::from_float<OutT>(v0);
+          orow[n0 + 1] = detail::from_float<OutT>(v1);
+        }
+      }
+    }
+    // No second barrier: the next tile reduces through the other half of `red`, and the
+    // barrier of that tile orders this tile's reads before the half is written again.
+  };
+
+  detail::pdl_launch_dependents();
+  uint4 buf_a[L], buf_b[L];
+  // Weight loads first: they overlap the previous kernel (PDL) and the staging of x.
+  load(buf_a, 0);
+  if (n_items > 1) load(buf_b, 1);
+
+  constexpr int KV = K / 8; // 16-byte vectors per row of x
+  if constexpr (PRO == LinearPrologue::RMS_NORM) {
+    for (int i = tid; i < KV; i += THREADS) detail::cp_async16(nws + i * 8, norm_weight + i * 8);
+    detail::pdl_wait();
+    for (int i = tid; i < M * KV; i += THREADS) {
+      const int m = i / KV;
+      const int kv = i - m * KV;
+      detail::cp_async16(xs + m * XS + kv * 8, x + size_t(m) * K + kv * 8);
+    }
+    detail::cp_async_commit();
+    detail::cp_async_wait<0>();
+    __syncthreads();
+    for (int m = warp; m < M; m += WARPS) {
+      bf16 *row = xs + m * XS;
+      float ss = 0.f;
+      for (int kv = lane; kv < KV; kv += 32) {
+        const uint4 v = detail::ld16(row + kv * 8);
+        const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const float a = detail::bf16_lo(u[j]), b = detail::bf16_hi(u[j]);
+          ss = fmaf(a, a, ss);
+          ss = fmaf(b, b, ss);
+        }
+      }
+      ss = detail::warp_sum(ss);
+      const float r = rsqrtf(ss / float(K) + __uint_as_float(EPS_BITS));
+      for (int kv = lane; kv < KV; kv += 32) {
+        const uint4 v = detail::ld16(row + kv * 8);
+        const uint4 wv = detail::ld16(nws + kv * 8);
+        const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
+        const uint32_t *wu = reinterpret_cast<const uint32_t *>(&wv);
+        uint4 o;
+        uint32_t *ou = reinterpret_cast<uint32_t *>(&o);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const float a = detail::round_bf16(detail::bf16_lo(u[j]) * r);
+          const float b = detail::round_bf16(detail::bf16_hi(u[j]) * r);
+          ou[j] = detail::pack_bf16x2(detail::bf16_lo(wu[j]) * a, detail::bf16_hi(wu[j]) * b);
+        }
+        detail::st16(row + kv * 8, o);
+      }
+    }
+    __syncthreads();
+  } else {
+    // Each warp copies the x slices it will read: step s, all M rows, k in
+    // [(s*WARPS + warp) * 64*BATCH, +64*BATCH): one cp.async group per step.
+    detail::pdl_wait();
+    constexpr int VS = BATCH * 8; // 16-byte vectors per row slice
+#pragma unroll 1
+    for (int st = 0; st < STEPS; ++st) {
+      const int kb = (st * WARPS + warp) * (BATCH * 64);
+      for (int j = lane; j < M * VS; j += 32) {
+        const int m = j / VS;
+        const int v = j - m * VS;
+        detail::cp_async16(xs + m * XS + kb + v * 8, x + size_t(m) * K + kb + v * 8);
+      }
+      detail::cp_async_commit();
+    }
+  }
+
+  // Main loop, unrolled by two for the register double buffer: while one buffer's MMAs run,
+  // the other buffer's loads are in flight; a buffer is refilled right after its MMAs.
+  for (int i = 0; i < n_items; i += 2) {
+    compute(buf_a, i);
+    if (i + 2 < n_items) load(buf_a, i + 2);
+    if (i % STEPS == STEPS - 1) finish(i);
+    if (i + 1 >= n_items) break;
+    compute(buf_b, i + 1);
+    if (i + 3 < n_items) load(buf_b, i + 3);
+    if ((i + 1) % STEPS == STEPS - 1) finish(i + 1);
+  }
+}
+
+} // namespace sinter::kernels

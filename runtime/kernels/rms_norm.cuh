@@ -1,0 +1,65 @@
+// out = bf16(w * bf16(x_f32 * rsqrt(mean(x_f32^2) + eps))), HF LlamaRMSNorm's rounding.
+// One block per row; launch: rms_norm_launch(M, D) in launch_params.h.
+#pragma once
+
+#include "kernel_common.cuh"
+
+namespace sinter::kernels {
+
+template <int M, int D, uint32_t EPS_BITS>
+__global__ void __launch_bounds__(rms_norm_threads(D))
+    rms_norm(const bf16 *x, const bf16 *w, bf16 *out) {
+  static_assert(rms_norm_supported(M, D), "rms_norm: needs D % 8 == 0");
+  constexpr int V = D / 8;
+  constexpr int THREADS = rms_norm_threads(D);
+  constexpr int PER = (V + THREADS - 1) / THREADS;
+  constexpr int WARPS = THREADS / 32;
+  __shared__ float partial[WARPS];
+
+  detail::pdl_launch_dependents();
+  detail::pdl_wait();
+  const int m = blockIdx.x;
+  const uint4 *xr = reinterpret_cast<const uint4 *>(x + size_t(m) * D);
+  uint4 v[PER];
+  float ss = 0.f;
+#pragma unroll
+  for (int i = 0; i < PER; ++i) {
+    const int idx = threadIdx.x + i * THREADS;
+    v[i] = idx < V ? detail::ld16(xr + idx) : make_uint4(0u, 0u, 0u, 0u);
+    const uint32_t *u = reinterpret_cast<const uint32_t *>(&v[i]);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float a = detail::bf16_lo(u[j]), b = detail::bf16_hi(u[j]);
+      ss = fmaf(a, a, ss);
+      ss = fmaf(b, b, ss);
+    }
+  }
+  ss = detail::warp_sum(ss);
+  if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
+  __syncthreads();
+  float total = 0.f;
+#pragma unroll
+  for (int i = 0; i < WARPS; ++i) total += partial[i];
+  const float r = rsqrtf(total / float(D) + __uint_as_float(EPS_BITS));
+
+  uint4 *outr = reinterpret_cast<uint4 *>(out + size_t(m) * D);
+#pragma unroll
+  for (int i = 0; i < PER; ++i) {
+    const int idx = threadIdx.x + i * THREADS;
+    if (idx >= V) break;
+    const uint4 wv = detail::ld_ro16(reinterpret_cast<const uint4 *>(w) + idx);
+    const uint32_t *u = reinterpret_cast<const uint32_t *>(&v[i]);
+    const uint32_t *wu = reinterpret_cast<const uint32_t *>(&wv);
+    uint4 o;
+    uint32_t *ou = reinterpret_cast<uint32_t *>(&o);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float a = detail::round_bf16(detail::bf16_lo(u[j]) * r);
+      const float b = detail::round_bf16(detail::bf16_hi(u[j]) * r);
+      ou[j] = detail::pack_bf16x2(detail::bf16_lo(wu[j]) * a, detail::bf16_hi(wu[j]) * b);
+    }
+    detail::st16(outr + idx, o);
+  }
+}
+
+} // namespace sinter::kernels

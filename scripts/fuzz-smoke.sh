@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets into build-fuzz/ (clang-22, ASan + UBSan, SINTER_ENABLE_FUZZERS)
+# and runs each one for N seconds (default 60; both at once, one core each) on its seed corpus:
+#
+#   sinter-onnx-import-fuzz  raw bytes as an ONNX model through the importer; seeds are the
+#                            committed exports (examples/fixtures/*.onnx) and the importer's
+#                            test inputs (test/lit/Import/Inputs/*.onnx)
+#   sinter-program-fuzz      a program table and weights through the runtime's load-time checks
+#
+# Exits non-zero when a fuzzer reports a crash, sanitizer error, leak, timeout or out-of-memory;
+# the reproducer is written to build-fuzz/fuzz-artifacts/ and the log to build-fuzz/fuzz-logs/.
+# Rerun one with: build-fuzz/bin/<fuzzer> <reproducer>
+#
+# Usage: scripts/fuzz-smoke.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-${SINTER_FUZZ_SECONDS:-60}}"
+jobs="${SINTER_JOBS:-2}"
+
+scripts/install-deps.sh --fuzz
+cuda_home="${CUDA_HOME:-/usr/local/cuda}"
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+  -DSINTER_ENABLE_FUZZERS=ON -DSINTER_STATIC_TOOLS=OFF \
+  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DSINTER_CUDA_HOME="$cuda_home" >/dev/null
+cmake --build build-fuzz --parallel "$jobs" --target sinter-onnx-import-fuzz sinter-program-fuzz
+
+out=build-fuzz
+rm -rf "$out/fuzz-corpus" "$out/fuzz-logs"
+mkdir -p "$out/fuzz-corpus/onnx" "$out/fuzz-corpus/program" "$out/fuzz-artifacts" "$out/fuzz-logs"
+cp examples/fixtures/*.onnx test/lit/Import/Inputs/*.onnx "$out/fuzz-corpus/onnx/"
+# Reproducers of bugs the fuzzers found once: replayed every run.
+cp fuzz/regressions/onnx/* "$out/fuzz-corpus/onnx/" 2>/dev/null || true
+cp fuzz/regressions/program/* "$out/fuzz-corpus/program/" 2>/dev/null || true
+
+# -rss_limit_mb also caps single allocations (malloc_limit_mb defaults to it); -timeout is per
+# input. Leaks are reported at exit of each input by LeakSanitizer (-detect_leaks=1).
+common=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -detect_leaks=1
+        -print_final_stats=1 -artifact_prefix="$out/fuzz-artifacts/")
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=1"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-}${UBSAN_OPTIONS:+:}halt_on_error=1:print_stacktrace=1"
+
+run() {
+  local name="$1"
+  shift
+  echo "fuzz-smoke: $name for ${seconds}s"
+  if "$out/bin/$name" "${common[@]}" "$@" >"$out/fuzz-logs/$name.log" 2>&1; then
+    grep -E "^stat::(number_of_executed_units|average_exec_per_sec|new_units_added)" \
+      "$out/fuzz-logs/$name.log" | sed "s/^/fuzz-smoke: $name: /"
+    return 0
+  fi
+  echo "fuzz-smoke: $name FAILED; the end of $out/fuzz-logs/$name.log:" >&2
+  grep -vE "^(#[0-9]+|INFO:|MERGE|\s*\")" "$out/fuzz-logs/$name.log" | tail -40 >&2
+  ls "$out/fuzz-artifacts/" >&2
+  return 1
+}
+
+run sinter-onnx-import-fuzz -dict=fuzz/onnx.dict "$out/fuzz-corpus/onnx" &
+onnx_pid=$!
+run sinter-program-fuzz "$out/fuzz-corpus/program" &
+program_pid=$!
+status=0
+wait "$onnx_pid" || status=1
+wait "$program_pid" || status=1
+[ "$status" -eq 0 ] && echo "fuzz-smoke: no crash, leak or timeout"
+exit "$status"

@@ -1,0 +1,342 @@
+// GPU test of linear_small_m: every prologue/epilogue on odd small shapes and on the Llama 3.2
+// 1B shapes (M = 6 prefill and M = 1 decode) against a CPU reference that applies HF's
+// bf16 rounding steps; then times the Llama shapes (weights rotated through > L2 worth of
+// copies, so they stream from DRAM) against a device-to-device copy measured here.
+#include "gpu_test_util.h"
+#include "linear_small_m.cuh"
+
+#include <string>
+
+using namespace sinter::kernels;
+using namespace gputest;
+
+constexpr int kSms = 132; // compile-time target SM count (H200)
+constexpr uint32_t kEps = 0x3727c5acu; // 1e-5f
+
+struct BenchRow {
+  std::string name;
+  double mb, us_stream, us_graph, us_stream_pdl, us_graph_pdl; // < 0: not measured
+};
+static std::vector<BenchRow> g_bench;
+// LINEAR_BENCH_ONLY=1: Llama shapes only, timing without the CPU reference (tuning runs).
+static const bool g_bench_only = std::getenv("LINEAR_BENCH_ONLY") != nullptr;
+
+template <typename T> struct HostT;
+template <> struct HostT<bf16> {
+  using type = uint16_t;
+  static float get(uint16_t v) { return bf2f(v); }
+  static uint16_t put(float f) { return f2bf(f); }
+};
+template <> struct HostT<float> {
+  using type = float;
+  static float get(float v) { return v; }
+  static float put(float f) { return f; }
+};
+
+template <int M, int N, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT, int RR = 0,
+          int HD = 2>
+bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) {
+  if (g_bench_only && !bench) return true;
+  using H = HostT<OutT>;
+  using HT = typename H::type;
+  constexpr int N_OUT = EPI == LinearEpilogue::SILU_MUL_PAIRS ? N / 2 : N;
+  auto rt = [](float f) { return H::get(H::put(f)); }; // round to OutT
+
+  // ---- data ----
+  const float xr = PRO == LinearPrologue::RMS_NORM ? 3.f : 1.f;
+  std::vector<uint16_t> x = random_bf16(size_t(M) * K, seed * 7 + 1, -xr, xr);
+  const float a = std::sqrt(3.f / K);
+  std::vector<uint16_t> w = random_bf16(size_t(N) * K, seed * 7 + 2, -a, a); // original [N, K]
+  std::vector<uint16_t> nw = random_bf16(K, seed * 7 + 3, 0.5f, 1.5f);
+  std::vector<uint16_t> bias = random_bf16(N, seed * 7 + 4, -1.f, 1.f);
+  std::vector<HT> res(size_t(M) * N_OUT);
+  {
+    Rng r(seed * 7 + 5);
+    for (auto &e : res) e = H::put(r.uniform(-1.f, 1.f));
+  }
+  std::vector<uint16_t> cs(size_t(M) * HD), sn(size_t(M) * HD);
+  for (int m = 0; m < M; ++m)
+    for (int i = 0; i < HD / 2; ++i) {
+      const double pos = m + double(seed % 50);
+      const double ang = pos * std::pow(500000.0, -2.0 * i / HD);
+      cs[m * HD + i] = cs[m * HD + i + HD / 2] = f2bf(float(std::cos(ang)));
+      sn[m * HD + i] = sn[m * HD + i + HD / 2] = f2bf(float(std::sin(ang)));
+    }
+  // Kernel layout of the weight (the compiler's compile-time re-layout).
+  std::vector<uint16_t> wk(size_t(N) * K);
+  parallel_for(N, [&](size_t r) {
+    int o = int(r);
+    if (EPI == LinearEpilogue::ROPE_PAIRS) o = linear_rope_pairs_row(int(r), RR, HD);
+    if (EPI == LinearEpilogue::SILU_MUL_PAIRS) o = linear_silu_pairs_row(int(r), N / 2);
+    std::memcpy(&wk[r * K], &w[size_t(o) * K], K * 2);
+  });
+
+  // ---- reference ----
+  std::vector<float> ref(size_t(M) * N_OUT);
+  if (!g_bench_only) {
+  std::vector<float> xin(size_t(M) * K);
+  for (int m = 0; m < M; ++m) {
+    if (PRO == LinearPrologue::RMS_NORM) {
+      double ss = 0;
+      for (int k = 0; k < K; ++k) ss += double(bf2f(x[m * K + k])) * bf2f(x[m * K + k]);
+      const float var = float(ss / K);
+      const float r = 1.f / std::sqrt(var + 1e-5f);
+      for (int k = 0; k < K; ++k)
+        xin[m * K + k] = rbf(bf2f(nw[k]) * rbf(bf2f(x[m * K + k]) * r));
+    } else {
+      for (int k = 0; k < K; ++k) xin[m * K + k] = bf2f(x[m * K + k]);
+    }
+  }
+  std::vector<float> acc(size_t(M) * N);
+  parallel_for(N, [&](size_t n) {
+    std::vector<float> wr(K);
+    for (int k = 0; k < K; ++k) wr[k] = bf2f(w[n * K + k]);
+    for (int m = 0; m < M; ++m) {
+      double s = 0;
+      const float *xm = &xin[size_t(m) * K];
+      for (int k = 0; k < K; ++k) s += double(xm[k]) * wr[k];
+      acc[size_t(m) * N + n] = float(s);
+    }
+  });
+  for (int m = 0; m < M; ++m)
+    for (int c = 0; c < N_OUT; ++c) {
+      const float v = acc[size_t(m) * N + c];
+      float o = 0;
+      switch (EPI) {
+      case LinearEpilogue::NONE: o = rt(v); break;
+      case LinearEpilogue::BIAS: o = rt(v + bf2f(bias[c])); break;
+      case LinearEpilogue::RESIDUAL: o = rt(rt(v) + H::get(res[size_t(m) * N_OUT + c])); break;
+      case LinearEpilogue::SILU_MUL_PAIRS: {
+        const float g = rbf(v), u = rbf(acc[size_t(m) * N + N / 2 + c]);
+        o = rt(rt(g / (1.f + std::exp(-g))) * u);
+        break;
+      }
+      case LinearEpilogue::ROPE_PAIRS: {
+        if (c >= RR) {
+          o = rt(v);
+          break;
+        }
+        const int i = c % HD, half = HD / 2;
+        const float cv = bf2f(cs[m * HD + i]), sv = bf2f(sn[m * HD + i]);
+        if (i < half) {
+          const float q1 = rbf(v), q2 = rbf(acc[size_t(m) * N + c + half]);
+          o = rt(q1 * cv - q2 * sv);
+        } else {
+          const float q2 = rbf(v), q1 = rbf(acc[size_t(m) * N + c - half]);
+          o = rt(q2 * cv + q1 * sv);
+        }
+        break;
+      }
+      }
+      ref[size_t(m) * N_OUT + c] = o;
+    }
+  } // reference
+
+  // ---- device ----
+  bf16 *dx = reinterpret_cast<bf16 *>(to_device(x));
+  bf16 *dw = reinterpret_cast<bf16 *>(to_device(wk));
+  bf16 *dnw = reinterpret_cast<bf16 *>(to_device(nw));
+  bf16 *db = reinterpret_cast<bf16 *>(to_device(bias));
+  bf16 *dcs = reinterpret_cast<bf16 *>(to_device(cs));
+  bf16 *dsn = reinterpret_cast<bf16 *>(to_device(sn));
+  OutT *dres = reinterpret_cast<OutT *>(to_device(res));
+  OutT *dout = nullptr;
+  if (alias_residual) {
+    dout = dres;
+  } else {
+    CUDA_CHECK(cudaMalloc(&dout, sizeof(OutT) * M * N_OUT));
+    CUDA_CHECK(cudaMemset(dout, 0xff, sizeof(OutT) * M * N_OUT)); // NaN pattern
+  }
+  auto fn = linear_small_m<M, N, K, PRO, EPI, OutT, kEps, RR, HD, kSms>;
+  constexpr LaunchParams lp = linear_small_m_launch(M, N, K, PRO, kSms);
+  const bf16 *pn = PRO == LinearPrologue::RMS_NORM ? dnw : nullptr;
+  const bf16 *pb = EPI == LinearEpilogue::BIAS ? db : nullptr;
+  const OutT *pr = EPI == LinearEpilogue::RESIDUAL ? dres : nullptr;
+  const bf16 *pc = EPI == LinearEpilogue::ROPE_PAIRS ? dcs : nullptr;
+  const bf16 *ps = EPI == LinearEpilogue::ROPE_PAIRS ? dsn : nullptr;
+  launch(fn, lp, 0, (const bf16 *)dx, (const bf16 *)dw, pn, pb, pr, pc, ps, dout);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<HT> got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
+  std::vector<float> got(got_h.size());
+  for (size_t i = 0; i < got.size(); ++i) got[i] = H::get(got_h[i]);
+
+  char label[160];
+  std::snprintf(label, sizeof label, "%s M=%d N=%d K=%d%s", name, M, N, K,
+                alias_residual ? " (residual=out)" : "");
+  std::printf("  [grid %u block %u smem %u]\n", lp.grid.x, lp.block.x, lp.shared_bytes);
+  bool ok = g_bench_only || report(label, compare(got, ref, 1.0 / 64));
+  if (!g_bench_only) {
+    // Again under PDL, behind a kernel that writes x late: checks griddepcontrol.wait.
+    bf16 *saved_x = device_copy(dx, size_t(M) * K);
+    if (alias_residual)
+      CUDA_CHECK(cudaMemcpy(dres, res.data(), res.size() * sizeof(HT), cudaMemcpyHostToDevice));
+    else
+      CUDA_CHECK(cudaMemset(dout, 0xff, sizeof(OutT) * M * N_OUT));
+    launch_after_delayed_producer(dx, saved_x, size_t(M) * K * 2, fn, lp, (const bf16 *)dx,
+                                  (const bf16 *)dw, pn, pb, pr, pc, ps, dout);
+    got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
+    for (size_t i = 0; i < got.size(); ++i) got[i] = H::get(got_h[i]);
+    ok &= report("  same, PDL behind a late producer of x", compare(got, ref, 1.0 / 64));
+    CUDA_CHECK(cudaFree(saved_x));
+  }
+
+  if (bench) {
+    // Rotate through enough weight copies that consecutive launches miss in L2.
+    const size_t wbytes = size_t(N) * K * 2;
+    const int nc = int(std::max<size_t>(1, (size_t(320) << 20) / wbytes + 1));
+    std::vector<bf16 *> ws(nc, dw);
+    for (int i = 1; i < nc; ++i) {
+      CUDA_CHECK(cudaMalloc(&ws[i], wbytes));
+      CUDA_CHECK(cudaMemcpy(ws[i], dw, wbytes, cudaMemcpyDeviceToDevice));
+    }
+    OutT *dout2 = nullptr;
+    CUDA_CHECK(cudaMalloc(&dout2, sizeof(OutT) * M * N_OUT));
+    const int iters = nc * std::max(1, 40 / nc);
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    auto enqueue = [&] {
+      for (int it = 0; it < iters; ++it)
+        launch(fn, lp, s, (const bf16 *)dx, (const bf16 *)ws[it % nc], pn, pb, pr, pc, ps, dout2);
+    };
+    cudaError_t pdl_err = cudaSuccess;
+    auto enqueue_pdl = [&] {
+      for (int it = 0; it < iters; ++it) {
+        cudaError_t e = launch_pdl(fn, lp, s, (const bf16 *)dx, (const bf16 *)ws[it % nc], pn, pb,
+                                   pr, pc, ps, dout2);
+        if (e != cudaSuccess && pdl_err == cudaSuccess) pdl_err = e;
+      }
+    };
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    auto median_us = [&](auto &&body) {
+      body();
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      std::vector<float> t;
+      for (int r = 0; r < 5; ++r) {
+        CUDA_CHECK(cudaEventRecord(e0, s));
+        body();
+        CUDA_CHECK(cudaEventRecord(e1, s));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms * 1000.f / iters);
+      }
+      std::sort(t.begin(), t.end());
+      return double(t[2]);
+    };
+    const double us_stream = median_us(enqueue);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    enqueue();
+    CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    const double us_graph = median_us([&] { CUDA_CHECK(cudaGraphLaunch(exec, s)); });
+    CUDA_CHECK(cudaGraphExecDestroy(exec));
+    CUDA_CHECK(cudaGraphDestroy(graph));
+    // With programmatic dependent launch, on a stream and captured into a graph.
+    double us_stream_pdl = median_us(enqueue_pdl);
+    if (pdl_err != cudaSuccess) {
+      std::printf("  PDL launch failed: %s\n", cudaGetErrorString(pdl_err));
+      us_stream_pdl = -1;
+      (void)cudaGetLastError();
+    }
+    double us_graph_pdl = -1;
+    {
+      cudaGraph_t g2 = nullptr;
+      cudaGraphExec_t x2 = nullptr;
+      cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+      if (e == cudaSuccess) {
+        enqueue_pdl();
+        e = cudaStreamEndCapture(s, &g2);
+      }
+      if (e == cudaSuccess && pdl_err == cudaSuccess) e = cudaGraphInstantiate(&x2, g2, 0);
+      if (e == cudaSuccess && pdl_err == cudaSuccess)
+        us_graph_pdl = median_us([&] { CUDA_CHECK(cudaGraphLaunch(x2, s)); });
+      else
+        std::printf("  PDL graph failed: %s / %s\n", cudaGetErrorString(e),
+                    cudaGetErrorString(pdl_err));
+      (void)cudaGetLastError();
+      if (x2) cudaGraphExecDestroy(x2);
+      if (g2) cudaGraphDestroy(g2);
+    }
+    CUDA_CHECK(cudaEventDestroy(e0));
+    CUDA_CHECK(cudaEventDestroy(e1));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    for (int i = 1; i < nc; ++i) CUDA_CHECK(cudaFree(ws[i]));
+    CUDA_CHECK(cudaFree(dout2));
+    g_bench.push_back({label, wbytes / 1e6, us_stream, us_graph, us_stream_pdl, us_graph_pdl});
+  }
+
+  CUDA_CHECK(cudaFree(dx));
+  CUDA_CHECK(cudaFree(dw));
+  CUDA_CHECK(cudaFree(dnw));
+  CUDA_CHECK(cudaFree(db));
+  CUDA_CHECK(cudaFree(dcs));
+  CUDA_CHECK(cudaFree(dsn));
+  CUDA_CHECK(cudaFree(dres));
+  if (!alias_residual) CUDA_CHECK(cudaFree(dout));
+  return ok;
+}
+
+int main() {
+  if (!have_device()) return 77;
+  if (sm_count() != kSms)
+    std::printf("note: kernels tuned for %d SMs, device has %d\n", kSms, sm_count());
+  using P = LinearPrologue;
+  using E = LinearEpilogue;
+  bool ok = true;
+  std::printf("-- odd shapes\n");
+  ok &= run_case<1, 48, 192, P::NONE, E::BIAS, float>("bias f32", 11, false, false);
+  ok &= run_case<3, 64, 320, P::NONE, E::NONE, bf16>("none", 12, false, false);
+  ok &= run_case<11, 96, 512, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("rms+silu", 13, false, false);
+  ok &= run_case<16, 128, 1024, P::RMS_NORM, E::ROPE_PAIRS, bf16, 64, 32>("rms+rope", 14, false,
+                                                                         false);
+  ok &= run_case<9, 2048, 1536, P::NONE, E::RESIDUAL, bf16>("residual", 15, true, false);
+  ok &= run_case<2, 8208, 192, P::NONE, E::BIAS, bf16>("bias multi-tile", 16, false, false);
+  ok &= run_case<8, 9600, 2048, P::RMS_NORM, E::RESIDUAL, float>("rms+residual f32", 17, false,
+                                                                  false);
+  ok &= run_case<13, 160, 8192, P::NONE, E::ROPE_PAIRS, float, 128, 64>("rope f32", 18, false,
+                                                                       false);
+  std::printf("-- Llama 3.2 1B, M=6 prefill\n");
+  ok &= run_case<6, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, bf16, 2560, 64>("qkv", 21, false, true);
+  ok &= run_case<6, 2048, 2048, P::NONE, E::RESIDUAL, bf16>("o_proj", 22, true, true);
+  ok &= run_case<6, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("gate_up", 23, false, true);
+  ok &= run_case<6, 2048, 8192, P::NONE, E::RESIDUAL, bf16>("down", 24, true, true);
+  ok &= run_case<6, 128256, 2048, P::RMS_NORM, E::NONE, bf16>("lm_head", 25, false, true);
+  std::printf("-- Llama 3.2 1B, M=1 decode\n");
+  ok &= run_case<1, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, bf16, 2560, 64>("qkv", 31, false, true);
+  ok &= run_case<1, 2048, 2048, P::NONE, E::RESIDUAL, bf16>("o_proj", 32, true, true);
+  ok &= run_case<1, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("gate_up", 33, false, true);
+  ok &= run_case<1, 2048, 8192, P::NONE, E::RESIDUAL, bf16>("down", 34, true, true);
+  ok &= run_case<1, 128256, 2048, P::RMS_NORM, E::NONE, bf16>("lm_head", 35, false, true);
+
+  const double bw = copy_bandwidth();
+  std::printf("-- bandwidth (weight bytes / time per launch; copy = D2D bytes read+written)\n");
+  std::printf("copy bandwidth: %.0f GB/s\n", bw / 1e9);
+  std::printf("%-44s %9s | %-17s| %-17s| %-17s| %-17s\n", "us per launch, % of copy bw",
+              "weights", "stream", "graph", "stream+PDL", "graph+PDL");
+  double tot_bytes = 0, tot_us[4] = {0, 0, 0, 0};
+  for (const auto &b : g_bench) {
+    std::printf("%-44s %6.2f MB", b.name.c_str(), b.mb);
+    const double us[4] = {b.us_stream, b.us_graph, b.us_stream_pdl, b.us_graph_pdl};
+    for (double u : us) {
+      if (u > 0)
+        std::printf(" | %7.2f us %5.1f%%", u, 100.0 * b.mb * 1e12 / u / bw);
+      else
+        std::printf(" | %17s", "n/a");
+    }
+    std::printf("\n");
+    if (b.name.find("M=6 ") != std::string::npos) {
+      tot_bytes += b.mb;
+      for (int i = 0; i < 4; ++i) tot_us[i] += us[i];
+    }
+  }
+  std::printf("%-44s %6.1f MB", "W1 linears (M=6) total", tot_bytes);
+  for (double u : tot_us)
+    std::printf(" | %7.2f us %5.1f%%", u, u > 0 ? 100.0 * tot_bytes * 1e12 / u / bw : 0.0);
+  std::printf("\n");
+  std::printf("%s\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}

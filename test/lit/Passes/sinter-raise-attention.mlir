@@ -1,0 +1,161 @@
+// RUN: sinter-opt %s -split-input-file --sinter-raise-attention | FileCheck %s
+
+// The opset-18 export of Llama attention (4 query heads over 2 kv heads): GQA expansion,
+// k transposed through a 3-D reshape, both sides pre-scaled, an additive mask built from
+// attention_mask and a causal constant, softmax with a NaN guard.
+// CHECK-LABEL: func.func @opset18
+// CHECK-NEXT: %[[O:.+]] = sinter.fused_attention %arg0, %arg1, %arg2 key_mask %arg3 {causal = true, scale = 2.500000e-01 : f32} : (tensor<1x4x3x2xbf16>, tensor<1x2x3x2xbf16>, tensor<1x2x3x2xbf16>, tensor<1x3xi64>) -> tensor<1x4x3x2xbf16>
+// CHECK-NEXT: return %[[O]]
+func.func @opset18(%q: tensor<1x4x3x2xbf16>, %k: tensor<1x2x3x2xbf16>, %v: tensor<1x2x3x2xbf16>, %am: tensor<1x3xi64>) -> tensor<1x4x3x2xbf16> {
+  %causal = sinter.constant dense<[[[[true, false, false], [true, true, false], [true, true, true]]]]> : tensor<1x1x3x3xi1>
+  %idx = sinter.constant dense<[[[[[0, 0], [0, 1], [0, 2]]]]]> : tensor<1x1x1x3x2xi64>
+  %e5 = sinter.constant dense<[1, 2, 2, 3, 2]> : tensor<5xi64>
+  %s4 = sinter.constant dense<[1, 4, 3, 2]> : tensor<4xi64>
+  %s3 = sinter.constant dense<[4, 3, 2]> : tensor<3xi64>
+  %s4t = sinter.constant dense<[1, 4, 2, 3]> : tensor<4xi64>
+  %half = sinter.constant dense<5.000000e-01> : tensor<bf16>
+  %zero = sinter.constant dense<0.000000e+00> : tensor<bf16>
+  %big = sinter.constant dense<-3.389530e+38> : tensor<bf16>
+  %b = sinter.cast %am : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %g = sinter.gather_nd %b, %idx : (tensor<1x3xi1>, tensor<1x1x1x3x2xi64>) -> tensor<1x1x1x3xi1>
+  %m = sinter.and %g, %causal : (tensor<1x1x1x3xi1>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x3xi1>
+  %ku = sinter.unsqueeze %k {axes = array<i64: 2>} : (tensor<1x2x3x2xbf16>) -> tensor<1x2x1x3x2xbf16>
+  %ke = sinter.expand %ku, %e5 : (tensor<1x2x1x3x2xbf16>, tensor<5xi64>) -> tensor<1x2x2x3x2xbf16>
+  %vu = sinter.unsqueeze %v {axes = array<i64: 2>} : (tensor<1x2x3x2xbf16>) -> tensor<1x2x1x3x2xbf16>
+  %ve = sinter.expand %vu, %e5 : (tensor<1x2x1x3x2xbf16>, tensor<5xi64>) -> tensor<1x2x2x3x2xbf16>
+  %vr = sinter.reshape %ve, %s4 : (tensor<1x2x2x3x2xbf16>, tensor<4xi64>) -> tensor<1x4x3x2xbf16>
+  %kr = sinter.reshape %ke, %s3 : (tensor<1x2x2x3x2xbf16>, tensor<3xi64>) -> tensor<4x3x2xbf16>
+  %kt = sinter.transpose %kr, [0, 2, 1] : (tensor<4x3x2xbf16>) -> tensor<4x2x3xbf16>
+  %ktr = sinter.reshape %kt, %s4t : (tensor<4x2x3xbf16>, tensor<4xi64>) -> tensor<1x4x2x3xbf16>
+  %qs = sinter.mul %q, %half : (tensor<1x4x3x2xbf16>, tensor<bf16>) -> tensor<1x4x3x2xbf16>
+  %ks = sinter.mul %ktr, %half : (tensor<1x4x2x3xbf16>, tensor<bf16>) -> tensor<1x4x2x3xbf16>
+  %madd = sinter.where %m, %zero, %big : (tensor<1x1x3x3xi1>, tensor<bf16>, tensor<bf16>) -> tensor<1x1x3x3xbf16>
+  %sc = sinter.matmul %qs, %ks : (tensor<1x4x3x2xbf16>, tensor<1x4x2x3xbf16>) -> tensor<1x4x3x3xbf16>
+  %logits = sinter.add %sc, %madd : (tensor<1x4x3x3xbf16>, tensor<1x1x3x3xbf16>) -> tensor<1x4x3x3xbf16>
+  %p = sinter.softmax %logits {axis = 3 : i64} : (tensor<1x4x3x3xbf16>) -> tensor<1x4x3x3xbf16>
+  %nan = sinter.is_nan %p : (tensor<1x4x3x3xbf16>) -> tensor<1x4x3x3xi1>
+  %pz = sinter.where %nan, %zero, %p : (tensor<1x4x3x3xi1>, tensor<bf16>, tensor<1x4x3x3xbf16>) -> tensor<1x4x3x3xbf16>
+  %o = sinter.matmul %pz, %vr : (tensor<1x4x3x3xbf16>, tensor<1x4x3x2xbf16>) -> tensor<1x4x3x2xbf16>
+  return %o : tensor<1x4x3x2xbf16>
+}
+
+// -----
+
+// The opset-23 export: ONNX Attention on expanded k/v with a boolean mask.
+// CHECK-LABEL: func.func @opset23
+// CHECK-NEXT: %[[O:.+]] = sinter.fused_attention %arg0, %arg1, %arg2 key_mask %arg3 {causal = true, scale = 0.707106769 : f32} : (tensor<1x4x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x3xi64>) -> tensor<1x4x3x2xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @opset23(%q: tensor<1x4x3x2xf32>, %k: tensor<1x2x3x2xf32>, %v: tensor<1x2x3x2xf32>, %am: tensor<1x3xi64>) -> tensor<1x4x3x2xf32> {
+  %causal = sinter.constant dense<[[[[true, false, false], [true, true, false], [true, true, true]]]]> : tensor<1x1x3x3xi1>
+  %idx = sinter.constant dense<[[[[[0, 0], [0, 1], [0, 2]]]]]> : tensor<1x1x1x3x2xi64>
+  %e5 = sinter.constant dense<[1, 2, 2, 3, 2]> : tensor<5xi64>
+  %s4 = sinter.constant dense<[1, 4, 3, 2]> : tensor<4xi64>
+  %b = sinter.cast %am : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %g = sinter.gather_nd %b, %idx : (tensor<1x3xi1>, tensor<1x1x1x3x2xi64>) -> tensor<1x1x1x3xi1>
+  %m = sinter.and %g, %causal : (tensor<1x1x1x3xi1>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x3xi1>
+  %ku = sinter.unsqueeze %k {axes = array<i64: 2>} : (tensor<1x2x3x2xf32>) -> tensor<1x2x1x3x2xf32>
+  %ke = sinter.expand %ku, %e5 : (tensor<1x2x1x3x2xf32>, tensor<5xi64>) -> tensor<1x2x2x3x2xf32>
+  %kr = sinter.reshape %ke, %s4 : (tensor<1x2x2x3x2xf32>, tensor<4xi64>) -> tensor<1x4x3x2xf32>
+  %vu = sinter.unsqueeze %v {axes = array<i64: 2>} : (tensor<1x2x3x2xf32>) -> tensor<1x2x1x3x2xf32>
+  %ve = sinter.expand %vu, %e5 : (tensor<1x2x1x3x2xf32>, tensor<5xi64>) -> tensor<1x2x2x3x2xf32>
+  %vr = sinter.reshape %ve, %s4 : (tensor<1x2x2x3x2xf32>, tensor<4xi64>) -> tensor<1x4x3x2xf32>
+  %o = sinter.attention %q, %kr, %vr, mask %m {kv_num_heads = 4 : i64, q_num_heads = 4 : i64, scale = 0.707106769 : f32} : (tensor<1x4x3x2xf32>, tensor<1x4x3x2xf32>, tensor<1x4x3x2xf32>, tensor<1x1x3x3xi1>) -> tensor<1x4x3x2xf32>
+  return %o : tensor<1x4x3x2xf32>
+}
+
+// -----
+
+// Two batches, a padding mask without causality (boolean, [B, 1, 1, S]); is_causal on the
+// op with its own grouped kv heads and the same mask; and is_causal alone.
+// CHECK-LABEL: func.func @padding_batch2
+// CHECK: sinter.fused_attention %arg0, %arg1, %arg1 key_mask %arg2 {causal = false, scale = 1.000000e+00 : f32}
+// CHECK: sinter.fused_attention %arg0, %arg3, %arg3 key_mask %arg2 {causal = true, scale = 5.000000e-01 : f32}
+// CHECK: sinter.fused_attention %arg0, %arg3, %arg3 {causal = true, scale = 5.000000e-01 : f32}
+// CHECK-NOT: sinter.attention
+func.func @padding_batch2(%q: tensor<2x2x3x2xf32>, %k: tensor<2x2x3x2xf32>, %am: tensor<2x3xi64>, %k1: tensor<2x1x3x2xf32>)
+    -> (tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>) {
+  %b = sinter.cast %am : (tensor<2x3xi64>) -> tensor<2x3xi1>
+  %m = sinter.unsqueeze %b {axes = array<i64: 1, 2>} : (tensor<2x3xi1>) -> tensor<2x1x1x3xi1>
+  %o0 = sinter.attention %q, %k, %k, mask %m {kv_num_heads = 2 : i64, q_num_heads = 2 : i64, scale = 1.0 : f32} : (tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>, tensor<2x1x1x3xi1>) -> tensor<2x2x3x2xf32>
+  %o1 = sinter.attention %q, %k1, %k1, mask %m {is_causal = true, kv_num_heads = 1 : i64, q_num_heads = 2 : i64, scale = 0.5 : f32} : (tensor<2x2x3x2xf32>, tensor<2x1x3x2xf32>, tensor<2x1x3x2xf32>, tensor<2x1x1x3xi1>) -> tensor<2x2x3x2xf32>
+  %o2 = sinter.attention %q, %k1, %k1 {is_causal = true, kv_num_heads = 1 : i64, q_num_heads = 2 : i64, scale = 0.5 : f32} : (tensor<2x2x3x2xf32>, tensor<2x1x3x2xf32>, tensor<2x1x3x2xf32>) -> tensor<2x2x3x2xf32>
+  return %o0, %o1, %o2 : tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>
+}
+
+// -----
+
+// A mask that reads attention_mask without depending on it (x == x) is causal only: no
+// key_mask. An additive causal constant works too.
+// CHECK-LABEL: func.func @causal_only
+// CHECK: sinter.fused_attention %arg0, %arg1, %arg1 {causal = true, scale = 1.000000e+00 : f32}
+// CHECK: sinter.fused_attention %arg0, %arg1, %arg1 {causal = true, scale = 1.000000e+00 : f32}
+// CHECK-NOT: sinter.attention
+func.func @causal_only(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x3x2xf32>, %am: tensor<1x3xi64>)
+    -> (tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>) {
+  %causal = sinter.constant dense<[[[[true, false, false], [true, true, false], [true, true, true]]]]> : tensor<1x1x3x3xi1>
+  %additive = sinter.constant dense<[[0.0, -1.0e9, -1.0e9], [0.0, 0.0, -1.0e9], [0.0, 0.0, 0.0]]> : tensor<3x3xf32>
+  %same = sinter.equal %am, %am : (tensor<1x3xi64>, tensor<1x3xi64>) -> tensor<1x3xi1>
+  %m = sinter.and %same, %causal : (tensor<1x3xi1>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x3xi1>
+  %o0 = sinter.attention %q, %k, %k, mask %m {kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 1.0 : f32} : (tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x2xf32>
+  %o1 = sinter.attention %q, %k, %k, mask %additive {kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 1.0 : f32} : (tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<3x3xf32>) -> tensor<1x1x3x2xf32>
+  return %o0, %o1 : tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>
+}
+
+// -----
+
+// Negative masks: a sliding window (query i sees keys i-1..i), padding read from the
+// reversed attention_mask, the inverted select, and a mask reading two arguments.
+// CHECK-LABEL: func.func @other_masks
+// CHECK-NOT: sinter.fused_attention
+// CHECK-COUNT-4: sinter.attention
+func.func @other_masks(%q: tensor<1x1x3x2xf32>, %k: tensor<1x1x3x2xf32>, %am: tensor<1x3xi64>, %am2: tensor<1x3xi64>)
+    -> (tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>) {
+  %window = sinter.constant dense<[[[[true, false, false], [true, true, false], [false, true, true]]]]> : tensor<1x1x3x3xi1>
+  %causal = sinter.constant dense<[[[[true, false, false], [true, true, false], [true, true, true]]]]> : tensor<1x1x3x3xi1>
+  %zero = sinter.constant dense<0.0> : tensor<f32>
+  %big = sinter.constant dense<-3.0e38> : tensor<f32>
+  %b = sinter.cast %am : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %m0 = sinter.and %b, %window : (tensor<1x3xi1>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x3xi1>
+  %o0 = sinter.attention %q, %k, %k, mask %m0 {kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 1.0 : f32} : (tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x2xf32>
+  %rev = sinter.slice %b {ends = array<i64: 1, -1>, starts = array<i64: 0, 2>, steps = array<i64: 1, -1>} : (tensor<1x3xi1>) -> tensor<1x3xi1>
+  %m1 = sinter.and %rev, %causal : (tensor<1x3xi1>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x3xi1>
+  %o1 = sinter.attention %q, %k, %k, mask %m1 {kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 1.0 : f32} : (tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x2xf32>
+  %m = sinter.and %b, %causal : (tensor<1x3xi1>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x3xi1>
+  %inv = sinter.where %m, %big, %zero : (tensor<1x1x3x3xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x3x3xf32>
+  %o2 = sinter.attention %q, %k, %k, mask %inv {kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 1.0 : f32} : (tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x3x2xf32>
+  %b2 = sinter.cast %am2 : (tensor<1x3xi64>) -> tensor<1x3xi1>
+  %both = sinter.and %b, %b2 : (tensor<1x3xi1>, tensor<1x3xi1>) -> tensor<1x3xi1>
+  %m3 = sinter.and %both, %causal : (tensor<1x3xi1>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x3xi1>
+  %o3 = sinter.attention %q, %k, %k, mask %m3 {kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 1.0 : f32} : (tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x3xi1>) -> tensor<1x1x3x2xf32>
+  return %o0, %o1, %o2, %o3 : tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>
+}
+
+// -----
+
+// Negative decompositions: softmax over the wrong axis; k and v expanded differently (v's
+// heads interleaved by an unsqueeze at axis 1, so query head h would read kv head h % 2).
+// CHECK-LABEL: func.func @not_attention
+// CHECK-NOT: sinter.fused_attention
+// CHECK: sinter.softmax
+// CHECK: sinter.softmax
+func.func @not_attention(%q: tensor<1x2x2x2xf32>, %k: tensor<1x2x2x2xf32>, %k1: tensor<1x1x2x2xf32>, %v: tensor<1x2x2x2xf32>)
+    -> (tensor<1x2x2x2xf32>, tensor<1x4x2x2xf32>) {
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %sc = sinter.matmul %q, %kt : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %p = sinter.softmax %sc {axis = 2 : i64} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %o0 = sinter.matmul %p, %k : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %e5 = sinter.constant dense<[1, 2, 2, 2, 2]> : tensor<5xi64>
+  %s4 = sinter.constant dense<[1, 4, 2, 2]> : tensor<4xi64>
+  %ku = sinter.unsqueeze %v {axes = array<i64: 2>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x1x2x2xf32>
+  %ke = sinter.expand %ku, %e5 : (tensor<1x2x1x2x2xf32>, tensor<5xi64>) -> tensor<1x2x2x2x2xf32>
+  %kr = sinter.reshape %ke, %s4 : (tensor<1x2x2x2x2xf32>, tensor<4xi64>) -> tensor<1x4x2x2xf32>
+  %krt = sinter.transpose %kr, [0, 1, 3, 2] : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %vu = sinter.unsqueeze %v {axes = array<i64: 1>} : (tensor<1x2x2x2xf32>) -> tensor<1x1x2x2x2xf32>
+  %ve = sinter.expand %vu, %e5 : (tensor<1x1x2x2x2xf32>, tensor<5xi64>) -> tensor<1x2x2x2x2xf32>
+  %vr = sinter.reshape %ve, %s4 : (tensor<1x2x2x2x2xf32>, tensor<4xi64>) -> tensor<1x4x2x2xf32>
+  %q4 = sinter.concat %q, %q {axis = 1 : i64} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %sc1 = sinter.matmul %q4, %krt : (tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %p1 = sinter.softmax %sc1 {axis = 3 : i64} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %o1 = sinter.matmul %p1, %vr : (tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  return %o0, %o1 : tensor<1x2x2x2xf32>, tensor<1x4x2x2xf32>
+}
