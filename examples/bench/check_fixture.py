@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Runs a compiled fixture on the GPU and compares it with the reference the export saved.
+
+    python3 examples/bench/check_fixture.py build/llama.so examples/fixtures/llama_tiny_l1_op18
+
+STEM.input_ids.npy / STEM.attention_mask.npy (Llama) or STEM.input.npy (LoRA MLP) are the
+inputs, STEM.logits.npy / STEM.output.npy the PyTorch outputs. Prints the relative L2 error
+and, for logits, whether the top-1 token matches at every position; exits 1 past --bound.
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("so")
+    p.add_argument("stem")
+    p.add_argument("--bound", type=float, default=2e-2, help="max relative L2 error")
+    a = p.parse_args()
+    import numpy as np
+    import torch
+    import sinter_ctypes
+
+    if os.path.exists(a.stem + ".input_ids.npy"):
+        inputs = [np.load(a.stem + ".input_ids.npy"), np.load(a.stem + ".attention_mask.npy")]
+        ref = np.load(a.stem + ".logits.npy")
+    else:
+        inputs = [np.load(a.stem + ".input.npy")]
+        ref = np.load(a.stem + ".output.npy")
+    model = sinter_ctypes.Model(a.so)
+    ctx = model.context("direct")
+    out = ctx.run([torch.from_numpy(x).cuda() for x in inputs])[0]
+    torch.cuda.synchronize()
+    got = out.float().cpu().numpy().reshape(ref.shape)
+    err = float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
+    top1 = bool((got.argmax(-1) == ref.argmax(-1)).all()) if ref.ndim == 3 else True
+    ok = err <= a.bound and top1
+    print(f"{os.path.basename(a.so)}: rel err {err:.3e} (bound {a.bound:.0e}), "
+          f"top-1 identical {top1}: {'OK' if ok else 'FAIL'}")
+    ctx.close()
+    model.close()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
