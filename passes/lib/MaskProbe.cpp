@@ -190,8 +190,10 @@ std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, i
   if (!arg)
     return meaning;
 
-  // Probes: one zero key at a time (every position for short sequences, a sample for long
-  // ones) in every batch, alternate keys zero, and alternate keys zero in one batch only.
+  // Probes: one zero key at a time in every batch (every position up to 128 keys; beyond,
+  // the first and last four and eight spread between, plus pseudo-random halves, so long
+  // prompts stay cheap to compile), alternate keys zero, and alternate keys zero in one
+  // batch only.
   std::vector<std::vector<uint8_t>> probes;
   auto addProbe = [&](auto zeroAt) {
     std::vector<uint8_t> keep(batch * seq, 1);
@@ -201,10 +203,22 @@ std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, i
           keep[b * seq + j] = 0;
     probes.push_back(std::move(keep));
   };
+  constexpr int64_t kExhaustive = 128;
   for (int64_t j = 0; j < seq; ++j) {
-    bool sampled = seq <= 128 || j < 16 || j >= seq - 16 || j % (seq / 32) == 0;
+    bool sampled = seq <= kExhaustive || j < 4 || j >= seq - 4 || j % (seq / 8) == seq / 16;
     if (sampled)
       addProbe([j](int64_t, int64_t k) { return k == j; });
+  }
+  if (seq > kExhaustive) {
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (int round = 0; round < 4; ++round) {
+      std::vector<uint8_t> zero(batch * seq);
+      for (uint8_t &z : zero) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        z = (state >> 33) & 1;
+      }
+      addProbe([&zero, seq](int64_t b, int64_t k) { return zero[b * seq + k] != 0; });
+    }
   }
   if (seq > 1) {
     addProbe([](int64_t, int64_t k) { return k % 2 == 0; });

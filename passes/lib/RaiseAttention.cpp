@@ -125,11 +125,39 @@ Value matchTransposedKey(Value kT, int64_t batch, int64_t heads, int64_t seq, in
   return k;
 }
 
+/// Probe results per mask, so the layers of a model that share one mask evaluate it once.
+/// Entries of erased ops are dropped, so a recycled address never hits a stale entry.
+struct MaskCache : RewriterBase::Listener {
+  using Key = std::tuple<Value, int64_t, int64_t, int64_t, int64_t>;
+  llvm::DenseMap<Key, std::optional<MaskMeaning>> entries;
+
+  std::optional<MaskMeaning> probe(Value mask, int64_t batch, int64_t heads, int64_t seq,
+                                   bool alsoCausal) {
+    Key key{mask, alsoCausal ? 1 : 0, batch, heads, seq};
+    auto it = entries.find(key);
+    if (it != entries.end())
+      return it->second;
+    MaskKind kind =
+        tensorType(mask).getElementType().isInteger(1) ? MaskKind::Boolean : MaskKind::Additive;
+    std::optional<MaskMeaning> meaning = probeMask(mask, kind, batch, heads, seq, alsoCausal);
+    entries[key] = meaning;
+    return meaning;
+  }
+  void notifyOperationErased(Operation *op) override {
+    SmallVector<Key> stale;
+    for (auto &entry : entries)
+      if (std::get<0>(entry.first).getDefiningOp() == op)
+        stale.push_back(entry.first);
+    for (const Key &key : stale)
+      entries.erase(key);
+  }
+};
+
 /// Builds the fused op once q, k, v, scale and the mask are known; fails (leaving the graph
 /// unchanged) when the operands do not fit it or the mask means something else.
 LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value mask,
                                bool alsoCausal, double scale, ArrayRef<Operation *> ops,
-                               PatternRewriter &rewriter) {
+                               MaskCache &cache, PatternRewriter &rewriter) {
   auto qType = tensorType(q), kType = tensorType(k);
   if (kType != tensorType(v) || qType.getRank() != 4 ||
       qType.getElementType() != kType.getElementType() ||
@@ -138,9 +166,7 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
   int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1), seq = qType.getDimSize(2);
   MaskMeaning meaning{alsoCausal, Value()};
   if (mask) {
-    MaskKind kind = tensorType(mask).getElementType().isInteger(1) ? MaskKind::Boolean
-                                                                    : MaskKind::Additive;
-    std::optional<MaskMeaning> probed = probeMask(mask, kind, batch, heads, seq, alsoCausal);
+    std::optional<MaskMeaning> probed = cache.probe(mask, batch, heads, seq, alsoCausal);
     if (!probed)
       return rewriter.notifyMatchFailure(root, "mask is not causal/key padding");
     meaning = *probed;
@@ -148,9 +174,9 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
   SmallVector<Location> locs;
   for (Operation *op : ops)
     locs.push_back(op->getLoc());
-  Value fused = FusedAttentionOp::create(
-      rewriter, rewriter.getFusedLoc(locs), qType, q, k, v, meaning.keyMask,
-      rewriter.getF32FloatAttr((float)scale), rewriter.getBoolAttr(meaning.causal));
+  Value fused = FusedAttentionOp::create(rewriter, rewriter.getFusedLoc(locs), qType, q, k, v,
+                                         meaning.keyMask, rewriter.getF32FloatAttr((float)scale),
+                                         rewriter.getBoolAttr(meaning.causal));
   rewriter.replaceOp(root, fused);
   return success();
 }
@@ -158,7 +184,9 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
 /// Opset 18: matmul([where(isnan(p), 0, p) of] p = softmax(q' kT' [+ mask]), vE) with
 /// q' = q * s1, kT' = kT * s2 and GQA-expanded kT, vE.
 struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  RaiseDecomposedAttention(MLIRContext *context, MaskCache &cache)
+      : OpRewritePattern(context), cache(cache) {}
+  MaskCache &cache;
   LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rewriter) const override {
     SmallVector<Operation *> ops{op};
     Value p = op.getLhs();
@@ -200,13 +228,15 @@ struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
     Value v = matchExpandedKv(op.getRhs(), qs[0], qs[1], qs[2], qs[3], ops);
     if (!k || !v)
       return rewriter.notifyMatchFailure(op, "k or v is not a grouped-query expansion");
-    return replaceWithFused(op, q, k, v, mask, /*alsoCausal=*/false, scale, ops, rewriter);
+    return replaceWithFused(op, q, k, v, mask, /*alsoCausal=*/false, scale, ops, cache, rewriter);
   }
 };
 
 /// Opset 23: attention(q, kE, vE [, mask]) in the 4-D form, kE/vE possibly GQA-expanded.
 struct RaiseAttentionOp : OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  RaiseAttentionOp(MLIRContext *context, MaskCache &cache)
+      : OpRewritePattern(context), cache(cache) {}
+  MaskCache &cache;
   LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
     SmallVector<Operation *> ops{op};
     auto qType = tensorType(op.getQuery());
@@ -219,15 +249,18 @@ struct RaiseAttentionOp : OpRewritePattern<AttentionOp> {
     if (!k || !v)
       return rewriter.notifyMatchFailure(op, "unreachable: k/v are themselves [B, H, S, D]");
     return replaceWithFused(op, op.getQuery(), k, v, op.getMask(), op.getIsCausal(),
-                            op.getScale().convertToDouble(), ops, rewriter);
+                            op.getScale().convertToDouble(), ops, cache, rewriter);
   }
 };
 
 struct RaiseAttentionPass : sinter::impl::SinterRaiseAttentionBase<RaiseAttentionPass> {
   void runOnOperation() override {
+    MaskCache cache;
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseDecomposedAttention, RaiseAttentionOp>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    patterns.add<RaiseDecomposedAttention, RaiseAttentionOp>(&getContext(), cache);
+    GreedyRewriteConfig config;
+    config.setListener(&cache);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };

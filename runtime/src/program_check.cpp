@@ -19,6 +19,10 @@ uint64_t fnv1a64(const void *data, uint64_t size) {
 
 namespace {
 
+// a * b, false when the product does not fit in 64 bits.
+bool mul_u64(uint64_t a, uint64_t b, uint64_t *out) { return !__builtin_mul_overflow(a, b, out); }
+
+// Byte size of a checked tensor (check_tensors guarantees it fits in int64).
 uint64_t tensor_bytes(const sinter_tensor_info &t) {
   uint64_t n = dtype_bytes(t.dtype);
   for (int i = 0; i < t.rank; ++i)
@@ -38,10 +42,15 @@ sinter_status check_tensors(const sinter_tensor_info *infos, uint32_t count, con
                   t.name, t.dtype);
     if (t.rank < 0 || t.rank > SINTER_MAX_RANK)
       return fail(SINTER_INTERNAL, "malformed program: %s '%s' has rank %d", role, t.name, t.rank);
-    for (int d = 0; d < t.rank; ++d)
+    uint64_t bytes = dtype_bytes(t.dtype);
+    for (int d = 0; d < t.rank; ++d) {
       if (t.shape[d] <= 0)
         return fail(SINTER_INTERNAL, "malformed program: %s '%s' has dimension %d of size %lld",
                     role, t.name, d, static_cast<long long>(t.shape[d]));
+      if (!mul_u64(bytes, static_cast<uint64_t>(t.shape[d]), &bytes) || bytes > INT64_MAX)
+        return fail(SINTER_INTERNAL, "malformed program: %s '%s' has a byte size past 2^63",
+                    role, t.name);
+    }
   }
   return SINTER_OK;
 }
@@ -99,15 +108,23 @@ sinter_status check_gemm(const sinter_program &p, uint32_t i, const sinter_gemm_
                 i);
   const uint64_t e = dtype_bytes(g.dtype);
   const uint64_t m = uint64_t(g.m), n = uint64_t(g.n), k = uint64_t(g.k);
+  // Byte sizes of a, b and c; a product that wraps would let a huge operand pass the checks.
+  uint64_t mk, kn, mn, a_bytes, b_bytes, c_bytes;
+  if (!mul_u64(m, k, &mk) || !mul_u64(mk, e, &a_bytes) || !mul_u64(k, n, &kn) ||
+      !mul_u64(kn, e, &b_bytes) || !mul_u64(m, n, &mn) || !mul_u64(mn, e, &c_bytes))
+    return fail(SINTER_INTERNAL,
+                "malformed program: launch %u gemm m=%lld n=%lld k=%lld overflows 64-bit sizes",
+                i, static_cast<long long>(g.m), static_cast<long long>(g.n),
+                static_cast<long long>(g.k));
   sinter_status s;
-  if ((s = check_ref(p, i, "a", g.a, m * k * e, false)) != SINTER_OK) return s;
-  if ((s = check_ref(p, i, "b", g.b, k * n * e, false)) != SINTER_OK) return s;
-  if ((s = check_ref(p, i, "c", g.c, m * n * e, true)) != SINTER_OK) return s;
+  if ((s = check_ref(p, i, "a", g.a, a_bytes, false)) != SINTER_OK) return s;
+  if ((s = check_ref(p, i, "b", g.b, b_bytes, false)) != SINTER_OK) return s;
+  if ((s = check_ref(p, i, "c", g.c, c_bytes, true)) != SINTER_OK) return s;
   if (g.bias.space != SINTER_BUFFER_NONE &&
       (s = check_ref(p, i, "bias", g.bias, n * e, false)) != SINTER_OK)
     return s;
   if (g.residual.space != SINTER_BUFFER_NONE &&
-      (s = check_ref(p, i, "residual", g.residual, m * n * e, false)) != SINTER_OK)
+      (s = check_ref(p, i, "residual", g.residual, c_bytes, false)) != SINTER_OK)
     return s;
   return SINTER_OK;
 }
@@ -122,6 +139,9 @@ sinter_status check_kernel(const sinter_program &p, uint32_t i, const sinter_ker
   if (k.num_buffers > 0 && !k.buffers)
     return fail(SINTER_INTERNAL, "malformed program: launch %u kernel buffers are null", i);
   for (uint32_t b = 0; b < k.num_buffers; ++b) {
+    // A kernel argument the variant does not use is passed as a null pointer.
+    if (k.buffers[b].space == SINTER_BUFFER_NONE)
+      continue;
     // Kernels may write any buffer but weights; how many bytes they touch is not recorded.
     const bool writable = k.buffers[b].space != SINTER_BUFFER_WEIGHTS;
     sinter_status s = check_ref(p, i, "buffer", k.buffers[b], 0, writable);

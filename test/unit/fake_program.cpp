@@ -17,10 +17,12 @@ const sinter_tensor_info g_inputs[] = {
 const sinter_tensor_info g_outputs[] = {
     {"y", SINTER_DTYPE_F32, 2, {2, 8}},
 };
+// The last argument is one the kernel variant does not use: passed as a null pointer.
 const sinter_buffer_ref g_kernel_buffers[] = {
     {SINTER_BUFFER_ARENA, 0, 0},
     {SINTER_BUFFER_INPUT, 1, 0},
     {SINTER_BUFFER_OUTPUT, 0, 0},
+    {SINTER_BUFFER_NONE, 0, 0},
 };
 
 std::vector<sinter_launch_desc> &launches() {

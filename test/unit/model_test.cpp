@@ -96,6 +96,9 @@ const sinter_tensor_info kBadRank[] = {{"x", SINTER_DTYPE_F32, 9, {1}}};
 const sinter_tensor_info kBadDim[] = {{"x", SINTER_DTYPE_F32, 2, {2, 0}}};
 const sinter_tensor_info kBadDtype[] = {{"x", 12345, 1, {2}}};
 const sinter_tensor_info kNoName[] = {{nullptr, SINTER_DTYPE_F32, 1, {2}}};
+// 2^32 x 2^32 f32: 2^66 bytes, which wraps to 0 in 64 bits.
+const sinter_tensor_info kHugeBytes[] = {
+    {"x", SINTER_DTYPE_F32, 2, {int64_t(1) << 32, int64_t(1) << 32}}};
 
 const BadProgram kBadPrograms[] = {
     {"rank", [](sinter_program &p, auto &) { p.num_inputs = 1; p.inputs = kBadRank; },
@@ -143,6 +146,12 @@ const BadProgram kBadPrograms[] = {
     {"output index",
      [](sinter_program &p, auto &) { p.num_outputs = 0; },
      "launch 1 buffer names output 0 of 0"},
+    // Found by sinter-program-fuzz: k*n*4 = 2^66 bytes wrapped to 0 and b passed its bounds
+    // check, so cuBLASLt would have read far past the weights.
+    {"gemm size wraps", [](sinter_program &, auto &l) { l[0].gemm.n = int64_t(1) << 62; },
+     "launch 0 gemm m=2 n=4611686018427387904 k=4 overflows 64-bit sizes"},
+    {"tensor size wraps", [](sinter_program &p, auto &) { p.num_inputs = 1; p.inputs = kHugeBytes; },
+     "input 'x' has a byte size past 2^63"},
 };
 
 void PrintTo(const BadProgram &b, std::ostream *os) { *os << b.what; }
