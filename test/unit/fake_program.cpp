@@ -74,7 +74,7 @@ std::vector<sinter_launch_desc> fake_launches() {
   kernel.kernel.grid[0] = kernel.kernel.grid[1] = kernel.kernel.grid[2] = 1;
   kernel.kernel.block[0] = 32;
   kernel.kernel.block[1] = kernel.kernel.block[2] = 1;
-  kernel.kernel.num_buffers = 3;
+  kernel.kernel.num_buffers = 4;
   kernel.kernel.buffers = g_kernel_buffers;
   return {gemm, kernel};
 }
