@@ -30,7 +30,7 @@
 namespace {
 
 struct CompileArgs {
-  std::string model, output, compileTo = "binary", configFile, target, precision;
+  std::string model, output, compileTo = "binary", configFile, target, precision, weights;
   std::vector<std::string> shapes;
   bool noMergeLora = false, timing = false;
 };
@@ -134,6 +134,11 @@ int runCompile(const CompileArgs &args) {
   }
   if (args.noMergeLora)
     config.mergeLora = false;
+  if (!args.weights.empty()) {
+    if (args.weights != "embedded" && args.weights != "external")
+      return userError("--weights must be embedded or external, got '" + args.weights + "'");
+    config.weights = args.weights;
+  }
   for (const std::string &s : args.shapes) {
     size_t eq = s.find('=');
     std::vector<int64_t> shape;
@@ -172,7 +177,8 @@ int runCompile(const CompileArgs &args) {
 
   sinter::EmittedProgram program;
   std::string modelName = llvm::sys::path::filename(args.model).str();
-  if (failed(sinter::emitProgram(*module, target, modelName, program)))
+  if (failed(sinter::emitProgram(*module, target, modelName, config.weights == "external",
+                                 program)))
     return userError("the source phase failed (see above)");
   timer.done("source");
   if (*phase == sinter::Phase::Source)
@@ -222,6 +228,9 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--shape", compile.shapes,
                          "Static shape for a graph input with dynamic dimensions: NAME=AxB (repeatable)");
   compileCmd->add_flag("--timing", compile.timing, "Print the time each phase takes to stderr");
+  compileCmd->add_option("--weights", compile.weights,
+                         "embedded (default: one self-contained .so) or external (weights in "
+                         "OUT.safetensors beside the .so, loaded at run time; needed past 2 GB)");
 
   std::string inspectPath;
   bool inspectJson = false;
@@ -229,7 +238,8 @@ int main(int argc, char **argv) {
   inspectCmd->add_option("model", inspectPath, "The compiled .so")->required();
   inspectCmd->add_flag("--json", inspectJson, "Print the description as JSON");
 
-  std::string runPath, runMode = "direct";
+  std::string runPath, runMode = "direct", runWeights;
+  bool allowNewWeights = false;
   int iterations = 100, warmup = 10;
   bool profile = false;
   auto *runCmd = app.add_subcommand("run", "Run a compiled model on random inputs on the GPU and time it");
@@ -238,6 +248,11 @@ int main(int argc, char **argv) {
   runCmd->add_option("--warmup", warmup, "Untimed calls before timing (default 10)")->check(CLI::Range(0, 1000000));
   runCmd->add_option("--mode", runMode, "Launch mode: direct or graph (default direct)")->check(CLI::IsMember({"direct", "graph"}));
   runCmd->add_flag("--profile", profile, "Print a per-launch GPU time table");
+  runCmd->add_option("--weights", runWeights,
+                     "Weights file (safetensors) for a model compiled with --weights=external "
+                     "(default: MODEL.safetensors beside it when the model needs one)");
+  runCmd->add_flag("--allow-new-weights", allowNewWeights,
+                   "Accept a weights file whose values differ from the compiled ones (same names, dtypes, shapes)");
 
   try {
     app.parse(argc, argv);
@@ -254,5 +269,18 @@ int main(int argc, char **argv) {
     return runCompile(compile);
   if (*inspectCmd)
     return runInspect(inspectPath, inspectJson);
-  return sinterRunCommand(runPath, iterations, warmup, runMode, profile, std::cout, std::cerr);
+  SinterRunOptions runOptions;
+  runOptions.iterations = iterations;
+  runOptions.warmup = warmup;
+  runOptions.mode = runMode;
+  runOptions.profile = profile;
+  runOptions.weights = runWeights;
+  runOptions.allow_new_values = allowNewWeights;
+  if (runWeights.empty()) {
+    std::string json, error;
+    if (sinter::readInspectJson(runPath, json, error) &&
+        json.find("\"weights\": \"external\"") != std::string::npos)
+      runOptions.weights = sinter::weightsPathFor(runPath);
+  }
+  return sinterRunCommand(runPath, runOptions, std::cout, std::cerr);
 }

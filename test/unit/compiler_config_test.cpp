@@ -52,7 +52,7 @@ TEST(Config, RejectsUnknownKeysAndValues) {
     const char *text, *message;
   } cases[] = {{"fusion: 2\n", "unknown key 'fusion'"},
                {"precision: fp8\n", "precision must be strict or tf32"},
-               {"weights: external\n", "weights must be 'embedded'"},
+               {"weights: inline\n", "weights must be 'embedded' or 'external'"},
                {"shapes: 3\n", "shapes must map input names"},
                {"shapes:\n  x: 0x2\n", "invalid shape"},
                {"- a\n- b\n", "the config must be a mapping"},

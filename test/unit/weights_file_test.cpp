@@ -277,7 +277,8 @@ TEST(WeightsFile, MissingTensor) {
 
 TEST(WeightsFile, WrongDtype) {
   TableProgram t(true);
-  std::vector<uint16_t> w(32), b(8);
+  std::vector<float> w(32);
+  std::vector<uint16_t> b(8);
   std::string error, path = temp_path("dtype");
   ASSERT_TRUE(st::write_file(path, {{"w", "F32", {4, 8}, w.data(), 128},
                                     {"b", "BF16", {8}, b.data(), 16}}, {}, error));

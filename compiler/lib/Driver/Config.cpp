@@ -50,8 +50,8 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
         config.target = value.as<std::string>();
       } else if (key == "weights") {
         config.weights = value.as<std::string>();
-        if (config.weights != "embedded") {
-          error = path + ": weights must be 'embedded' (external weights are not implemented yet)";
+        if (config.weights != "embedded" && config.weights != "external") {
+          error = path + ": weights must be 'embedded' or 'external'";
           return false;
         }
       } else if (key == "shapes") {

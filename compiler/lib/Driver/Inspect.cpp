@@ -83,7 +83,7 @@ bool formatInspectReport(const std::string &text, std::string &report, std::stri
         if (const auto *o = t.getAsObject())
           os << (kind[0] == 'i' ? "input  " : "output ") << str(o->get("name")) << " "
              << str(o->get("dtype")) << " " << str(o->get("shape")) << "\n";
-  os << "arena bytes: " << str(root->get("arena_bytes"))
+  os << "weights: " << str(root->get("weights")) << "  arena bytes: " << str(root->get("arena_bytes"))
      << "  weight bytes: " << str(root->get("weight_bytes")) << "\n";
   if (const auto *launches = root->getArray("launches")) {
     os << "launches: " << launches->size() << "\n";
@@ -92,6 +92,14 @@ bool formatInspectReport(const std::string &text, std::string &report, std::stri
       const auto *o = l.getAsObject();
       if (!o)
         continue;
+      if (o->getString("kind") == llvm::StringRef("kernel")) {
+        os << "  #" << i++ << " kernel " << o->getString("kernel").value_or("?") << " grid "
+           << str(o->get("grid")) << " block " << str(o->get("block")) << " smem "
+           << str(o->get("shared_bytes")) << "\n"
+           << "     args " << str(o->get("args")) << "\n"
+           << "     from " << str(o->get("sources")) << "\n";
+        continue;
+      }
       os << "  #" << i++ << " " << str(o->get("kind")) << " (" << str(o->get("library"))
          << ") m=" << str(o->get("m")) << " n=" << str(o->get("n")) << " k=" << str(o->get("k"))
          << " " << str(o->get("dtype")) << " precision=" << str(o->get("precision"))

@@ -1,5 +1,7 @@
 #include "sinter/Compiler/Emitter.h"
 
+#include "safetensors_writer.h"
+
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -20,6 +22,25 @@ static bool writeFile(const std::string &path, llvm::StringRef data, std::string
   return true;
 }
 
+/// The blob's tensors as a safetensors file, the form --weights=external ships them in.
+static bool writeWeightsFile(const EmittedProgram &program, const std::string &path,
+                             std::string &error) {
+  std::vector<safetensors::TensorData> tensors;
+  for (const auto &t : program.tensors) {
+    const char *dtype = safetensors::dtype_for_sinter(t.dtype);
+    if (!dtype) {
+      error = "weight '" + t.name + "' has a dtype safetensors cannot store";
+      return false;
+    }
+    tensors.push_back({t.name, dtype, t.shape, program.weights.data() + t.offset, t.bytes});
+  }
+  if (!safetensors::write_file(path, tensors, {{"format", "sinter"}}, error)) {
+    error = "cannot write the weights file '" + path + "': " + error;
+    return false;
+  }
+  return true;
+}
+
 bool buildSharedObject(const EmittedProgram &program, const Toolchain &toolchain,
                        const Target &target, const std::string &outPath, std::string &error) {
   llvm::SmallString<128> dir;
@@ -31,7 +52,10 @@ bool buildSharedObject(const EmittedProgram &program, const Toolchain &toolchain
   std::string source = (dir + "/program.cu").str();
   std::string weights = (dir + "/" + kWeightsFileName).str();
   std::string log = (dir + "/nvcc.log").str();
-  if (!writeFile(source, program.source, error) || !writeFile(weights, program.weights, error))
+  if (!writeFile(source, program.source, error) ||
+      (!program.externalWeights && !writeFile(weights, program.weights, error)))
+    return false;
+  if (program.externalWeights && !writeWeightsFile(program, weightsPathFor(outPath), error))
     return false;
 
   llvm::SmallString<256> absoluteOut(outPath);

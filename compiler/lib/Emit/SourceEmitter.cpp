@@ -33,6 +33,16 @@ std::string cString(StringRef s) {
   return out + "\"";
 }
 
+int32_t dtypeValue(Type t) {
+  if (t.isF32()) return (2 << 8) | 32;
+  if (t.isF16()) return (2 << 8) | 16;
+  if (t.isBF16()) return (4 << 8) | 16;
+  if (t.isInteger(64)) return 64;
+  if (t.isInteger(32)) return 32;
+  if (t.isInteger(1)) return (6 << 8) | 8;
+  return 0;
+}
+
 const char *dtypeEnum(Type t) {
   if (t.isF32()) return "SINTER_DTYPE_F32";
   if (t.isF16()) return "SINTER_DTYPE_F16";
@@ -130,6 +140,10 @@ private:
         return weight.emitError("weight data size mismatch");
       if ((int64_t)out.weights.size() > offset)
         return weight.emitError("weights overlap in the blob");
+      auto type = weight.getBuffer().getType();
+      out.tensors.push_back({weight.getSymName().str(), dtypeValue(type.getElementType()),
+                             std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
+                             (uint64_t)offset, (uint64_t)data.size()});
       out.weights.resize(offset, 0);
       out.weights += data;
       refs[weight] = BufferRef{"SINTER_BUFFER_WEIGHTS", 0, offset};
@@ -208,6 +222,7 @@ private:
     for (const std::string &t : templates)
       os << "#include \"" << t << ".cuh\"\n";
     os << "\n";
+    if (!out.externalWeights) {
     os << "// The weight blob, embedded from " << kWeightsFileName << " beside this file.\n";
     os << "#ifndef __CUDA_ARCH__\n";
     os << "asm(\".section .rodata.sinter_weights,\\\"a\\\",@progbits\\n\"\n"
@@ -219,6 +234,9 @@ private:
           "    \".previous\\n\");\n";
     os << "#endif\n";
     os << "extern \"C\" const unsigned char sinter_weight_blob[];\n\n";
+    } else {
+      os << "// Weights are external: loaded from a safetensors file matching kWeights.\n\n";
+    }
     os << "// What `sinter inspect` reads, without loading this library.\n";
     os << "__attribute__((section(\"" << kMetaSectionName << "\"), used))\n"
        << "static const char kInspectJson[] = " << cString(out.inspectJson) << ";\n\n";
@@ -263,15 +281,32 @@ private:
          << "   {0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}},\n";
     }
     os << "};\n\n";
+    os << "// Weight tensors in blob order: names, shapes and checksums let a checkpoint with\n"
+          "// the same names and shapes replace them at load.\n";
+    os << "static const sinter_weight_info kWeights[] = {\n";
+    for (const auto &t : out.tensors) {
+      os << "  {" << cString(t.name) << ", " << t.dtype << ", " << t.shape.size() << ", {";
+      llvm::interleaveComma(t.shape, os);
+      if (t.shape.empty())
+        os << "0";
+      os << "}, " << t.offset << "ull, " << t.bytes << "ull, 0x"
+         << llvm::format_hex_no_prefix(fnv1a64(StringRef(out.weights).substr(t.offset, t.bytes)), 16)
+         << "ull},\n";
+    }
+    if (out.tensors.empty())
+      os << "  {\"\", 0, 0, {0}, 0ull, 0ull, 0ull},\n";
+    os << "};\n\n";
     auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");
     os << "static const sinter_program kProgram = {\n"
        << "  SINTER_PROGRAM_VERSION, " << cString(target.name) << ", "
        << cString("sinter " + target.arch) << ",\n"
        << "  " << inputs.size() << ", " << outputs.size() << ", kInputs, kOutputs,\n"
        << "  " << (arena ? arena.getInt() : 0) << "ull,\n"
-       << "  sinter_weight_blob, " << out.weights.size() << "ull, 0x"
+       << "  " << (out.externalWeights ? "0" : "sinter_weight_blob") << ", "
+       << out.weights.size() << "ull, 0x"
        << llvm::format_hex_no_prefix(fnv1a64(out.weights), 16) << "ull,\n"
-       << "  " << launches.size() << ", kLaunches};\n\n"
+       << "  " << launches.size() << ", kLaunches,\n"
+       << "  " << (out.externalWeights ? 1 : 0) << ", " << out.tensors.size() << ", kWeights};\n\n"
        << "extern \"C\" const sinter_program *sinter_generated_program(void) { return &kProgram; }\n";
   }
 
@@ -326,7 +361,8 @@ private:
     }
     auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");
     llvm::json::Object root{{"format", "sinter"},
-                            {"abi_version", "1.0"},
+                            {"abi_version", "1.1"},
+                            {"weights", out.externalWeights ? "external" : "embedded"},
                             {"program_version", 1},
                             {"model", modelName},
                             {"target", target.name},
@@ -352,8 +388,15 @@ private:
 } // namespace
 
 LogicalResult emitProgram(ModuleOp module, const Target &target, const std::string &modelName,
-                          EmittedProgram &out) {
+                          bool externalWeights, EmittedProgram &out) {
+  out.externalWeights = externalWeights;
   return ProgramEmitter(module, target, modelName, out).run();
+}
+
+std::string weightsPathFor(const std::string &soPath) {
+  StringRef stem(soPath);
+  stem.consume_back(".so");
+  return (stem + ".safetensors").str();
 }
 
 } // namespace sinter

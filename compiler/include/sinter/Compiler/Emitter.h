@@ -15,6 +15,15 @@ struct EmittedProgram {
   std::string source;
   std::string weights;
   std::string inspectJson;
+  /// One entry per weight tensor, in blob order (what --weights=external writes).
+  struct Tensor {
+    std::string name;
+    int32_t dtype; // sinter_dtype
+    std::vector<int64_t> shape;
+    uint64_t offset, bytes;
+  };
+  std::vector<Tensor> tensors;
+  bool externalWeights = false;
 };
 
 /// Name of the weight blob file the source embeds with `.incbin`, relative to the folder
@@ -23,8 +32,14 @@ constexpr const char *kWeightsFileName = "sinter_weights.bin";
 constexpr const char *kMetaSectionName = ".sinter_meta";
 
 /// Writes the launch module as C++/CUDA source against runtime/include/sinter/program.h.
+/// With `externalWeights` the blob is not embedded: the library loads it from a
+/// safetensors file written beside it (see weightsPathFor).
 mlir::LogicalResult emitProgram(mlir::ModuleOp module, const Target &target,
-                                const std::string &modelName, EmittedProgram &out);
+                                const std::string &modelName, bool externalWeights,
+                                EmittedProgram &out);
+
+/// `model.so` -> `model.safetensors`: where --weights=external puts the weights.
+std::string weightsPathFor(const std::string &soPath);
 
 /// Where the toolchain and the runtime pieces live.
 struct Toolchain {
