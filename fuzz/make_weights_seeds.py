@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of sinter-weights-fuzz: safetensors files holding the fuzzer's table
 (f32 [4,4] "w1", f32 [4] "b1", bf16 [2,3] "w2"; byte j of each tensor is (j * 7 + 1) & 0xff).
-Run from fuzz/: python3 make_weights_seeds.py. The outputs are committed."""
+Run from fuzz/: python3 make_weights_seeds.py. The outputs are committed (without the
+.safetensors extension, which .gitignore excludes)."""
 import json
 import os
 import struct
@@ -29,9 +30,9 @@ def write(path, order, metadata=None, extra=()):
 
 def main():
     os.makedirs("corpus/weights", exist_ok=True)
-    write("corpus/weights/table-order.safetensors", ["w1", "b1", "w2"])
-    write("corpus/weights/reversed.safetensors", ["w2", "b1", "w1"], {"format": "pt"})
-    write("corpus/weights/extra-tensor.safetensors", ["b1", "w1", "w2"],
+    write("corpus/weights/table-order", ["w1", "b1", "w2"])
+    write("corpus/weights/reversed", ["w2", "b1", "w1"], {"format": "pt"})
+    write("corpus/weights/extra-tensor", ["b1", "w1", "w2"],
           extra=[("lora_A", "F16", [2, 2], 8)])
 
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets into build-fuzz/ (clang-22, ASan + UBSan, SINTER_ENABLE_FUZZERS)
-# and runs each one for N seconds (default 60; both at once, one core each) on its seed corpus:
+# and runs each one for N seconds (default 60; all three at once) on its seed corpus:
 #
 #   sinter-onnx-import-fuzz  raw bytes as an ONNX model through the importer; seeds are the
 #                            committed exports (examples/fixtures/*.onnx) and the importer's
 #                            test inputs (test/lit/Import/Inputs/*.onnx)
 #   sinter-program-fuzz      a program table and weights through the runtime's load-time checks
+#   sinter-weights-fuzz      raw bytes as a safetensors weights file through the weights loader;
+#                            seeds in fuzz/corpus/weights
 #
 # Exits non-zero when a fuzzer reports a crash, sanitizer error, leak, timeout or out-of-memory;
 # the reproducer is written to build-fuzz/fuzz-artifacts/ and the log to build-fuzz/fuzz-logs/.
@@ -23,15 +25,19 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
   -DSINTER_ENABLE_FUZZERS=ON -DSINTER_STATIC_TOOLS=OFF \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DSINTER_CUDA_HOME="$cuda_home" >/dev/null
-cmake --build build-fuzz --parallel "$jobs" --target sinter-onnx-import-fuzz sinter-program-fuzz
+cmake --build build-fuzz --parallel "$jobs" --target sinter-onnx-import-fuzz sinter-program-fuzz \
+  sinter-weights-fuzz
 
 out=build-fuzz
 rm -rf "$out/fuzz-corpus" "$out/fuzz-logs"
-mkdir -p "$out/fuzz-corpus/onnx" "$out/fuzz-corpus/program" "$out/fuzz-artifacts" "$out/fuzz-logs"
+mkdir -p "$out/fuzz-corpus/onnx" "$out/fuzz-corpus/program" "$out/fuzz-corpus/weights" \
+  "$out/fuzz-artifacts" "$out/fuzz-logs"
 cp examples/fixtures/*.onnx test/lit/Import/Inputs/*.onnx "$out/fuzz-corpus/onnx/"
+cp fuzz/corpus/weights/* "$out/fuzz-corpus/weights/"
 # Reproducers of bugs the fuzzers found once: replayed every run.
 cp fuzz/regressions/onnx/* "$out/fuzz-corpus/onnx/" 2>/dev/null || true
 cp fuzz/regressions/program/* "$out/fuzz-corpus/program/" 2>/dev/null || true
+cp fuzz/regressions/weights/* "$out/fuzz-corpus/weights/" 2>/dev/null || true
 
 # -rss_limit_mb also caps single allocations (malloc_limit_mb defaults to it); -timeout is per
 # input. Leaks are reported at exit of each input by LeakSanitizer (-detect_leaks=1).
@@ -55,12 +61,16 @@ run() {
   return 1
 }
 
+# All three at once: N seconds of wall time each.
 run sinter-onnx-import-fuzz -dict=fuzz/onnx.dict "$out/fuzz-corpus/onnx" &
-onnx_pid=$!
+pids=($!)
 run sinter-program-fuzz "$out/fuzz-corpus/program" &
-program_pid=$!
+pids+=($!)
+run sinter-weights-fuzz "$out/fuzz-corpus/weights" &
+pids+=($!)
 status=0
-wait "$onnx_pid" || status=1
-wait "$program_pid" || status=1
+for pid in "${pids[@]}"; do
+  wait "$pid" || status=1
+done
 [ "$status" -eq 0 ] && echo "fuzz-smoke: no crash, leak or timeout"
 exit "$status"

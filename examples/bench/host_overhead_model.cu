@@ -12,9 +12,19 @@ namespace {
 
 constexpr int kLayers = 32, kN = 256;
 
+// Follows the contract of runtime/kernels (launch_params.h): under programmatic dependent launch
+// (the runtime's default on sm_90) a kernel may start before the previous one has finished, so
+// it lets its successor start at once and waits before it touches activations.
 __global__ void affine(const float *x, const float *ab, float *y) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
   const int i = threadIdx.x;
-  y[i] = ab[0] * x[i] + ab[1];
+  const float a = ab[0], b = ab[1]; // weights: safe to read before the wait
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  y[i] = a * x[i] + b;
 }
 
 alignas(256) unsigned char g_weights[kLayers * 256]; // a, b of layer l at l * 256

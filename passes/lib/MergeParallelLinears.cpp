@@ -19,7 +19,8 @@ DenseElementsAttr plainWeight(LinearOp linear) {
     return {};
   auto c = linear.getWeight().getDefiningOp<ConstantOp>();
   auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
-  return dense && !dense.isSplat() ? dense : DenseElementsAttr();
+  return dense && dense.getElementType().getIntOrFloatBitWidth() % 8 == 0 ? dense
+                                                                          : DenseElementsAttr();
 }
 
 /// Concatenates [K, N_i] row-major matrices along N.
@@ -31,8 +32,14 @@ DenseElementsAttr concatColumns(ArrayRef<DenseElementsAttr> parts, RankedTensorT
   for (DenseElementsAttr part : parts) {
     int64_t n = cast<ShapedType>(part.getType()).getDimSize(1);
     ArrayRef<char> raw = part.getRawData();
-    for (int64_t r = 0; r < k; ++r)
-      std::memcpy(&out[(r * total + col) * elem], &raw[r * n * elem], n * elem);
+    for (int64_t r = 0; r < k; ++r) {
+      char *dst = &out[(r * total + col) * elem];
+      if (part.isSplat()) // one stored element stands for all
+        for (int64_t c = 0; c < n; ++c)
+          std::memcpy(dst + c * elem, raw.data(), elem);
+      else
+        std::memcpy(dst, &raw[r * n * elem], n * elem);
+    }
     col += n;
   }
   return DenseElementsAttr::getFromRawBuffer(type, out);

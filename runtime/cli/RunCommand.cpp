@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <iomanip>
@@ -277,6 +278,10 @@ int sinterRunCommand(const std::string &soPath, const SinterRunOptions &o, std::
     err << "error: unknown mode '" << mode << "' (expected 'direct' or 'graph')\n";
     return 1;
   }
+  if (!o.pdl.empty() && o.pdl != "on" && o.pdl != "off") {
+    err << "error: unknown pdl setting '" << o.pdl << "' (expected 'on' or 'off')\n";
+    return 1;
+  }
   if (access(soPath.c_str(), R_OK) != 0) {
     err << "error: cannot read '" << soPath << "': " << std::strerror(errno) << "\n";
     return 1;
@@ -326,6 +331,8 @@ int sinterRunCommand(const std::string &soPath, const SinterRunOptions &o, std::
   if (!make_tensors(s, true, rng, err) || !make_tensors(s, false, rng, err)) return 1;
   sinter_context_options opts = SINTER_CONTEXT_OPTIONS_INIT;
   opts.mode = mode == "graph" ? SINTER_MODE_GRAPH : SINTER_MODE_DIRECT;
+  if (!o.pdl.empty())
+    setenv("SINTER_PDL", o.pdl == "on" ? "1" : "0", 1); // read by sinter_context_create
   if (api.context_create(s.model, &opts, &s.ctx) != SINTER_OK) {
     err << "error: " << api.last_error() << "\n";
     return 1;
@@ -358,7 +365,8 @@ int sinterRunCommand(const std::string &soPath, const SinterRunOptions &o, std::
     per_call[r] = ms / float(iterations);
   }
   std::sort(per_call.begin(), per_call.end());
-  out << std::fixed << std::setprecision(4) << "mode " << mode << ": median "
+  out << std::fixed << std::setprecision(4) << "mode " << mode
+      << (o.pdl.empty() ? "" : o.pdl == "on" ? " (SINTER_PDL=1)" : " (SINTER_PDL=0)") << ": median "
       << per_call[kRepeats / 2] << " ms per call (min " << per_call.front() << ", max "
       << per_call.back() << "; " << kRepeats << " repeats of " << iterations
       << " calls after " << warmup << " warm-up)\n"

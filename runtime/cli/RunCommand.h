@@ -16,6 +16,9 @@ struct SinterRunOptions {
   // weights); empty = the library's embedded weights.
   std::string weights;
   bool allow_new_values = false; // a checkpoint with other values (same names/dtypes/shapes)
+  // Programmatic dependent launch: "on" / "off" set SINTER_PDL=1 / 0 for the context (the
+  // runtime reads it at context creation); empty = leave the environment as it is.
+  std::string pdl;
 };
 
 // Returns the process exit code (0 on success, 1 on any error, reported on `err`). Prints the

@@ -2,7 +2,7 @@
 // carry only runtime pieces). Same output as `sinter run`; the options mirror its flags.
 //
 //   sinter-run model.so [--iterations N] [--warmup N] [--mode direct|graph] [--profile]
-//              [--weights file.safetensors] [--allow-new-values]
+//              [--weights file.safetensors] [--allow-new-values] [--pdl on|off]
 #include "RunCommand.h"
 
 #include <cstdlib>
@@ -27,11 +27,12 @@ int main(int argc, char **argv) {
     else if (a == "--profile") o.profile = true;
     else if (a == "--weights") o.weights = value();
     else if (a == "--allow-new-values") o.allow_new_values = true;
+    else if (a == "--pdl") o.pdl = value();
     else if (!a.empty() && a[0] != '-' && so.empty()) so = a;
     else {
       std::cerr << "usage: " << argv[0]
                 << " model.so [--iterations N] [--warmup N] [--mode direct|graph] [--profile]"
-                   " [--weights F] [--allow-new-values]\n";
+                   " [--weights F] [--allow-new-values] [--pdl on|off]\n";
       return 2;
     }
   }

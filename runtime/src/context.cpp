@@ -3,10 +3,50 @@
 
 #include "error.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <strings.h>
 
 namespace sinter::rt {
+
+const DriverApi &driver_api() {
+  static const DriverApi api = [] {
+    DriverApi a;
+    auto get = [](const char *name, void **fn) {
+      cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+      // Legacy-stream flavour: a null stream means the legacy default stream, as it does for
+      // this library's runtime-API calls (compiled without per-thread default streams).
+      if (cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableLegacyStream, &found) !=
+              cudaSuccess ||
+          found != cudaDriverEntryPointSuccess)
+        *fn = nullptr;
+      (void)cudaGetLastError();
+    };
+    void *fn = nullptr;
+    get("cuLaunchKernelEx", &fn);
+    a.launch_kernel_ex = reinterpret_cast<PFN_cuLaunchKernelEx_v11060>(fn);
+    get("cuCtxGetCurrent", &fn);
+    a.ctx_get_current = reinterpret_cast<PFN_cuCtxGetCurrent_v4000>(fn);
+    return a;
+  }();
+  return api;
+}
+
+bool pdl_requested(const char *v) {
+  if (!v) return true;
+  return !(std::strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 ||
+           strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0);
+}
+
+void plan_pdl(const std::vector<Step> &steps, std::vector<KernelStep> &kernels, bool enabled) {
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].kind == StepKind::Kernel)
+      kernels[steps[i].index].pdl =
+          enabled && i > 0 && steps[i - 1].kind == StepKind::Kernel;
+}
+
 namespace {
 
 // Static address of a non-I/O reference; I/O references are patched per run.
@@ -83,6 +123,51 @@ sinter_status build_kernels(sinter_context &ctx) {
     ctx.steps.push_back({StepKind::Kernel, static_cast<uint32_t>(ctx.kernels.size())});
     ctx.kernels.push_back(ks);
   }
+  return SINTER_OK;
+}
+
+// Decides PDL (SINTER_PDL, compute capability >= 9.0) and prepares the driver-API launch of
+// every kernel: its CUfunction (which also loads it now rather than at the first run under
+// lazy module loading) and a launch configuration. Any failure leaves the runtime-API path.
+sinter_status prepare_launches(sinter_context &ctx) {
+  int major = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx.model->device) !=
+      cudaSuccess) {
+    (void)cudaGetLastError();
+    major = 0;
+  }
+  ctx.pdl = major >= 9 && pdl_requested(std::getenv(kPdlEnv));
+  plan_pdl(ctx.steps, ctx.kernels, ctx.pdl);
+  ctx.pdl_attribute = CUlaunchAttribute{};
+  ctx.pdl_attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  ctx.pdl_attribute.value.programmaticStreamSerializationAllowed = 1;
+  for (KernelStep &k : ctx.kernels) {
+    CUlaunchConfig &c = k.config;
+    c = CUlaunchConfig{};
+    c.gridDimX = k.grid.x;
+    c.gridDimY = k.grid.y;
+    c.gridDimZ = k.grid.z;
+    c.blockDimX = k.block.x;
+    c.blockDimY = k.block.y;
+    c.blockDimZ = k.block.z;
+    c.sharedMemBytes = k.shared_bytes;
+    c.attrs = &ctx.pdl_attribute;
+    c.numAttrs = k.pdl ? 1 : 0;
+  }
+  const DriverApi &drv = driver_api();
+  ctx.driver = false;
+  if (!drv.ok() || drv.ctx_get_current(&ctx.cu_context) != CUDA_SUCCESS || !ctx.cu_context)
+    return SINTER_OK;
+  for (KernelStep &k : ctx.kernels) {
+    cudaFunction_t f = nullptr;
+    if (cudaGetFuncBySymbol(&f, k.function) != cudaSuccess || !f) {
+      (void)cudaGetLastError();
+      for (KernelStep &j : ctx.kernels) j.cu_function = nullptr;
+      return SINTER_OK;
+    }
+    k.cu_function = reinterpret_cast<CUfunction>(f);
+  }
+  ctx.driver = true;
   return SINTER_OK;
 }
 
@@ -216,6 +301,8 @@ sinter_status create(sinter_model *model, const sinter_context_options *opts,
   }
   sinter_status s = build_kernels(*ctx);
   if (s != SINTER_OK)
+    return s;
+  if ((s = prepare_launches(*ctx)) != SINTER_OK)
     return s;
   if (!ctx->gemms.empty()) {
     if ((err = cudaMalloc(&ctx->workspace, kWorkspaceBytes)) != cudaSuccess)

@@ -5,6 +5,9 @@
 #include "gemm.h"
 #include "model.h"
 
+#include <cuda.h> // driver API types only: the functions come from cudaGetDriverEntryPoint*
+#include <cudaTypedefs.h>
+
 #include <atomic>
 #include <vector>
 
@@ -15,6 +18,14 @@ struct KernelStep {
   dim3 grid, block;
   unsigned shared_bytes = 0;
   void **args = nullptr; // cudaLaunchKernel's argument array: args[i] == &values[i]
+  // Programmatic dependent launch: set when PDL is enabled for the context and the previous
+  // launch is a kernel (never after a cuBLASLt GEMM, never for the first launch of a run).
+  bool pdl = false;
+  // Driver-API launch, prepared at context creation: the kernel's CUfunction (null when the
+  // driver path is unavailable) and its launch configuration (hStream is set per launch;
+  // attrs points at the context's PDL attribute, numAttrs = pdl).
+  CUfunction cu_function = nullptr;
+  CUlaunchConfig config{};
 };
 
 enum class StepKind : uint8_t { Kernel, Gemm };
@@ -34,6 +45,26 @@ struct IoPatch {
 };
 
 constexpr size_t kWorkspaceBytes = 32u << 20;
+
+// Driver entry points, resolved once per process through cudaGetDriverEntryPointByVersion (the
+// .so never links libcuda; the CUDA runtime has loaded it). Null when unavailable: every launch
+// then goes through the runtime API as before.
+struct DriverApi {
+  PFN_cuLaunchKernelEx_v11060 launch_kernel_ex = nullptr;
+  PFN_cuCtxGetCurrent_v4000 ctx_get_current = nullptr;
+  bool ok() const { return launch_kernel_ex && ctx_get_current; }
+};
+const DriverApi &driver_api();
+
+// Programmatic dependent launch switch: the environment variable SINTER_PDL, read at context
+// creation. "0", "off", "false" or "no" turn it off; unset or anything else leaves it on where
+// the device supports it (compute capability 9.0 or newer).
+constexpr const char *kPdlEnv = "SINTER_PDL";
+bool pdl_requested(const char *env_value);
+
+// Marks which kernel steps are launched with programmatic stream serialization: those whose
+// previous step is a kernel, when `enabled`; none otherwise.
+void plan_pdl(const std::vector<Step> &steps, std::vector<KernelStep> &kernels, bool enabled);
 
 } // namespace sinter::rt
 
@@ -55,6 +86,14 @@ struct sinter_context {
   std::vector<sinter::rt::Step> steps;
   std::vector<sinter::rt::IoPatch> patches;
 
+  // Launch path, fixed at creation. pdl: some kernel steps carry the PDL attribute (direct
+  // mode) / programmatic edges (graph mode). driver: every kernel has a CUfunction, launched
+  // with cuLaunchKernelEx while cu_context (the context current at creation) is current.
+  bool pdl = false;
+  bool driver = false;
+  CUcontext cu_context = nullptr;
+  CUlaunchAttribute pdl_attribute{}; // programmaticStreamSerializationAllowed = 1
+
   // Last I/O addresses confirmed to be device memory (cudaPointerGetAttributes is asked only
   // when an address changes).
   std::vector<const void *> checked_inputs, checked_outputs;
@@ -67,7 +106,10 @@ struct sinter_context {
 };
 
 namespace sinter::rt {
-// Issues step `index` (== launch index) on `stream`.
-sinter_status enqueue_step(sinter_context &ctx, uint32_t index, cudaStream_t stream);
+// Issues step `index` (== launch index) on `stream`. driver: launch kernels with
+// cuLaunchKernelEx (the caller checked that ctx.cu_context is current); pdl: honour the steps'
+// PDL flags (false while profiling: events sit between the launches).
+sinter_status enqueue_step(sinter_context &ctx, uint32_t index, cudaStream_t stream, bool driver,
+                           bool pdl);
 void release_graph(sinter_context &ctx);
 } // namespace sinter::rt

@@ -53,6 +53,17 @@ sinter_status check_device_memory(const TensorExpect &e, const DLTensor &t, int 
   return SINTER_OK;
 }
 
+// Whether this call may launch kernels through the driver: their CUfunctions belong to the
+// CUDA context that was current at creation, so it must be the current one now (it is after
+// DeviceGuard unless the caller made another context current, or this thread has not used
+// the runtime API yet: the runtime-API path then binds the context as it always did).
+bool driver_ready(const sinter_context &ctx) {
+  if (!ctx.driver)
+    return false;
+  CUcontext current = nullptr;
+  return driver_api().ctx_get_current(&current) == CUDA_SUCCESS && current == ctx.cu_context;
+}
+
 cudaKernelNodeParams kernel_params(const KernelStep &k) {
   cudaKernelNodeParams p{};
   p.func = const_cast<void *>(k.function);
@@ -95,8 +106,24 @@ sinter_status build_graph(sinter_context &ctx) {
     cudaGraphNode_t node = nullptr;
     const size_t ndeps = prev ? 1 : 0;
     if (s.kind == StepKind::Kernel) {
-      cudaKernelNodeParams p = kernel_params(ctx.kernels[s.index]);
-      err = cudaGraphAddKernelNode(&node, ctx.graph, prev ? &prev : nullptr, ndeps, &p);
+      const KernelStep &k = ctx.kernels[s.index];
+      cudaKernelNodeParams p = kernel_params(k);
+      if (k.pdl) {
+        // The graph form of programmatic stream serialization: an edge from the previous
+        // kernel's programmatic port, so this kernel may start once every block of that one
+        // has run griddepcontrol.launch_dependents (it waits in griddepcontrol.wait).
+        cudaGraphEdgeData edge{};
+        edge.from_port = cudaGraphKernelNodePortProgrammatic;
+        edge.type = cudaGraphDependencyTypeProgrammatic;
+        err = cudaGraphAddKernelNode(&node, ctx.graph, nullptr, 0, &p);
+        if (err == cudaSuccess &&
+            cudaGraphAddDependencies(ctx.graph, &prev, &node, &edge, 1) != cudaSuccess) {
+          (void)cudaGetLastError(); // a driver without programmatic edges: a full dependency
+          err = cudaGraphAddDependencies(ctx.graph, &prev, &node, nullptr, 1);
+        }
+      } else {
+        err = cudaGraphAddKernelNode(&node, ctx.graph, prev ? &prev : nullptr, ndeps, &p);
+      }
     } else {
       cudaGraph_t child = nullptr;
       sinter_status st = capture_gemm(ctx, ctx.gemms[s.index], uint32_t(i), &child);
@@ -207,9 +234,10 @@ sinter_status run(sinter_context *ctx, const DLTensor *inputs, uint32_t num_inpu
   cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream);
   if (ctx->mode == SINTER_MODE_GRAPH)
     return run_graph(*ctx, any_dirty, stream);
+  const bool driver = driver_ready(*ctx);
   const uint32_t n = static_cast<uint32_t>(ctx->steps.size());
   for (uint32_t i = 0; i < n; ++i)
-    if ((s = enqueue_step(*ctx, i, stream)) != SINTER_OK)
+    if ((s = enqueue_step(*ctx, i, stream, driver, true)) != SINTER_OK)
       return s;
   return SINTER_OK;
 }
@@ -268,11 +296,12 @@ sinter_status profile(sinter_context *ctx, const DLTensor *inputs, uint32_t num_
     destroy_events();
     return fail_cuda(err, "cudaLaunchHostFunc");
   }
+  const bool driver = driver_ready(*ctx);
   for (uint32_t i = 0; i < n && s == SINTER_OK; ++i) {
     if ((err = cudaEventRecord(events[i], stream)) != cudaSuccess)
       s = fail_cuda(err, "cudaEventRecord");
     else
-      s = enqueue_step(*ctx, i, stream);
+      s = enqueue_step(*ctx, i, stream, driver, false); // no PDL: events separate the launches
   }
   if (s == SINTER_OK && (err = cudaEventRecord(events[n], stream)) != cudaSuccess)
     s = fail_cuda(err, "cudaEventRecord");
@@ -291,28 +320,60 @@ sinter_status profile(sinter_context *ctx, const DLTensor *inputs, uint32_t num_
   return s;
 }
 
+// The runtime-API launch: the path when the driver one is unavailable, and the one that
+// reports a failed driver launch (re-issued here for cudart's error code and message; a failed
+// launch enqueues nothing).
+sinter_status launch_runtime(KernelStep &k, uint32_t index, const char *label, cudaStream_t stream,
+                             bool pdl) {
+  cudaError_t err;
+  if (pdl) {
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = k.grid;
+    config.blockDim = k.block;
+    config.dynamicSmemBytes = k.shared_bytes;
+    config.stream = stream;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    err = cudaLaunchKernelExC(&config, k.function, k.args);
+  } else {
+    err = cudaLaunchKernel(k.function, k.grid, k.block, k.args, k.shared_bytes, stream);
+  }
+  if (err == cudaSuccess)
+    return SINTER_OK;
+  (void)cudaGetLastError();
+  return fail(err == cudaErrorMemoryAllocation ? SINTER_OUT_OF_MEMORY : SINTER_CUDA_ERROR,
+              "launch %u (%s): %s: %s: %s", index, label ? label : "kernel",
+              pdl ? "cudaLaunchKernelEx" : "cudaLaunchKernel", cudaGetErrorName(err),
+              cudaGetErrorString(err));
+}
+
 } // namespace
 
-sinter_status enqueue_step(sinter_context &ctx, uint32_t index, cudaStream_t stream) {
+sinter_status enqueue_step(sinter_context &ctx, uint32_t index, cudaStream_t stream, bool driver,
+                           bool pdl) {
   const Step &step = ctx.steps[index];
-  const char *label = ctx.model->program->launches[index].label;
   if (step.kind == StepKind::Kernel) {
-    const KernelStep &k = ctx.kernels[step.index];
-    cudaError_t err =
-        cudaLaunchKernel(k.function, k.grid, k.block, k.args, k.shared_bytes, stream);
-    if (err == cudaSuccess)
-      return SINTER_OK;
-    (void)cudaGetLastError();
-    return fail(err == cudaErrorMemoryAllocation ? SINTER_OUT_OF_MEMORY : SINTER_CUDA_ERROR,
-                "launch %u (%s): cudaLaunchKernel: %s: %s", index, label ? label : "kernel",
-                cudaGetErrorName(err), cudaGetErrorString(err));
+    KernelStep &k = ctx.kernels[step.index];
+    const bool with_pdl = pdl && k.pdl;
+    if (driver) {
+      k.config.hStream = reinterpret_cast<CUstream>(stream);
+      k.config.numAttrs = with_pdl ? 1 : 0;
+      if (driver_api().launch_kernel_ex(&k.config, k.cu_function, k.args, nullptr) ==
+          CUDA_SUCCESS)
+        return SINTER_OK;
+    }
+    return launch_runtime(k, index, ctx.model->program->launches[index].label, stream, with_pdl);
   }
   cublasStatus_t st =
       gemm_enqueue(ctx.lt, ctx.gemms[step.index], ctx.workspace, kWorkspaceBytes, stream);
-  return st == CUBLAS_STATUS_SUCCESS
-             ? SINTER_OK
-             : fail(SINTER_CUDA_ERROR, "launch %u (%s): cublasLtMatmul: %s", index,
-                    label ? label : "gemm", cublasLtGetStatusName(st));
+  if (st == CUBLAS_STATUS_SUCCESS)
+    return SINTER_OK;
+  const char *label = ctx.model->program->launches[index].label;
+  return fail(SINTER_CUDA_ERROR, "launch %u (%s): cublasLtMatmul: %s", index,
+              label ? label : "gemm", cublasLtGetStatusName(st));
 }
 
 void release_graph(sinter_context &ctx) {

@@ -90,6 +90,30 @@ TEST(RunCommand, ExternalWeightsNeedTheFile) {
   EXPECT_CONTAINS(r.err, "weights file '/nonexistent.safetensors': cannot open");
 }
 
+TEST(RunCommand, BadPdlSetting) {
+  SinterRunOptions o;
+  o.pdl = "maybe";
+  Result r = run_with(sinter::test::test_model_so(), o);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "unknown pdl setting 'maybe' (expected 'on' or 'off')");
+}
+
+TEST(RunCommand, PdlOnAndOff) {
+  SKIP_WITHOUT_GPU();
+  for (const char *pdl : {"on", "off"})
+    for (const char *mode : {"direct", "graph"}) {
+      SinterRunOptions o;
+      o.iterations = 10;
+      o.mode = mode;
+      o.pdl = pdl;
+      Result r = run_with(sinter::test::test_model_so(), o);
+      EXPECT_EQ(r.code, 0) << r.err;
+      EXPECT_CONTAINS(r.out, std::string("mode ") + mode + " (SINTER_PDL=" +
+                                 (pdl[1] == 'n' ? "1" : "0") + "): median ");
+    }
+  unsetenv("SINTER_PDL"); // the command sets it for its context; leave later tests the default
+}
+
 TEST(RunCommand, ProfilePrintsOneRowPerLaunch) {
   SKIP_WITHOUT_GPU();
   for (const char *mode : {"direct", "graph"}) {

@@ -9,13 +9,25 @@
 
 using namespace sinter::test::model;
 
+// Kernels follow the contract of runtime/kernels (launch_params.h): the runtime launches a kernel
+// that follows another one with programmatic dependent launch (sm_90), so each lets its
+// successor start and waits for its predecessor before touching activations.
+__device__ __forceinline__ void pdl_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 __global__ void relu_scale(const float *h, const float *scale, float *y) {
+  pdl_start();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < kM * kN)
     y[i] = fmaxf(h[i], 0.0f) * scale[i % kN];
 }
 
 __global__ void twice(const float *x, float *z) {
+  pdl_start();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < kM * kK)
     z[i] = 2.0f * x[i];

@@ -323,6 +323,24 @@ private:
   GraphState state;
 };
 
+/// Names in messages come from the file: a newline or terminal escape in a node, tensor or
+/// op name must not split the one-line message or reach the user's terminal raw.
+std::string escapeControlCharacters(const std::string &text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += (char)c;
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, const std::string &path,
@@ -330,7 +348,7 @@ OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, const std::string &pa
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) {
-    error = "cannot read '" + path + "': " + buffer.getError().message();
+    error = escapeControlCharacters("cannot read '" + path + "': " + buffer.getError().message());
     return nullptr;
   }
   SmallString<256> dir(path);
@@ -344,7 +362,10 @@ OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &context, llvm::StringRef byt
                                        std::string &error, const std::string &name) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
   ModelImporter importer(context, options, error);
-  return importer.run(bytes, name, modelDir);
+  OwningOpRef<ModuleOp> module = importer.run(bytes, name, modelDir);
+  if (!module)
+    error = escapeControlCharacters(error);
+  return module;
 }
 
 } // namespace sinter

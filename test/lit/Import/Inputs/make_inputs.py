@@ -106,6 +106,9 @@ def hostile():
         "empty_input": model([helper.make_node("MatMul", ["x", ""], ["y"], name="mm")],
                              [vi("x", [4, 4])], y4),
         "no_output": model([helper.make_node("Add", ["x", "x"], [], name="add")], x4, y4),
+        # A newline and a terminal escape in names the message quotes.
+        "control_chars": model([helper.make_node("Foo\nBar", ["x"], ["y"],
+                                                 name="evil\nname\x1b[31m")], x4, y4),
     }
     for name, m in files.items():
         onnx.save(m, f"hostile_{name}.onnx")

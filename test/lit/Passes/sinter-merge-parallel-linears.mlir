@@ -1,0 +1,47 @@
+// RUN: sinter-opt %s -split-input-file --sinter-merge-parallel-linears | FileCheck %s
+
+// Q, K and V read one input: one linear over the concatenated columns, then slices.
+// CHECK-LABEL: func.func @qkv
+// CHECK: %[[W:.+]] = sinter.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 3.000000e+00], [1.000000e+00, 2.000000e+00, 3.000000e+00, 3.000000e+00]]> : tensor<2x4xbf16>
+// CHECK: %[[L:.+]] = sinter.linear %arg0, %[[W]] : (tensor<3x2xbf16>, tensor<2x4xbf16>) -> tensor<3x4xbf16>
+// CHECK: %[[Q:.+]] = sinter.slice %[[L]] {ends = array<i64: 3, 1>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>}
+// CHECK: %[[K:.+]] = sinter.slice %[[L]] {ends = array<i64: 3, 2>, starts = array<i64: 0, 1>, steps = array<i64: 1, 1>}
+// CHECK: %[[V:.+]] = sinter.slice %[[L]] {ends = array<i64: 3, 4>, starts = array<i64: 0, 2>, steps = array<i64: 1, 1>}
+// CHECK: return %[[Q]], %[[K]], %[[V]]
+func.func @qkv(%x: tensor<3x2xbf16>) -> (tensor<3x1xbf16>, tensor<3x1xbf16>, tensor<3x2xbf16>) {
+  %wq = sinter.constant dense<[[1.0], [1.0]]> : tensor<2x1xbf16>
+  %wk = sinter.constant dense<[[2.0], [2.0]]> : tensor<2x1xbf16>
+  %wv = sinter.constant dense<[[3.0, 3.0], [3.0, 3.0]]> : tensor<2x2xbf16>
+  %q = sinter.linear %x, %wq : (tensor<3x2xbf16>, tensor<2x1xbf16>) -> tensor<3x1xbf16>
+  %k = sinter.linear %x, %wk : (tensor<3x2xbf16>, tensor<2x1xbf16>) -> tensor<3x1xbf16>
+  %v = sinter.linear %x, %wv : (tensor<3x2xbf16>, tensor<2x2xbf16>) -> tensor<3x2xbf16>
+  return %q, %k, %v : tensor<3x1xbf16>, tensor<3x1xbf16>, tensor<3x2xbf16>
+}
+
+// -----
+
+// Negative: a sibling with a bias or a residual keeps its own launch; one left alone is not
+// merged with nothing.
+// CHECK-LABEL: func.func @epilogues
+// CHECK-COUNT-2: sinter.linear
+// CHECK-NOT: sinter.slice
+func.func @epilogues(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %w = sinter.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = sinter.constant dense<1.0> : tensor<2xf32>
+  %a = sinter.linear %x, %w bias %b : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %c = sinter.linear %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %a, %c : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Negative: linears reading different inputs stay apart.
+// CHECK-LABEL: func.func @different_inputs
+// CHECK-COUNT-2: sinter.linear
+// CHECK-NOT: sinter.slice
+func.func @different_inputs(%x: tensor<3x2xf32>, %y: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %w = sinter.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %a = sinter.linear %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %c = sinter.linear %y, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %a, %c : tensor<3x2xf32>, tensor<3x2xf32>
+}
