@@ -17,7 +17,6 @@ from the PyTorch profiler for every system. Writes OUT_DIR/llama_layer.{md,json}
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -25,6 +24,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
+
+from bench_common import copy_bandwidth, profile_kernels, rel_err, time_calls  # noqa: E402
 
 
 def parse_args():
@@ -44,55 +45,6 @@ def parse_args():
     p.add_argument("--weights", choices=["embedded", "external"], default="embedded",
                    help="how the .so carries its weights (external: OUT.safetensors beside it)")
     return p.parse_args()
-
-
-def time_calls(fn, calls, reps, torch):
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / calls)
-    return statistics.median(times)
-
-
-def profile_kernels(fn, torch):
-    """(kernel count, summed kernel ms) of one call."""
-    fn()
-    torch.cuda.synchronize()
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    n, us = 0, 0.0
-    for e in prof.events():
-        if "cuda" not in str(getattr(e, "device_type", "")).lower():
-            continue
-        name = e.name.lower()
-        if "memcpy" in name or "memset" in name:
-            continue
-        n += 1
-        us += getattr(e, "device_time", 0.0) or getattr(e, "cuda_time", 0.0) or 0.0
-    return n, us / 1e3
-
-
-def copy_bandwidth(torch):
-    n = 1 << 30
-    a = torch.empty(n, dtype=torch.uint8, device="cuda")
-    b = torch.empty_like(a)
-    ms = time_calls(lambda: b.copy_(a), 20, 5, torch)
-    return 2 * n / (ms * 1e-3)
-
-
-def rel_err(x, ref, torch):
-    return (torch.linalg.vector_norm((x.float() - ref).double()) /
-            torch.linalg.vector_norm(ref.double())).item()
 
 
 def main():

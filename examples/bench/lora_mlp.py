@@ -17,7 +17,6 @@ the raw numbers, to OUT_DIR/lora_mlp.md and OUT_DIR/lora_mlp.json.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -25,6 +24,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
+
+from bench_common import copy_bandwidth, profile_kernels, rel_err, time_calls  # noqa: E402
 
 STRICT_BOUND = 1e-5
 TF32_BOUND = 5e-3
@@ -44,50 +45,9 @@ def parse_args():
     return p.parse_args()
 
 
-def time_calls(fn, calls, reps, torch):
-    """Median over `reps` of the mean ms per call of `calls` back-to-back calls."""
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / calls)
-    return statistics.median(times)
-
-
-def count_kernels(fn, torch):
-    fn()
-    torch.cuda.synchronize()
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    kinds = {"kernel", "gpu_op"}
-    n = 0
-    for e in prof.events():
-        dt = str(getattr(e, "device_type", "")).lower()
-        if "cuda" in dt and not getattr(e, "is_user_annotation", False):
-            name = e.name.lower()
-            if "memcpy" in name or "memset" in name:
-                continue
-            n += 1
-    return n
-
-
 def measure_ceilings(torch):
     """Copy bandwidth (bytes read + written) and fp32 / TF32 matrix rates on this card."""
-    n = 1 << 30
-    a = torch.empty(n, dtype=torch.uint8, device="cuda")
-    b = torch.empty_like(a)
-    copy_ms = time_calls(lambda: b.copy_(a), 20, 5, torch)
-    bandwidth = 2 * n / (copy_ms * 1e-3)
-    del a, b
+    bandwidth = copy_bandwidth(torch)
     m = 8192
     x = torch.randn(m, m, device="cuda")
     y = torch.randn(m, m, device="cuda")
@@ -108,11 +68,6 @@ def compile_model(sinter, onnx_path, so_path, precision):
         raise SystemExit(f"sinter compile failed ({r.returncode}):\n{r.stderr}")
     print(r.stderr.strip())
     return time.time() - t0
-
-
-def rel_err(out, ref, torch):
-    return (torch.linalg.vector_norm((out - ref).double()) /
-            torch.linalg.vector_norm(ref.double())).item()
 
 
 def main():
@@ -190,7 +145,7 @@ def main():
     def add(name, fn, floor, precision):
         with torch.no_grad():
             ms = time_calls(fn, a.calls, a.reps, torch)
-            kernels = count_kernels(fn, torch)
+            kernels, _ = profile_kernels(fn, torch)
         systems.append({"system": name, "ms": ms, "kernels": kernels,
                         "floor_ms": floor, "precision": precision})
         print(f"{name:48s} {ms:8.4f} ms  {kernels:3d} kernels  {ms / floor:5.2f}x floor")

@@ -1,0 +1,61 @@
+"""Timing and measurement helpers shared by the benchmark scripts (run on the GPU machine).
+
+Every system in a table is timed the same way: CUDA events around `calls` back-to-back calls,
+median of `reps` repetitions after 10 warm-up calls; kernel counts and GPU time come from the
+PyTorch profiler for every system, Sinter included.
+"""
+import statistics
+
+
+def time_calls(fn, calls, reps, torch):
+    """Median over `reps` of the mean ms per call of `calls` back-to-back calls."""
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / calls)
+    return statistics.median(times)
+
+
+def profile_kernels(fn, torch):
+    """(kernel count, summed kernel ms) of one call, memcpy/memset excluded."""
+    fn()
+    torch.cuda.synchronize()
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    n, us = 0, 0.0
+    for e in prof.events():
+        if "cuda" not in str(getattr(e, "device_type", "")).lower():
+            continue
+        if getattr(e, "is_user_annotation", False):
+            continue
+        name = e.name.lower()
+        if "memcpy" in name or "memset" in name:
+            continue
+        n += 1
+        us += getattr(e, "device_time", 0.0) or getattr(e, "cuda_time", 0.0) or 0.0
+    return n, us / 1e3
+
+
+def copy_bandwidth(torch):
+    """Device-to-device copy bandwidth in bytes/s (bytes read + written) of a 1 GiB copy."""
+    n = 1 << 30
+    a = torch.empty(n, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    ms = time_calls(lambda: b.copy_(a), 20, 5, torch)
+    return 2 * n / (ms * 1e-3)
+
+
+def rel_err(out, ref, torch):
+    """Relative L2 error of `out` against `ref`, computed in float64."""
+    return (torch.linalg.vector_norm((out.float() - ref).double()) /
+            torch.linalg.vector_norm(ref.double())).item()
