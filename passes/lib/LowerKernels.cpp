@@ -204,14 +204,12 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       graph::SliceOp gate = silu.getGate() == slices[0].getResult() ? slices[0] : slices[1];
       int64_t gateStart = *lastAxisColumns(gate) == a ? a.first : b.first;
       int64_t upStart = gateStart == a.first ? b.first : a.first;
-      int64_t half = n / 2;
       epilogue = kn::LinearEpilogue::SILU_MUL_PAIRS;
       rowOf = [=](int64_t r) { return (r % 2 ? upStart : gateStart) + r / 2; };
       output = silu.getResult();
       absorbed.insert(slices[0]);
       absorbed.insert(slices[1]);
       absorbed.insert(silu);
-      (void)half;
     }
   }
   SmallVector<HeadChain> chains;
