@@ -29,7 +29,7 @@ cmake --build build-fuzz --parallel "$jobs" --target sinter-onnx-import-fuzz sin
   sinter-weights-fuzz
 
 out=build-fuzz
-rm -rf "$out/fuzz-corpus" "$out/fuzz-logs"
+rm -rf "$out/fuzz-corpus" "$out/fuzz-logs" "$out/fuzz-artifacts"
 mkdir -p "$out/fuzz-corpus/onnx" "$out/fuzz-corpus/program" "$out/fuzz-corpus/weights" \
   "$out/fuzz-artifacts" "$out/fuzz-logs"
 cp examples/fixtures/*.onnx test/lit/Import/Inputs/*.onnx "$out/fuzz-corpus/onnx/"

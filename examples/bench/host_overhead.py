@@ -62,7 +62,7 @@ def host_us_per_call(fn, calls, batches, torch):
 
 def torch_numbers(calls, batches):
     import torch
-    from lora_mlp import count_kernels
+    from bench_common import profile_kernels
 
     torch.manual_seed(0)
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -97,7 +97,7 @@ def torch_numbers(calls, batches):
         print(f"torch.compile(reduce-overhead): compiled in {time.perf_counter() - t:.1f} s", flush=True)
         systems.append(("torch.compile reduce-overhead", graphed))
         for name, fn in systems:
-            kernels = count_kernels(lambda: fn(x), torch)
+            kernels, _ = profile_kernels(lambda: fn(x), torch)
             med, best = host_us_per_call(lambda: fn(x), calls, batches, torch)
             rows[name] = {"kernels": kernels, "us_per_call": med, "us_per_call_min": best,
                           "us_per_kernel": med / max(kernels, 1)}

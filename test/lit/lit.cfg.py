@@ -22,7 +22,7 @@ config.substitutions.append(("%sinter_bin", os.path.join(config.sinter_tools_dir
 # %limit_vm caps a test's virtual memory at 4 GiB, so that allocating a size a hostile file only
 # declares fails the test. ASan reserves terabytes of address space, so a sanitized build caps
 # each allocation instead (and ASan reports any attempt past it).
-if config.sinter_sanitizers:
+if getattr(config, "sinter_sanitizers", False):
     config.available_features.add("asan")
     config.substitutions.append(("%limit_vm", ""))
     asan = config.environment.get("ASAN_OPTIONS", "")
