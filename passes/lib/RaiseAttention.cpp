@@ -22,17 +22,6 @@ namespace {
 
 using OpList = SmallVectorImpl<Operation *>;
 
-/// The value of a one-element floating-point constant.
-std::optional<double> scalarConstant(Value v) {
-  auto c = v.getDefiningOp<ConstantOp>();
-  if (!c)
-    return std::nullopt;
-  std::optional<HostValues> values = readValues(c.getValue());
-  if (!values || values->size() != 1 || !values->isFloat)
-    return std::nullopt;
-  return values->floats[0];
-}
-
 RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 /// Strips products with constant scalars, multiplying them into `scale`.

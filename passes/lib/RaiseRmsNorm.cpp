@@ -15,17 +15,6 @@ using namespace sinter::graph;
 
 namespace {
 
-/// The value of a one-element floating-point constant.
-std::optional<double> scalarConstant(Value v) {
-  auto c = v.getDefiningOp<ConstantOp>();
-  if (!c)
-    return std::nullopt;
-  std::optional<HostValues> values = readValues(c.getValue());
-  if (!values || values->size() != 1 || !values->isFloat)
-    return std::nullopt;
-  return values->floats[0];
-}
-
 /// The matched decomposition, innermost first: xf^2 (pow or mul), mean, + eps, sqrt,
 /// reciprocal, xf * r.
 struct RmsParts {

@@ -8,6 +8,16 @@
 using namespace mlir;
 using namespace sinter::graph;
 
+std::optional<double> sinter::graph::scalarConstant(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  std::optional<HostValues> values = readValues(c.getValue());
+  if (!values || values->size() != 1 || !values->isFloat)
+    return std::nullopt;
+  return values->floats[0];
+}
+
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult AddOp::fold(FoldAdaptor a) {

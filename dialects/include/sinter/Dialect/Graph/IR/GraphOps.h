@@ -22,6 +22,10 @@ broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 
+/// The value of `v` when it is a one-element floating-point sinter.constant (a scale, an
+/// epsilon, an exponent), else nullopt.
+std::optional<double> scalarConstant(mlir::Value v);
+
 } // namespace sinter::graph
 
 #endif
