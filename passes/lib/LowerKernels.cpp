@@ -14,7 +14,6 @@ namespace kn = sinter::kernels;
 
 namespace {
 
-constexpr int64_t kMaxKernelRows = 16;
 
 uint32_t floatBits(float f) {
   uint32_t bits;
@@ -56,6 +55,21 @@ DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t
   }
   auto outType = RankedTensorType::get({n, k}, type.getElementType());
   return DenseElementsAttr::getFromRawBuffer(outType, out);
+}
+
+/// A [K, N] row-major weight with its columns reordered: column c taken from colOf(c).
+DenseElementsAttr permuteColumns(DenseElementsAttr w, function_ref<int64_t(int64_t)> colOf) {
+  auto type = cast<RankedTensorType>(w.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  if (w.isSplat())
+    return w;
+  size_t elem = type.getElementTypeBitWidth() / 8;
+  ArrayRef<char> raw = w.getRawData();
+  std::vector<char> out(raw.size());
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t c = 0; c < n; ++c)
+      std::memcpy(&out[(r * n + c) * elem], &raw[(r * n + colOf(c)) * elem], elem);
+  return DenseElementsAttr::getFromRawBuffer(type, out);
 }
 
 DenseElementsAttr constantData(Value v) {
@@ -136,12 +150,9 @@ DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
 
 bool FunctionLowering::wantsKernel(graph::LinearOp linear) const {
   auto in = linear.getInput().getType();
-  int64_t k = in.getShape().back();
-  int64_t m = in.getNumElements() / k;
-  int64_t n = linear.getWeight().getType().getDimSize(1);
-  auto pro = linear.getNormWeight() ? kn::LinearPrologue::RMS_NORM : kn::LinearPrologue::NONE;
-  return in.getElementType().isBF16() && m <= kMaxKernelRows &&
-         kn::linear_small_m_supported(m, n, k, pro, kn::LinearEpilogue::NONE, 0, 0);
+  // bf16 linears go through the kernel-aware lowering, which takes linear_small_m where it
+  // fits and a library GEMM with separate RoPE/SwiGLU/RMSNorm launches where it does not.
+  return in.getElementType().isBF16() && linear.getWeight().getDefiningOp<graph::ConstantOp>();
 }
 
 LogicalResult FunctionLowering::emitKernel(Location loc, StringRef name,
@@ -178,11 +189,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   if (!w)
     return linear.emitError("linear kernel needs a constant weight");
   int64_t n = cast<ShapedType>(w.getType()).getDimSize(1);
-  if (linear.getBias() && linear.getResidual())
-    return linear.emitError("linear kernel takes a bias or a residual, not both");
 
   auto epilogue = kn::LinearEpilogue::NONE;
   std::function<int64_t(int64_t)> rowOf = [](int64_t r) { return r; };
+  int64_t gateStart = 0, upStart = 0;
   Value output = linear.getResult();
   Value cosTable, sinTable;
   int64_t ropeRows = 0, headDim = 0;
@@ -202,10 +212,11 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     if (silu && singleUser(slices[1].getResult()) == silu.getOperation() && 2 * (a.second - a.first) == n &&
         b.second - b.first == a.second - a.first) {
       graph::SliceOp gate = silu.getGate() == slices[0].getResult() ? slices[0] : slices[1];
-      int64_t gateStart = *lastAxisColumns(gate) == a ? a.first : b.first;
-      int64_t upStart = gateStart == a.first ? b.first : a.first;
+      gateStart = *lastAxisColumns(gate) == a ? a.first : b.first;
+      upStart = gateStart == a.first ? b.first : a.first;
       epilogue = kn::LinearEpilogue::SILU_MUL_PAIRS;
-      rowOf = [=](int64_t r) { return (r % 2 ? upStart : gateStart) + r / 2; };
+      int64_t g0 = gateStart, u0 = upStart;
+      rowOf = [=](int64_t r) { return (r % 2 ? u0 : g0) + r / 2; };
       output = silu.getResult();
       absorbed.insert(slices[0]);
       absorbed.insert(slices[1]);
@@ -254,14 +265,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   }
 
   auto prologue = linear.getNormWeight() ? kn::LinearPrologue::RMS_NORM : kn::LinearPrologue::NONE;
-  if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim))
-    return linear.emitError("no linear_small_m configuration for M=")
-           << m << " N=" << n << " K=" << k;
-
   auto x = bufferOf(linear.getInput());
   if (failed(x))
     return failure();
-  Value weight = makeWeight(linear.getWeight().getLoc(), kernelWeight(w, rowOf));
   Value normWeight, bias, residual;
   if (linear.getNormWeight()) {
     auto b = bufferOf(linear.getNormWeight());
@@ -283,14 +289,73 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   }
   Value out = destinationFor(output);
   buffers[output] = out;
-  for (HeadChain &c : chains) {
-    Value head = c.rope ? c.rope.getResult() : c.transpose.getResult();
-    fusedColumns[head] = {out, n, c.begin, (bool)c.rope};
-    for (Operation *op : {c.slice.getOperation(), c.reshape.getOperation(),
-                          c.transpose.getOperation(), c.rope.getOperation()})
-      if (op)
-        absorbed.insert(op);
+  auto absorbChains = [&](Value qkv) {
+    for (HeadChain &c : chains) {
+      Value head = c.rope ? c.rope.getResult() : c.transpose.getResult();
+      fusedColumns[head] = {qkv, n, c.begin, (bool)c.rope};
+      for (Operation *op : {c.slice.getOperation(), c.reshape.getOperation(),
+                            c.transpose.getOperation(), c.rope.getOperation()})
+        if (op)
+          absorbed.insert(op);
+    }
+  };
+  if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim)) {
+    // Too many rows for the streaming kernel: a library GEMM with the fused ops as their own
+    // small launches around it (normalization before; RoPE in place or SwiGLU after).
+    Value input = *x;
+    if (normWeight) {
+      if (!kn::rms_norm_supported(m, k))
+        return linear.emitError("no rms_norm configuration for D=") << k;
+      input = launch::AllocOp::create(builder, linear.getLoc(),
+                                      MemRefType::get({m, k}, inType.getElementType()),
+                                      IntegerAttr());
+      float eps = linear.getNormEpsilon()->convertToFloat();
+      kn::LaunchParams lp = kn::rms_norm_launch(m, k);
+      if (failed(emitKernel(linear.getLoc(), "rms_norm",
+                            {intParam(builder, m), intParam(builder, k),
+                             strParam(builder, std::to_string(floatBits(eps)) + "u")},
+                            {*x, normWeight, input}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                            {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2})))
+        return failure();
+    }
+    bool silu = epilogue == kn::LinearEpilogue::SILU_MUL_PAIRS;
+    DenseElementsAttr gemmWeight = w;
+    if (silu) {
+      int64_t half = n / 2, g0 = gateStart, u0 = upStart;
+      gemmWeight = permuteColumns(w, [=](int64_t c) { return c < half ? g0 + c : u0 + c - half; });
+    }
+    Value product = silu ? launch::AllocOp::create(builder, linear.getLoc(),
+                                                   MemRefType::get({m, n}, outType), IntegerAttr())
+                         : out;
+    launch::GemmOp::create(builder, linear.getLoc(), input,
+                           makeWeight(linear.getWeight().getLoc(), gemmWeight), bias, residual,
+                           product, builder.getI64IntegerAttr(m), builder.getI64IntegerAttr(n),
+                           builder.getI64IntegerAttr(k), builder.getStringAttr("native"));
+    if (silu) {
+      if (!kn::silu_mul_supported(m, n / 2))
+        return linear.emitError("no silu_mul configuration for N=") << n / 2;
+      kn::LaunchParams lp = kn::silu_mul_launch(m, n / 2);
+      return emitKernel(output.getLoc(), "silu_mul", {intParam(builder, m), intParam(builder, n / 2)},
+                        {product, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                        {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {1});
+    }
+    if (epilogue == kn::LinearEpilogue::ROPE_PAIRS) {
+      absorbChains(out);
+      if (!kn::rope_rows_supported(m, n, ropeRows, headDim))
+        return linear.emitError("no rope_rows configuration");
+      kn::LaunchParams lp = kn::rope_rows_launch(m, ropeRows);
+      return emitKernel(chains[0].rope.getLoc(), "rope_rows",
+                        {intParam(builder, m), intParam(builder, n), intParam(builder, ropeRows),
+                         intParam(builder, headDim)},
+                        {cosTable, sinTable, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                        {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
+    }
+    return success();
   }
+  if (linear.getBias() && linear.getResidual())
+    return linear.emitError("linear kernel takes a bias or a residual, not both");
+  Value weight = makeWeight(linear.getWeight().getLoc(), kernelWeight(w, rowOf));
+  absorbChains(out);
 
   static const char *const prologueNames[] = {"sinter::kernels::LinearPrologue::NONE",
                                               "sinter::kernels::LinearPrologue::RMS_NORM"};

@@ -249,6 +249,33 @@ SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D) {
           attention_prefill_shared_bytes(S, D)};
 }
 
+// =============================================================================================
+// rope_rows<M, ROW_STRIDE, ROPE_COLS, HEAD_DIM>(const bf16 *cos, const bf16 *sin, bf16 *qkv)
+//   cos, sin [M, HEAD_DIM] (row m for token m); qkv [M, ROW_STRIDE], rotated in place on its
+//   first ROPE_COLS columns (heads of HEAD_DIM). grid (M), block min(256, round_up(ROPE_COLS/2,
+//   32)), no shared memory.
+// =============================================================================================
+SINTER_LP_FN bool rope_rows_supported(int M, int row_stride, int rope_cols, int head_dim) {
+  return M >= 1 && head_dim >= 2 && head_dim % 2 == 0 && rope_cols >= head_dim &&
+         rope_cols % head_dim == 0 && rope_cols <= row_stride;
+}
+SINTER_LP_FN int rope_rows_threads(int rope_cols) { return min_int(256, round_up(rope_cols / 2, 32)); }
+SINTER_LP_FN LaunchParams rope_rows_launch(int M, int rope_cols) {
+  return {{uint32_t(M), 1u, 1u}, {uint32_t(rope_rows_threads(rope_cols)), 1u, 1u}, 0u};
+}
+
+// =============================================================================================
+// silu_mul<M, N>(const bf16 *gate_up, bf16 *out)
+//   gate_up [M, 2N] (gate columns first), out [M, N] = bf16(silu(gate)) * up. Requires
+//   N % 8 == 0. grid (ceil(M * N / 8 / 256)), block 256, no shared memory.
+// =============================================================================================
+constexpr int kSiluMulThreads = 256;
+SINTER_LP_FN bool silu_mul_supported(int M, int N) { return M >= 1 && N >= 8 && N % 8 == 0; }
+SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
+  return {{uint32_t(ceil_div(M * (N / 8), kSiluMulThreads)), 1u, 1u},
+          {uint32_t(kSiluMulThreads), 1u, 1u}, 0u};
+}
+
 } // namespace sinter::kernels
 
 #endif // SINTER_KERNELS_LAUNCH_PARAMS_H
