@@ -81,6 +81,9 @@ def parse_args(argv=None):
                    help="keep the exporter's per-node pkg.torch.onnx.stack_trace metadata (holds "
                         "local file paths, so it is stripped by default to keep files identical "
                         "across machines; namespace/name_scopes/fx_node metadata is kept)")
+    p.add_argument("--dynamic-seq", action="store_true",
+                   help="export the sequence dimension of input_ids/attention_mask as dynamic "
+                        "(the compiler then takes the length from --shape); default static")
     p.add_argument("--out", required=True, help="output path, PATH.onnx")
     return p.parse_args(argv)
 
@@ -306,10 +309,14 @@ def dump_onnx(model_proto, path, max_vals=8):
 
 def export_once(wrapper, ids, mask, a):
     import torch
+    kw = {}
+    if getattr(a, "dynamic_seq", False):
+        seq = torch.export.Dim("seq", min=2, max=4096)
+        kw["dynamic_shapes"] = {"input_ids": {1: seq}, "attention_mask": {1: seq}}
     prog = torch.onnx.export(
         wrapper, (ids, mask), dynamo=True, opset_version=a.opset,
         input_names=["input_ids", "attention_mask"], output_names=["logits"],
-        external_data=False, optimize=True, verbose=False)
+        external_data=False, optimize=True, verbose=False, **kw)
     return prog
 
 

@@ -57,6 +57,67 @@ OpFoldResult EqualOp::fold(FoldAdaptor a) {
                     [](int64_t x, int64_t y) { return int64_t(x == y); });
 }
 
+OpFoldResult LessOrEqualOp::fold(FoldAdaptor a) {
+  return foldBinary(a.getLhs(), a.getRhs(), getType(),
+                    [](double x, double y) { return double(x <= y); },
+                    [](int64_t x, int64_t y) { return int64_t(x <= y); });
+}
+OpFoldResult MaxOp::fold(FoldAdaptor a) {
+  return foldBinary(a.getLhs(), a.getRhs(), getType(),
+                    [](double x, double y) { return std::max(x, y); },
+                    [](int64_t x, int64_t y) { return std::max(x, y); });
+}
+// Computed in the operand's precision, as the exported model would (the tables of RoPE).
+OpFoldResult CosOp::fold(FoldAdaptor a) {
+  bool f32 = getType().getElementType().isF32();
+  return foldUnary(a.getInput(), getType(), [f32](double x) {
+    return f32 ? (double)std::cos((float)x) : std::cos(x);
+  });
+}
+OpFoldResult SinOp::fold(FoldAdaptor a) {
+  bool f32 = getType().getElementType().isF32();
+  return foldUnary(a.getInput(), getType(), [f32](double x) {
+    return f32 ? (double)std::sin((float)x) : std::sin(x);
+  });
+}
+
+// Small products of constants (position x frequency tables of RoPE in dynamic-length
+// exports); accumulated in double, rounded once to the result type.
+OpFoldResult MatMulOp::fold(FoldAdaptor a) {
+  auto lhs = readValues(a.getLhs()), rhs = readValues(a.getRhs());
+  if (!lhs || !rhs || getType().getNumElements() > kMaxFoldElements)
+    return {};
+  SmallVector<int64_t> ls(getLhs().getType().getShape()), rs(getRhs().getType().getShape());
+  if (ls.size() < 2 || rs.size() < 2)
+    return {};
+  int64_t m = ls[ls.size() - 2], k = ls.back(), n = rs.back();
+  if (k * getType().getNumElements() > kMaxFoldElements)
+    return {};
+  auto outShape = getType().getShape();
+  SmallVector<int64_t> batch(outShape.drop_back(2));
+  SmallVector<int64_t> lb(ArrayRef<int64_t>(ls).drop_back(2)), rb(ArrayRef<int64_t>(rs).drop_back(2));
+  int64_t batches = 1;
+  for (int64_t d : batch)
+    batches *= d;
+  HostValues out;
+  out.isFloat = lhs->isFloat || rhs->isFloat;
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t lbase = (lb.empty() ? 0 : broadcastSourceIndex(b, batch, lb)) * m * k;
+    int64_t rbase = (rb.empty() ? 0 : broadcastSourceIndex(b, batch, rb)) * k * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += lhs->asDouble(lbase + i * k + p) * rhs->asDouble(rbase + p * n + j);
+        if (out.isFloat)
+          out.floats.push_back(acc);
+        else
+          out.ints.push_back((int64_t)acc);
+      }
+  }
+  return makeElements(getType(), out);
+}
+
 OpFoldResult SqrtOp::fold(FoldAdaptor a) {
   return foldUnary(a.getInput(), getType(), [](double x) { return std::sqrt(x); });
 }

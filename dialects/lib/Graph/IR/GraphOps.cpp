@@ -112,6 +112,8 @@ LogicalResult MulOp::verify() { return verifyBroadcastBinary(*this, true); }
 LogicalResult DivOp::verify() { return verifyBroadcastBinary(*this, true); }
 LogicalResult AndOp::verify() { return verifyBroadcastBinary(*this, true); }
 LogicalResult EqualOp::verify() { return verifyBroadcastBinary(*this, false); }
+LogicalResult LessOrEqualOp::verify() { return verifyBroadcastBinary(*this, false); }
+LogicalResult MaxOp::verify() { return verifyBroadcastBinary(*this, true); }
 
 LogicalResult PowOp::verify() {
   auto lhs = cast<RankedTensorType>(getLhs().getType());
@@ -135,6 +137,8 @@ LogicalResult SqrtOp::verify() { return verifyUnary(*this, true); }
 LogicalResult ReciprocalOp::verify() { return verifyUnary(*this, true); }
 LogicalResult NegOp::verify() { return verifyUnary(*this, true); }
 LogicalResult SigmoidOp::verify() { return verifyUnary(*this, true); }
+LogicalResult CosOp::verify() { return verifyUnary(*this, true); }
+LogicalResult SinOp::verify() { return verifyUnary(*this, true); }
 LogicalResult IsNaNOp::verify() { return verifyUnary(*this, false); }
 LogicalResult CastOp::verify() { return verifyUnary(*this, false); }
 

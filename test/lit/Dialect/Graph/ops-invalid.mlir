@@ -341,3 +341,27 @@ func.func @linear_epsilon_alone(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> ten
   %0 = sinter.linear %x, %w {norm_epsilon = 1.0e-5 : f32} : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+func.func @less_or_equal_result(%a: tensor<3xi64>, %b: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error @+1 {{result #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %le = sinter.less_or_equal %a, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  return %le : tensor<3xi64>
+}
+
+// -----
+
+func.func @max_types(%a: tensor<3xi64>, %b: tensor<3xi32>) -> tensor<3xi64> {
+  // expected-error @+1 {{operand element types differ}}
+  %m = sinter.max %a, %b : (tensor<3xi64>, tensor<3xi32>) -> tensor<3xi64>
+  return %m : tensor<3xi64>
+}
+
+// -----
+
+func.func @cos_int(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of bfloat16 type or 16-bit float or 32-bit float or 64-bit float values}}
+  %c = sinter.cos %a : (tensor<3xi64>) -> tensor<3xi64>
+  return %c : tensor<3xi64>
+}

@@ -53,6 +53,12 @@ def Graph_AndOp : Graph_BinaryOp<"and", Graph_BoolTensor, Graph_BoolTensor, [Com
 def Graph_EqualOp : Graph_BinaryOp<"equal", Graph_Tensor, Graph_BoolTensor, [Commutative]> {
   let summary = "Elementwise equality, giving i1";
 }
+def Graph_LessOrEqualOp : Graph_BinaryOp<"less_or_equal", Graph_Tensor, Graph_BoolTensor> {
+  let summary = "Elementwise lhs <= rhs, giving i1";
+}
+def Graph_MaxOp : Graph_BinaryOp<"max", Graph_Tensor, Graph_Tensor, [Commutative]> {
+  let summary = "Elementwise maximum of two operands";
+}
 
 class Graph_UnaryOp<string mnemonic, Type operandType, Type resultType,
                     list<Trait> traits = []>
@@ -75,6 +81,12 @@ def Graph_NegOp : Graph_UnaryOp<"neg", Graph_Tensor, Graph_Tensor> {
 }
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", Graph_FloatTensor, Graph_FloatTensor> {
   let summary = "Elementwise logistic function";
+}
+def Graph_CosOp : Graph_UnaryOp<"cos", Graph_FloatTensor, Graph_FloatTensor> {
+  let summary = "Elementwise cosine";
+}
+def Graph_SinOp : Graph_UnaryOp<"sin", Graph_FloatTensor, Graph_FloatTensor> {
+  let summary = "Elementwise sine";
 }
 def Graph_IsNaNOp : Graph_UnaryOp<"is_nan", Graph_FloatTensor, Graph_BoolTensor> {
   let summary = "Elementwise NaN test";
@@ -102,6 +114,7 @@ def Graph_MatMulOp : Graph_Op<"matmul"> {
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_GemmOp : Graph_Op<"gemm"> {
