@@ -278,8 +278,7 @@ int main(int argc, char **argv) {
   runOptions.allow_new_values = allowNewWeights;
   if (runWeights.empty()) {
     std::string json, error;
-    if (sinter::readInspectJson(runPath, json, error) &&
-        json.find("\"weights\": \"external\"") != std::string::npos)
+    if (sinter::readInspectJson(runPath, json, error) && sinter::describesExternalWeights(json))
       runOptions.weights = sinter::weightsPathFor(runPath);
   }
   return sinterRunCommand(runPath, runOptions, std::cout, std::cerr);

@@ -40,6 +40,9 @@ private:
   mlir::LogicalResult lowerGather(graph::GatherOp gather);
   mlir::LogicalResult lowerAttention(graph::FusedAttentionOp attention);
   mlir::LogicalResult lowerRmsNorm(graph::RMSNormalizationOp norm);
+  /// out[m, :] = RMS-normalized x[m, :] times weight: the rms_norm kernel launch.
+  mlir::LogicalResult emitRmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
+                                  mlir::Value out, int64_t m, int64_t d, float eps);
   mlir::LogicalResult emitKernel(mlir::Location loc, llvm::StringRef name,
                                  llvm::ArrayRef<mlir::Attribute> params,
                                  llvm::ArrayRef<mlir::Value> args,

@@ -309,13 +309,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       input = launch::AllocOp::create(builder, linear.getLoc(),
                                       MemRefType::get({m, k}, inType.getElementType()),
                                       IntegerAttr());
-      float eps = linear.getNormEpsilon()->convertToFloat();
-      kn::LaunchParams lp = kn::rms_norm_launch(m, k);
-      if (failed(emitKernel(linear.getLoc(), "rms_norm",
-                            {intParam(builder, m), intParam(builder, k),
-                             strParam(builder, std::to_string(floatBits(eps)) + "u")},
-                            {*x, normWeight, input}, {lp.grid.x, lp.grid.y, lp.grid.z},
-                            {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2})))
+      if (failed(emitRmsNorm(linear.getLoc(), *x, normWeight, input, m, k,
+                             linear.getNormEpsilon()->convertToFloat())))
         return failure();
     }
     bool silu = epilogue == kn::LinearEpilogue::SILU_MUL_PAIRS;
@@ -469,10 +464,15 @@ LogicalResult FunctionLowering::lowerRmsNorm(graph::RMSNormalizationOp norm) {
     return failure();
   Value out = destinationFor(norm.getResult());
   buffers[norm.getResult()] = out;
+  return emitRmsNorm(norm.getLoc(), *x, *w, out, m, d, norm.getEpsilon().convertToFloat());
+}
+
+LogicalResult FunctionLowering::emitRmsNorm(Location loc, Value x, Value weight, Value out,
+                                            int64_t m, int64_t d, float eps) {
   kn::LaunchParams lp = kn::rms_norm_launch(m, d);
-  return emitKernel(norm.getLoc(), "rms_norm",
+  return emitKernel(loc, "rms_norm",
                     {intParam(builder, m), intParam(builder, d),
-                     strParam(builder, std::to_string(floatBits(norm.getEpsilon().convertToFloat())) + "u")},
-                    {*x, *w, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                     strParam(builder, std::to_string(floatBits(eps)) + "u")},
+                    {x, weight, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
 }

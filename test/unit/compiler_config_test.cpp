@@ -115,4 +115,12 @@ TEST(Inspect, ReportsCorruptDescriptions) {
   EXPECT_NE(report.find("launches: 0"), std::string::npos) << report;
 }
 
+TEST(Inspect, TellsExternalWeights) {
+  EXPECT_TRUE(sinter::describesExternalWeights(R"({"weights": "external"})"));
+  EXPECT_TRUE(sinter::describesExternalWeights("{\n  \"weights\":\"external\"\n}"));
+  EXPECT_FALSE(sinter::describesExternalWeights(R"({"weights": "embedded"})"));
+  EXPECT_FALSE(sinter::describesExternalWeights(R"({"model": "weights: external"})"));
+  EXPECT_FALSE(sinter::describesExternalWeights("not json"));
+}
+
 } // namespace

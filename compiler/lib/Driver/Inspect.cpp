@@ -63,6 +63,16 @@ static std::string str(const llvm::json::Value *v) {
   return s;
 }
 
+bool describesExternalWeights(const std::string &text) {
+  auto parsed = llvm::json::parse(text);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  return root && root->getString("weights") == llvm::StringRef("external");
+}
+
 bool formatInspectReport(const std::string &text, std::string &report, std::string &error) {
   auto parsed = llvm::json::parse(text);
   if (!parsed) {

@@ -9,6 +9,9 @@ namespace sinter {
 /// without loading (and so without running any code of) the library.
 bool readInspectJson(const std::string &soPath, std::string &json, std::string &error);
 
+/// Whether the description says the weights live outside the library (--weights=external).
+bool describesExternalWeights(const std::string &json);
+
 /// Renders the description as a human-readable report.
 bool formatInspectReport(const std::string &json, std::string &report, std::string &error);
 
