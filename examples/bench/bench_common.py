@@ -55,6 +55,16 @@ def copy_bandwidth(torch):
     return 2 * n / (ms * 1e-3)
 
 
+def save_results(out_dir, name, table, data):
+    """Writes OUT_DIR/NAME.md (the markdown table) and OUT_DIR/NAME.json (the raw numbers)."""
+    import json
+    import os
+    with open(os.path.join(out_dir, name + ".md"), "w") as f:
+        f.write(table + "\n")
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        json.dump(data, f, indent=1)
+
+
 def rel_err(out, ref, torch):
     """Relative L2 error of `out` against `ref`, computed in float64."""
     return (torch.linalg.vector_norm((out.float() - ref).double()) /

@@ -25,7 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from bench_common import copy_bandwidth, profile_kernels, rel_err, time_calls  # noqa: E402
+from bench_common import (copy_bandwidth, profile_kernels, rel_err, save_results,  # noqa: E402
+                          time_calls)
 
 
 def parse_args():
@@ -184,10 +185,7 @@ def main():
               "opset": a.opset, "compile_seconds": compile_s, "weight_bytes": weight_bytes,
               "copy_bytes_per_s": bandwidth, "floor_ms": floor_ms, "numerics": numerics,
               "systems": systems, "launches": len(desc["launches"])}
-    with open(os.path.join(a.out_dir, "llama_layer.md"), "w") as f:
-        f.write(table + "\n")
-    with open(os.path.join(a.out_dir, "llama_layer.json"), "w") as f:
-        json.dump(result, f, indent=1)
+    save_results(a.out_dir, "llama_layer", table, result)
     for c in contexts.values():
         c.close()
     sm.close()

@@ -15,7 +15,6 @@ PyTorch profiler for every system, Sinter included. Prints one table and writes 
 the raw numbers, to OUT_DIR/lora_mlp.md and OUT_DIR/lora_mlp.json.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -25,7 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from bench_common import copy_bandwidth, profile_kernels, rel_err, time_calls  # noqa: E402
+from bench_common import (copy_bandwidth, profile_kernels, rel_err, save_results,  # noqa: E402
+                          time_calls)
 
 STRICT_BOUND = 1e-5
 TF32_BOUND = 5e-3
@@ -177,10 +177,7 @@ def main():
     table = "\n".join(lines)
     print()
     print(table)
-    with open(os.path.join(a.out_dir, "lora_mlp.md"), "w") as f:
-        f.write(table + "\n")
-    with open(os.path.join(a.out_dir, "lora_mlp.json"), "w") as f:
-        json.dump(results, f, indent=1)
+    save_results(a.out_dir, "lora_mlp", table, results)
     for c in contexts.values():
         c.close()
     for m in sinter_models.values():
