@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -30,7 +31,8 @@
 namespace {
 
 struct CompileArgs {
-  std::string model, output, compileTo = "binary", configFile, target, precision, weights;
+  std::vector<std::string> models;
+  std::string output, compileTo = "binary", configFile, target, precision, weights;
   std::vector<std::string> shapes;
   bool noMergeLora = false, timing = false;
 };
@@ -116,6 +118,40 @@ int printModule(mlir::ModuleOp module, const std::string &output) {
   return writeText(output, text);
 }
 
+struct EntrySource {
+  std::string name, path;
+};
+
+bool isEntryName(llvm::StringRef s) {
+  if (s.empty() || !(llvm::isAlpha(s[0]) || s[0] == '_'))
+    return false;
+  return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// MODEL or NAME=MODEL arguments: one entry point each ("main" for a bare path).
+bool parseEntries(const std::vector<std::string> &models, std::vector<EntrySource> &entries,
+                  std::string &error) {
+  for (const std::string &m : models) {
+    size_t eq = m.find('=');
+    EntrySource entry{"main", m};
+    if (eq != std::string::npos && isEntryName(llvm::StringRef(m).take_front(eq)))
+      entry = {m.substr(0, eq), m.substr(eq + 1)};
+    if (entry.path.empty()) {
+      error = "entry '" + entry.name + "' names no model file";
+      return false;
+    }
+    for (const EntrySource &seen : entries)
+      if (seen.name == entry.name) {
+        error = models.size() > 1 && entry.name == "main"
+                    ? "several models need an entry name each: NAME=MODEL.onnx"
+                    : "entry '" + entry.name + "' is given twice";
+        return false;
+      }
+    entries.push_back(entry);
+  }
+  return true;
+}
+
 int runCompile(const CompileArgs &args) {
   auto phase = sinter::parsePhase(args.compileTo);
   if (!phase)
@@ -154,15 +190,31 @@ int runCompile(const CompileArgs &args) {
   if (*phase == sinter::Phase::Binary && args.output.empty())
     return userError("compiling to a binary needs -o OUT.so");
 
+  std::vector<EntrySource> entries;
+  if (!parseEntries(args.models, entries, error))
+    return userError(error);
+
   mlir::MLIRContext context;
   context.loadDialect<sinter::graph::GraphDialect, sinter::launch::LaunchDialect,
                       mlir::func::FuncDialect, mlir::memref::MemRefDialect>();
   PhaseTimer timer(args.timing);
   sinter::ImportOptions importOptions;
   importOptions.inputShapes = config.shapes;
-  auto module = sinter::importOnnxFile(context, args.model, importOptions, error);
-  if (!module)
-    return userError(error);
+  // Every entry point becomes one function of the module, named after the entry.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  for (const EntrySource &entry : entries) {
+    auto imported = sinter::importOnnxFile(context, entry.path, importOptions, error);
+    if (!imported)
+      return userError(error);
+    auto func = *imported->getOps<mlir::func::FuncOp>().begin();
+    func.setName(entry.name);
+    if (!module) {
+      module = std::move(imported);
+      continue;
+    }
+    func->remove();
+    module->push_back(func);
+  }
   timer.done("import");
   if (*phase == sinter::Phase::Import)
     return printModule(*module, args.output);
@@ -176,7 +228,11 @@ int runCompile(const CompileArgs &args) {
   }
 
   sinter::EmittedProgram program;
-  std::string modelName = llvm::sys::path::filename(args.model).str();
+  std::string modelName;
+  for (const EntrySource &entry : entries)
+    modelName += (modelName.empty() ? "" : ", ") +
+                 (entries.size() > 1 ? entry.name + "=" : std::string()) +
+                 llvm::sys::path::filename(entry.path).str();
   if (failed(sinter::emitProgram(*module, target, modelName, config.weights == "external",
                                  program)))
     return userError("the source phase failed (see above)");
@@ -213,7 +269,11 @@ int main(int argc, char **argv) {
 
   CompileArgs compile;
   auto *compileCmd = app.add_subcommand("compile", "Compile an ONNX model to a shared library");
-  compileCmd->add_option("model", compile.model, "The ONNX model file (external data beside it)")->required();
+  compileCmd->add_option("model", compile.models,
+                         "The ONNX model file (external data beside it), or several as "
+                         "NAME=FILE: one entry point each in one library, sharing weights and "
+                         "state (e.g. prefill=p.onnx decode=d.onnx)")
+      ->required();
   compileCmd->add_option("-o,--output", compile.output,
                          "Output: the .so for --compile-to=binary; the IR or source file otherwise (default stdout)");
   compileCmd->add_option("--compile-to", compile.compileTo,
@@ -238,7 +298,7 @@ int main(int argc, char **argv) {
   inspectCmd->add_option("model", inspectPath, "The compiled .so")->required();
   inspectCmd->add_flag("--json", inspectJson, "Print the description as JSON");
 
-  std::string runPath, runMode = "direct", runWeights;
+  std::string runPath, runMode = "direct", runWeights, runEntry;
   bool allowNewWeights = false;
   int iterations = 100, warmup = 10;
   bool profile = false;
@@ -253,6 +313,8 @@ int main(int argc, char **argv) {
                      "(default: MODEL.safetensors beside it when the model needs one)");
   runCmd->add_flag("--allow-new-weights", allowNewWeights,
                    "Accept a weights file whose values differ from the compiled ones (same names, dtypes, shapes)");
+  runCmd->add_option("--entry", runEntry,
+                     "Entry point to run and time, by name (default: the first, what sinter_run runs)");
 
   try {
     app.parse(argc, argv);
@@ -276,6 +338,7 @@ int main(int argc, char **argv) {
   runOptions.profile = profile;
   runOptions.weights = runWeights;
   runOptions.allow_new_values = allowNewWeights;
+  runOptions.entry = runEntry;
   if (runWeights.empty()) {
     std::string json, error;
     if (sinter::readInspectJson(runPath, json, error) && sinter::describesExternalWeights(json))

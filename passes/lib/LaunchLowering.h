@@ -10,8 +10,24 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cstring>
+#include <string>
 
 namespace sinter {
+
+/// Kernel template parameters and small queries shared by the lowering files.
+inline mlir::Attribute intParam(mlir::Builder &b, int64_t v) { return b.getI64IntegerAttr(v); }
+inline mlir::Attribute strParam(mlir::Builder &b, llvm::StringRef s) { return b.getStringAttr(s); }
+inline uint32_t floatBits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
+}
+inline mlir::Operation *singleUser(mlir::Value v) {
+  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+}
 
 /// Where a slice of a fused QKV projection's output lives: the projection's buffer and the
 /// first column of the slice.
@@ -22,13 +38,26 @@ struct FusedColumns {
   bool roped = false;
 };
 
+/// The weight blob, shared by every function of the module: entry points of one model
+/// (prefill, decode) read one copy of each weight.
+struct WeightTable {
+  struct Entry {
+    std::string name;
+    int64_t offset;
+  };
+  llvm::DenseMap<mlir::Attribute, Entry> byData;
+  int64_t count = 0;
+  int64_t bytes = 0;
+};
+
 class FunctionLowering {
 public:
-  FunctionLowering(mlir::func::FuncOp func, llvm::StringRef precision, int64_t smCount)
-      : func(func), precision(precision), smCount(smCount), builder(func.getContext()) {}
+  FunctionLowering(mlir::func::FuncOp func, llvm::StringRef precision, int64_t smCount,
+                   WeightTable &weights)
+      : func(func), precision(precision), smCount(smCount), weights(weights),
+        builder(func.getContext()) {}
 
   mlir::LogicalResult run();
-  int64_t weightBytes = 0;
 
 private:
   mlir::LogicalResult lowerOp(mlir::Operation *op);
@@ -40,6 +69,12 @@ private:
   mlir::LogicalResult lowerGather(graph::GatherOp gather);
   mlir::LogicalResult lowerAttention(graph::FusedAttentionOp attention);
   mlir::LogicalResult lowerRmsNorm(graph::RMSNormalizationOp norm);
+  /// KV caches (LowerCache.cpp): a write that no decode attention absorbs (prefill), and
+  /// decode attention with the writes of its step.
+  mlir::LogicalResult lowerCacheWrite(graph::CacheWriteOp write);
+  mlir::LogicalResult lowerDecodeAttention(graph::DecodeAttentionOp attention);
+  /// A buffer of the context's state block called `name`.
+  mlir::Value stateBuffer(mlir::Location loc, llvm::StringRef name, mlir::MemRefType type);
   /// out[m, :] = RMS-normalized x[m, :] times weight: the rms_norm kernel launch.
   mlir::LogicalResult emitRmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
                                   mlir::Value out, int64_t m, int64_t d, float eps);
@@ -62,6 +97,7 @@ private:
   mlir::func::FuncOp func;
   llvm::StringRef precision;
   int64_t smCount;
+  WeightTable &weights;
   mlir::OpBuilder builder;
   llvm::DenseMap<mlir::Value, mlir::Value> buffers;
   llvm::DenseMap<mlir::Value, mlir::Value> outputSlots;
@@ -69,8 +105,10 @@ private:
   llvm::DenseSet<mlir::Operation *> absorbed;
   /// Attention operands found inside a fused QKV projection's output.
   llvm::DenseMap<mlir::Value, FusedColumns> fusedColumns;
-  int64_t weightIndex = 0;
+  /// This function's weight ops, by the data they hold.
   llvm::DenseMap<mlir::Attribute, mlir::Value> weightsByData;
+  llvm::StringMap<mlir::Value> states;
+  mlir::Operation *lastState = nullptr;
 };
 
 } // namespace sinter

@@ -15,14 +15,7 @@ namespace kn = sinter::kernels;
 namespace {
 
 
-uint32_t floatBits(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
-}
 
-Attribute intParam(Builder &b, int64_t v) { return b.getI64IntegerAttr(v); }
-Attribute strParam(Builder &b, StringRef s) { return b.getStringAttr(s); }
 
 StringRef cxxType(Type t) {
   if (t.isBF16())
@@ -90,18 +83,18 @@ std::optional<std::pair<int64_t, int64_t>> lastAxisColumns(graph::SliceOp slice)
   return std::make_pair(slice.getStarts()[rank - 1], slice.getEnds()[rank - 1]);
 }
 
-Operation *singleUser(Value v) {
-  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
-}
 
 /// One head-split operand of attention: slice -> reshape [B, S, H, D] -> transpose
-/// [0, 2, 1, 3] (-> rope) -> fused_attention operand `index`.
+/// [0, 2, 1, 3] (-> rope) -> operand `operand` (0 q, 1 k, 2 v) of `attention`, a
+/// fused_attention, or a decode_attention reading it through the cache write of its step.
+/// A prefill also writes k and v to a cache (`cacheWrite`).
 struct HeadChain {
   graph::SliceOp slice;
   graph::ReshapeOp reshape;
   graph::TransposeOp transpose;
   graph::RopeOp rope;
-  graph::FusedAttentionOp attention;
+  Operation *attention = nullptr;
+  graph::CacheWriteOp cacheWrite;
   unsigned operand = 0;
   int64_t begin = 0, end = 0, heads = 0, headDim = 0;
 };
@@ -128,13 +121,35 @@ std::optional<HeadChain> matchHeadChain(graph::SliceOp slice) {
     c.rope = rope;
     head = rope.getResult();
   }
-  if (!head.hasOneUse())
+  auto setAttention = [&](Operation *op, unsigned operand) {
+    if (c.attention && c.attention != op)
+      return false;
+    c.attention = op;
+    c.operand = operand;
+    return true;
+  };
+  for (OpOperand &use : head.getUses()) {
+    Operation *user = use.getOwner();
+    unsigned n = use.getOperandNumber();
+    if (isa<graph::FusedAttentionOp>(user) && n <= 2) {
+      if (!setAttention(user, n))
+        return std::nullopt;
+    } else if (isa<graph::DecodeAttentionOp>(user) && n == 0) {
+      if (!setAttention(user, 0))
+        return std::nullopt;
+    } else if (auto write = dyn_cast<graph::CacheWriteOp>(user); write && n == 1 && !c.cacheWrite) {
+      c.cacheWrite = write;
+      for (OpOperand &read : write.getResult().getUses())
+        if (isa<graph::DecodeAttentionOp>(read.getOwner()) &&
+            (read.getOperandNumber() == 1 || read.getOperandNumber() == 2) &&
+            !setAttention(read.getOwner(), read.getOperandNumber()))
+          return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!c.attention)
     return std::nullopt;
-  OpOperand &use = *head.getUses().begin();
-  c.attention = dyn_cast<graph::FusedAttentionOp>(use.getOwner());
-  if (!c.attention || use.getOperandNumber() > 2)
-    return std::nullopt;
-  c.operand = use.getOperandNumber();
   return c;
 }
 
@@ -246,12 +261,23 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                                 "and k that the fused kernel expects");
       headDim = chains[0].headDim;
       ropeRows = chains[1].end;
-      DenseElementsAttr cosData = ropeTable(chains[0].rope.getCos(), m, headDim);
-      DenseElementsAttr sinData = ropeTable(chains[0].rope.getSin(), m, headDim);
-      if (!cosData || !sinData)
-        return linear.emitError("rope tables must be bf16 constants of ") << m << "x" << headDim;
-      cosTable = makeWeight(chains[0].rope.getLoc(), cosData);
-      sinTable = makeWeight(chains[0].rope.getLoc(), sinData);
+      // Constant tables (a prompt at fixed positions), or the rows a lookup at the cache
+      // position produced (decode).
+      auto table = [&](Value v) -> FailureOr<Value> {
+        if (DenseElementsAttr data = ropeTable(v, m, headDim))
+          return makeWeight(chains[0].rope.getLoc(), data);
+        auto type = cast<RankedTensorType>(v.getType());
+        if (v.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
+            !type.getElementType().isBF16())
+          return linear.emitError("rope tables must be bf16 [") << m << ", " << headDim << "]";
+        return bufferOf(v);
+      };
+      auto cosBuffer = table(chains[0].rope.getCos());
+      auto sinBuffer = table(chains[0].rope.getSin());
+      if (failed(cosBuffer) || failed(sinBuffer))
+        return failure();
+      cosTable = *cosBuffer;
+      sinTable = *sinBuffer;
       epilogue = kn::LinearEpilogue::ROPE_PAIRS;
       int64_t rr = ropeRows, hd = headDim;
       rowOf = [=](int64_t r) { return (int64_t)kn::linear_rope_pairs_row(r, rr, hd); };

@@ -24,42 +24,83 @@ LogicalResult FunctionLowering::run() {
   if (!func.getBody().hasOneBlock())
     return func.emitError("graph functions must have a single block");
   auto oldType = func.getFunctionType();
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  auto stateName = [](DictionaryAttr attrs) {
+    return attrs ? attrs.getAs<StringAttr>("sinter.state") : StringAttr();
+  };
+  // State arguments and results (KV caches) live in the context, not in the I/O.
   SmallVector<Type> argTypes;
-  for (Type t : oldType.getInputs())
-    argTypes.push_back(bufferTypeOf(t));
-  for (Type t : oldType.getResults())
-    argTypes.push_back(bufferTypeOf(t));
+  SmallVector<unsigned> inputArgs, outputResults;
+  for (unsigned i = 0; i < oldType.getNumInputs(); ++i)
+    if (!stateName(func.getArgAttrDict(i))) {
+      inputArgs.push_back(i);
+      argTypes.push_back(bufferTypeOf(oldType.getInput(i)));
+    }
+  for (unsigned i = 0; i < oldType.getNumResults(); ++i)
+    if (!stateName(func.getResultAttrDict(i))) {
+      outputResults.push_back(i);
+      argTypes.push_back(bufferTypeOf(oldType.getResult(i)));
+    }
 
   builder.setInsertionPoint(func);
   auto lowered = func::FuncOp::create(builder, func.getLoc(), func.getName(),
                                       builder.getFunctionType(argTypes, {}));
   Block *entry = lowered.addEntryBlock();
-  unsigned numInputs = oldType.getNumInputs();
-  for (unsigned i = 0; i < numInputs; ++i) {
-    copyArgAttrs(func.getArgAttrDict(i), lowered, i, /*isOutput=*/false);
-    buffers[func.getArgument(i)] = entry->getArgument(i);
+  builder.setInsertionPointToStart(entry);
+  for (auto [slot, i] : llvm::enumerate(inputArgs)) {
+    copyArgAttrs(func.getArgAttrDict(i), lowered, slot, /*isOutput=*/false);
+    buffers[func.getArgument(i)] = entry->getArgument(slot);
   }
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (unsigned i = 0; i < oldType.getNumResults(); ++i) {
-    copyArgAttrs(func.getResultAttrDict(i), lowered, numInputs + i, /*isOutput=*/true);
+  for (unsigned i = 0; i < oldType.getNumInputs(); ++i)
+    if (StringAttr name = stateName(func.getArgAttrDict(i)))
+      buffers[func.getArgument(i)] =
+          stateBuffer(func.getArgument(i).getLoc(), name, bufferTypeOf(oldType.getInput(i)));
+  for (auto [slot, i] : llvm::enumerate(outputResults)) {
+    unsigned argIndex = inputArgs.size() + slot;
+    copyArgAttrs(func.getResultAttrDict(i), lowered, argIndex, /*isOutput=*/true);
     Value produced = ret.getOperand(i);
     if (isa<BlockArgument>(produced) || produced.getDefiningOp<graph::ConstantOp>())
       return ret.emitError("output ") << i << " is an input or a constant; copies are not supported";
     if (outputSlots.count(produced))
       return ret.emitError("output ") << i << " repeats another output";
-    outputSlots[produced] = entry->getArgument(numInputs + i);
+    outputSlots[produced] = entry->getArgument(argIndex);
+  }
+  for (unsigned i = 0; i < oldType.getNumResults(); ++i) {
+    StringAttr name = stateName(func.getResultAttrDict(i));
+    if (!name)
+      continue;
+    auto write = ret.getOperand(i).getDefiningOp<graph::CacheWriteOp>();
+    auto state = write ? dyn_cast<BlockArgument>(write.getState()) : BlockArgument();
+    if (!state || stateName(func.getArgAttrDict(state.getArgNumber())) != name)
+      return ret.emitError("state result ") << i << " ('" << name.getValue()
+                                            << "') is not the update of its own cache";
   }
 
-  builder.setInsertionPointToStart(entry);
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(lowerOp(&op)))
       return failure();
-  for (unsigned i = 0; i < oldType.getNumResults(); ++i)
+  for (unsigned i : outputResults)
     if (!buffers.count(ret.getOperand(i)))
       return ret.emitError("output ") << i << " is not produced by any launch";
   func::ReturnOp::create(builder, ret.getLoc());
   func.erase();
   return success();
+}
+
+Value FunctionLowering::stateBuffer(Location loc, StringRef name, MemRefType type) {
+  if (Value existing = states.lookup(name))
+    return existing;
+  // At the top of the function, in the order first named (arguments first).
+  OpBuilder::InsertionGuard guard(builder);
+  Block *entry = builder.getInsertionBlock();
+  if (lastState)
+    builder.setInsertionPointAfter(lastState);
+  else
+    builder.setInsertionPointToStart(entry);
+  auto state = launch::StateOp::create(builder, loc, type, name, IntegerAttr());
+  lastState = state;
+  states[name] = state;
+  return state;
 }
 
 void FunctionLowering::copyArgAttrs(DictionaryAttr attrs, func::FuncOp lowered, unsigned index,
@@ -80,14 +121,18 @@ Value FunctionLowering::destinationFor(Value result) {
 
 Value FunctionLowering::makeWeight(Location loc, DenseElementsAttr data) {
   // Attributes are uniqued: equal data is one attribute, so a tied embedding and LM head
-  // (re-laid out back to the table's layout) share one copy in the blob.
+  // (re-laid out back to the table's layout) share one copy in the blob, and so do the
+  // entry points of one model.
   if (Value existing = weightsByData.lookup(data))
     return existing;
   auto type = bufferTypeOf(data.getType());
-  std::string name = "w" + std::to_string(weightIndex++);
-  auto weight = launch::WeightOp::create(builder, loc, type, name, data,
-                                         builder.getI64IntegerAttr(weightBytes));
-  weightBytes += llvm::alignTo(launch::bufferBytes(type), kWeightAlignment);
+  auto [it, added] = weights.byData.try_emplace(data);
+  if (added) {
+    it->second = {"w" + std::to_string(weights.count++), weights.bytes};
+    weights.bytes += llvm::alignTo(launch::bufferBytes(type), kWeightAlignment);
+  }
+  auto weight = launch::WeightOp::create(builder, loc, type, it->second.name, data,
+                                         builder.getI64IntegerAttr(it->second.offset));
   weightsByData[data] = weight;
   return weight;
 }
@@ -126,6 +171,10 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
     return lowerAttention(attention);
   if (auto norm = dyn_cast<graph::RMSNormalizationOp>(op))
     return lowerRmsNorm(norm);
+  if (auto write = dyn_cast<graph::CacheWriteOp>(op))
+    return lowerCacheWrite(write);
+  if (auto attention = dyn_cast<graph::DecodeAttentionOp>(op))
+    return lowerDecodeAttention(attention);
   if (auto reshape = dyn_cast<graph::ReshapeOp>(op)) {
     // Views cost nothing; outputs that are views would need a copy.
     if (outputSlots.count(reshape.getResult()))
@@ -177,15 +226,41 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-    int64_t weightBytes = 0;
+    WeightTable weights;
     for (func::FuncOp func : funcs) {
-      FunctionLowering lowering(func, precision, smCount);
+      FunctionLowering lowering(func, precision, smCount, weights);
       if (failed(lowering.run()))
         return signalPassFailure();
-      weightBytes += lowering.weightBytes;
     }
-    module->setAttr("launch.weight_bytes",
-                    IntegerAttr::get(IntegerType::get(&getContext(), 64), weightBytes));
+    auto i64 = IntegerType::get(&getContext(), 64);
+    module->setAttr("launch.weight_bytes", IntegerAttr::get(i64, weights.bytes));
+    if (failed(placeStates(module)))
+      return signalPassFailure();
+  }
+
+  /// One region of the state block per name, in first-use order; every function naming a
+  /// state must agree on its type.
+  LogicalResult placeStates(ModuleOp module) {
+    llvm::StringMap<std::pair<MemRefType, int64_t>> placed;
+    int64_t bytes = 0;
+    WalkResult result = module.walk([&](launch::StateOp state) {
+      MemRefType type = state.getBuffer().getType();
+      auto [it, added] = placed.try_emplace(state.getSymName(), type, bytes);
+      if (added) {
+        bytes += llvm::alignTo(launch::bufferBytes(type), kWeightAlignment);
+      } else if (it->second.first != type) {
+        state.emitError("state '") << state.getSymName() << "' is " << type
+                                   << " here but " << it->second.first << " elsewhere";
+        return WalkResult::interrupt();
+      }
+      state.setOffsetAttr(IntegerAttr::get(IntegerType::get(&getContext(), 64), it->second.second));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return failure();
+    module->setAttr("launch.state_bytes",
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64), bytes));
+    return success();
   }
 };
 } // namespace

@@ -17,6 +17,7 @@ using namespace sinter::graph;
 using sinter::passes::MaskKind;
 using sinter::passes::MaskMeaning;
 using sinter::passes::probeMask;
+using sinter::graph::HostValues;
 
 namespace {
 
@@ -142,12 +143,85 @@ struct MaskCache : RewriterBase::Listener {
   }
 };
 
+/// Whether `mask` ([.., 1, L] after broadcasting) attends exactly keys [0, p] when the
+/// position argument holds p, for every p in [0, L) (all of them up to 256 keys, else the
+/// ends and a spread between).
+bool isPositionBoundMask(Value mask, Value position, int64_t length) {
+  auto maskType = dyn_cast<RankedTensorType>(mask.getType());
+  if (!maskType || maskType.getRank() < 1 || maskType.getShape().back() != length ||
+      maskType.getNumElements() != length)
+    return false;
+  bool boolean = maskType.getElementType().isInteger(1);
+  if (!boolean && !isa<FloatType>(maskType.getElementType()))
+    return false;
+  std::optional<sinter::passes::SliceEvaluator> eval = sinter::passes::SliceEvaluator::build(mask);
+  if (!eval || eval->arguments().size() != 1 || eval->arguments()[0] != position)
+    return false;
+  auto positionType = cast<RankedTensorType>(position.getType());
+  for (int64_t p = 0; p < length; ++p) {
+    bool sampled = length <= 256 || p < 4 || p >= length - 4 || p % (length / 16) == 7;
+    if (!sampled)
+      continue;
+    HostValues at;
+    at.ints = {p};
+    std::optional<HostValues> got =
+        readValues(eval->evaluate({makeElements(positionType, at)}));
+    if (!got || (int64_t)got->size() != length)
+      return false;
+    for (int64_t j = 0; j < length; ++j) {
+      bool attend;
+      if (boolean) {
+        attend = got->ints[j] != 0;
+      } else {
+        double v = got->floats[j];
+        if (v == 0.0)
+          attend = true;
+        else if (v <= -1e4)
+          attend = false;
+        else
+          return false;
+      }
+      if (attend != (j <= p))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// One new query per head over caches the same step wrote: decode_attention, when the mask
+/// attends exactly the keys up to the written position.
+LogicalResult replaceWithDecode(Operation *root, Value q, Value k, Value v, Value mask,
+                                bool alsoCausal, double scale, ArrayRef<Operation *> ops,
+                                PatternRewriter &rewriter) {
+  auto kWrite = k.getDefiningOp<CacheWriteOp>(), vWrite = v.getDefiningOp<CacheWriteOp>();
+  auto qType = tensorType(q);
+  if (!kWrite || !vWrite || kWrite.getPositions() != vWrite.getPositions() ||
+      qType.getDimSize(2) != 1 || alsoCausal || !mask)
+    return rewriter.notifyMatchFailure(root, "keys differ in length from queries, and are not "
+                                             "caches written at the query's position");
+  Value position = kWrite.getPositions();
+  int64_t length = tensorType(k).getDimSize(2);
+  if (tensorType(position).getShape() != ArrayRef<int64_t>{1} ||
+      kWrite.getAxis() != 2 || vWrite.getAxis() != 2 ||
+      !isPositionBoundMask(mask, position, length))
+    return rewriter.notifyMatchFailure(root, "mask is not 'keys up to the cache position'");
+  SmallVector<Location> locs;
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
+  Value decoded = DecodeAttentionOp::create(rewriter, rewriter.getFusedLoc(locs), qType, q, k, v,
+                                            position, rewriter.getF32FloatAttr((float)scale));
+  rewriter.replaceOp(root, decoded);
+  return success();
+}
+
 /// Builds the fused op once q, k, v, scale and the mask are known; fails (leaving the graph
 /// unchanged) when the operands do not fit it or the mask means something else.
 LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value mask,
                                bool alsoCausal, double scale, ArrayRef<Operation *> ops,
                                MaskCache &cache, PatternRewriter &rewriter) {
   auto qType = tensorType(q), kType = tensorType(k);
+  if (qType.getRank() == 4 && kType.getRank() == 4 && kType.getDimSize(2) != qType.getDimSize(2))
+    return replaceWithDecode(root, q, k, v, mask, alsoCausal, scale, ops, rewriter);
   if (kType != tensorType(v) || qType.getRank() != 4 ||
       qType.getElementType() != kType.getElementType() ||
       kType.getDimSize(2) != qType.getDimSize(2) || root->getResult(0).getType() != qType)
@@ -213,8 +287,12 @@ struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
     if (qType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "q is not [B, H, S, D]");
     auto qs = qType.getShape();
-    Value k = matchTransposedKey(kT, qs[0], qs[1], qs[2], qs[3], ops);
-    Value v = matchExpandedKv(op.getRhs(), qs[0], qs[1], qs[2], qs[3], ops);
+    auto kTType = tensorType(kT);
+    if (kTType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "k^T is not [B, H, D, S_kv]");
+    int64_t kvSeq = kTType.getDimSize(3);
+    Value k = matchTransposedKey(kT, qs[0], qs[1], kvSeq, qs[3], ops);
+    Value v = matchExpandedKv(op.getRhs(), qs[0], qs[1], kvSeq, qs[3], ops);
     if (!k || !v)
       return rewriter.notifyMatchFailure(op, "k or v is not a grouped-query expansion");
     return replaceWithFused(op, q, k, v, mask, /*alsoCausal=*/false, scale, ops, cache, rewriter);

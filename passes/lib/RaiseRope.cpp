@@ -46,8 +46,20 @@ Value matchRotateHalf(Value v, SmallVectorImpl<Operation *> &ops) {
   return lo.getInput();
 }
 
+/// A RoPE table operand: a constant, or the row of a constant table at a position argument
+/// (what sinter-tabulate-position makes of the cos/sin of the current cache position).
+bool isTable(Value v) {
+  if (v.getDefiningOp<ConstantOp>())
+    return true;
+  if (auto reshape = v.getDefiningOp<ReshapeOp>())
+    v = reshape.getInput();
+  auto gather = v.getDefiningOp<GatherOp>();
+  return gather && gather.getInput().getDefiningOp<ConstantOp>() &&
+         isa<BlockArgument>(gather.getIndices());
+}
+
 /// x * cos + rotate_half(x) * sin (either order of each commutative op) with constant
-/// tables -> rope(x, cos, sin).
+/// tables (or rows of them) -> rope(x, cos, sin).
 struct RaiseRope : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
@@ -60,12 +72,12 @@ struct RaiseRope : OpRewritePattern<AddOp> {
         SmallVector<Operation *> ops{op, cosMul, sinMul};
         Value x = matchRotateHalf(sinMul->getOperand(sinSide), ops);
         Value sin = sinMul->getOperand(1 - sinSide);
-        if (!x || !sin.getDefiningOp<ConstantOp>())
+        if (!x || !isTable(sin))
           continue;
         Value cos;
         for (int cosSide = 0; cosSide < 2; ++cosSide)
           if (cosMul->getOperand(cosSide) == x &&
-              cosMul->getOperand(1 - cosSide).getDefiningOp<ConstantOp>())
+              isTable(cosMul->getOperand(1 - cosSide)))
             cos = cosMul->getOperand(1 - cosSide);
         auto xType = cast<RankedTensorType>(x.getType());
         if (!cos || xType.getRank() != 4 || op.getType() != xType ||

@@ -73,6 +73,40 @@ bool describesExternalWeights(const std::string &text) {
   return root && root->getString("weights") == llvm::StringRef("external");
 }
 
+/// Inputs, outputs and launches of one entry point.
+static void formatEntry(const llvm::json::Object &entry, llvm::raw_ostream &os) {
+  for (const char *kind : {"inputs", "outputs"})
+    if (const auto *list = entry.getArray(kind))
+      for (const auto &t : *list)
+        if (const auto *o = t.getAsObject())
+          os << (kind[0] == 'i' ? "input  " : "output ") << str(o->get("name")) << " "
+             << str(o->get("dtype")) << " " << str(o->get("shape")) << "\n";
+  const auto *launches = entry.getArray("launches");
+  if (!launches)
+    return;
+  os << "launches: " << launches->size() << "\n";
+  int i = 0;
+  for (const auto &l : *launches) {
+    const auto *o = l.getAsObject();
+    if (!o)
+      continue;
+    if (o->getString("kind") == llvm::StringRef("kernel")) {
+      os << "  #" << i++ << " kernel " << o->getString("kernel").value_or("?") << " grid "
+         << str(o->get("grid")) << " block " << str(o->get("block")) << " smem "
+         << str(o->get("shared_bytes")) << "\n"
+         << "     args " << str(o->get("args")) << "\n"
+         << "     from " << str(o->get("sources")) << "\n";
+      continue;
+    }
+    os << "  #" << i++ << " " << str(o->get("kind")) << " (" << str(o->get("library"))
+       << ") m=" << str(o->get("m")) << " n=" << str(o->get("n")) << " k=" << str(o->get("k"))
+       << " " << str(o->get("dtype")) << " precision=" << str(o->get("precision"))
+       << " epilogue=" << str(o->get("epilogue")) << "\n"
+       << "     out=" << str(o->get("output")) << "\n"
+       << "     from " << str(o->get("sources")) << "\n";
+  }
+}
+
 bool formatInspectReport(const std::string &text, std::string &report, std::string &error) {
   auto parsed = llvm::json::parse(text);
   if (!parsed) {
@@ -87,36 +121,33 @@ bool formatInspectReport(const std::string &text, std::string &report, std::stri
   llvm::raw_string_ostream os(report);
   os << "model: " << str(root->get("model")) << "  target: " << str(root->get("target")) << " ("
      << str(root->get("arch")) << ")  ABI: " << str(root->get("abi_version")) << "\n";
-  for (const char *kind : {"inputs", "outputs"})
-    if (const auto *list = root->getArray(kind))
-      for (const auto &t : *list)
-        if (const auto *o = t.getAsObject())
-          os << (kind[0] == 'i' ? "input  " : "output ") << str(o->get("name")) << " "
-             << str(o->get("dtype")) << " " << str(o->get("shape")) << "\n";
+  // A description without "entries" (older libraries) is one entry at the top level.
+  const llvm::json::Array *entries = root->getArray("entries");
+  llvm::json::Array single;
+  if (!entries || entries->empty()) {
+    single.push_back(llvm::json::Object{{"name", "main"},
+                                        {"inputs", root->get("inputs") ? *root->get("inputs") : nullptr},
+                                        {"outputs", root->get("outputs") ? *root->get("outputs") : nullptr},
+                                        {"launches", root->get("launches") ? *root->get("launches") : nullptr}});
+    entries = &single;
+  }
   os << "weights: " << str(root->get("weights")) << "  arena bytes: " << str(root->get("arena_bytes"))
-     << "  weight bytes: " << str(root->get("weight_bytes")) << "\n";
-  if (const auto *launches = root->getArray("launches")) {
-    os << "launches: " << launches->size() << "\n";
-    int i = 0;
-    for (const auto &l : *launches) {
-      const auto *o = l.getAsObject();
-      if (!o)
-        continue;
-      if (o->getString("kind") == llvm::StringRef("kernel")) {
-        os << "  #" << i++ << " kernel " << o->getString("kernel").value_or("?") << " grid "
-           << str(o->get("grid")) << " block " << str(o->get("block")) << " smem "
-           << str(o->get("shared_bytes")) << "\n"
-           << "     args " << str(o->get("args")) << "\n"
-           << "     from " << str(o->get("sources")) << "\n";
-        continue;
-      }
-      os << "  #" << i++ << " " << str(o->get("kind")) << " (" << str(o->get("library"))
-         << ") m=" << str(o->get("m")) << " n=" << str(o->get("n")) << " k=" << str(o->get("k"))
-         << " " << str(o->get("dtype")) << " precision=" << str(o->get("precision"))
-         << " epilogue=" << str(o->get("epilogue")) << "\n"
-         << "     out=" << str(o->get("output")) << "\n"
-         << "     from " << str(o->get("sources")) << "\n";
-    }
+     << "  weight bytes: " << str(root->get("weight_bytes"));
+  if (root->get("state_bytes"))
+    os << "  state bytes: " << str(root->get("state_bytes"));
+  os << "\n";
+  if (const auto *states = root->getArray("states"))
+    for (const auto &st : *states)
+      if (const auto *o = st.getAsObject())
+        os << "state  " << str(o->get("name")) << " " << str(o->get("dtype")) << " "
+           << str(o->get("shape")) << " at " << str(o->get("offset")) << "\n";
+  for (const auto &e : *entries) {
+    const auto *entry = e.getAsObject();
+    if (!entry)
+      continue;
+    if (entries != &single)
+      os << "entry " << str(entry->get("name")) << ":\n";
+    formatEntry(*entry, os);
   }
   return true;
 }

@@ -39,11 +39,16 @@ LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config
     if (config.mergeLora)
       pm.addPass(createSinterMergeLora());
     pm.addPass(createSinterFuseLinearEpilogue());
-    // Raise the exported decompositions to the fused ops the kernels implement.
+    pm.addPass(createSinterFormCacheState());
+    // Raise the exported decompositions to the fused ops the kernels implement. Attention
+    // first: a decode step's mask is read off its position before the position-only values
+    // that remain (RoPE cos/sin) become tables the RoPE pattern accepts.
     pm.addPass(createSinterRaiseRmsNorm());
-    pm.addPass(createSinterRaiseRope());
     pm.addPass(createSinterRaiseSiluMul());
     pm.addPass(createSinterRaiseAttention());
+    pm.addPass(createCSEPass());
+    pm.addPass(createSinterTabulatePosition());
+    pm.addPass(createSinterRaiseRope());
     pm.addPass(createSinterFoldConstants());
     pm.addPass(createCSEPass());
     // Launch-shaping fusions last, once the graph holds only the ops they combine.

@@ -84,6 +84,20 @@ struct BufferRef {
   int64_t offset = 0;
 };
 
+/// One entry point: a function of the launch module.
+struct Entry {
+  func::FuncOp func;
+  std::string name;
+  std::vector<std::pair<std::string, MemRefType>> inputs, outputs;
+  std::vector<Operation *> launches;
+};
+
+struct StateInfo {
+  std::string name;
+  MemRefType type;
+  int64_t offset;
+};
+
 class ProgramEmitter {
 public:
   ProgramEmitter(ModuleOp module, const Target &target, const std::string &modelName,
@@ -92,18 +106,26 @@ public:
 
   LogicalResult run() {
     auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
-    if (funcs.size() != 1)
-      return module.emitError("the launch module must hold exactly one function");
-    func = funcs.front();
-    if (failed(collectIo()) || failed(collectWeights()) || failed(collectLaunches()))
-      return failure();
+    if (funcs.empty())
+      return module.emitError("the launch module holds no function");
+    for (func::FuncOp func : funcs) {
+      Entry &entry = entries.emplace_back();
+      entry.func = func;
+      entry.name = func.getName().str();
+      if (failed(collectIo(entry)) || failed(collectWeights(func)) || failed(collectStates(func)) ||
+          failed(collectLaunches(entry)))
+        return failure();
+    }
+    out.weights.resize(llvm::alignTo(out.weights.size(), kWeightAlignment), 0);
     writeJson();
     writeSource();
     return success();
   }
 
 private:
-  LogicalResult collectIo() {
+  LogicalResult collectIo(Entry &entry) {
+    func::FuncOp func = entry.func;
+    auto &inputs = entry.inputs, &outputs = entry.outputs;
     for (BlockArgument arg : func.getArguments()) {
       auto type = cast<MemRefType>(arg.getType());
       if (!dtypeEnum(type.getElementType()) || type.getRank() > 8)
@@ -118,12 +140,20 @@ private:
     return success();
   }
 
-  LogicalResult collectWeights() {
+  LogicalResult collectWeights(func::FuncOp func) {
     for (auto weight : func.getOps<launch::WeightOp>()) {
       auto dense = dyn_cast<DenseElementsAttr>(weight.getValue());
       if (!dense || !weight.getOffset())
         return weight.emitError("weight needs dense data and an offset");
       int64_t offset = (int64_t)*weight.getOffset();
+      // Entry points share weights: the second function naming one reuses its bytes.
+      if (auto it = weightOffsets.find(weight.getSymName()); it != weightOffsets.end()) {
+        if (it->second != offset)
+          return weight.emitError("weight '") << weight.getSymName() << "' has two offsets";
+        refs[weight] = BufferRef{"SINTER_BUFFER_WEIGHTS", 0, offset};
+        continue;
+      }
+      weightOffsets[weight.getSymName()] = offset;
       int64_t bytes = launch::bufferBytes(weight.getBuffer().getType());
       std::string data;
       if (dense.getElementType().isInteger(1)) {
@@ -148,7 +178,6 @@ private:
       out.weights += data;
       refs[weight] = BufferRef{"SINTER_BUFFER_WEIGHTS", 0, offset};
     }
-    out.weights.resize(llvm::alignTo(out.weights.size(), kWeightAlignment), 0);
     for (auto alloc : func.getOps<launch::AllocOp>()) {
       if (!alloc.getOffset())
         return alloc.emitError("buffer has no arena offset");
@@ -157,13 +186,26 @@ private:
     return success();
   }
 
-  LogicalResult collectLaunches() {
-    for (Operation &op : func.getBody().front()) {
-      if (isa<launch::WeightOp, launch::AllocOp, func::ReturnOp>(op))
+  LogicalResult collectStates(func::FuncOp func) {
+    for (auto state : func.getOps<launch::StateOp>()) {
+      if (!state.getOffset())
+        return state.emitError("state has no offset");
+      int64_t offset = (int64_t)*state.getOffset();
+      refs[state] = BufferRef{"SINTER_BUFFER_STATE", 0, offset};
+      if (llvm::any_of(states, [&](const StateInfo &s) { return s.name == state.getSymName(); }))
+        continue;
+      states.push_back({state.getSymName().str(), state.getBuffer().getType(), offset});
+    }
+    return success();
+  }
+
+  LogicalResult collectLaunches(Entry &entry) {
+    for (Operation &op : entry.func.getBody().front()) {
+      if (isa<launch::WeightOp, launch::AllocOp, launch::StateOp, func::ReturnOp>(op))
         continue;
       if (!isa<launch::GemmOp, launch::KernelOp>(op))
         return op.emitError("the emitter has no C++ form for '") << op.getName() << "'";
-      launches.push_back(&op);
+      entry.launches.push_back(&op);
     }
     return success();
   }
@@ -210,6 +252,51 @@ private:
     os << "};\n";
   }
 
+  void writeLaunches(llvm::raw_ostream &os, const Entry &entry, const std::string &suffix) {
+    const auto &launches = entry.launches;
+    // Kernel argument lists, one array per kernel launch.
+    for (auto [i, op] : llvm::enumerate(launches)) {
+      auto kernel = dyn_cast<launch::KernelOp>(op);
+      if (!kernel)
+        continue;
+      os << "static const sinter_buffer_ref kArgs" << suffix << "_" << i << "[] = {";
+      llvm::interleaveComma(kernel.getArgs(), os, [&](int64_t slot) {
+        os << ref(slot < 0 ? Value() : kernel.getBuffers()[slot]);
+      });
+      os << "};\n";
+    }
+    os << "\nstatic const sinter_launch_desc kLaunches" << suffix << "[] = {\n";
+    for (auto [i, op] : llvm::enumerate(launches)) {
+      if (auto kernel = dyn_cast<launch::KernelOp>(op)) {
+        os << "  {SINTER_LAUNCH_KERNEL, " << cString(kernel.getKernelTemplate()) << ", "
+           << cString(sourcesOf(kernel)) << ",\n   {},\n   {(const void *)&"
+           << kernelSymbol(kernel) << ",\n    {";
+        llvm::interleaveComma(kernel.getGrid(), os);
+        os << "}, {";
+        llvm::interleaveComma(kernel.getBlock(), os);
+        os << "}, " << kernel.getSharedBytes() << ", " << kernel.getArgs().size() << ", kArgs"
+           << suffix << "_" << i << "}},\n";
+        continue;
+      }
+      auto g = cast<launch::GemmOp>(op);
+      Type et = g.getInput().getType().getElementType();
+      StringRef p = g.getPrecision();
+      const char *precision = p == "strict" ? "SINTER_PRECISION_STRICT"
+                              : p == "tf32" ? "SINTER_PRECISION_TF32"
+                                            : "SINTER_PRECISION_NATIVE";
+      os << "  {SINTER_LAUNCH_GEMM, \"gemm\", " << cString(sourcesOf(g)) << ",\n"
+         << "   {" << g.getM() << ", " << g.getN() << ", " << g.getK() << ", "
+         << dtypeEnum(et) << ", " << precision << ",\n"
+         << "    " << ref(g.getInput()) << ", " << ref(g.getWeight()) << ", "
+         << ref(g.getBias()) << ", " << ref(g.getOutput()) << ",\n"
+         << "    " << ref(g.getResidual()) << "},\n"
+         << "   {0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}},\n";
+    }
+    if (launches.empty())
+      os << "  {0, 0, 0, {}, {}},\n";
+    os << "};\n\n";
+  }
+
   void writeSource() {
     llvm::raw_string_ostream os(out.source);
     // The model's file name is the user's: escaped, so a newline in it cannot end the comment.
@@ -218,9 +305,10 @@ private:
        << "'. Do not edit.\n";
     os << "#include \"sinter/program.h\"\n";
     std::set<std::string> templates;
-    for (Operation *op : launches)
-      if (auto kernel = dyn_cast<launch::KernelOp>(op))
-        templates.insert(kernel.getKernelTemplate().str());
+    for (const Entry &entry : entries)
+      for (Operation *op : entry.launches)
+        if (auto kernel = dyn_cast<launch::KernelOp>(op))
+          templates.insert(kernel.getKernelTemplate().str());
     for (const std::string &t : templates)
       os << "#include \"" << t << ".cuh\"\n";
     os << "\n";
@@ -242,47 +330,12 @@ private:
     os << "// What `sinter inspect` reads, without loading this library.\n";
     os << "__attribute__((section(\"" << kMetaSectionName << "\"), used))\n"
        << "static const char kInspectJson[] = " << cString(out.inspectJson) << ";\n\n";
-    writeTensorInfos(os, "kInputs", inputs);
-    writeTensorInfos(os, "kOutputs", outputs);
-    // Kernel argument lists, one array per kernel launch.
-    for (auto [i, op] : llvm::enumerate(launches)) {
-      auto kernel = dyn_cast<launch::KernelOp>(op);
-      if (!kernel)
-        continue;
-      os << "static const sinter_buffer_ref kArgs" << i << "[] = {";
-      llvm::interleaveComma(kernel.getArgs(), os, [&](int64_t slot) {
-        os << ref(slot < 0 ? Value() : kernel.getBuffers()[slot]);
-      });
-      os << "};\n";
+    for (auto [e, entry] : llvm::enumerate(entries)) {
+      std::string suffix = std::to_string(e);
+      writeTensorInfos(os, "kInputs" + suffix, entry.inputs);
+      writeTensorInfos(os, "kOutputs" + suffix, entry.outputs);
+      writeLaunches(os, entry, suffix);
     }
-    os << "\nstatic const sinter_launch_desc kLaunches[] = {\n";
-    for (Operation *op : launches) {
-      if (auto kernel = dyn_cast<launch::KernelOp>(op)) {
-        os << "  {SINTER_LAUNCH_KERNEL, " << cString(kernel.getKernelTemplate()) << ", "
-           << cString(sourcesOf(kernel)) << ",\n   {},\n   {(const void *)&"
-           << kernelSymbol(kernel) << ",\n    {";
-        llvm::interleaveComma(kernel.getGrid(), os);
-        os << "}, {";
-        llvm::interleaveComma(kernel.getBlock(), os);
-        os << "}, " << kernel.getSharedBytes() << ", " << kernel.getArgs().size() << ", kArgs"
-           << llvm::find(launches, op) - launches.begin() << "}},\n";
-        continue;
-      }
-      auto g = cast<launch::GemmOp>(op);
-      Type et = g.getInput().getType().getElementType();
-      StringRef p = g.getPrecision();
-      const char *precision = p == "strict" ? "SINTER_PRECISION_STRICT"
-                              : p == "tf32" ? "SINTER_PRECISION_TF32"
-                                            : "SINTER_PRECISION_NATIVE";
-      os << "  {SINTER_LAUNCH_GEMM, \"gemm\", " << cString(sourcesOf(g)) << ",\n"
-         << "   {" << g.getM() << ", " << g.getN() << ", " << g.getK() << ", "
-         << dtypeEnum(et) << ", " << precision << ",\n"
-         << "    " << ref(g.getInput()) << ", " << ref(g.getWeight()) << ", "
-         << ref(g.getBias()) << ", " << ref(g.getOutput()) << ",\n"
-         << "    " << ref(g.getResidual()) << "},\n"
-         << "   {0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}},\n";
-    }
-    os << "};\n\n";
     os << "// Weight tensors in blob order: names, shapes and checksums let a checkpoint with\n"
           "// the same names and shapes replace them at load.\n";
     os << "static const sinter_weight_info kWeights[] = {\n";
@@ -298,45 +351,67 @@ private:
     if (out.tensors.empty())
       os << "  {\"\", 0, 0, {0}, 0ull, 0ull, 0ull},\n";
     os << "};\n\n";
+    os << "static const sinter_state_info kStates[] = {\n";
+    for (const StateInfo &st : states) {
+      os << "  {" << cString(st.name) << ", " << dtypeEnum(st.type.getElementType()) << ", "
+         << st.type.getRank() << ", {";
+      llvm::interleaveComma(st.type.getShape(), os);
+      os << "}, " << st.offset << "ull, " << launch::bufferBytes(st.type) << "ull},\n";
+    }
+    if (states.empty())
+      os << "  {\"\", 0, 0, {0}, 0ull, 0ull},\n";
+    os << "};\n\n";
+    os << "static const sinter_entry kEntries[] = {\n";
+    for (auto [e, entry] : llvm::enumerate(entries))
+      os << "  {" << cString(entry.name) << ", " << entry.inputs.size() << ", "
+         << entry.outputs.size() << ", kInputs" << e << ", kOutputs" << e << ", "
+         << entry.launches.size() << ", kLaunches" << e << "},\n";
+    os << "};\n\n";
+    const Entry &main = entries.front();
     auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");
+    auto stateBytes = module->getAttrOfType<IntegerAttr>("launch.state_bytes");
     os << "static const sinter_program kProgram = {\n"
        << "  SINTER_PROGRAM_VERSION, " << cString(target.name) << ", "
        << cString("sinter " + target.arch) << ",\n"
-       << "  " << inputs.size() << ", " << outputs.size() << ", kInputs, kOutputs,\n"
+       << "  " << main.inputs.size() << ", " << main.outputs.size() << ", kInputs0, kOutputs0,\n"
        << "  " << (arena ? arena.getInt() : 0) << "ull,\n"
        << "  " << (out.externalWeights ? "0" : "sinter_weight_blob") << ", "
        << out.weights.size() << "ull, 0x"
        << llvm::format_hex_no_prefix(fnv1a64(out.weights), 16) << "ull,\n"
-       << "  " << launches.size() << ", kLaunches,\n"
-       << "  " << (out.externalWeights ? 1 : 0) << ", " << out.tensors.size() << ", kWeights};\n\n"
+       << "  " << main.launches.size() << ", kLaunches0,\n"
+       << "  " << (out.externalWeights ? 1 : 0) << ", " << out.tensors.size() << ", kWeights,\n"
+       << "  " << (stateBytes ? stateBytes.getInt() : 0) << "ull, " << states.size()
+       << ", kStates, " << entries.size() << ", kEntries};\n\n"
        << "extern \"C\" const sinter_program *sinter_generated_program(void) { return &kProgram; }\n";
   }
 
-  void writeJson() {
-    llvm::json::Array inJson, outJson, launchJson;
-    auto tensors = [](ArrayRef<std::pair<std::string, MemRefType>> list, llvm::json::Array &arr) {
-      for (auto &[name, type] : list)
-        arr.push_back(llvm::json::Object{{"name", name},
-                                         {"dtype", dtypeName(type.getElementType())},
-                                         {"shape", llvm::json::Array(type.getShape())}});
-    };
-    tensors(inputs, inJson);
-    tensors(outputs, outJson);
-    auto buffer = [&](Value v) -> llvm::json::Value {
-      if (!v)
-        return nullptr;
-      BufferRef r = refs.lookup(v);
-      std::string space = StringRef(r.space).drop_front(strlen("SINTER_BUFFER_")).lower();
-      return llvm::json::Object{{"space", space}, {"index", r.index}, {"offset", r.offset}};
-    };
-    for (Operation *op : launches) {
+  llvm::json::Value bufferJson(Value v) {
+    if (!v)
+      return nullptr;
+    BufferRef r = refs.lookup(v);
+    std::string space = StringRef(r.space).drop_front(strlen("SINTER_BUFFER_")).lower();
+    return llvm::json::Object{{"space", space}, {"index", r.index}, {"offset", r.offset}};
+  }
+
+  static llvm::json::Array tensorsJson(ArrayRef<std::pair<std::string, MemRefType>> list) {
+    llvm::json::Array arr;
+    for (auto &[name, type] : list)
+      arr.push_back(llvm::json::Object{{"name", name},
+                                       {"dtype", dtypeName(type.getElementType())},
+                                       {"shape", llvm::json::Array(type.getShape())}});
+    return arr;
+  }
+
+  llvm::json::Array launchesJson(const Entry &entry) {
+    llvm::json::Array launchJson;
+    for (Operation *op : entry.launches) {
       llvm::SetVector<StringRef> names;
       collectSources(op->getLoc(), names);
       auto sources = llvm::json::Array(llvm::map_range(names, [](StringRef s) { return s.str(); }));
       if (auto kernel = dyn_cast<launch::KernelOp>(op)) {
         llvm::json::Array args;
         for (int64_t slot : kernel.getArgs())
-          args.push_back(slot < 0 ? llvm::json::Value(nullptr) : buffer(kernel.getBuffers()[slot]));
+          args.push_back(slot < 0 ? llvm::json::Value(nullptr) : bufferJson(kernel.getBuffers()[slot]));
         launchJson.push_back(llvm::json::Object{
             {"kind", "kernel"},
             {"kernel", kernelSymbol(kernel)},
@@ -356,22 +431,45 @@ private:
           {"precision", g.getPrecision().str()},
           {"epilogue", g.getResidual() ? (g.getBias() ? "bias+residual" : "residual")
                                        : (g.getBias() ? "bias" : "none")},
-          {"input", buffer(g.getInput())}, {"weight", buffer(g.getWeight())},
-          {"bias", buffer(g.getBias())}, {"residual", buffer(g.getResidual())},
-          {"output", buffer(g.getOutput())},
+          {"input", bufferJson(g.getInput())}, {"weight", bufferJson(g.getWeight())},
+          {"bias", bufferJson(g.getBias())}, {"residual", bufferJson(g.getResidual())},
+          {"output", bufferJson(g.getOutput())},
           {"sources", std::move(sources)}});
     }
+    return launchJson;
+  }
+
+  /// The description `sinter inspect` prints. The top-level inputs, outputs and launches
+  /// are entry 0's, as for a single-entry model.
+  void writeJson() {
+    llvm::json::Array entryJson, stateJson;
+    for (const Entry &entry : entries)
+      entryJson.push_back(llvm::json::Object{{"name", entry.name},
+                                             {"inputs", tensorsJson(entry.inputs)},
+                                             {"outputs", tensorsJson(entry.outputs)},
+                                             {"launches", launchesJson(entry)}});
+    for (const StateInfo &st : states)
+      stateJson.push_back(llvm::json::Object{{"name", st.name},
+                                             {"dtype", dtypeName(st.type.getElementType())},
+                                             {"shape", llvm::json::Array(st.type.getShape())},
+                                             {"offset", st.offset},
+                                             {"bytes", launch::bufferBytes(st.type)}});
+    const Entry &main = entries.front();
     auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");
+    auto stateBytes = module->getAttrOfType<IntegerAttr>("launch.state_bytes");
     llvm::json::Object root{{"format", "sinter"},
-                            {"abi_version", "1.1"},
+                            {"abi_version", "1.2"},
                             {"weights", out.externalWeights ? "external" : "embedded"},
                             {"program_version", 1},
                             {"model", modelName},
                             {"target", target.name},
                             {"arch", target.arch},
-                            {"inputs", std::move(inJson)},
-                            {"outputs", std::move(outJson)},
-                            {"launches", std::move(launchJson)},
+                            {"inputs", tensorsJson(main.inputs)},
+                            {"outputs", tensorsJson(main.outputs)},
+                            {"launches", launchesJson(main)},
+                            {"entries", std::move(entryJson)},
+                            {"states", std::move(stateJson)},
+                            {"state_bytes", stateBytes ? stateBytes.getInt() : 0},
                             {"arena_bytes", arena ? arena.getInt() : 0},
                             {"weight_bytes", (int64_t)out.weights.size()}};
     out.inspectJson = llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
@@ -381,10 +479,10 @@ private:
   const Target &target;
   std::string modelName;
   EmittedProgram &out;
-  func::FuncOp func;
   llvm::DenseMap<Value, BufferRef> refs;
-  std::vector<std::pair<std::string, MemRefType>> inputs, outputs;
-  std::vector<Operation *> launches;
+  llvm::StringMap<int64_t> weightOffsets;
+  std::vector<Entry> entries;
+  std::vector<StateInfo> states;
 };
 
 } // namespace

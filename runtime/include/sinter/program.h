@@ -30,7 +30,10 @@ typedef enum sinter_buffer_space {
   SINTER_BUFFER_ARENA = 1,
   SINTER_BUFFER_WEIGHTS = 2,
   SINTER_BUFFER_INPUT = 3,
-  SINTER_BUFFER_OUTPUT = 4
+  SINTER_BUFFER_OUTPUT = 4,
+  SINTER_BUFFER_STATE = 5 /* bytes into the context's state block (sinter_program.state_bytes):
+                             persists across runs and entries, zeroed at context creation and
+                             by sinter_context_reset_state */
 } sinter_buffer_space;
 
 typedef struct sinter_buffer_ref {
@@ -95,6 +98,34 @@ typedef struct sinter_weight_info {
   uint64_t checksum; /* FNV-1a 64 of the tensor's bytes as compiled */
 } sinter_weight_info;
 
+/* A named region of the state block: a KV cache, or a kernel's private scratch that must
+ * start zeroed (its name then starts with "."). Checked at load: bytes == element size *
+ * product(shape), [offset, offset + bytes) inside state_bytes, regions do not overlap, names
+ * are unique. */
+typedef struct sinter_state_info {
+  const char *name;
+  int32_t dtype; /* sinter_dtype */
+  int32_t rank;
+  int64_t shape[SINTER_MAX_RANK];
+  uint64_t offset; /* bytes into the state block, 256-byte aligned */
+  uint64_t bytes;
+} sinter_state_info;
+
+/* One entry point (ABI 1.2): its own I/O and launch list over the shared weights, arena and
+ * state. Entry 0 is also described by the legacy single-entry fields of sinter_program, and must
+ * repeat them exactly (same counts and pointers: the load refuses otherwise), so that a runtime
+ * or tool that only knows those fields sees entry 0. Names are non-empty and unique; INPUT and
+ * OUTPUT buffer refs in an entry's launches index that entry's inputs and outputs. */
+typedef struct sinter_entry {
+  const char *name;
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  const sinter_tensor_info *inputs;
+  const sinter_tensor_info *outputs;
+  uint32_t num_launches;
+  const sinter_launch_desc *launches;
+} sinter_entry;
+
 typedef struct sinter_program {
   uint32_t version; /* SINTER_PROGRAM_VERSION */
   const char *target;
@@ -117,6 +148,16 @@ typedef struct sinter_program {
                                  safetensors file (sinter_model_load_from_file / _v2) */
   uint32_t num_weight_tensors; /* 0 = no table: only the embedded blob can be loaded */
   const sinter_weight_info *weight_tensors;
+
+  /* Appended fields (still SINTER_PROGRAM_VERSION 1), zero in code emitted before them, which
+   * means "one entry described by the fields above, no state". arena_bytes covers every entry
+   * (the entries never run concurrently on one context). When num_entries > 0, entries[0]
+   * repeats the legacy fields (same pointers). */
+  uint64_t state_bytes;
+  uint32_t num_states;
+  const sinter_state_info *states;
+  uint32_t num_entries;
+  const sinter_entry *entries;
 } sinter_program;
 
 /* Defined by the generated code of each .so. */

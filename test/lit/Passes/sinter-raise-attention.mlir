@@ -159,3 +159,54 @@ func.func @not_attention(%q: tensor<1x2x2x2xf32>, %k: tensor<1x2x2x2xf32>, %k1: 
   %o1 = sinter.matmul %p1, %vr : (tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
   return %o0, %o1 : tensor<1x2x2x2xf32>, tensor<1x4x2x2xf32>
 }
+
+// -----
+
+// One query over a cache written in the same step, masked to the keys up to the written
+// position: decode_attention, bounded by the position instead of masked.
+// CHECK-LABEL: func.func @decode
+// CHECK: %[[K:.+]] = sinter.cache_write %arg1, %arg3, %arg5
+// CHECK: %[[V:.+]] = sinter.cache_write %arg2, %arg4, %arg5
+// CHECK: %[[O:.+]] = sinter.decode_attention %arg0, %[[K]], %[[V]], %arg5 {scale = 5.000000e-01 : f32}
+// CHECK-NOT: sinter.softmax
+// CHECK: return %[[O]]
+func.func @decode(%q: tensor<1x1x1x4xf32>, %kc: tensor<1x1x8x4xf32>, %vc: tensor<1x1x8x4xf32>, %kn: tensor<1x1x1x4xf32>, %vn: tensor<1x1x1x4xf32>, %pos: tensor<1xi64>) -> tensor<1x1x1x4xf32> {
+  %k = sinter.cache_write %kc, %kn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %v = sinter.cache_write %vc, %vn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %keys = sinter.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>
+  %zero = sinter.constant dense<0.0> : tensor<f32>
+  %ninf = sinter.constant dense<0xFF800000> : tensor<f32>
+  %le = sinter.less_or_equal %keys, %pos : (tensor<8xi64>, tensor<1xi64>) -> tensor<8xi1>
+  %mask = sinter.where %le, %zero, %ninf : (tensor<8xi1>, tensor<f32>, tensor<f32>) -> tensor<8xf32>
+  %half = sinter.constant dense<0.5> : tensor<f32>
+  %qs = sinter.mul %q, %half : (tensor<1x1x1x4xf32>, tensor<f32>) -> tensor<1x1x1x4xf32>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x1x8x4xf32>) -> tensor<1x1x4x8xf32>
+  %s = sinter.matmul %qs, %kt : (tensor<1x1x1x4xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x1x8xf32>
+  %sm = sinter.add %s, %mask : (tensor<1x1x1x8xf32>, tensor<8xf32>) -> tensor<1x1x1x8xf32>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  %o = sinter.matmul %p, %v : (tensor<1x1x1x8xf32>, tensor<1x1x8x4xf32>) -> tensor<1x1x1x4xf32>
+  return %o : tensor<1x1x1x4xf32>
+}
+
+// -----
+
+// Negative: keys strictly before the position (the new key masked out) is not what
+// decode_attention computes; the graph stays as it is.
+// CHECK-LABEL: func.func @decode_strict_mask
+// CHECK-NOT: sinter.decode_attention
+// CHECK: sinter.softmax
+func.func @decode_strict_mask(%q: tensor<1x1x1x4xf32>, %kc: tensor<1x1x8x4xf32>, %vc: tensor<1x1x8x4xf32>, %kn: tensor<1x1x1x4xf32>, %vn: tensor<1x1x1x4xf32>, %pos: tensor<1xi64>) -> tensor<1x1x1x4xf32> {
+  %k = sinter.cache_write %kc, %kn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %v = sinter.cache_write %vc, %vn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %keys = sinter.constant dense<[1, 2, 3, 4, 5, 6, 7, 8]> : tensor<8xi64>
+  %zero = sinter.constant dense<0.0> : tensor<f32>
+  %ninf = sinter.constant dense<0xFF800000> : tensor<f32>
+  %le = sinter.less_or_equal %keys, %pos : (tensor<8xi64>, tensor<1xi64>) -> tensor<8xi1>
+  %mask = sinter.where %le, %zero, %ninf : (tensor<8xi1>, tensor<f32>, tensor<f32>) -> tensor<8xf32>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x1x8x4xf32>) -> tensor<1x1x4x8xf32>
+  %s = sinter.matmul %q, %kt : (tensor<1x1x1x4xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x1x8xf32>
+  %sm = sinter.add %s, %mask : (tensor<1x1x1x8xf32>, tensor<8xf32>) -> tensor<1x1x1x8xf32>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  %o = sinter.matmul %p, %v : (tensor<1x1x1x8xf32>, tensor<1x1x8x4xf32>) -> tensor<1x1x1x4xf32>
+  return %o : tensor<1x1x1x4xf32>
+}

@@ -252,6 +252,45 @@ LogicalResult SiluMulOp::verify() {
   return success();
 }
 
+LogicalResult CacheWriteOp::verify() {
+  auto state = cast<RankedTensorType>(getState().getType());
+  auto rows = cast<RankedTensorType>(getRows().getType());
+  auto positions = cast<RankedTensorType>(getPositions().getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= state.getRank())
+    return emitOpError("axis ") << axis << " is outside the state's rank " << state.getRank();
+  if (positions.getRank() != 1)
+    return emitOpError("positions must be 1-D");
+  if (rows.getRank() != state.getRank() || rows.getElementType() != state.getElementType())
+    return emitOpError("rows must have the state's rank and element type");
+  for (int64_t d = 0; d < state.getRank(); ++d) {
+    int64_t expect = d == axis ? positions.getDimSize(0) : state.getDimSize(d);
+    if (rows.getDimSize(d) != expect)
+      return emitOpError("rows dimension ") << d << " is " << rows.getDimSize(d) << ", expected "
+                                            << expect;
+  }
+  if (getType() != state)
+    return emitOpError("result must have the state's type");
+  return success();
+}
+
+LogicalResult DecodeAttentionOp::verify() {
+  auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
+  if (q.getRank() != 4 || k.getRank() != 4 || k != v)
+    return emitOpError("q must be [B, Hq, 1, D] and k, v one [B, Hkv, L, D] type");
+  if (q.getDimSize(2) != 1)
+    return emitOpError("one query per head is supported, got ") << q.getDimSize(2);
+  if (q.getDimSize(0) != k.getDimSize(0) || q.getDimSize(3) != k.getDimSize(3) ||
+      q.getElementType() != k.getElementType())
+    return emitOpError("q and k/v differ in batch, head size or element type");
+  if (k.getDimSize(1) == 0 || q.getDimSize(1) % k.getDimSize(1) != 0)
+    return emitOpError("query heads must be a multiple of kv heads");
+  auto position = cast<RankedTensorType>(getPosition().getType());
+  if (position.getShape() != ArrayRef<int64_t>{1})
+    return emitOpError("position must be a [1] tensor");
+  return verifyShape(*this, getType(), q.getShape());
+}
+
 LogicalResult FusedAttentionOp::verify() {
   auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
   if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)

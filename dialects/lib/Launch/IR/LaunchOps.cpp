@@ -31,6 +31,14 @@ LogicalResult WeightOp::verify() {
   return verifyIdentityLayout(*this, type);
 }
 
+LogicalResult StateOp::verify() {
+  if (getSymName().empty())
+    return emitOpError("state needs a name");
+  if (getOffsetAttr() && getOffsetAttr().getInt() < 0)
+    return emitOpError("offset must be non-negative");
+  return verifyIdentityLayout(*this, getBuffer().getType());
+}
+
 LogicalResult AllocOp::verify() {
   if (getOffsetAttr() && getOffsetAttr().getInt() < 0)
     return emitOpError("offset must be non-negative");

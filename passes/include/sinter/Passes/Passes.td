@@ -36,6 +36,37 @@ def SinterFuseLinearEpilogue : Pass<"sinter-fuse-linear-epilogue", "mlir::Module
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterFormCacheState : Pass<"sinter-form-cache-state", "mlir::ModuleOp"> {
+  let summary = "Turn exported KV-cache updates into in-place writes of context state";
+  let description = [{
+    A function result computed as `transpose(scatter_nd(transpose(arg, P), indices [N, 1],
+    updates), inverse(P))` (or the scatter_nd alone) from a function argument of the same
+    type is a cache update: it becomes `sinter.cache_write(arg, rows, positions) {axis}`
+    with rows in the argument's layout, every reader of the result reads the write, and the
+    argument and the result are marked `sinter.state = "<argument name>"`. The lowering then
+    keeps that argument/result pair in the context's state instead of the I/O, written in
+    place. An argument that is still read besides its update is an error.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
+def SinterTabulatePosition : Pass<"sinter-tabulate-position", "mlir::ModuleOp"> {
+  let summary = "Precompute values that depend only on the cache position as tables";
+  let description = [{
+    The positions operand of a `sinter.cache_write` that is a [1] function argument ranges
+    over [0, L) with L the cache length. Every floating-point value computed from that
+    argument and constants alone (RoPE cos/sin of the current position) and read by
+    anything else is evaluated with the ops' folders for each of the L positions at compile
+    time and replaced by `reshape(gather(table [L, n], position))`: at run time it is a row
+    lookup. Values above max-table-elements table entries are left as they are.
+  }];
+  let options = [
+    Option<"maxTableElements", "max-table-elements", "int64_t", "1 << 24",
+           "Largest table (L * elements per position) to build">
+  ];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterRaiseRmsNorm : Pass<"sinter-raise-rms-norm", "mlir::ModuleOp"> {
   let summary = "Raise the decomposed RMSNorm of the opset-18 export to sinter.rms_normalization";
   let description = [{

@@ -70,4 +70,39 @@ def Graph_FusedAttentionOp : Graph_Op<"fused_attention"> {
   let hasVerifier = 1;
 }
 
+def Graph_CacheWriteOp : Graph_Op<"cache_write"> {
+  let summary = "A copy of the cache `state` with `rows` written at `positions` along `axis`";
+  let description = [{
+    `state` is a cache (a function argument marked `sinter.state`), `rows` has the state's
+    shape except along `axis`, where it has one entry per position; `positions` is a 1-D
+    integer tensor. result[..., positions[i], ...] = rows[..., i, ...] along `axis`, every
+    other entry is `state`'s. A position outside [0, state.shape[axis]) writes nothing.
+    Lowered as an in-place write into the context's state.
+  }];
+  let arguments = (ins Graph_Tensor:$state, Graph_Tensor:$rows, Graph_IntTensor:$positions,
+                       I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $state `,` $rows `,` $positions attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_DecodeAttentionOp : Graph_Op<"decode_attention"> {
+  let summary = "Attention of new queries over a KV cache, bounded by the position";
+  let description = [{
+    `q` is [B, Hq, 1, D]; `k` and `v` are caches [B, Hkv, L, D] (Hq a multiple of Hkv); the
+    query at `position` (a [1] integer tensor, p) attends keys [0, p] only:
+    softmax(q k[:, :, 0..p]^T * scale) v[:, :, 0..p], softmax in fp32. Keys after p are never
+    read, so the cost follows the position, not the cache length.
+  }];
+  let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v,
+                       Graph_IntTensor:$position, F32Attr:$scale);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $position attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SINTER_GRAPH_FUSED_OPS

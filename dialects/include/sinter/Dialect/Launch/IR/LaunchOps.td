@@ -29,6 +29,19 @@ def Launch_WeightOp : Launch_Op<"weight", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Launch_StateOp : Launch_Op<"state", [Pure]> {
+  let summary = "A buffer in the context's state block (a KV cache, or zeroed kernel scratch)";
+  let description = [{
+    State persists across runs and entries of one context and is zeroed at its creation.
+    Every function of the module that names the same state gets the same bytes: `offset`
+    (set by the lowering once all functions are lowered) is bytes into the state block.
+  }];
+  let arguments = (ins StrAttr:$sym_name, OptionalAttr<I64Attr>:$offset);
+  let results = (outs AnyStaticShapeMemRef:$buffer);
+  let assemblyFormat = "$sym_name attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
 def Launch_AllocOp : Launch_Op<"alloc", [Pure]> {
   let summary = "An intermediate buffer in the activation arena";
   let description = [{ `offset` is the byte offset in the arena, set by the arena planner. }];

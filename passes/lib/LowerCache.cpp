@@ -1,0 +1,145 @@
+// Lowering of KV-cache writes and decode attention to the attention_decode and
+// kv_cache_write kernels (runtime/kernels), over state buffers of the context.
+#include "LaunchLowering.h"
+
+#include "launch_params.h"
+
+using namespace mlir;
+using namespace sinter;
+namespace kn = sinter::kernels;
+
+namespace {
+
+bool readByDecodeAttention(graph::CacheWriteOp write) {
+  return llvm::any_of(write->getUsers(),
+                      [](Operation *user) { return isa<graph::DecodeAttentionOp>(user); });
+}
+
+int64_t cacheLength(graph::CacheWriteOp write) {
+  return write.getState().getType().getDimSize(write.getAxis());
+}
+
+/// A [1, Hkv, L, D] bf16 cache written along axis 2: the layout the kernels address.
+bool isKernelCache(graph::CacheWriteOp write) {
+  auto type = write.getState().getType();
+  return write.getAxis() == 2 && type.getRank() == 4 && type.getDimSize(0) == 1 &&
+         type.getElementType().isBF16();
+}
+
+} // namespace
+
+LogicalResult FunctionLowering::lowerCacheWrite(graph::CacheWriteOp write) {
+  auto state = bufferOf(write.getState());
+  if (failed(state))
+    return failure();
+  // The write happens in place: the updated cache is the state buffer itself.
+  buffers[write.getResult()] = *state;
+  if (readByDecodeAttention(write))
+    return success(); // the attention kernel writes the new row
+  // A prefill: the k and v writes of one step, from one fused QKV projection, are one launch.
+  auto rows = fusedColumns.find(write.getRows());
+  if (rows == fusedColumns.end() || !isKernelCache(write))
+    return write.emitError("a cache write needs rows from a fused QKV projection and a "
+                           "bf16 [1, heads, length, head_dim] cache");
+  graph::CacheWriteOp other;
+  for (Operation *user : write.getPositions().getUsers()) {
+    auto sibling = dyn_cast<graph::CacheWriteOp>(user);
+    if (!sibling || sibling == write || absorbed.contains(sibling))
+      continue;
+    auto it = fusedColumns.find(sibling.getRows());
+    if (it != fusedColumns.end() && it->second.buffer == rows->second.buffer &&
+        sibling.getState().getType() == write.getState().getType())
+      other = sibling;
+  }
+  if (!other)
+    return write.emitError("a cache write needs the matching key/value write of the same step");
+  absorbed.insert(other);
+  auto otherState = bufferOf(other.getState());
+  if (failed(otherState))
+    return failure();
+  buffers[other.getResult()] = *otherState;
+  const FusedColumns &otherRows = fusedColumns.find(other.getRows())->second;
+  bool keyFirst = rows->second.roped || !otherRows.roped;
+  const FusedColumns &k = keyFirst ? rows->second : otherRows;
+  const FusedColumns &v = keyFirst ? otherRows : rows->second;
+  Value kState = keyFirst ? *state : *otherState, vState = keyFirst ? *otherState : *state;
+  auto type = write.getState().getType();
+  int64_t n = write.getRows().getType().getDimSize(2), hkv = type.getDimSize(1),
+          d = type.getDimSize(3), length = cacheLength(write);
+  if (!kn::kv_cache_write_supported(n, hkv, d, k.offset, v.offset, k.rowStride, length))
+    return write.emitError("no kv_cache_write configuration for D=") << d;
+  auto positions = bufferOf(write.getPositions());
+  if (failed(positions))
+    return failure();
+  if (!cast<RankedTensorType>(write.getPositions().getType()).getElementType().isInteger(64))
+    return write.emitError("cache positions must be i64");
+  kn::LaunchParams lp = kn::kv_cache_write_launch(n, hkv, d);
+  return emitKernel(builder.getFusedLoc({write.getLoc(), other.getLoc()}), "kv_cache_write",
+                    {intParam(builder, n), intParam(builder, hkv), intParam(builder, d),
+                     intParam(builder, k.offset), intParam(builder, v.offset),
+                     intParam(builder, k.rowStride), intParam(builder, length)},
+                    {k.buffer, *positions, kState, vState}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                    {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2, 3});
+}
+
+LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp attention) {
+  auto kWrite = attention.getK().getDefiningOp<graph::CacheWriteOp>();
+  auto vWrite = attention.getV().getDefiningOp<graph::CacheWriteOp>();
+  if (!kWrite || !vWrite || !isKernelCache(kWrite) || !isKernelCache(vWrite))
+    return attention.emitError("decode attention reads bf16 caches written in the same step");
+  auto q = fusedColumns.find(attention.getQ());
+  auto k = fusedColumns.find(kWrite.getRows()), v = fusedColumns.find(vWrite.getRows());
+  if (q == fusedColumns.end() || k == fusedColumns.end() || v == fusedColumns.end() ||
+      q->second.buffer != k->second.buffer || q->second.buffer != v->second.buffer)
+    return attention.emitError("decode attention operands must come from one fused QKV "
+                               "projection");
+  auto qType = attention.getQ().getType(), cacheType = kWrite.getState().getType();
+  int64_t hq = qType.getDimSize(1), hkv = cacheType.getDimSize(1), d = qType.getDimSize(3),
+          length = cacheLength(kWrite), stride = q->second.rowStride;
+  int split = kn::attention_decode_split(length, hkv, smCount);
+  if (!kn::attention_decode_supported(hq, hkv, d, q->second.offset, k->second.offset,
+                                      v->second.offset, stride, length, split))
+    return attention.emitError("no attention_decode configuration for ")
+           << hq << " query heads, " << hkv << " kv heads, D=" << d << ", L=" << length;
+  auto transpose = dyn_cast_or_null<graph::TransposeOp>(singleUser(attention.getResult()));
+  auto reshape = transpose ? dyn_cast_or_null<graph::ReshapeOp>(singleUser(transpose.getResult()))
+                           : graph::ReshapeOp();
+  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !reshape)
+    return attention.emitError("attention output must be transposed back to [B, S, heads * D]");
+  absorbed.insert(transpose);
+  absorbed.insert(reshape);
+  auto position = bufferOf(attention.getPosition());
+  auto kState = bufferOf(kWrite.getState()), vState = bufferOf(vWrite.getState());
+  if (failed(position) || failed(kState) || failed(vState))
+    return failure();
+  if (!attention.getPosition().getType().getElementType().isInteger(64))
+    return attention.emitError("the cache position must be i64");
+  // Split-KV scratch: zeroed state that every layer's launch reuses in turn (each leaves its
+  // counters zero again).
+  Value partials, counters;
+  if (int floats = kn::attention_decode_partials_floats(hq, hkv, d, length, split)) {
+    partials = stateBuffer(attention.getLoc(), ".attention_decode.partials." + std::to_string(floats),
+                           MemRefType::get({floats}, builder.getF32Type()));
+    int words = kn::attention_decode_counter_words(hkv, length, split);
+    counters = stateBuffer(attention.getLoc(), ".attention_decode.counters." + std::to_string(words),
+                           MemRefType::get({words}, builder.getI32Type()));
+  }
+  Value out = destinationFor(reshape.getResult());
+  buffers[reshape.getResult()] = out;
+  buffers[attention.getResult()] = out;
+  float scale = attention.getScale().convertToFloat();
+  kn::LaunchParams lp = kn::attention_decode_launch(hkv, length, split);
+  SmallVector<Attribute> params = {
+      intParam(builder, hq), intParam(builder, hkv), intParam(builder, d),
+      intParam(builder, q->second.offset), intParam(builder, k->second.offset),
+      intParam(builder, v->second.offset), intParam(builder, stride), intParam(builder, length),
+      intParam(builder, split), strParam(builder, std::to_string(floatBits(scale)) + "u")};
+  Location loc = builder.getFusedLoc({kWrite.getLoc(), vWrite.getLoc(), attention.getLoc()});
+  SmallVector<unsigned> writes = {2, 3, 4};
+  if (partials)
+    writes.append({5, 6});
+  return emitKernel(loc, "attention_decode", params,
+                    {q->second.buffer, *position, *kState, *vState, out, partials, counters},
+                    {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
+                    lp.shared_bytes, writes);
+}
