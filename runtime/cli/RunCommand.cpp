@@ -39,6 +39,22 @@ struct Api {
   decltype(&sinter_model_load_v2) model_load_v2;
   decltype(&sinter_model_launch_info) launch_info;
   decltype(&sinter_context_profile) profile;
+  // ABI 1.2 (null when the library is older).
+  decltype(&sinter_model_num_entries) num_entries;
+  decltype(&sinter_model_entry_name) entry_name;
+  decltype(&sinter_model_find_entry) find_entry;
+  decltype(&sinter_model_entry_num_inputs) entry_num_inputs;
+  decltype(&sinter_model_entry_num_outputs) entry_num_outputs;
+  decltype(&sinter_model_entry_input_info) entry_input_info;
+  decltype(&sinter_model_entry_output_info) entry_output_info;
+  decltype(&sinter_model_entry_num_launches) entry_num_launches;
+  decltype(&sinter_model_state_bytes) state_bytes;
+  decltype(&sinter_run_entry) run_entry;
+  bool has_entries() const {
+    return num_entries && entry_name && find_entry && entry_num_inputs && entry_num_outputs &&
+           entry_input_info && entry_output_info && entry_num_launches && state_bytes &&
+           run_entry;
+  }
 };
 
 template <typename F> bool bind(void *lib, const char *name, F &fn, const char *&missing) {
@@ -70,6 +86,16 @@ const char *resolve(void *lib, Api &a) {
   bind(lib, "sinter_model_load_v2", a.model_load_v2, optional);
   bind(lib, "sinter_model_launch_info", a.launch_info, optional);
   bind(lib, "sinter_context_profile", a.profile, optional);
+  bind(lib, "sinter_model_num_entries", a.num_entries, optional);
+  bind(lib, "sinter_model_entry_name", a.entry_name, optional);
+  bind(lib, "sinter_model_find_entry", a.find_entry, optional);
+  bind(lib, "sinter_model_entry_num_inputs", a.entry_num_inputs, optional);
+  bind(lib, "sinter_model_entry_num_outputs", a.entry_num_outputs, optional);
+  bind(lib, "sinter_model_entry_input_info", a.entry_input_info, optional);
+  bind(lib, "sinter_model_entry_output_info", a.entry_output_info, optional);
+  bind(lib, "sinter_model_entry_num_launches", a.entry_num_launches, optional);
+  bind(lib, "sinter_model_state_bytes", a.state_bytes, optional);
+  bind(lib, "sinter_run_entry", a.run_entry, optional);
   return nullptr;
 }
 
@@ -143,6 +169,7 @@ std::vector<unsigned char> random_bytes(const sinter_tensor_desc &d, std::mt1993
 struct Session {
   const Api *api = nullptr;
   sinter_model *model = nullptr;
+  uint32_t entry = 0; // the entry point run and timed
   sinter_context *ctx = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -169,14 +196,21 @@ bool cuda_ok(cudaError_t e, const char *what, std::ostream &err) {
 
 bool make_tensors(Session &s, bool input, std::mt19937 &rng, std::ostream &err) {
   const Api &a = *s.api;
-  const uint32_t count = input ? a.num_inputs(s.model) : a.num_outputs(s.model);
+  // Through the 1.2 per-entry queries when the library has them (same answers for entry 0).
+  const bool per_entry = a.has_entries();
+  const uint32_t count = per_entry ? (input ? a.entry_num_inputs : a.entry_num_outputs)(s.model,
+                                                                                       s.entry)
+                                   : (input ? a.num_inputs(s.model) : a.num_outputs(s.model));
   auto &descs = input ? s.in_desc : s.out_desc;
   auto &tensors = input ? s.inputs : s.outputs;
   descs.resize(count);
   tensors.resize(count);
   for (uint32_t i = 0; i < count; ++i) {
     sinter_tensor_desc &d = descs[i];
-    if ((input ? a.input_info : a.output_info)(s.model, i, &d) != SINTER_OK) {
+    const sinter_status st =
+        per_entry ? (input ? a.entry_input_info : a.entry_output_info)(s.model, s.entry, i, &d)
+                  : (input ? a.input_info : a.output_info)(s.model, i, &d);
+    if (st != SINTER_OK) {
       err << "error: " << a.last_error() << "\n";
       return false;
     }
@@ -204,11 +238,53 @@ bool make_tensors(Session &s, bool input, std::mt19937 &rng, std::ostream &err) 
 }
 
 bool run_once(Session &s, std::ostream &err) {
-  if (s.api->run(s.ctx, s.inputs.data(), uint32_t(s.inputs.size()), s.outputs.data(),
-                 uint32_t(s.outputs.size()), s.stream) == SINTER_OK)
+  const Api &a = *s.api;
+  const uint32_t ni = uint32_t(s.inputs.size()), no = uint32_t(s.outputs.size());
+  const sinter_status st =
+      a.run_entry ? a.run_entry(s.ctx, s.entry, s.inputs.data(), ni, s.outputs.data(), no, s.stream)
+                  : a.run(s.ctx, s.inputs.data(), ni, s.outputs.data(), no, s.stream);
+  if (st == SINTER_OK)
     return true;
-  err << "error: sinter_run: " << s.api->last_error() << "\n";
+  err << "error: " << (a.run_entry ? "sinter_run_entry" : "sinter_run") << ": " << a.last_error()
+      << "\n";
   return false;
+}
+
+// Picks the entry named `name` (empty: entry 0) into s.entry.
+bool choose_entry(Session &s, const std::string &name, const std::string &soPath,
+                  std::ostream &err) {
+  const Api &a = *s.api;
+  if (name.empty())
+    return true;
+  if (!a.has_entries()) {
+    if (name == "main") // the single entry of a library older than 1.2
+      return true;
+    const uint32_t abi = a.abi_version();
+    err << "error: '" << soPath << "' has sinter ABI " << (abi >> 16) << "." << (abi & 0xffff)
+        << " and a single entry point ('main'); --entry " << name << " needs 1.2 or later\n";
+    return false;
+  }
+  if (a.find_entry(s.model, name.c_str(), &s.entry) != SINTER_OK) {
+    err << "error: " << a.last_error() << "\n";
+    return false;
+  }
+  return true;
+}
+
+// "entries: 2 (prefill, decode); running 'decode'" and "state: N bytes", for a 1.2 library.
+void print_entries(const Session &s, std::ostream &out) {
+  const Api &a = *s.api;
+  if (!a.has_entries())
+    return;
+  const uint32_t n = a.num_entries(s.model);
+  out << "  entries: " << n << " (";
+  for (uint32_t i = 0; i < n; ++i) {
+    const char *name = a.entry_name(s.model, i);
+    out << (i ? ", " : "") << (name ? name : "?");
+  }
+  const char *running = a.entry_name(s.model, s.entry);
+  out << "); running '" << (running ? running : "?") << "'\n";
+  out << "  state: " << a.state_bytes(s.model) << " bytes\n";
 }
 
 bool print_profile(Session &s, const SinterRunOptions &o, std::ostream &out, std::ostream &err) {
@@ -327,6 +403,12 @@ int sinterRunCommand(const std::string &soPath, const SinterRunOptions &o, std::
     err << "error: " << api.last_error() << "\n";
     return 1;
   }
+  if (!choose_entry(s, o.entry, soPath, err)) return 1;
+  if (o.profile && s.entry != 0) {
+    err << "error: --profile profiles entry 0 only (sinter_context_profile); drop --entry or "
+           "--profile\n";
+    return 1;
+  }
   std::mt19937 rng(0);
   if (!make_tensors(s, true, rng, err) || !make_tensors(s, false, rng, err)) return 1;
   sinter_context_options opts = SINTER_CONTEXT_OPTIONS_INIT;
@@ -344,6 +426,7 @@ int sinterRunCommand(const std::string &soPath, const SinterRunOptions &o, std::
     return 1;
 
   out << "model: " << soPath << "\n  " << api.build_info() << "\n";
+  print_entries(s, out);
   for (const auto &d : s.in_desc) out << "  input  " << describe(d) << "\n";
   for (const auto &d : s.out_desc) out << "  output " << describe(d) << "\n";
 
@@ -370,7 +453,9 @@ int sinterRunCommand(const std::string &soPath, const SinterRunOptions &o, std::
       << per_call[kRepeats / 2] << " ms per call (min " << per_call.front() << ", max "
       << per_call.back() << "; " << kRepeats << " repeats of " << iterations
       << " calls after " << warmup << " warm-up)\n"
-      << "launches: " << api.num_launches(s.model) << "\n";
+      << "launches: "
+      << (api.has_entries() ? api.entry_num_launches(s.model, s.entry) : api.num_launches(s.model))
+      << "\n";
   if (o.profile && !print_profile(s, o, out, err))
     return 1;
   return 0;

@@ -19,11 +19,15 @@ struct SinterRunOptions {
   // Programmatic dependent launch: "on" / "off" set SINTER_PDL=1 / 0 for the context (the
   // runtime reads it at context creation); empty = leave the environment as it is.
   std::string pdl;
+  // Entry point to run and time, by name (ABI >= 1.2 for anything but the first entry); empty =
+  // entry 0, what sinter_run runs.
+  std::string entry;
 };
 
 // Returns the process exit code (0 on success, 1 on any error, reported on `err`). Prints the
-// model's I/O, the median milliseconds per call over 5 repeats of `iterations` back-to-back calls
-// (after `warmup` calls), the launch count, and with `profile` the per-launch table, on `out`.
+// model's entries and state bytes (ABI >= 1.2), the chosen entry's I/O, the median milliseconds
+// per call over 5 repeats of `iterations` back-to-back calls (after `warmup` calls), the launch
+// count, and with `profile` the per-launch table, on `out`.
 int sinterRunCommand(const std::string &soPath, const SinterRunOptions &options,
                      std::ostream &out, std::ostream &err);
 

@@ -3,6 +3,7 @@
 //
 //   sinter-run model.so [--iterations N] [--warmup N] [--mode direct|graph] [--profile]
 //              [--weights file.safetensors] [--allow-new-values] [--pdl on|off]
+//              [--entry NAME]
 #include "RunCommand.h"
 
 #include <cstdlib>
@@ -28,11 +29,12 @@ int main(int argc, char **argv) {
     else if (a == "--weights") o.weights = value();
     else if (a == "--allow-new-values") o.allow_new_values = true;
     else if (a == "--pdl") o.pdl = value();
+    else if (a == "--entry") o.entry = value();
     else if (!a.empty() && a[0] != '-' && so.empty()) so = a;
     else {
       std::cerr << "usage: " << argv[0]
                 << " model.so [--iterations N] [--warmup N] [--mode direct|graph] [--profile]"
-                   " [--weights F] [--allow-new-values] [--pdl on|off]\n";
+                   " [--weights F] [--allow-new-values] [--pdl on|off] [--entry NAME]\n";
       return 2;
     }
   }

@@ -276,6 +276,110 @@ SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
           {uint32_t(kSiluMulThreads), 1u, 1u}, 0u};
 }
 
+// =============================================================================================
+// attention_decode<HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, SPLIT, SCALE_BITS>(
+//     const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache, bf16 *out,
+//     float *partials, uint32_t *counters)
+//   One decode step (batch 1) with a KV cache. qkv [1, ROW_STRIDE] bf16: q head h (rotated) at
+//   columns Q_OFF + h*D, the NEW key / value of kv head g (key rotated) at K_OFF + g*D /
+//   V_OFF + g*D; q head h uses kv head h / GROUP, GROUP = HQ / HKV. position [1] int64: p, this
+//   token's cache slot. k_cache, v_cache [HKV, MAX_LEN, D] bf16 (persistent, updated in place).
+//   out [1, HQ*D] bf16. partials: attention_decode_partials_floats(...) fp32 scratch; counters:
+//   attention_decode_counter_words(...) uint32 scratch that must be zero before the first
+//   launch and is zero again after every launch (both may be nullptr when NSPLIT == 1; the
+//   same buffers may be shared by every layer's launch on one stream, never by concurrent
+//   launches).
+//   When 0 <= p < MAX_LEN: k_cache[g, p, :] / v_cache[g, p, :] = the new key / value (one block
+//   writes each row) and out[h] = softmax_j(q_h . K[g, j] * scale) V[g, j] over j in [0, p],
+//   row p taken from qkv (not from the cache), rows < p from the cache; fp32 scores, softmax
+//   and accumulation, bf16 output; scale = bit_cast<float>(SCALE_BITS). Slots > p are never
+//   read. Otherwise out = 0 and no cache row is read or written.
+//   Split-KV: grid (HKV, NSPLIT), NSPLIT = ceil(MAX_LEN / SPLIT); block (g, s) takes the GROUP
+//   query heads of kv head g over keys [s*SPLIT, min((s+1)*SPLIT, p+1)); blocks with
+//   s*SPLIT > p return at once. With NACT = p / SPLIT + 1 active splits > 1, each active block
+//   writes its partial record and the last to arrive (atomicAdd on counters[g]) merges them
+//   (log-sum-exp) into out and resets counters[g] to 0; with NACT == 1 (always when
+//   NSPLIT == 1) block 0 writes out directly and partials/counters are not touched.
+//   partials layout: [HKV][NSPLIT][GROUP][D + 2] fp32: acc[0..D) = sum_j 2^(t_j - m) v_j,
+//   [D] = m = max_j t_j, [D+1] = l = sum_j 2^(t_j - m), with t_j = score_j * log2(e).
+//   block 128 threads (4 warps): lanes are grouped in runs of LPK = next_pow2(D/8) lanes per
+//   key (one 16-byte K/V vector each), every thread keeps an online softmax over its keys.
+//   Static shared memory only (WARPS*GROUP*(D+2)*4 bytes, <= 33 KiB): no dynamic shared bytes.
+//   H200, Llama 3.2 1B shapes, p = MAX_LEN-1, back-to-back launches in a CUDA graph (an empty
+//   kernel: 0.55 us): MAX_LEN 128 ~4.2 us, 1024 ~5.0 us, 4096 ~8.2 us per launch.
+//   Requires D % 8 == 0, 8 <= D <= 256, HQ % HKV == 0, GROUP <= 8, 8-aligned offsets and
+//   stride, heads inside the row, MAX_LEN >= 1, 1 <= SPLIT, NSPLIT <= 256.
+// =============================================================================================
+constexpr int kAttentionDecodeThreads = 128; // 256 measured no faster on the H200
+constexpr int kAttentionDecodeMaxSplits = 256;
+constexpr int kAttentionDecodeMinSplitKeys = 32;
+
+SINTER_LP_FN int attention_decode_num_splits(int max_len, int split) {
+  return ceil_div(max_len, split);
+}
+// SPLIT for a cache of max_len slots: enough blocks (HKV * NSPLIT) to fill the SMs for long
+// caches, at least kAttentionDecodeMinSplitKeys keys per split (a multiple of 32), at most
+// kAttentionDecodeMaxSplits splits; max_len itself (NSPLIT = 1) when one split covers it.
+SINTER_LP_FN int attention_decode_split(int max_len, int hkv, int num_sms) {
+  const int target = max_int(1, max_int(1, num_sms) / max_int(1, hkv));
+  int split = max_int(kAttentionDecodeMinSplitKeys, round_up(ceil_div(max_len, target), 32));
+  split = max_int(split, round_up(ceil_div(max_len, kAttentionDecodeMaxSplits), 32));
+  return split >= max_len ? max_len : split;
+}
+SINTER_LP_FN bool attention_decode_supported(int HQ, int HKV, int D, int q_off, int k_off,
+                                             int v_off, int row_stride, int max_len, int split) {
+  return HQ >= 1 && HKV >= 1 && HQ % HKV == 0 && HQ / HKV <= 8 && D >= 8 && D <= 256 &&
+         D % 8 == 0 && row_stride % 8 == 0 && q_off % 8 == 0 && k_off % 8 == 0 &&
+         v_off % 8 == 0 && q_off >= 0 && k_off >= 0 && v_off >= 0 &&
+         q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
+         v_off + HKV * D <= row_stride && max_len >= 1 && split >= 1 &&
+         attention_decode_num_splits(max_len, split) <= kAttentionDecodeMaxSplits;
+}
+// fp32 elements of `partials` (0 when NSPLIT == 1: pass nullptr).
+SINTER_LP_FN int attention_decode_partials_floats(int HQ, int HKV, int D, int max_len,
+                                                  int split) {
+  return attention_decode_num_splits(max_len, split) == 1
+             ? 0
+             : HKV * attention_decode_num_splits(max_len, split) * (HQ / HKV) * (D + 2);
+}
+// uint32 elements of `counters` (0 when NSPLIT == 1: pass nullptr).
+SINTER_LP_FN int attention_decode_counter_words(int HKV, int max_len, int split) {
+  return attention_decode_num_splits(max_len, split) == 1 ? 0 : HKV;
+}
+SINTER_LP_FN LaunchParams attention_decode_launch(int HKV, int max_len, int split) {
+  return {{uint32_t(HKV), uint32_t(attention_decode_num_splits(max_len, split)), 1u},
+          {uint32_t(kAttentionDecodeThreads), 1u, 1u},
+          0u};
+}
+
+// =============================================================================================
+// kv_cache_write<N, HKV, D, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN>(const bf16 *qkv,
+//     const int64_t *positions, bf16 *k_cache, bf16 *v_cache)
+//   qkv [N, ROW_STRIDE] bf16 (token n's new key / value of kv head g, key already rotated, at
+//   columns K_OFF + g*D / V_OFF + g*D); positions [N] int64; k_cache, v_cache [HKV, MAX_LEN, D].
+//   k_cache[g, positions[n], :] = key and v_cache likewise, for every n and g; a position
+//   outside [0, MAX_LEN) is skipped (two tokens with the same position: either one wins).
+//   One thread per (n, g, 16-byte vector), copying the K and the V vector.
+//   grid (ceil(N*HKV*D/8 / block)), block min(256, round_up(N*HKV*D/8, 32)), no shared memory.
+//   Requires D % 8 == 0, 8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1.
+// =============================================================================================
+SINTER_LP_FN bool kv_cache_write_supported(int N, int HKV, int D, int k_off, int v_off,
+                                           int row_stride, int max_len) {
+  return N >= 1 && HKV >= 1 && D >= 8 && D % 8 == 0 && row_stride % 8 == 0 && k_off % 8 == 0 &&
+         v_off % 8 == 0 && k_off >= 0 && v_off >= 0 && k_off + HKV * D <= row_stride &&
+         v_off + HKV * D <= row_stride && max_len >= 1;
+}
+SINTER_LP_FN int kv_cache_write_vectors(int N, int HKV, int D) { return N * HKV * (D / 8); }
+SINTER_LP_FN int kv_cache_write_threads(int N, int HKV, int D) {
+  return min_int(256, round_up(kv_cache_write_vectors(N, HKV, D), 32));
+}
+SINTER_LP_FN LaunchParams kv_cache_write_launch(int N, int HKV, int D) {
+  return {{uint32_t(ceil_div(kv_cache_write_vectors(N, HKV, D), kv_cache_write_threads(N, HKV, D))),
+           1u, 1u},
+          {uint32_t(kv_cache_write_threads(N, HKV, D)), 1u, 1u},
+          0u};
+}
+
 } // namespace sinter::kernels
 
 #endif // SINTER_KERNELS_LAUNCH_PARAMS_H

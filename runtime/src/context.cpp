@@ -54,6 +54,7 @@ void *resolve(const sinter_context &ctx, const sinter_buffer_ref &ref) {
   switch (ref.space) {
   case SINTER_BUFFER_ARENA: return static_cast<char *>(ctx.arena) + ref.offset;
   case SINTER_BUFFER_WEIGHTS: return static_cast<char *>(ctx.model->weights) + ref.offset;
+  case SINTER_BUFFER_STATE: return static_cast<char *>(ctx.state) + ref.offset;
   default: return nullptr;
   }
 }
@@ -63,9 +64,11 @@ bool is_io(const sinter_buffer_ref &ref) {
 }
 
 void destroy(sinter_context *ctx) {
-  release_graph(*ctx);
-  for (GemmPlan &g : ctx->gemms)
-    gemm_plan_destroy(g);
+  for (EntryPlan &e : ctx->entries) {
+    release_graph(e);
+    for (GemmPlan &g : e.gemms)
+      gemm_plan_destroy(g);
+  }
   if (ctx->lt) cublasLtDestroy(ctx->lt);
   if (ctx->own_stream) {
     (void)cudaStreamSynchronize(ctx->own_stream);
@@ -73,6 +76,7 @@ void destroy(sinter_context *ctx) {
   }
   if (ctx->workspace) (void)cudaFree(ctx->workspace);
   if (ctx->arena) (void)cudaFree(ctx->arena);
+  if (ctx->state) (void)cudaFree(ctx->state);
   if (ctx->model) ctx->model->num_contexts.fetch_sub(1);
   delete ctx;
 }
@@ -82,21 +86,22 @@ struct ContextDeleter {
 };
 using ContextPtr = std::unique_ptr<sinter_context, ContextDeleter>;
 
-sinter_status build_kernels(sinter_context &ctx) {
-  const sinter_program &p = *ctx.model->program;
+sinter_status build_kernels(sinter_context &ctx, uint32_t entry) {
+  const sinter_entry &desc = ctx.model->entries[entry].desc;
+  EntryPlan &plan = ctx.entries[entry];
   size_t num_args = 0;
-  for (uint32_t i = 0; i < p.num_launches; ++i)
-    if (p.launches[i].kind == SINTER_LAUNCH_KERNEL)
-      num_args += p.launches[i].kernel.num_buffers;
-  ctx.arg_values.assign(num_args, nullptr);
-  ctx.arg_pointers.assign(num_args, nullptr);
+  for (uint32_t i = 0; i < desc.num_launches; ++i)
+    if (desc.launches[i].kind == SINTER_LAUNCH_KERNEL)
+      num_args += desc.launches[i].kernel.num_buffers;
+  plan.arg_values.assign(num_args, nullptr);
+  plan.arg_pointers.assign(num_args, nullptr);
   size_t next = 0;
-  for (uint32_t i = 0; i < p.num_launches; ++i) {
-    const sinter_launch_desc &l = p.launches[i];
-    const uint32_t step = static_cast<uint32_t>(ctx.steps.size());
+  for (uint32_t i = 0; i < desc.num_launches; ++i) {
+    const sinter_launch_desc &l = desc.launches[i];
+    const uint32_t step = static_cast<uint32_t>(plan.steps.size());
     if (l.kind == SINTER_LAUNCH_GEMM) {
-      ctx.steps.push_back({StepKind::Gemm, static_cast<uint32_t>(ctx.gemms.size())});
-      ctx.gemms.emplace_back();
+      plan.steps.push_back({StepKind::Gemm, static_cast<uint32_t>(plan.gemms.size())});
+      plan.gemms.emplace_back();
       continue;
     }
     const sinter_kernel_desc &k = l.kernel;
@@ -105,13 +110,13 @@ sinter_status build_kernels(sinter_context &ctx) {
     ks.grid = dim3(k.grid[0], k.grid[1], k.grid[2]);
     ks.block = dim3(k.block[0], k.block[1], k.block[2]);
     ks.shared_bytes = k.shared_bytes;
-    ks.args = ctx.arg_pointers.data() + next;
+    ks.args = plan.arg_pointers.data() + next;
     for (uint32_t b = 0; b < k.num_buffers; ++b, ++next) {
-      ctx.arg_pointers[next] = &ctx.arg_values[next];
-      ctx.arg_values[next] = resolve(ctx, k.buffers[b]);
+      plan.arg_pointers[next] = &plan.arg_values[next];
+      plan.arg_values[next] = resolve(ctx, k.buffers[b]);
       if (is_io(k.buffers[b]))
-        ctx.patches.push_back({&ctx.arg_values[next], k.buffers[b].space, k.buffers[b].index,
-                               k.buffers[b].offset, step});
+        plan.patches.push_back({&plan.arg_values[next], k.buffers[b].space, k.buffers[b].index,
+                                k.buffers[b].offset, step});
     }
     // Above 48 KiB of dynamic shared memory a kernel must opt in, once per function.
     if (k.shared_bytes > 48u * 1024u) {
@@ -120,10 +125,29 @@ sinter_status build_kernels(sinter_context &ctx) {
       if (err != cudaSuccess)
         return fail_cuda(err, l.label ? l.label : "cudaFuncSetAttribute");
     }
-    ctx.steps.push_back({StepKind::Kernel, static_cast<uint32_t>(ctx.kernels.size())});
-    ctx.kernels.push_back(ks);
+    plan.steps.push_back({StepKind::Kernel, static_cast<uint32_t>(plan.kernels.size())});
+    plan.kernels.push_back(ks);
   }
+  plan.checked_inputs.assign(desc.num_inputs, nullptr);
+  plan.checked_outputs.assign(desc.num_outputs, nullptr);
+  plan.step_dirty.assign(plan.steps.size(), 1);
+  plan.nodes.assign(plan.steps.size(), nullptr);
   return SINTER_OK;
+}
+
+// The driver-API launch configuration of a kernel step (hStream is set per launch).
+void configure_driver_launch(KernelStep &k, CUlaunchAttribute *pdl_attribute) {
+  CUlaunchConfig &c = k.config;
+  c = CUlaunchConfig{};
+  c.gridDimX = k.grid.x;
+  c.gridDimY = k.grid.y;
+  c.gridDimZ = k.grid.z;
+  c.blockDimX = k.block.x;
+  c.blockDimY = k.block.y;
+  c.blockDimZ = k.block.z;
+  c.sharedMemBytes = k.shared_bytes;
+  c.attrs = pdl_attribute;
+  c.numAttrs = k.pdl ? 1 : 0;
 }
 
 // Decides PDL (SINTER_PDL, compute capability >= 9.0) and prepares the driver-API launch of
@@ -137,36 +161,29 @@ sinter_status prepare_launches(sinter_context &ctx) {
     major = 0;
   }
   ctx.pdl = major >= 9 && pdl_requested(std::getenv(kPdlEnv));
-  plan_pdl(ctx.steps, ctx.kernels, ctx.pdl);
+  for (EntryPlan &e : ctx.entries)
+    plan_pdl(e.steps, e.kernels, ctx.pdl);
   ctx.pdl_attribute = CUlaunchAttribute{};
   ctx.pdl_attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   ctx.pdl_attribute.value.programmaticStreamSerializationAllowed = 1;
-  for (KernelStep &k : ctx.kernels) {
-    CUlaunchConfig &c = k.config;
-    c = CUlaunchConfig{};
-    c.gridDimX = k.grid.x;
-    c.gridDimY = k.grid.y;
-    c.gridDimZ = k.grid.z;
-    c.blockDimX = k.block.x;
-    c.blockDimY = k.block.y;
-    c.blockDimZ = k.block.z;
-    c.sharedMemBytes = k.shared_bytes;
-    c.attrs = &ctx.pdl_attribute;
-    c.numAttrs = k.pdl ? 1 : 0;
-  }
+  for (EntryPlan &e : ctx.entries)
+    for (KernelStep &k : e.kernels)
+      configure_driver_launch(k, &ctx.pdl_attribute);
   const DriverApi &drv = driver_api();
   ctx.driver = false;
   if (!drv.ok() || drv.ctx_get_current(&ctx.cu_context) != CUDA_SUCCESS || !ctx.cu_context)
     return SINTER_OK;
-  for (KernelStep &k : ctx.kernels) {
-    cudaFunction_t f = nullptr;
-    if (cudaGetFuncBySymbol(&f, k.function) != cudaSuccess || !f) {
-      (void)cudaGetLastError();
-      for (KernelStep &j : ctx.kernels) j.cu_function = nullptr;
-      return SINTER_OK;
+  for (EntryPlan &e : ctx.entries)
+    for (KernelStep &k : e.kernels) {
+      cudaFunction_t f = nullptr;
+      if (cudaGetFuncBySymbol(&f, k.function) != cudaSuccess || !f) {
+        (void)cudaGetLastError();
+        for (EntryPlan &clear : ctx.entries)
+          for (KernelStep &j : clear.kernels) j.cu_function = nullptr;
+        return SINTER_OK;
+      }
+      k.cu_function = reinterpret_cast<CUfunction>(f);
     }
-    k.cu_function = reinterpret_cast<CUfunction>(f);
-  }
   ctx.driver = true;
   return SINTER_OK;
 }
@@ -187,36 +204,37 @@ uint64_t operand_bytes(const sinter_gemm_desc &g, char which) {
   }
 }
 
-// Builds every GEMM plan and picks its algorithm. I/O operands are not known yet, so they point
-// at a zeroed scratch buffer while timing and are patched at the first run.
-sinter_status build_gemms(sinter_context &ctx) {
-  const sinter_program &p = *ctx.model->program;
-  uint64_t scratch_bytes = 0;
-  for (uint32_t i = 0; i < p.num_launches; ++i) {
-    if (p.launches[i].kind != SINTER_LAUNCH_GEMM) continue;
-    const sinter_gemm_desc &g = p.launches[i].gemm;
+// Scratch bytes the I/O operands of entry `desc`'s largest GEMM need while timing.
+uint64_t timing_scratch_bytes(const sinter_entry &desc) {
+  uint64_t most = 0;
+  for (uint32_t i = 0; i < desc.num_launches; ++i) {
+    if (desc.launches[i].kind != SINTER_LAUNCH_GEMM) continue;
+    const sinter_gemm_desc &g = desc.launches[i].gemm;
     uint64_t need = 0;
     const sinter_buffer_ref *refs[kGemmOperands] = {&g.a, &g.b, &g.c, &g.bias, &g.residual};
     for (int r = 0; r < kGemmOperands; ++r)
       if (is_io(*refs[r]))
         need += (operand_bytes(g, kGemmOperandCodes[r]) + 255) & ~uint64_t(255);
-    scratch_bytes = need > scratch_bytes ? need : scratch_bytes;
+    most = need > most ? need : most;
   }
-  void *scratch = nullptr;
-  cudaError_t err;
-  if (scratch_bytes > 0) {
-    if ((err = cudaMalloc(&scratch, scratch_bytes)) != cudaSuccess)
-      return fail_cuda(err, "allocating GEMM timing scratch");
-    (void)cudaMemsetAsync(scratch, 0, scratch_bytes, ctx.own_stream);
-  }
-  sinter_status status = SINTER_OK;
+  return most;
+}
+
+// Builds the GEMM plans of one entry and picks their algorithms. I/O operands are not known
+// yet, so they point at `scratch` (zeroed) while timing and are patched at the first run.
+sinter_status build_entry_gemms(sinter_context &ctx, uint32_t entry, void *scratch) {
+  ModelEntry &model_entry = ctx.model->entries[entry];
+  const sinter_entry &desc = model_entry.desc;
+  EntryPlan &entry_plan = ctx.entries[entry];
   uint32_t gemm = 0;
-  for (uint32_t i = 0; i < p.num_launches && status == SINTER_OK; ++i) {
-    if (p.launches[i].kind != SINTER_LAUNCH_GEMM) continue;
-    const sinter_gemm_desc &g = p.launches[i].gemm;
+  for (uint32_t i = 0; i < desc.num_launches; ++i) {
+    if (desc.launches[i].kind != SINTER_LAUNCH_GEMM) continue;
+    const sinter_gemm_desc &g = desc.launches[i].gemm;
     const uint32_t step = i; // steps and launches are 1:1
-    GemmPlan &plan = ctx.gemms[gemm++];
-    if ((status = gemm_plan_init(g, plan)) != SINTER_OK) break;
+    GemmPlan &plan = entry_plan.gemms[gemm++];
+    sinter_status status = gemm_plan_init(g, plan);
+    if (status != SINTER_OK)
+      return status;
     const sinter_buffer_ref *refs[kGemmOperands] = {&g.a, &g.b, &g.c, &g.bias, &g.residual};
     void **slots[kGemmOperands] = {&plan.a, &plan.b, &plan.c, &plan.bias, &plan.residual};
     char *next_scratch = static_cast<char *>(scratch);
@@ -231,33 +249,63 @@ sinter_status build_gemms(sinter_context &ctx) {
     {
       // One choice per model: every context then runs the same cuBLASLt kernels and gives
       // bit-identical results (timing noise under concurrent creation cannot split them).
-      sinter_model &model = *ctx.model;
-      std::lock_guard<std::mutex> lock(model.algo_mutex);
-      if (model.algo_chosen[i]) {
-        plan.algo = model.algos[i];
+      std::lock_guard<std::mutex> lock(ctx.model->algo_mutex);
+      if (model_entry.algo_chosen[i]) {
+        plan.algo = model_entry.algos[i];
         if (plan.has_bias &&
             cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &plan.bias,
                                            sizeof plan.bias) != CUBLAS_STATUS_SUCCESS)
-          status = fail(SINTER_CUDA_ERROR, "launch %u: setting the bias pointer", i);
+          return fail(SINTER_CUDA_ERROR, "entry '%s' launch %u: setting the bias pointer",
+                      desc.name, i);
       } else {
         status = gemm_select_algo(ctx.lt, plan, ctx.workspace, kWorkspaceBytes, ctx.own_stream, i);
-        if (status == SINTER_OK) {
-          model.algos[i] = plan.algo;
-          model.algo_chosen[i] = 1;
-        }
+        if (status != SINTER_OK)
+          return status;
+        model_entry.algos[i] = plan.algo;
+        model_entry.algo_chosen[i] = 1;
       }
     }
     for (int r = 0; r < kGemmOperands; ++r)
       if (is_io(*refs[r])) {
         *slots[r] = nullptr; // forces the first run to patch (and the graph to be built with it)
-        ctx.patches.push_back({slots[r], refs[r]->space, refs[r]->index, refs[r]->offset, step});
+        entry_plan.patches.push_back(
+            {slots[r], refs[r]->space, refs[r]->index, refs[r]->offset, step});
       }
   }
+  return SINTER_OK;
+}
+
+// Builds every entry's GEMM plans over one timing scratch buffer.
+sinter_status build_gemms(sinter_context &ctx) {
+  uint64_t scratch_bytes = 0;
+  for (const ModelEntry &e : ctx.model->entries) {
+    const uint64_t need = timing_scratch_bytes(e.desc);
+    scratch_bytes = need > scratch_bytes ? need : scratch_bytes;
+  }
+  void *scratch = nullptr;
+  cudaError_t err;
+  if (scratch_bytes > 0) {
+    if ((err = cudaMalloc(&scratch, scratch_bytes)) != cudaSuccess)
+      return fail_cuda(err, "allocating GEMM timing scratch");
+    (void)cudaMemsetAsync(scratch, 0, scratch_bytes, ctx.own_stream);
+  }
+  sinter_status status = SINTER_OK;
+  for (uint32_t e = 0; e < ctx.entries.size() && status == SINTER_OK; ++e)
+    status = build_entry_gemms(ctx, e, scratch);
   if (scratch) {
     (void)cudaStreamSynchronize(ctx.own_stream);
     (void)cudaFree(scratch);
   }
   return status;
+}
+
+// Zeroes the state block on the context's stream.
+sinter_status clear_state(sinter_context &ctx) {
+  const uint64_t bytes = ctx.model->program->state_bytes;
+  if (bytes == 0)
+    return SINTER_OK;
+  cudaError_t err = cudaMemsetAsync(ctx.state, 0, bytes, ctx.own_stream);
+  return err == cudaSuccess ? SINTER_OK : fail_cuda(err, "clearing the state");
 }
 
 sinter_status create(sinter_model *model, const sinter_context_options *opts,
@@ -295,16 +343,29 @@ sinter_status create(sinter_model *model, const sinter_context_options *opts,
   if (p.arena_bytes > 0) {
     if ((err = cudaMalloc(&ctx->arena, p.arena_bytes)) != cudaSuccess)
       return fail_cuda(err, "allocating the activation arena");
-    // Zeroed so state kept in the arena (KV cache) starts defined.
+    // Zeroed so state kept in the arena (KV caches of programs without a state block) starts
+    // defined.
     if ((err = cudaMemsetAsync(ctx->arena, 0, p.arena_bytes, ctx->own_stream)) != cudaSuccess)
       return fail_cuda(err, "clearing the activation arena");
   }
-  sinter_status s = build_kernels(*ctx);
-  if (s != SINTER_OK)
+  if (p.state_bytes > 0) {
+    if ((err = cudaMalloc(&ctx->state, p.state_bytes)) != cudaSuccess)
+      return fail_cuda(err, "allocating the state");
+  }
+  sinter_status s;
+  if ((s = clear_state(*ctx)) != SINTER_OK)
     return s;
+  // Sized before anything points into it: plans hold addresses of their own vectors' elements.
+  ctx->entries.resize(model->entries.size());
+  bool any_gemm = false;
+  for (uint32_t e = 0; e < ctx->entries.size(); ++e) {
+    if ((s = build_kernels(*ctx, e)) != SINTER_OK)
+      return s;
+    any_gemm = any_gemm || !ctx->entries[e].gemms.empty();
+  }
   if ((s = prepare_launches(*ctx)) != SINTER_OK)
     return s;
-  if (!ctx->gemms.empty()) {
+  if (any_gemm) {
     if ((err = cudaMalloc(&ctx->workspace, kWorkspaceBytes)) != cudaSuccess)
       return fail_cuda(err, "allocating the cuBLASLt workspace");
     cublasStatus_t st = cublasLtCreate(&ctx->lt);
@@ -313,11 +374,11 @@ sinter_status create(sinter_model *model, const sinter_context_options *opts,
                   "cublasLtCreate: %s", cublasLtGetStatusName(st));
     if ((s = build_gemms(*ctx)) != SINTER_OK)
       return s;
+    // Timing ran GEMMs on their real non-I/O operands, so a GEMM writing into the state (a KV
+    // cache projection) left values there: start from zero again.
+    if ((s = clear_state(*ctx)) != SINTER_OK)
+      return s;
   }
-  ctx->checked_inputs.assign(p.num_inputs, nullptr);
-  ctx->checked_outputs.assign(p.num_outputs, nullptr);
-  ctx->step_dirty.assign(ctx->steps.size(), 1);
-  ctx->nodes.assign(ctx->steps.size(), nullptr);
   if ((err = cudaStreamSynchronize(ctx->own_stream)) != cudaSuccess)
     return fail_cuda(err, "preparing the context");
   *out = ctx.release();

@@ -66,6 +66,47 @@ bool pdl_requested(const char *env_value);
 // previous step is a kernel, when `enabled`; none otherwise.
 void plan_pdl(const std::vector<Step> &steps, std::vector<KernelStep> &kernels, bool enabled);
 
+// Everything one entry point needs at run time, resolved at context creation so the run path
+// only patches I/O pointers and issues launches. Steps and launches of the entry are 1:1.
+struct EntryPlan {
+  // Sized once at creation; their addresses are baked into args and patches, so never resized.
+  std::vector<void *> arg_values;
+  std::vector<void *> arg_pointers;
+  std::vector<KernelStep> kernels;
+  std::vector<GemmPlan> gemms;
+  std::vector<Step> steps;
+  std::vector<IoPatch> patches;
+
+  // Last I/O addresses confirmed to be device memory (cudaPointerGetAttributes is asked only
+  // when an address changes).
+  std::vector<const void *> checked_inputs, checked_outputs;
+
+  // Graph mode: the entry's own graph, built at its first run.
+  std::vector<uint8_t> step_dirty;
+  std::vector<cudaGraphNode_t> nodes; // one per step
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+};
+
+// Holds a context's busy flag for a scope (every return path clears it): the run path's
+// "one thread at a time" rule, answered with SINTER_BUSY instead of a race.
+class BusyGuard {
+public:
+  explicit BusyGuard(std::atomic<bool> &flag) : flag_(flag) {
+    acquired_ = !flag_.exchange(true, std::memory_order_acquire);
+  }
+  ~BusyGuard() {
+    if (acquired_) flag_.store(false, std::memory_order_release);
+  }
+  BusyGuard(const BusyGuard &) = delete;
+  BusyGuard &operator=(const BusyGuard &) = delete;
+  bool acquired() const { return acquired_; }
+
+private:
+  std::atomic<bool> &flag_;
+  bool acquired_;
+};
+
 } // namespace sinter::rt
 
 struct sinter_context {
@@ -73,43 +114,34 @@ struct sinter_context {
   int mode = SINTER_MODE_DIRECT;
   std::atomic<bool> busy{false};
 
-  void *arena = nullptr;
-  void *workspace = nullptr;
+  void *arena = nullptr;     // shared by every entry (they never run concurrently)
+  void *state = nullptr;     // program.state_bytes, zeroed at creation and by reset_state
+  void *workspace = nullptr; // cuBLASLt's, shared by every entry's GEMMs
   cublasLtHandle_t lt = nullptr;
   cudaStream_t own_stream = nullptr; // algorithm timing and graph capture, never the caller's
 
-  // Sized once at creation; their addresses are baked into args and patches, so never resized.
-  std::vector<void *> arg_values;
-  std::vector<void *> arg_pointers;
-  std::vector<sinter::rt::KernelStep> kernels;
-  std::vector<sinter::rt::GemmPlan> gemms;
-  std::vector<sinter::rt::Step> steps;
-  std::vector<sinter::rt::IoPatch> patches;
+  // One per model entry (same order), sized once at creation.
+  std::vector<sinter::rt::EntryPlan> entries;
 
   // Launch path, fixed at creation. pdl: some kernel steps carry the PDL attribute (direct
-  // mode) / programmatic edges (graph mode). driver: every kernel has a CUfunction, launched
-  // with cuLaunchKernelEx while cu_context (the context current at creation) is current.
+  // mode) / programmatic edges (graph mode). driver: every kernel of every entry has a
+  // CUfunction, launched with cuLaunchKernelEx while cu_context (the context current at
+  // creation) is current.
   bool pdl = false;
   bool driver = false;
   CUcontext cu_context = nullptr;
   CUlaunchAttribute pdl_attribute{}; // programmaticStreamSerializationAllowed = 1
-
-  // Last I/O addresses confirmed to be device memory (cudaPointerGetAttributes is asked only
-  // when an address changes).
-  std::vector<const void *> checked_inputs, checked_outputs;
-
-  // Graph mode.
-  std::vector<uint8_t> step_dirty;
-  std::vector<cudaGraphNode_t> nodes; // one per step
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
 };
 
 namespace sinter::rt {
-// Issues step `index` (== launch index) on `stream`. driver: launch kernels with
-// cuLaunchKernelEx (the caller checked that ctx.cu_context is current); pdl: honour the steps'
-// PDL flags (false while profiling: events sit between the launches).
-sinter_status enqueue_step(sinter_context &ctx, uint32_t index, cudaStream_t stream, bool driver,
-                           bool pdl);
-void release_graph(sinter_context &ctx);
+// Issues step `index` (== launch index) of entry `entry` on `stream`. driver: launch kernels
+// with cuLaunchKernelEx (the caller checked that ctx.cu_context is current); pdl: honour the
+// steps' PDL flags (false while profiling: events sit between the launches).
+sinter_status enqueue_step(sinter_context &ctx, uint32_t entry, uint32_t index,
+                           cudaStream_t stream, bool driver, bool pdl);
+// Graph mode (graph.cpp): builds the entry's graph at its first run, pushes changed I/O
+// pointers (any_dirty) into it, and launches it on `stream`.
+sinter_status run_graph(sinter_context &ctx, EntryPlan &plan, bool any_dirty,
+                        cudaStream_t stream);
+void release_graph(EntryPlan &plan);
 } // namespace sinter::rt

@@ -1,6 +1,7 @@
 // sinter_model: load (checks, checksum, weight upload), queries, destroy.
 #include "model.h"
 
+#include "entries.h"
 #include "error.h"
 #include "weights_file.h"
 
@@ -88,6 +89,18 @@ private:
 
 } // namespace
 
+void init_entries(sinter_model &model) {
+  const sinter_program &p = *model.program;
+  model.entries.assign(entry_count(p), ModelEntry{});
+  for (uint32_t i = 0; i < entry_count(p); ++i) {
+    ModelEntry &e = model.entries[i];
+    e.desc = entry_at(p, i);
+    e.io = make_io_expect(e.desc);
+    e.algo_chosen.assign(e.desc.num_launches, 0);
+    e.algos.resize(e.desc.num_launches);
+  }
+}
+
 sinter_status load_model(const sinter_program *p, uint32_t expected_abi_major,
                          sinter_model **out, const LoadOptions &options) {
   if (!out)
@@ -142,10 +155,8 @@ sinter_status load_model(const sinter_program *p, uint32_t expected_abi_major,
   auto model = std::make_unique<sinter_model>();
   model->program = p;
   model->device = device;
-  model->io = make_io_expect(*p);
+  init_entries(*model);
   model->weights_from_file = from_file;
-  model->algo_chosen.assign(p->num_launches, 0);
-  model->algos.resize(p->num_launches);
   if (p->weight_bytes > 0) {
     if ((err = cudaMalloc(&model->weights, p->weight_bytes)) != cudaSuccess)
       return fail_cuda(err, "allocating device memory for the weights");

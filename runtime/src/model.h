@@ -9,19 +9,29 @@
 #include <mutex>
 #include <vector>
 
+namespace sinter::rt {
+
+// One entry point of a loaded model: its description, what its I/O must look like, and the
+// cuBLASLt algorithm of each of its GEMM launches.
+struct ModelEntry {
+  sinter_entry desc{};
+  IoExpect io;
+  // Chosen (by timing) by the first context that needs it and reused by every later one, so
+  // all contexts of a model compute bit-identical results. Guarded by sinter_model::algo_mutex.
+  std::vector<uint8_t> algo_chosen;        // per launch of the entry
+  std::vector<cublasLtMatmulAlgo_t> algos; // per launch of the entry
+};
+
+} // namespace sinter::rt
+
 struct sinter_model {
   const sinter_program *program = nullptr;
   int device = 0;
   void *weights = nullptr; // device copy of the weight blob (embedded or from a file), read-only
   bool weights_from_file = false;
-  sinter::rt::IoExpect io;
+  std::vector<sinter::rt::ModelEntry> entries; // >= 1 (init_entries); entries[0] is sinter_run's
   std::atomic<uint32_t> num_contexts{0}; // destroy refuses while contexts use the model
-
-  // cuBLASLt algorithm per launch, chosen (by timing) by the first context that needs it and
-  // reused by every later one, so all contexts of a model compute bit-identical results.
-  std::mutex algo_mutex;
-  std::vector<uint8_t> algo_chosen;           // per launch
-  std::vector<cublasLtMatmulAlgo_t> algos;    // per launch
+  std::mutex algo_mutex;                 // guards every entry's algorithm choice
 };
 
 namespace sinter::rt {
@@ -30,9 +40,17 @@ namespace sinter::rt {
 uint64_t fnv1a64(const void *data, uint64_t size);
 
 // Structural checks of a program (versions aside): tensor infos, launch kinds, GEMM problems,
-// that every buffer reference lies inside its arena / weights / I/O tensor, and the weight
-// table. INTERNAL on failure.
+// that every buffer reference lies inside its arena / weights / state / I/O tensor (of its
+// entry), the entry table, the state table and the weight table. INTERNAL on failure.
 sinter_status check_program(const sinter_program &program);
+
+// The state table (state_table.cpp): regions inside state_bytes, sized by their shape,
+// 256-byte aligned, disjoint, uniquely named. INTERNAL on failure.
+sinter_status check_state_table(const sinter_program &program);
+
+// Derives model.entries from model.program (which check_program accepted): descriptions, I/O
+// expectations, empty algorithm slots. No CUDA call.
+void init_entries(sinter_model &model);
 
 // What sinter_model_load_v2 takes, resolved.
 struct LoadOptions {

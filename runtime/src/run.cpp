@@ -1,7 +1,9 @@
-// sinter_run: validate, patch I/O pointers, issue launches (direct) or replay a CUDA graph.
+// sinter_run[_entry]: validate, patch I/O pointers, issue launches (direct) or replay the
+// entry's CUDA graph (graph.cpp).
 // Nothing here allocates or formats on the success path.
 #include "context.h"
 
+#include "entries.h"
 #include "error.h"
 
 #include <atomic>
@@ -11,22 +13,6 @@
 
 namespace sinter::rt {
 namespace {
-
-// Clears the busy flag on every return path.
-class BusyGuard {
-public:
-  explicit BusyGuard(std::atomic<bool> &flag) : flag_(flag) {
-    acquired_ = !flag_.exchange(true, std::memory_order_acquire);
-  }
-  ~BusyGuard() {
-    if (acquired_) flag_.store(false, std::memory_order_release);
-  }
-  bool acquired() const { return acquired_; }
-
-private:
-  std::atomic<bool> &flag_;
-  bool acquired_;
-};
 
 // Rejects host (or other-device) memory. Asked only when an address changes since the last
 // run, so steady-state runs with the same buffers skip the driver call.
@@ -64,180 +50,70 @@ bool driver_ready(const sinter_context &ctx) {
   return driver_api().ctx_get_current(&current) == CUDA_SUCCESS && current == ctx.cu_context;
 }
 
-cudaKernelNodeParams kernel_params(const KernelStep &k) {
-  cudaKernelNodeParams p{};
-  p.func = const_cast<void *>(k.function);
-  p.gridDim = k.grid;
-  p.blockDim = k.block;
-  p.sharedMemBytes = k.shared_bytes;
-  p.kernelParams = k.args;
-  p.extra = nullptr;
-  return p;
-}
-
-// Captures one GEMM (cuBLASLt's own kernels) on the context's stream into a graph.
-sinter_status capture_gemm(sinter_context &ctx, GemmPlan &plan, uint32_t step,
-                           cudaGraph_t *out) {
-  cudaError_t err = cudaStreamBeginCapture(ctx.own_stream, cudaStreamCaptureModeThreadLocal);
-  if (err != cudaSuccess)
-    return fail_cuda(err, "cudaStreamBeginCapture");
-  cublasStatus_t st = gemm_enqueue(ctx.lt, plan, ctx.workspace, kWorkspaceBytes, ctx.own_stream);
-  err = cudaStreamEndCapture(ctx.own_stream, out);
-  if (st != CUBLAS_STATUS_SUCCESS) {
-    if (*out) cudaGraphDestroy(*out);
-    *out = nullptr;
-    return fail(SINTER_CUDA_ERROR, "launch %u: capturing cublasLtMatmul: %s", step,
-                cublasLtGetStatusName(st));
-  }
-  if (err != cudaSuccess)
-    return fail_cuda(err, "cudaStreamEndCapture");
-  return SINTER_OK;
-}
-
-// Builds the graph node by node: kernels as kernel nodes (updatable in place), each GEMM as a
-// child graph captured from cuBLASLt (replaced when its I/O pointers change).
-sinter_status build_graph(sinter_context &ctx) {
-  cudaError_t err = cudaGraphCreate(&ctx.graph, 0);
-  if (err != cudaSuccess)
-    return fail_cuda(err, "cudaGraphCreate");
-  cudaGraphNode_t prev = nullptr;
-  for (size_t i = 0; i < ctx.steps.size(); ++i) {
-    const Step &s = ctx.steps[i];
-    cudaGraphNode_t node = nullptr;
-    const size_t ndeps = prev ? 1 : 0;
-    if (s.kind == StepKind::Kernel) {
-      const KernelStep &k = ctx.kernels[s.index];
-      cudaKernelNodeParams p = kernel_params(k);
-      if (k.pdl) {
-        // The graph form of programmatic stream serialization: an edge from the previous
-        // kernel's programmatic port, so this kernel may start once every block of that one
-        // has run griddepcontrol.launch_dependents (it waits in griddepcontrol.wait).
-        cudaGraphEdgeData edge{};
-        edge.from_port = cudaGraphKernelNodePortProgrammatic;
-        edge.type = cudaGraphDependencyTypeProgrammatic;
-        err = cudaGraphAddKernelNode(&node, ctx.graph, nullptr, 0, &p);
-        if (err == cudaSuccess &&
-            cudaGraphAddDependencies(ctx.graph, &prev, &node, &edge, 1) != cudaSuccess) {
-          (void)cudaGetLastError(); // a driver without programmatic edges: a full dependency
-          err = cudaGraphAddDependencies(ctx.graph, &prev, &node, nullptr, 1);
-        }
-      } else {
-        err = cudaGraphAddKernelNode(&node, ctx.graph, prev ? &prev : nullptr, ndeps, &p);
-      }
-    } else {
-      cudaGraph_t child = nullptr;
-      sinter_status st = capture_gemm(ctx, ctx.gemms[s.index], uint32_t(i), &child);
-      if (st != SINTER_OK)
-        return st;
-      err = cudaGraphAddChildGraphNode(&node, ctx.graph, prev ? &prev : nullptr, ndeps, child);
-      cudaGraphDestroy(child); // the node holds its own copy
-    }
-    if (err != cudaSuccess)
-      return fail_cuda(err, "adding a graph node");
-    ctx.nodes[i] = node;
-    ctx.step_dirty[i] = 0;
-    prev = node;
-  }
-  err = cudaGraphInstantiate(&ctx.exec, ctx.graph, 0);
-  if (err != cudaSuccess)
-    return fail_cuda(err, "cudaGraphInstantiate");
-  return SINTER_OK;
-}
-
-// Pushes changed I/O pointers into the instantiated graph, touching only the dirty nodes.
-sinter_status update_graph(sinter_context &ctx) {
-  for (size_t i = 0; i < ctx.steps.size(); ++i) {
-    if (!ctx.step_dirty[i]) continue;
-    const Step &s = ctx.steps[i];
-    cudaError_t err;
-    if (s.kind == StepKind::Kernel) {
-      cudaKernelNodeParams p = kernel_params(ctx.kernels[s.index]);
-      err = cudaGraphExecKernelNodeSetParams(ctx.exec, ctx.nodes[i], &p);
-    } else {
-      cudaGraph_t child = nullptr;
-      sinter_status st = capture_gemm(ctx, ctx.gemms[s.index], uint32_t(i), &child);
-      if (st != SINTER_OK)
-        return st;
-      err = cudaGraphExecChildGraphNodeSetParams(ctx.exec, ctx.nodes[i], child);
-      cudaGraphDestroy(child);
-    }
-    if (err != cudaSuccess)
-      return fail_cuda(err, "updating a graph node");
-    ctx.step_dirty[i] = 0;
-  }
-  return SINTER_OK;
-}
-
-sinter_status run_graph(sinter_context &ctx, bool any_dirty, cudaStream_t stream) {
-  if (!ctx.exec) {
-    sinter_status s = build_graph(ctx);
-    if (s != SINTER_OK) {
-      release_graph(ctx);
-      return s;
-    }
-  } else if (any_dirty && update_graph(ctx) != SINTER_OK) {
-    // An in-place update was refused (e.g. cuBLASLt captured a different topology): rebuild.
-    release_graph(ctx);
-    sinter_status s = build_graph(ctx);
-    if (s != SINTER_OK) {
-      release_graph(ctx);
-      return s;
-    }
-  }
-  cudaError_t err = cudaGraphLaunch(ctx.exec, stream);
-  return err == cudaSuccess ? SINTER_OK : fail_cuda(err, "cudaGraphLaunch");
-}
-
-// Validates the tensors and points every I/O slot at them, marking the steps whose pointers
-// changed. Nothing here allocates or formats on the success path.
-sinter_status bind_io(sinter_context &ctx, const DLTensor *inputs, uint32_t num_inputs,
-                      const DLTensor *outputs, uint32_t num_outputs, bool &any_dirty) {
+// Validates the tensors against entry `entry`'s I/O and points every I/O slot of its plan at
+// them, marking the steps whose pointers changed. Nothing here allocates or formats on the
+// success path.
+sinter_status bind_io(sinter_context &ctx, uint32_t entry, const DLTensor *inputs,
+                      uint32_t num_inputs, const DLTensor *outputs, uint32_t num_outputs,
+                      bool &any_dirty) {
   const sinter_model &model = *ctx.model;
-  sinter_status s = validate_io(model.io, inputs, num_inputs, outputs, num_outputs, model.device);
+  const IoExpect &io = model.entries[entry].io;
+  EntryPlan &plan = ctx.entries[entry];
+  sinter_status s = validate_io(io, inputs, num_inputs, outputs, num_outputs, model.device);
   if (s != SINTER_OK)
     return s;
   for (uint32_t i = 0; i < num_inputs; ++i)
-    if ((s = check_device_memory(model.io.inputs[i], inputs[i], model.device,
-                                 ctx.checked_inputs[i])) != SINTER_OK)
+    if ((s = check_device_memory(io.inputs[i], inputs[i], model.device,
+                                 plan.checked_inputs[i])) != SINTER_OK)
       return s;
   for (uint32_t i = 0; i < num_outputs; ++i)
-    if ((s = check_device_memory(model.io.outputs[i], outputs[i], model.device,
-                                 ctx.checked_outputs[i])) != SINTER_OK)
+    if ((s = check_device_memory(io.outputs[i], outputs[i], model.device,
+                                 plan.checked_outputs[i])) != SINTER_OK)
       return s;
   any_dirty = false;
-  for (const IoPatch &p : ctx.patches) {
+  for (const IoPatch &p : plan.patches) {
     const DLTensor &t = p.space == SINTER_BUFFER_INPUT ? inputs[p.index] : outputs[p.index];
     void *address = tensor_address(t) + p.offset;
     if (*p.slot != address) {
       *p.slot = address;
-      ctx.step_dirty[p.step] = 1;
+      plan.step_dirty[p.step] = 1;
       any_dirty = true;
     }
   }
   return SINTER_OK;
 }
 
-sinter_status run(sinter_context *ctx, const DLTensor *inputs, uint32_t num_inputs,
-                  const DLTensor *outputs, uint32_t num_outputs, void *cuda_stream) {
+// sinter_run / sinter_run_entry (`fn` names the caller in messages).
+sinter_status run(const char *fn, sinter_context *ctx, uint32_t entry, const DLTensor *inputs,
+                  uint32_t num_inputs, const DLTensor *outputs, uint32_t num_outputs,
+                  void *cuda_stream) {
   if (!ctx)
-    return fail(SINTER_INVALID_ARGUMENT, "sinter_run: context is null");
+    return fail(SINTER_INVALID_ARGUMENT, "%s: context is null", fn);
+  if (entry >= ctx->entries.size()) {
+    char names[kEntryNamesBytes];
+    return fail(SINTER_INVALID_ARGUMENT,
+                "%s: entry %u out of range: the model has %zu entries (%s)", fn, entry,
+                ctx->entries.size(), entry_names(*ctx->model->program, names, sizeof names));
+  }
   BusyGuard busy(ctx->busy);
   if (!busy.acquired())
-    return fail(SINTER_BUSY, "sinter_run: the context is in use by another thread");
+    return fail(SINTER_BUSY, "%s: the context is in use by another thread", fn);
   bool any_dirty = false;
-  sinter_status s = bind_io(*ctx, inputs, num_inputs, outputs, num_outputs, any_dirty);
+  sinter_status s =
+      bind_io(*ctx, entry, inputs, num_inputs, outputs, num_outputs, any_dirty);
   if (s != SINTER_OK)
     return s;
   DeviceGuard guard(ctx->model->device);
   if (guard.error() != cudaSuccess)
     return fail_cuda(guard.error(), "selecting the model's device");
   cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream);
+  EntryPlan &plan = ctx->entries[entry];
   if (ctx->mode == SINTER_MODE_GRAPH)
-    return run_graph(*ctx, any_dirty, stream);
+    return run_graph(*ctx, plan, any_dirty, stream);
   const bool driver = driver_ready(*ctx);
-  const uint32_t n = static_cast<uint32_t>(ctx->steps.size());
+  const uint32_t n = static_cast<uint32_t>(plan.steps.size());
   for (uint32_t i = 0; i < n; ++i)
-    if ((s = enqueue_step(*ctx, i, stream, driver, true)) != SINTER_OK)
+    if ((s = enqueue_step(*ctx, entry, i, stream, driver, true)) != SINTER_OK)
       return s;
   return SINTER_OK;
 }
@@ -261,7 +137,8 @@ sinter_status profile(sinter_context *ctx, const DLTensor *inputs, uint32_t num_
                       float *ms, uint32_t capacity) {
   if (!ctx)
     return fail(SINTER_INVALID_ARGUMENT, "sinter_context_profile: context is null");
-  const uint32_t n = static_cast<uint32_t>(ctx->steps.size());
+  constexpr uint32_t kEntry = 0; // profiling covers sinter_run's entry
+  const uint32_t n = static_cast<uint32_t>(ctx->entries[kEntry].steps.size());
   if (!ms && n > 0)
     return fail(SINTER_INVALID_ARGUMENT, "sinter_context_profile: ms_per_launch is null");
   if (capacity < n)
@@ -271,7 +148,8 @@ sinter_status profile(sinter_context *ctx, const DLTensor *inputs, uint32_t num_
   if (!busy.acquired())
     return fail(SINTER_BUSY, "sinter_context_profile: the context is in use by another thread");
   bool any_dirty = false;
-  sinter_status s = bind_io(*ctx, inputs, num_inputs, outputs, num_outputs, any_dirty);
+  sinter_status s =
+      bind_io(*ctx, kEntry, inputs, num_inputs, outputs, num_outputs, any_dirty);
   if (s != SINTER_OK)
     return s;
   DeviceGuard guard(ctx->model->device);
@@ -301,7 +179,7 @@ sinter_status profile(sinter_context *ctx, const DLTensor *inputs, uint32_t num_
     if ((err = cudaEventRecord(events[i], stream)) != cudaSuccess)
       s = fail_cuda(err, "cudaEventRecord");
     else
-      s = enqueue_step(*ctx, i, stream, driver, false); // no PDL: events separate the launches
+      s = enqueue_step(*ctx, kEntry, i, stream, driver, false); // no PDL: events between launches
   }
   if (s == SINTER_OK && (err = cudaEventRecord(events[n], stream)) != cudaSuccess)
     s = fail_cuda(err, "cudaEventRecord");
@@ -352,11 +230,13 @@ sinter_status launch_runtime(KernelStep &k, uint32_t index, const char *label, c
 
 } // namespace
 
-sinter_status enqueue_step(sinter_context &ctx, uint32_t index, cudaStream_t stream, bool driver,
-                           bool pdl) {
-  const Step &step = ctx.steps[index];
+sinter_status enqueue_step(sinter_context &ctx, uint32_t entry, uint32_t index,
+                           cudaStream_t stream, bool driver, bool pdl) {
+  EntryPlan &plan = ctx.entries[entry];
+  const Step &step = plan.steps[index];
+  const char *label = ctx.model->entries[entry].desc.launches[index].label;
   if (step.kind == StepKind::Kernel) {
-    KernelStep &k = ctx.kernels[step.index];
+    KernelStep &k = plan.kernels[step.index];
     const bool with_pdl = pdl && k.pdl;
     if (driver) {
       k.config.hStream = reinterpret_cast<CUstream>(stream);
@@ -365,25 +245,14 @@ sinter_status enqueue_step(sinter_context &ctx, uint32_t index, cudaStream_t str
           CUDA_SUCCESS)
         return SINTER_OK;
     }
-    return launch_runtime(k, index, ctx.model->program->launches[index].label, stream, with_pdl);
+    return launch_runtime(k, index, label, stream, with_pdl);
   }
   cublasStatus_t st =
-      gemm_enqueue(ctx.lt, ctx.gemms[step.index], ctx.workspace, kWorkspaceBytes, stream);
+      gemm_enqueue(ctx.lt, plan.gemms[step.index], ctx.workspace, kWorkspaceBytes, stream);
   if (st == CUBLAS_STATUS_SUCCESS)
     return SINTER_OK;
-  const char *label = ctx.model->program->launches[index].label;
   return fail(SINTER_CUDA_ERROR, "launch %u (%s): cublasLtMatmul: %s", index,
               label ? label : "gemm", cublasLtGetStatusName(st));
-}
-
-void release_graph(sinter_context &ctx) {
-  if (ctx.exec) cudaGraphExecDestroy(ctx.exec);
-  if (ctx.graph) cudaGraphDestroy(ctx.graph);
-  ctx.exec = nullptr;
-  ctx.graph = nullptr;
-  for (auto &n : ctx.nodes) n = nullptr;
-  for (auto &d : ctx.step_dirty) d = 1;
-  (void)cudaGetLastError();
 }
 
 } // namespace sinter::rt
@@ -392,7 +261,18 @@ extern "C" SINTER_API sinter_status sinter_run(sinter_context *ctx, const DLTens
                                                uint32_t num_inputs, const DLTensor *outputs,
                                                uint32_t num_outputs, void *cuda_stream) {
   SINTER_API_BEGIN
-  return sinter::rt::run(ctx, inputs, num_inputs, outputs, num_outputs, cuda_stream);
+  return sinter::rt::run("sinter_run", ctx, 0, inputs, num_inputs, outputs, num_outputs,
+                         cuda_stream);
+  SINTER_API_END
+}
+
+extern "C" SINTER_API sinter_status sinter_run_entry(sinter_context *ctx, uint32_t entry,
+                                                     const DLTensor *inputs, uint32_t num_inputs,
+                                                     const DLTensor *outputs,
+                                                     uint32_t num_outputs, void *cuda_stream) {
+  SINTER_API_BEGIN
+  return sinter::rt::run("sinter_run_entry", ctx, entry, inputs, num_inputs, outputs,
+                         num_outputs, cuda_stream);
   SINTER_API_END
 }
 

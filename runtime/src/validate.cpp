@@ -1,6 +1,7 @@
 // I/O validation against precomputed expectations. Messages are formatted only on failure.
 #include "validate.h"
 
+#include "entries.h"
 #include "error.h"
 
 #include <cstdio>
@@ -44,7 +45,7 @@ const char *dtype_name(DLDataType t, char *buf, size_t size) {
   return buf;
 }
 
-IoExpect make_io_expect(const sinter_program &p) {
+IoExpect make_io_expect(const sinter_entry &p) {
   auto one = [](const char *role, const sinter_tensor_info &info) {
     TensorExpect e{};
     e.role = role;
@@ -69,6 +70,8 @@ IoExpect make_io_expect(const sinter_program &p) {
     io.outputs.push_back(one("output", p.outputs[i]));
   return io;
 }
+
+IoExpect make_io_expect(const sinter_program &p) { return make_io_expect(legacy_entry(p)); }
 
 namespace {
 

@@ -34,6 +34,9 @@ uint64_t dtype_bytes(int32_t sinter_dtype);
 // "float32", "bfloat16", ... or "code C bits B lanes L"; `buf` holds the latter.
 const char *dtype_name(DLDataType t, char *buf, size_t size);
 
+// What entry `entry`'s inputs and outputs must look like.
+IoExpect make_io_expect(const sinter_entry &entry);
+// The same for the legacy single-entry fields (entry 0).
 IoExpect make_io_expect(const sinter_program &program);
 
 // Checks counts, null pointers, device type/id (device_id < 0 accepts any), dtype, ndim, shape,

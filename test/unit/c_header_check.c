@@ -8,12 +8,21 @@ int sinter_test_c_header_check(void) {
   sinter_launch_info launch;
   sinter_tensor_desc desc;
   sinter_status status = SINTER_OK;
+  /* ABI 1.2 declarations and the program tables they read (program.h must stay valid C). */
+  sinter_status (*run_entry)(sinter_context *, uint32_t, const DLTensor *, uint32_t,
+                             const DLTensor *, uint32_t, void *) = sinter_run_entry;
+  sinter_status (*reset_state)(sinter_context *, void *) = sinter_context_reset_state;
+  sinter_entry entry = {0};
+  sinter_state_info state = {0};
+  sinter_program program = {0};
   desc.ndim = 0;
   (void)desc;
   launch.kind = 0;
   (void)launch;
   return (int)opts.struct_size == (int)sizeof(sinter_context_options) && status == SINTER_OK &&
-         SINTER_ABI_VERSION == ((1u << 16) | 1u) &&
+         SINTER_ABI_VERSION == ((1u << 16) | 2u) && run_entry != NULL && reset_state != NULL &&
+         entry.name == NULL && state.bytes == 0 && program.num_entries == 0 &&
+         SINTER_BUFFER_STATE == 5 &&
          (int)load.struct_size == (int)sizeof(sinter_model_load_options) &&
          load.weights_path == NULL && load.allow_new_values == 0;
 }

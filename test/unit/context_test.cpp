@@ -16,10 +16,11 @@ class ContextTest : public ::testing::Test {
 protected:
   void SetUp() override {
     model.program = &fake_program();
-    model.io = sinter::rt::make_io_expect(fake_program());
+    sinter::rt::init_entries(model);
     ctx.model = &model;
-    ctx.checked_inputs.assign(2, nullptr);
-    ctx.checked_outputs.assign(1, nullptr);
+    ctx.entries.resize(1);
+    ctx.entries[0].checked_inputs.assign(2, nullptr);
+    ctx.entries[0].checked_outputs.assign(1, nullptr);
     in = make_tensors(fake_program().inputs, 2, false);
     out = make_tensors(fake_program().outputs, 1, false);
   }

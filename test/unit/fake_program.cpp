@@ -119,6 +119,65 @@ TensorSet make_tensors(const sinter_tensor_info *infos, uint32_t count, bool wit
 
 } // namespace sinter::test
 
+namespace sinter::test {
+namespace {
+
+const sinter_tensor_info g_write_inputs[] = {{"x", SINTER_DTYPE_F32, 2, {2, 4}}};
+const sinter_tensor_info g_read_outputs[] = {{"y", SINTER_DTYPE_F32, 2, {2, 4}}};
+
+sinter_launch_desc fake_kernel_launch(const std::vector<sinter_buffer_ref> &buffers) {
+  sinter_launch_desc l{};
+  l.kind = SINTER_LAUNCH_KERNEL;
+  l.label = "fake_kernel";
+  l.kernel.function = reinterpret_cast<const void *>(&fake_kernel);
+  l.kernel.grid[0] = l.kernel.grid[1] = l.kernel.grid[2] = 1;
+  l.kernel.block[0] = 32;
+  l.kernel.block[1] = l.kernel.block[2] = 1;
+  l.kernel.num_buffers = static_cast<uint32_t>(buffers.size());
+  l.kernel.buffers = buffers.data();
+  return l;
+}
+
+} // namespace
+
+StateProgram::StateProgram() {
+  states = {{"acc", SINTER_DTYPE_F32, 2, {2, 4}, 0, 32},
+            {".steps", SINTER_DTYPE_I32, 1, {1}, 256, 4}};
+  write_buffers = {{SINTER_BUFFER_INPUT, 0, 0},
+                   {SINTER_BUFFER_STATE, 0, 0},
+                   {SINTER_BUFFER_STATE, 0, 256}};
+  read_buffers = {{SINTER_BUFFER_STATE, 0, 0}, {SINTER_BUFFER_OUTPUT, 0, 0}};
+  write_launches = {fake_kernel_launch(write_buffers)};
+  sinter_launch_desc gemm{};
+  gemm.kind = SINTER_LAUNCH_GEMM;
+  gemm.label = "gemm";
+  gemm.gemm.m = 2;
+  gemm.gemm.n = 4;
+  gemm.gemm.k = 4;
+  gemm.gemm.dtype = SINTER_DTYPE_F32;
+  gemm.gemm.precision = SINTER_PRECISION_STRICT;
+  gemm.gemm.a = {SINTER_BUFFER_STATE, 0, 0};
+  gemm.gemm.b = {SINTER_BUFFER_WEIGHTS, 0, 0};
+  gemm.gemm.c = {SINTER_BUFFER_OUTPUT, 0, 0};
+  read_launches = {fake_kernel_launch(read_buffers), gemm};
+  entries = {{"write", 1, 0, g_write_inputs, nullptr, 1, write_launches.data()},
+             {"read", 0, 1, nullptr, g_read_outputs, 2, read_launches.data()}};
+  program = fake_program();
+  program.num_inputs = 1;
+  program.inputs = g_write_inputs;
+  program.num_outputs = 0;
+  program.outputs = nullptr;
+  program.num_launches = 1;
+  program.launches = write_launches.data();
+  program.state_bytes = 512;
+  program.num_states = static_cast<uint32_t>(states.size());
+  program.states = states.data();
+  program.num_entries = static_cast<uint32_t>(entries.size());
+  program.entries = entries.data();
+}
+
+} // namespace sinter::test
+
 extern "C" const sinter_program *sinter_generated_program(void) {
   return &sinter::test::fake_program();
 }

@@ -32,3 +32,28 @@ struct TensorSet {
 TensorSet make_tensors(const sinter_tensor_info *infos, uint32_t count, bool with_strides);
 
 } // namespace sinter::test
+
+namespace sinter::test {
+
+// A two-entry program with a state block, for the entry and state table checks (CPU only; its
+// kernels are fake_kernel, never launched). Every table lives in the object, so a test corrupts
+// one element of a copy-free instance and calls check_program(sp.program).
+//   state (512 bytes): "acc" f32[2,4] at 0, ".steps" i32[1] at 256
+//   entry 0 "write" (also the legacy fields): input x f32[2,4]
+//       launch 0: kernel fake_kernel(x, state acc, state .steps)
+//   entry 1 "read": output y f32[2,4]
+//       launch 0: kernel fake_kernel(state acc, y)
+//       launch 1: gemm y = acc @ W, W f32[4,4] = weights[0:64) (the fake program's blob)
+struct StateProgram {
+  StateProgram();
+  StateProgram(const StateProgram &) = delete;
+  StateProgram &operator=(const StateProgram &) = delete;
+
+  std::vector<sinter_state_info> states;
+  std::vector<sinter_buffer_ref> write_buffers, read_buffers;
+  std::vector<sinter_launch_desc> write_launches, read_launches;
+  std::vector<sinter_entry> entries;
+  sinter_program program{};
+};
+
+} // namespace sinter::test

@@ -32,7 +32,7 @@ TEST(ModelLoad, AbiMajorMismatch) {
   sinter_model *m = reinterpret_cast<sinter_model *>(0x1);
   EXPECT_EQ(sinter_model_load(SINTER_ABI_VERSION_MAJOR + 1, &m), SINTER_ABI_MISMATCH);
   EXPECT_EQ(m, nullptr);
-  EXPECT_LAST_ERROR_CONTAINS("caller expects sinter ABI major 2, library has 1.1");
+  EXPECT_LAST_ERROR_CONTAINS("caller expects sinter ABI major 2, library has 1.2");
 }
 
 TEST(ModelLoad, NoProgram) {
@@ -184,7 +184,7 @@ class ModelQueryTest : public ::testing::Test {
 protected:
   void SetUp() override {
     model.program = &fake_program();
-    model.io = sinter::rt::make_io_expect(fake_program());
+    sinter::rt::init_entries(model);
   }
   sinter_model model;
 };

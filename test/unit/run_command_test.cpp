@@ -132,4 +132,83 @@ TEST(RunCommand, ProfilePrintsOneRowPerLaunch) {
   }
 }
 
+// --entry (ABI 1.2): the state model's two entries, by name.
+std::string state_so() {
+  return sinter::test::test_path("SINTER_TEST_STATE_MODEL_SO", SINTER_TEST_STATE_MODEL_SO);
+}
+
+TEST(RunCommand, EntryWithoutGpuSaysNoDevice) {
+  SKIP_WITH_GPU("a CUDA device is present");
+  SinterRunOptions o;
+  o.entry = "read";
+  Result r = run_with(state_so(), o);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "no CUDA device");
+}
+
+TEST(RunCommand, RunsTheNamedEntry) {
+  SKIP_WITHOUT_GPU();
+  for (const char *mode : {"direct", "graph"}) {
+    SinterRunOptions o;
+    o.iterations = 10;
+    o.mode = mode;
+    o.entry = "read";
+    Result r = run_with(state_so(), o);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_CONTAINS(r.out, "entries: 2 (write, read); running 'read'");
+    EXPECT_CONTAINS(r.out, "state: 512 bytes");
+    EXPECT_CONTAINS(r.out, "output calls i32[1]");
+    EXPECT_CONTAINS(r.out, "output y f32[4x16]");
+    EXPECT_CONTAINS(r.out, "launches: 2");
+    std::cout << r.out;
+  }
+}
+
+TEST(RunCommand, DefaultEntryIsTheFirst) {
+  SKIP_WITHOUT_GPU();
+  SinterRunOptions o;
+  o.iterations = 10;
+  Result r = run_with(state_so(), o);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "running 'write'");
+  EXPECT_CONTAINS(r.out, "input  x f32[4x8]");
+  EXPECT_CONTAINS(r.out, "launches: 1");
+}
+
+TEST(RunCommand, SingleEntryModelIsMain) {
+  SKIP_WITHOUT_GPU();
+  SinterRunOptions o;
+  o.iterations = 10;
+  o.entry = "main";
+  Result r = run_with(sinter::test::test_model_so(), o);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "entries: 1 (main); running 'main'");
+  EXPECT_CONTAINS(r.out, "state: 0 bytes");
+  EXPECT_CONTAINS(r.out, "launches: 3");
+}
+
+TEST(RunCommand, UnknownEntryListsTheEntries) {
+  SKIP_WITHOUT_GPU();
+  SinterRunOptions o;
+  o.entry = "decode";
+  Result r = run_with(state_so(), o);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "no entry 'decode': the model's entries are 'write', 'read'");
+}
+
+TEST(RunCommand, ProfileCoversEntryZeroOnly) {
+  SKIP_WITHOUT_GPU();
+  SinterRunOptions o;
+  o.iterations = 2;
+  o.profile = true;
+  o.entry = "read";
+  Result r = run_with(state_so(), o);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "--profile profiles entry 0 only");
+  o.entry = "write";
+  r = run_with(state_so(), o);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "kernel  accumulate");
+}
+
 } // namespace

@@ -11,7 +11,8 @@
  * Threads: a model is read-only after load and may be shared by any number of contexts and
  * threads. A context is used by one thread at a time; a concurrent second call returns
  * SINTER_BUSY instead of racing. Runs of one context must be ordered by the caller (same stream,
- * or synchronize before switching streams): the context's arena is reused by every run. */
+ * or synchronize before switching streams): the context's arena is reused by every run, and its
+ * state (ABI 1.2) is read and updated by runs of every entry. */
 #ifndef SINTER_SINTER_H
 #define SINTER_SINTER_H
 
@@ -33,7 +34,8 @@ extern "C" {
 #endif
 
 #define SINTER_ABI_VERSION_MAJOR 1u
-#define SINTER_ABI_VERSION_MINOR 1u /* 1.1: load_from_file/_v2, launch info, profile */
+#define SINTER_ABI_VERSION_MINOR 2u /* 1.1: load_from_file/_v2, launch info, profile;
+                                       1.2: entry points and context state (KV caches) */
 /* Packed as (major << 16) | minor, the value sinter_abi_version() returns. */
 #define SINTER_ABI_VERSION ((SINTER_ABI_VERSION_MAJOR << 16) | SINTER_ABI_VERSION_MINOR)
 
@@ -60,7 +62,7 @@ typedef enum sinter_mode {
 
 /* Opaque handles. */
 typedef struct sinter_model sinter_model;     /* code + weights on the device, read-only */
-typedef struct sinter_context sinter_context; /* arena, cuBLASLt state, optional CUDA graph */
+typedef struct sinter_context sinter_context; /* arena, state, cuBLASLt state, CUDA graphs */
 
 /* One model input or output. `name` is borrowed from the model (valid until it is destroyed). */
 typedef struct sinter_tensor_desc {
@@ -165,9 +167,9 @@ SINTER_API sinter_status sinter_model_input_info(const sinter_model *model, uint
 SINTER_API sinter_status sinter_model_output_info(const sinter_model *model, uint32_t index,
                                                   sinter_tensor_desc *out);
 
-/* Creates a context on the model's device: allocates the arena (zeroed) and cuBLASLt workspace,
- * builds every launch's arguments and GEMM descriptors and picks each GEMM's algorithm (timing
- * the heuristic's candidates). `model` is borrowed and must outlive the context; `opts` is
+/* Creates a context on the model's device: allocates the arena (zeroed), the state (zeroed; ABI
+ * 1.2) and cuBLASLt workspace, builds every launch's arguments and GEMM descriptors, of every
+ * entry, and picks each GEMM's algorithm (timing the heuristic's candidates). `model` is borrowed and must outlive the context; `opts` is
  * borrowed for the call (NULL = defaults: direct mode). *out is owned by the caller. */
 SINTER_API sinter_status sinter_context_create(sinter_model *model,
                                                const sinter_context_options *opts,
@@ -190,7 +192,7 @@ SINTER_API sinter_status sinter_run(sinter_context *ctx, const DLTensor *inputs,
                                     uint32_t num_inputs, const DLTensor *outputs,
                                     uint32_t num_outputs, void *cuda_stream);
 
-/* ABI 1.1. Profiles one inference: validates and binds the tensors exactly as sinter_run, then
+/* ABI 1.1. Profiles one inference of entry 0 (what sinter_run runs): validates and binds the tensors exactly as sinter_run, then
  * issues every launch directly (also for a graph-mode context) on `cuda_stream` with a CUDA
  * event between consecutive launches, holds the stream until all are enqueued (so host issue
  * time does not show as GPU time), waits for the stream, and writes the GPU milliseconds of
@@ -200,6 +202,53 @@ SINTER_API sinter_status sinter_context_profile(sinter_context *ctx, const DLTen
                                                 uint32_t num_inputs, const DLTensor *outputs,
                                                 uint32_t num_outputs, void *cuda_stream,
                                                 float *ms_per_launch, uint32_t capacity);
+
+/* ---- ABI 1.2: entry points and state -------------------------------------------------------
+ * A library may hold several entry points (e.g. "prefill" and "decode" of one language model)
+ * over the same weights. Each has its own inputs, outputs and launches; sinter_run and the
+ * single-entry queries above are entry 0. A context also holds the model's state (e.g. KV
+ * caches): device memory that entries read and update in place, kept across runs, zeroed at
+ * creation and by sinter_context_reset_state. State is not passed as inputs or outputs. */
+
+/* Number of entry points (>= 1). 0 and the last error on a NULL model. */
+SINTER_API uint32_t sinter_model_num_entries(const sinter_model *model);
+
+/* Name of entry `entry` ("main" for a single-entry library); borrowed from the model. NULL and
+ * the last error when out of range. */
+SINTER_API const char *sinter_model_entry_name(const sinter_model *model, uint32_t entry);
+
+/* Index of the entry called `name` (borrowed for the call; exact, case-sensitive match) in *out.
+ * INVALID_ARGUMENT (the message lists the entries) when there is none; *out is then unchanged. */
+SINTER_API sinter_status sinter_model_find_entry(const sinter_model *model, const char *name,
+                                                 uint32_t *out);
+
+/* Per-entry I/O and launch count: for entry 0 the same answers as sinter_model_num_inputs/
+ * _outputs/_input_info/_output_info/_num_launches. The counts return 0 and set the last error
+ * for a NULL model or an entry out of range; the infos return INVALID_ARGUMENT. */
+SINTER_API uint32_t sinter_model_entry_num_inputs(const sinter_model *model, uint32_t entry);
+SINTER_API uint32_t sinter_model_entry_num_outputs(const sinter_model *model, uint32_t entry);
+SINTER_API sinter_status sinter_model_entry_input_info(const sinter_model *model, uint32_t entry,
+                                                       uint32_t index, sinter_tensor_desc *out);
+SINTER_API sinter_status sinter_model_entry_output_info(const sinter_model *model, uint32_t entry,
+                                                        uint32_t index, sinter_tensor_desc *out);
+SINTER_API uint32_t sinter_model_entry_num_launches(const sinter_model *model, uint32_t entry);
+
+/* Bytes of state a context holds (0 when the model has none). */
+SINTER_API uint64_t sinter_model_state_bytes(const sinter_model *model);
+
+/* sinter_run for entry `entry` (sinter_run is entry 0), with that entry's inputs and outputs in
+ * its order; the same rules, including SINTER_BUSY. Graph mode keeps one CUDA graph per entry,
+ * built at the entry's first run. INVALID_ARGUMENT (the message lists the entries) for an entry
+ * out of range. */
+SINTER_API sinter_status sinter_run_entry(sinter_context *ctx, uint32_t entry,
+                                          const DLTensor *inputs, uint32_t num_inputs,
+                                          const DLTensor *outputs, uint32_t num_outputs,
+                                          void *cuda_stream);
+
+/* Zeroes the context's state (every KV cache) on `cuda_stream`, ordered with the runs queued
+ * there; returns without waiting. A no-op for a model without state. SINTER_BUSY while another
+ * thread is inside a call on the context, like sinter_run. */
+SINTER_API sinter_status sinter_context_reset_state(sinter_context *ctx, void *cuda_stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

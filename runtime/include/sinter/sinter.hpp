@@ -15,6 +15,10 @@
 //   then, either way:
 //       sinter::Context ctx(model, SINTER_MODE_GRAPH);
 //       ctx.run(inputs, outputs, stream);   // arrays of DLTensor
+//   and, for a library with several entry points and state (ABI 1.2; e.g. an LLM):
+//       const uint32_t decode = model.find_entry("decode");
+//       ctx.run_entry(decode, inputs, outputs, stream);  // the entry's own I/O
+//       ctx.reset_state(stream);                         // KV caches back to zero
 // The Library (or, linked, the process) must outlive its models.
 #pragma once
 
@@ -30,7 +34,8 @@
 
 namespace sinter {
 
-// The ABI as function pointers. ABI 1.1 entries are null for a library built with ABI 1.0.
+// The ABI as function pointers. ABI 1.1 entries are null for a library built with ABI 1.0, and
+// ABI 1.2 entries for one built with 1.0 or 1.1.
 struct Api {
   decltype(&::sinter_abi_version) abi_version = nullptr;
   decltype(&::sinter_last_error) last_error = nullptr;
@@ -54,6 +59,18 @@ struct Api {
   decltype(&::sinter_model_num_weights) model_num_weights = nullptr;
   decltype(&::sinter_model_launch_info) model_launch_info = nullptr;
   decltype(&::sinter_context_profile) context_profile = nullptr;
+  // ABI 1.2
+  decltype(&::sinter_model_num_entries) model_num_entries = nullptr;
+  decltype(&::sinter_model_entry_name) model_entry_name = nullptr;
+  decltype(&::sinter_model_find_entry) model_find_entry = nullptr;
+  decltype(&::sinter_model_entry_num_inputs) model_entry_num_inputs = nullptr;
+  decltype(&::sinter_model_entry_num_outputs) model_entry_num_outputs = nullptr;
+  decltype(&::sinter_model_entry_input_info) model_entry_input_info = nullptr;
+  decltype(&::sinter_model_entry_output_info) model_entry_output_info = nullptr;
+  decltype(&::sinter_model_entry_num_launches) model_entry_num_launches = nullptr;
+  decltype(&::sinter_model_state_bytes) model_state_bytes = nullptr;
+  decltype(&::sinter_run_entry) run_entry = nullptr;
+  decltype(&::sinter_context_reset_state) context_reset_state = nullptr;
 };
 
 // The functions this program is linked against. Only instantiated when called, so a program
@@ -82,6 +99,17 @@ inline const Api &linked_api() {
     a.model_num_weights = &::sinter_model_num_weights;
     a.model_launch_info = &::sinter_model_launch_info;
     a.context_profile = &::sinter_context_profile;
+    a.model_num_entries = &::sinter_model_num_entries;
+    a.model_entry_name = &::sinter_model_entry_name;
+    a.model_find_entry = &::sinter_model_find_entry;
+    a.model_entry_num_inputs = &::sinter_model_entry_num_inputs;
+    a.model_entry_num_outputs = &::sinter_model_entry_num_outputs;
+    a.model_entry_input_info = &::sinter_model_entry_input_info;
+    a.model_entry_output_info = &::sinter_model_entry_output_info;
+    a.model_entry_num_launches = &::sinter_model_entry_num_launches;
+    a.model_state_bytes = &::sinter_model_state_bytes;
+    a.run_entry = &::sinter_run_entry;
+    a.context_reset_state = &::sinter_context_reset_state;
     return a;
   }();
   return api;
@@ -113,10 +141,14 @@ inline void check(const Api &api, sinter_status status) {
 inline void check(sinter_status status) { check(linked_api(), status); }
 
 namespace detail {
-inline void need(const void *fn, const char *what) {
+// Throws ABI_MISMATCH when `fn` (an optional Api entry) is missing from the library.
+inline void need(const void *fn, const char *what, const char *version = "1.1") {
   if (!fn)
-    throw Error(SINTER_ABI_MISMATCH, std::string(what) + " needs a library with ABI 1.1 or later");
+    throw Error(SINTER_ABI_MISMATCH,
+                std::string(what) + " needs a library with ABI " + version + " or later");
 }
+// The name of the single entry of a library older than ABI 1.2.
+constexpr const char *kSingleEntryName = "main";
 } // namespace detail
 
 // A model .so opened with dlopen. Never dlclosed: the .so carries its own static CUDA runtime,
@@ -162,6 +194,17 @@ public:
     bind(api_.model_num_weights, "sinter_model_num_weights", false);
     bind(api_.model_launch_info, "sinter_model_launch_info", false);
     bind(api_.context_profile, "sinter_context_profile", false);
+    bind(api_.model_num_entries, "sinter_model_num_entries", false);
+    bind(api_.model_entry_name, "sinter_model_entry_name", false);
+    bind(api_.model_find_entry, "sinter_model_find_entry", false);
+    bind(api_.model_entry_num_inputs, "sinter_model_entry_num_inputs", false);
+    bind(api_.model_entry_num_outputs, "sinter_model_entry_num_outputs", false);
+    bind(api_.model_entry_input_info, "sinter_model_entry_input_info", false);
+    bind(api_.model_entry_output_info, "sinter_model_entry_output_info", false);
+    bind(api_.model_entry_num_launches, "sinter_model_entry_num_launches", false);
+    bind(api_.model_state_bytes, "sinter_model_state_bytes", false);
+    bind(api_.run_entry, "sinter_run_entry", false);
+    bind(api_.context_reset_state, "sinter_context_reset_state", false);
     if (!complete)
       throw Error(SINTER_ABI_MISMATCH,
                   "'" + path + "' is not a sinter model library (no " + missing_ + ")");
@@ -245,6 +288,65 @@ public:
     return l;
   }
 
+  // Entry points (ABI 1.2). A library older than 1.2 has one, "main": entry 0, what run() runs.
+  uint32_t num_entries() const {
+    return api_->model_num_entries ? api_->model_num_entries(model_) : 1;
+  }
+  std::string entry_name(uint32_t entry) const {
+    if (!api_->model_entry_name) {
+      if (entry != 0)
+        throw Error(SINTER_INVALID_ARGUMENT, "entry " + std::to_string(entry) +
+                                                 " out of range: the model has 1 entries ('" +
+                                                 detail::kSingleEntryName + "')");
+      return detail::kSingleEntryName;
+    }
+    const char *name = api_->model_entry_name(model_, entry);
+    if (!name)
+      throw Error(SINTER_INVALID_ARGUMENT, api_->last_error());
+    return name;
+  }
+  // Index of the entry called `name`; throws INVALID_ARGUMENT (listing the entries) otherwise.
+  uint32_t find_entry(const std::string &name) const {
+    if (!api_->model_find_entry) {
+      if (name != detail::kSingleEntryName)
+        throw Error(SINTER_INVALID_ARGUMENT, "no entry '" + name +
+                                                 "': the model's entries are '" +
+                                                 detail::kSingleEntryName + "'");
+      return 0;
+    }
+    uint32_t index = 0;
+    check(*api_, api_->model_find_entry(model_, name.c_str(), &index));
+    return index;
+  }
+  uint32_t entry_num_inputs(uint32_t entry) const {
+    if (!api_->model_entry_num_inputs) return entry == 0 ? num_inputs() : 0;
+    return api_->model_entry_num_inputs(model_, entry);
+  }
+  uint32_t entry_num_outputs(uint32_t entry) const {
+    if (!api_->model_entry_num_outputs) return entry == 0 ? num_outputs() : 0;
+    return api_->model_entry_num_outputs(model_, entry);
+  }
+  sinter_tensor_desc entry_input(uint32_t entry, uint32_t index) const {
+    if (!api_->model_entry_input_info && entry == 0) return input(index);
+    detail::need(reinterpret_cast<const void *>(api_->model_entry_input_info), "entry points",
+                 "1.2");
+    sinter_tensor_desc d;
+    check(*api_, api_->model_entry_input_info(model_, entry, index, &d));
+    return d;
+  }
+  sinter_tensor_desc entry_output(uint32_t entry, uint32_t index) const {
+    if (!api_->model_entry_output_info && entry == 0) return output(index);
+    detail::need(reinterpret_cast<const void *>(api_->model_entry_output_info), "entry points",
+                 "1.2");
+    sinter_tensor_desc d;
+    check(*api_, api_->model_entry_output_info(model_, entry, index, &d));
+    return d;
+  }
+  // Bytes of state (KV caches) each context holds; 0 for a library older than 1.2.
+  uint64_t state_bytes() const {
+    return api_->model_state_bytes ? api_->model_state_bytes(model_) : 0;
+  }
+
 private:
   Model(const Api &api, sinter_model *m) : api_(&api), model_(m) {}
   void reset() noexcept {
@@ -290,6 +392,26 @@ public:
     run(inputs.data(), static_cast<uint32_t>(inputs.size()), outputs.data(),
         static_cast<uint32_t>(outputs.size()), stream);
   }
+  // Enqueues one run of entry `entry` (Model::find_entry) on `stream`; entry 0 is run().
+  void run_entry(uint32_t entry, const DLTensor *inputs, uint32_t num_inputs,
+                 const DLTensor *outputs, uint32_t num_outputs, void *stream = nullptr) {
+    if (!api_->run_entry && entry == 0)
+      return run(inputs, num_inputs, outputs, num_outputs, stream);
+    detail::need(reinterpret_cast<const void *>(api_->run_entry), "entry points", "1.2");
+    check(*api_, api_->run_entry(ctx_, entry, inputs, num_inputs, outputs, num_outputs, stream));
+  }
+  void run_entry(uint32_t entry, const std::vector<DLTensor> &inputs,
+                 const std::vector<DLTensor> &outputs, void *stream = nullptr) {
+    run_entry(entry, inputs.data(), static_cast<uint32_t>(inputs.size()), outputs.data(),
+              static_cast<uint32_t>(outputs.size()), stream);
+  }
+  // Zeroes the context's state (every KV cache) on `stream`, ordered with the runs queued
+  // there. A library older than 1.2 has no state: nothing to do.
+  void reset_state(void *stream = nullptr) {
+    if (api_->context_reset_state)
+      check(*api_, api_->context_reset_state(ctx_, stream));
+  }
+
   // One synchronous profiled run: GPU milliseconds per launch (sinter_context_profile).
   std::vector<float> profile(const std::vector<DLTensor> &inputs,
                              const std::vector<DLTensor> &outputs, void *stream = nullptr) {

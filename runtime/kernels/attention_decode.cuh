@@ -1,0 +1,300 @@
+// Decode attention (batch 1, one new token) over a bf16 KV cache, with the cache update fused
+// in. Semantics, argument order, partials layout and limits: launch_params.h
+// ("attention_decode"); launch: attention_decode_launch(HKV, MAX_LEN, SPLIT), SPLIT from
+// attention_decode_split(MAX_LEN, HKV, num_sms).
+//
+// Block (g, s) handles the GROUP query heads of kv head g over split s of the keys [0, p].
+// Lanes come in runs of LPK = next_pow2(D/8) per key: lane c of a run loads the 16-byte chunk c
+// of that key's K and V rows (row p from qkv, the others from the cache), so a warp covers
+// 32/LPK keys and the block KPB = 128/LPK keys per pass. Scores are reduced over the run with
+// xor shuffles; every thread keeps its own online softmax (running max, sum and 8 accumulators
+// per head, log2 domain) over the keys of its slot, U passes' loads in flight at a time. The
+// slots are merged with shuffles, then the warps through shared memory. With more than one
+// active split the blocks write partial records and the last to arrive merges them.
+#pragma once
+
+#include "kernel_common.cuh"
+
+namespace sinter::kernels {
+
+namespace detail {
+__host__ __device__ constexpr int decode_next_pow2(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+// Merges the online-softmax state (mo, lo, ao) into (m, l, a), log2 domain.
+template <int N>
+__device__ __forceinline__ void decode_merge(float &m, float &l, float (&a)[N], float mo, float lo,
+                                             const float (&ao)[N]) {
+  const float mn = fmaxf(m, mo);
+  const float ca = mn == -INFINITY ? 0.f : exp2f(m - mn);
+  const float cb = mn == -INFINITY ? 0.f : exp2f(mo - mn);
+  l = l * ca + lo * cb;
+#pragma unroll
+  for (int k = 0; k < N; ++k) a[k] = a[k] * ca + ao[k] * cb;
+  m = mn;
+}
+} // namespace detail
+
+template <int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE, int MAX_LEN,
+          int SPLIT, uint32_t SCALE_BITS>
+__global__ void __launch_bounds__(kAttentionDecodeThreads)
+    attention_decode(const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache,
+                     bf16 *out, float *partials, uint32_t *counters) {
+  static_assert(attention_decode_supported(HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN,
+                                           SPLIT),
+                "attention_decode: needs HQ % HKV == 0, HQ / HKV <= 8, D % 8 == 0, D <= 256, "
+                "8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1, SPLIT >= 1 "
+                "and at most 256 splits");
+  constexpr int THREADS = kAttentionDecodeThreads;
+  constexpr int WARPS = THREADS / 32;
+  constexpr int GROUP = HQ / HKV;
+  constexpr int NSPLIT = attention_decode_num_splits(MAX_LEN, SPLIT);
+  constexpr int DV = D / 8;                           // 16-byte vectors per head row
+  constexpr int LPK = detail::decode_next_pow2(DV);   // lanes per key
+  constexpr int KPB = THREADS / LPK;                  // key slots per block
+  // Passes in flight (register budget); 2 and 8 measured no faster on the H200.
+  constexpr int UMAX = GROUP > 4 ? 2 : 4;
+  constexpr int U = ceil_div(SPLIT, KPB) < UMAX ? ceil_div(SPLIT, KPB) : UMAX;
+  constexpr int TILE = KPB * U;
+  constexpr int REC = D + 2; // partial record: acc[D], m, l
+  constexpr float LOG2E = 1.4426950408889634f;
+
+  __shared__ float red_m[WARPS][GROUP];
+  __shared__ float red_l[WARPS][GROUP];
+  __shared__ __align__(16) float red_acc[WARPS][GROUP][D];
+  __shared__ int is_last;
+
+  const int g = blockIdx.x;
+  const int s = blockIdx.y;
+  const int tid = threadIdx.x;
+  const int warp = tid >> 5;
+  const int lane = tid & 31;
+  const int c = lane & (LPK - 1);  // 16-byte chunk of the row
+  const int slot = tid / LPK;      // key slot in the block
+  const bool has_chunk = c < DV;
+
+  detail::pdl_launch_dependents();
+  detail::pdl_wait();
+
+  const int64_t p64 = *position;
+  // q chunk c of the GROUP heads, scaled by scale * log2(e), in fp32 registers (loaded while
+  // the position, which the K/V addresses depend on, is in flight).
+  float q[GROUP][8];
+  {
+    const float qs = __uint_as_float(SCALE_BITS) * LOG2E;
+#pragma unroll
+    for (int h = 0; h < GROUP; ++h) {
+      uint4 v = make_uint4(0, 0, 0, 0);
+      if (has_chunk) v = detail::ld16(qkv + Q_OFF + (g * GROUP + h) * D + c * 8);
+      const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        q[h][2 * k] = detail::bf16_lo(w[k]) * qs;
+        q[h][2 * k + 1] = detail::bf16_hi(w[k]) * qs;
+      }
+    }
+  }
+
+  bf16 *out_g = out + size_t(g) * GROUP * D;
+  if (p64 < 0 || p64 >= MAX_LEN) { // out of range: zeros, no cache access
+    if (s == 0)
+      for (int i = tid; i < GROUP * DV; i += THREADS) detail::st16(out_g + i * 8, make_uint4(0, 0, 0, 0));
+    return;
+  }
+  const int p = int(p64);
+  const int start = s * SPLIT;
+  if (start > p) return; // nothing to do for this split (and no counter arrival)
+  const int end = min(start + SPLIT, p + 1);
+  const int nact = p / SPLIT + 1; // active splits: s * SPLIT <= p
+
+  const bf16 *new_k = qkv + K_OFF + g * D;
+  const bf16 *new_v = qkv + V_OFF + g * D;
+  const bf16 *kc = k_cache + size_t(g) * MAX_LEN * D;
+  const bf16 *vc = v_cache + size_t(g) * MAX_LEN * D;
+
+  // Cache update: the block whose split holds p writes row p (nobody reads it in this launch).
+  if (p < end && tid < 2 * DV) {
+    const bool is_v = tid >= DV;
+    const int cc = is_v ? tid - DV : tid;
+    const uint4 v = detail::ld16((is_v ? new_v : new_k) + cc * 8);
+    detail::st16((is_v ? v_cache : k_cache) + (size_t(g) * MAX_LEN + p) * D + cc * 8, v);
+  }
+
+  float m[GROUP], l[GROUP], acc[GROUP][8];
+#pragma unroll
+  for (int h = 0; h < GROUP; ++h) {
+    m[h] = -INFINITY;
+    l[h] = 0.f;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) acc[h][k] = 0.f;
+  }
+
+  for (int base = start; base < end; base += TILE) {
+    uint4 kv[U], vv[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int j = base + u * KPB + slot;
+      kv[u] = make_uint4(0, 0, 0, 0);
+      vv[u] = make_uint4(0, 0, 0, 0);
+      if (j < end && has_chunk) {
+        const bool fresh = j == p;
+        kv[u] = detail::ld16((fresh ? new_k : kc + size_t(j) * D) + c * 8);
+        vv[u] = detail::ld16((fresh ? new_v : vc + size_t(j) * D) + c * 8);
+      }
+    }
+    float sc[U][GROUP];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint32_t w[4] = {kv[u].x, kv[u].y, kv[u].z, kv[u].w};
+#pragma unroll
+      for (int h = 0; h < GROUP; ++h) {
+        float d0 = 0.f, d1 = 0.f;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          d0 = fmaf(q[h][2 * k], detail::bf16_lo(w[k]), d0);
+          d1 = fmaf(q[h][2 * k + 1], detail::bf16_hi(w[k]), d1);
+        }
+        float d = d0 + d1;
+#pragma unroll
+        for (int o = 1; o < LPK; o <<= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+        sc[u][h] = base + u * KPB + slot < end ? d : -INFINITY;
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < GROUP; ++h) {
+      float mt = m[h];
+#pragma unroll
+      for (int u = 0; u < U; ++u) mt = fmaxf(mt, sc[u][h]);
+      if (mt != -INFINITY) {
+        const float corr = exp2f(m[h] - mt); // m[h] == -inf -> 0
+        l[h] *= corr;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) acc[h][k] *= corr;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const float pr = exp2f(sc[u][h] - mt); // -inf -> 0
+          l[h] += pr;
+          const uint32_t w[4] = {vv[u].x, vv[u].y, vv[u].z, vv[u].w};
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+            acc[h][2 * k] = fmaf(pr, detail::bf16_lo(w[k]), acc[h][2 * k]);
+            acc[h][2 * k + 1] = fmaf(pr, detail::bf16_hi(w[k]), acc[h][2 * k + 1]);
+          }
+        }
+        m[h] = mt;
+      }
+    }
+  }
+
+  // Merge the key slots of the warp (lanes with the same chunk), then the warps.
+#pragma unroll
+  for (int o = LPK; o < 32; o <<= 1) {
+#pragma unroll
+    for (int h = 0; h < GROUP; ++h) {
+      const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
+      const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
+      float ao[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) ao[k] = __shfl_xor_sync(0xffffffffu, acc[h][k], o);
+      detail::decode_merge(m[h], l[h], acc[h], mo, lo, ao);
+    }
+  }
+  if (lane < LPK && has_chunk) {
+#pragma unroll
+    for (int h = 0; h < GROUP; ++h) {
+      float4 *dst = reinterpret_cast<float4 *>(&red_acc[warp][h][c * 8]);
+      dst[0] = make_float4(acc[h][0], acc[h][1], acc[h][2], acc[h][3]);
+      dst[1] = make_float4(acc[h][4], acc[h][5], acc[h][6], acc[h][7]);
+      if (lane == 0) {
+        red_m[warp][h] = m[h];
+        red_l[warp][h] = l[h];
+      }
+    }
+  }
+  __syncthreads();
+
+  // Block result per (head, column pair): unnormalized acc relative to the block max M.
+  constexpr int DP = D / 2;
+  // The only active block (always when NSPLIT == 1) writes out directly.
+  const bool direct = NSPLIT == 1 || nact == 1;
+  float *rec_base = partials + (size_t(g) * NSPLIT * GROUP) * REC;
+  for (int i = tid; i < GROUP * DP; i += THREADS) {
+    const int h = i / DP;
+    const int d = 2 * (i - h * DP);
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, red_m[w][h]);
+    float L = 0.f, a0 = 0.f, a1 = 0.f;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) {
+      const float mw = red_m[w][h];
+      const float f = mw == -INFINITY ? 0.f : exp2f(mw - mx);
+      L = fmaf(red_l[w][h], f, L);
+      a0 = fmaf(red_acc[w][h][d], f, a0);
+      a1 = fmaf(red_acc[w][h][d + 1], f, a1);
+    }
+    if (direct) {
+      const float inv = 1.f / L;
+      reinterpret_cast<uint32_t *>(out_g + h * D)[d / 2] = detail::pack_bf16x2(a0 * inv, a1 * inv);
+    } else {
+      float *rec = rec_base + (size_t(s) * GROUP + h) * REC;
+      *reinterpret_cast<float2 *>(rec + d) = make_float2(a0, a1);
+      if (d == 0) *reinterpret_cast<float2 *>(rec + D) = make_float2(mx, L);
+    }
+  }
+  if constexpr (NSPLIT > 1) {
+    if (direct) return;
+    // Last-arriving active block of kv head g merges the nact records.
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) is_last = atomicAdd(&counters[g], 1u) == uint32_t(nact - 1);
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();
+    // Each thread merges the nact records of its (head, column pair), CH records' loads in
+    // flight at a time (one round trip for NSPLIT <= CH).
+    constexpr int CH = NSPLIT < 16 ? NSPLIT : 16;
+    for (int i = tid; i < GROUP * DP; i += THREADS) {
+      const int h = i / DP;
+      const int d = 2 * (i - h * DP);
+      const float *rh = rec_base + h * REC; // record (t, h) at rh + t * GROUP * REC
+      float M = -INFINITY, L = 0.f, a0 = 0.f, a1 = 0.f;
+      for (int t0 = 0; t0 < nact; t0 += CH) {
+        float2 ml[CH], av[CH];
+#pragma unroll
+        for (int k = 0; k < CH; ++k) {
+          const int t = t0 + k;
+          ml[k] = make_float2(-INFINITY, 0.f);
+          av[k] = make_float2(0.f, 0.f);
+          if (t < nact) {
+            ml[k] = __ldcg(reinterpret_cast<const float2 *>(rh + size_t(t) * GROUP * REC + D));
+            av[k] = __ldcg(reinterpret_cast<const float2 *>(rh + size_t(t) * GROUP * REC + d));
+          }
+        }
+        float mc = M;
+#pragma unroll
+        for (int k = 0; k < CH; ++k) mc = fmaxf(mc, ml[k].x);
+        // mc is finite: record t0 < nact is active, and every active record has a finite max.
+        const float corr = exp2f(M - mc); // M == -inf -> 0
+        L *= corr;
+        a0 *= corr;
+        a1 *= corr;
+#pragma unroll
+        for (int k = 0; k < CH; ++k) {
+          const float f = exp2f(ml[k].x - mc); // absent record: -inf -> 0
+          L = fmaf(ml[k].y, f, L);
+          a0 = fmaf(av[k].x, f, a0);
+          a1 = fmaf(av[k].y, f, a1);
+        }
+        M = mc;
+      }
+      const float inv = 1.f / L;
+      reinterpret_cast<uint32_t *>(out_g + h * D)[d / 2] = detail::pack_bf16x2(a0 * inv, a1 * inv);
+    }
+    if (tid == 0) counters[g] = 0u; // ready for the next launch
+  }
+}
+
+} // namespace sinter::kernels

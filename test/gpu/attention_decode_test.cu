@@ -1,0 +1,361 @@
+// GPU test of attention_decode (one decode step with a bf16 KV cache) against a
+// double-precision CPU reference: Llama 3.2 1B shapes at several cache lengths (split and
+// unsplit), odd shapes (D = 16, 40, 96, 128, 256, GROUP 1..8, uneven last split, parts of the
+// fused QKV row in any order), positions at the split edges and out of range. Each position
+// gets fresh random data, cache slots after p hold NaN (reading one poisons the output), and
+// the kernel runs several times in a row on the same partials/counters; checks the output,
+// that cache row p (and no other row) was written, and that the counters are back to zero.
+// Then again under PDL behind a late producer of qkv. Prints microseconds per launch.
+#include "attention_decode.cuh"
+#include "gpu_test_util.h"
+
+using namespace sinter::kernels;
+using namespace gputest;
+
+// SPLIT is chosen at compile time for the H200's SM count, as the compiler does.
+constexpr int kSms = 132;
+constexpr uint16_t kNaN = 0x7fc0;
+
+template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
+          uint32_t SCALE>
+struct DecodeCase {
+  static constexpr int GROUP = HQ / HKV;
+  static constexpr size_t CACHE = size_t(HKV) * MAX_LEN * D;
+  static constexpr LaunchParams lp = attention_decode_launch(HKV, MAX_LEN, SPLIT);
+  static constexpr int PF = attention_decode_partials_floats(HQ, HKV, D, MAX_LEN, SPLIT);
+  static constexpr int CW = attention_decode_counter_words(HKV, MAX_LEN, SPLIT);
+  static auto kernel() {
+    return attention_decode<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE>;
+  }
+
+  bf16 *qkv = nullptr, *k = nullptr, *v = nullptr, *out = nullptr;
+  int64_t *pos = nullptr;
+  float *partials = nullptr;
+  uint32_t *counters = nullptr;
+
+  DecodeCase() {
+    CUDA_CHECK(cudaMalloc(&qkv, size_t(RS) * 2));
+    CUDA_CHECK(cudaMalloc(&k, CACHE * 2));
+    CUDA_CHECK(cudaMalloc(&v, CACHE * 2));
+    CUDA_CHECK(cudaMalloc(&out, size_t(HQ) * D * 2));
+    CUDA_CHECK(cudaMalloc(&pos, 16));
+    if (PF > 0) { // persistent scratch: contents never matter (garbage: NaN bytes)
+      CUDA_CHECK(cudaMalloc(&partials, size_t(PF) * 4));
+      CUDA_CHECK(cudaMemset(partials, 0xff, size_t(PF) * 4));
+    }
+    if (CW > 0) { // zero once, before the first launch only
+      CUDA_CHECK(cudaMalloc(&counters, size_t(CW) * 4));
+      CUDA_CHECK(cudaMemset(counters, 0, size_t(CW) * 4));
+    }
+  }
+  ~DecodeCase() {
+    CUDA_CHECK(cudaFree(qkv));
+    CUDA_CHECK(cudaFree(k));
+    CUDA_CHECK(cudaFree(v));
+    CUDA_CHECK(cudaFree(out));
+    CUDA_CHECK(cudaFree(pos));
+    if (partials) CUDA_CHECK(cudaFree(partials));
+    if (counters) CUDA_CHECK(cudaFree(counters));
+  }
+  void go(cudaStream_t st = 0) {
+    launch(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials, counters);
+  }
+  cudaError_t go_pdl(cudaStream_t st = 0) {
+    return launch_pdl(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials,
+                      counters);
+  }
+  size_t nonzero_counters() const {
+    if (CW == 0) return 0;
+    std::vector<uint32_t> c = to_host(counters, size_t(CW));
+    size_t n = 0;
+    for (uint32_t x : c) n += x != 0;
+    return n;
+  }
+};
+
+// Bitwise cache check: row p must equal the new key/value, every other row its old value.
+static bool check_cache(const char *what, const std::vector<uint16_t> &got,
+                        const std::vector<uint16_t> &want, int hkv, int max_len, int d,
+                        int64_t p) {
+  size_t bad_p = 0, bad_other = 0;
+  for (int g = 0; g < hkv; ++g)
+    for (int j = 0; j < max_len; ++j)
+      for (int e = 0; e < d; ++e) {
+        const size_t i = (size_t(g) * max_len + j) * d + e;
+        if (got[i] != want[i]) ++(j == p ? bad_p : bad_other);
+      }
+  if (bad_p || bad_other)
+    std::printf("    %s cache: FAIL (%zu wrong in row p, %zu other elements changed)\n", what,
+                bad_p, bad_other);
+  return bad_p == 0 && bad_other == 0;
+}
+
+template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
+          uint32_t SCALE>
+bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
+  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE>;
+  constexpr int GROUP = C::GROUP;
+  constexpr size_t CACHE = C::CACHE;
+  constexpr int REPEAT = 3;
+  float scale;
+  {
+    uint32_t b = SCALE;
+    std::memcpy(&scale, &b, 4);
+  }
+  std::printf("%s HQ=%d HKV=%d D=%d MAX_LEN=%d SPLIT=%d  [grid %u,%u block %u, partials %d "
+              "floats, %d counters]\n",
+              name, HQ, HKV, D, MAX_LEN, SPLIT, C::lp.grid.x, C::lp.grid.y, C::lp.block.x, C::PF,
+              C::CW);
+  C dc;
+  bool ok = true;
+  for (size_t pi = 0; pi < ps.size(); ++pi) {
+    const int64_t p = ps[pi];
+    const bool in_range = p >= 0 && p < MAX_LEN;
+    const uint64_t sd = seed * 1000 + pi * 7;
+    std::vector<uint16_t> qkv = random_bf16(RS, sd + 1, -2.f, 2.f);
+    std::vector<uint16_t> kc = random_bf16(CACHE, sd + 2, -2.f, 2.f);
+    std::vector<uint16_t> vc = random_bf16(CACHE, sd + 3, -2.f, 2.f);
+    for (int g = 0; g < HKV; ++g)
+      for (int j = 0; j < MAX_LEN; ++j)
+        if (j > p)
+          for (int e = 0; e < D; ++e) {
+            kc[(size_t(g) * MAX_LEN + j) * D + e] = kNaN;
+            vc[(size_t(g) * MAX_LEN + j) * D + e] = kNaN;
+          }
+    // Expected caches and reference output.
+    std::vector<uint16_t> kw = kc, vw = vc;
+    if (in_range)
+      for (int g = 0; g < HKV; ++g)
+        for (int e = 0; e < D; ++e) {
+          kw[(size_t(g) * MAX_LEN + p) * D + e] = qkv[KO + g * D + e];
+          vw[(size_t(g) * MAX_LEN + p) * D + e] = qkv[VO + g * D + e];
+        }
+    std::vector<float> ref(size_t(HQ) * D, 0.f);
+    if (in_range) {
+      parallel_for(size_t(HQ), [&](size_t hh) {
+        const int h = int(hh), g = h / GROUP;
+        std::vector<double> sc(size_t(p) + 1);
+        double mx = -INFINITY;
+        for (int64_t j = 0; j <= p; ++j) {
+          double s = 0;
+          for (int e = 0; e < D; ++e)
+            s += double(bf2f(qkv[QO + h * D + e])) *
+                 double(bf2f(kw[(size_t(g) * MAX_LEN + j) * D + e]));
+          sc[j] = s * scale;
+          mx = std::max(mx, sc[j]);
+        }
+        double sum = 0;
+        for (int64_t j = 0; j <= p; ++j) {
+          sc[j] = std::exp(sc[j] - mx);
+          sum += sc[j];
+        }
+        for (int e = 0; e < D; ++e) {
+          double o = 0;
+          for (int64_t j = 0; j <= p; ++j)
+            o += sc[j] * double(bf2f(vw[(size_t(g) * MAX_LEN + j) * D + e]));
+          ref[size_t(h) * D + e] = float(o / sum);
+        }
+      });
+    }
+    auto read_out = [&] {
+      std::vector<uint16_t> h = to_host(reinterpret_cast<const uint16_t *>(dc.out), ref.size());
+      std::vector<float> f(h.size());
+      for (size_t i = 0; i < f.size(); ++i) f[i] = bf2f(h[i]);
+      return f;
+    };
+    CUDA_CHECK(cudaMemcpy(dc.qkv, qkv.data(), qkv.size() * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dc.k, kc.data(), CACHE * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dc.v, vc.data(), CACHE * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dc.pos, &p, 8, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dc.out, 0xff, size_t(HQ) * D * 2));
+    for (int r = 0; r < REPEAT; ++r) dc.go();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    char label[160];
+    std::snprintf(label, sizeof label, "  p=%lld (x%d)", (long long)p, REPEAT);
+    bool case_ok = report(label, compare(read_out(), ref, 1.0 / 128));
+    case_ok &= check_cache("k", to_host(reinterpret_cast<const uint16_t *>(dc.k), CACHE), kw, HKV,
+                           MAX_LEN, D, p);
+    case_ok &= check_cache("v", to_host(reinterpret_cast<const uint16_t *>(dc.v), CACHE), vw, HKV,
+                           MAX_LEN, D, p);
+    size_t nz = dc.nonzero_counters();
+    if (nz) std::printf("    FAIL: %zu counters not back to zero\n", nz);
+    case_ok &= nz == 0;
+    // Again under PDL behind a kernel that writes qkv late (checks griddepcontrol.wait): the
+    // caches still hold the old rows except row p, which gets the same values again.
+    uint16_t *saved = to_device(qkv);
+    CUDA_CHECK(cudaMemset(dc.out, 0xff, size_t(HQ) * D * 2));
+    launch_after_delayed_producer(dc.qkv, saved, qkv.size() * 2, C::kernel(), C::lp,
+                                  (const bf16 *)dc.qkv, (const int64_t *)dc.pos, dc.k, dc.v,
+                                  dc.out, dc.partials, dc.counters);
+    CUDA_CHECK(cudaFree(saved));
+    case_ok &= report("    same, PDL behind a late producer of qkv",
+                      compare(read_out(), ref, 1.0 / 128));
+    case_ok &= check_cache("k (PDL)", to_host(reinterpret_cast<const uint16_t *>(dc.k), CACHE),
+                           kw, HKV, MAX_LEN, D, p);
+    case_ok &= check_cache("v (PDL)", to_host(reinterpret_cast<const uint16_t *>(dc.v), CACHE),
+                           vw, HKV, MAX_LEN, D, p);
+    nz = dc.nonzero_counters();
+    if (nz) std::printf("    FAIL: %zu counters not back to zero after the PDL launch\n", nz);
+    case_ok &= nz == 0;
+    ok &= case_ok;
+  }
+  return ok;
+}
+
+// Microseconds per launch of `go(stream, pdl)`: ITERS back-to-back plain launches, PDL
+// launches, and a CUDA graph of plain launches. Returns (plain, pdl, graph).
+struct Timing {
+  double plain, pdl, graph;
+};
+template <typename Go> Timing time_launches(Go go) {
+  constexpr int ITERS = 200;
+  cudaStream_t st;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaEvent_t e0, e1;
+  CUDA_CHECK(cudaEventCreate(&e0));
+  CUDA_CHECK(cudaEventCreate(&e1));
+  auto timed = [&](auto &&body) {
+    body(); // warm-up
+    CUDA_CHECK(cudaStreamSynchronize(st));
+    CUDA_CHECK(cudaEventRecord(e0, st));
+    body();
+    CUDA_CHECK(cudaEventRecord(e1, st));
+    CUDA_CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    return 1000.0 * ms / ITERS;
+  };
+  Timing t;
+  t.plain = timed([&] {
+    for (int i = 0; i < ITERS; ++i) go(st, false);
+  });
+  t.pdl = timed([&] {
+    for (int i = 0; i < ITERS; ++i) go(st, true);
+  });
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < ITERS; ++i) go(st, false);
+  CUDA_CHECK(cudaStreamEndCapture(st, &graph));
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  t.graph = timed([&] { CUDA_CHECK(cudaGraphLaunch(exec, st)); });
+  CUDA_CHECK(cudaStreamSynchronize(st));
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaEventDestroy(e0));
+  CUDA_CHECK(cudaEventDestroy(e1));
+  CUDA_CHECK(cudaStreamDestroy(st));
+  return t;
+}
+
+// The launch floor: a kernel with the same arguments and grid that only issues the PDL
+// instructions.
+__global__ void empty_decode_like(const bf16 *, const int64_t *, bf16 *, bf16 *, bf16 *, float *,
+                                  uint32_t *) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+static void time_empty(int grid_y) {
+  const LaunchParams lp = {{8u, uint32_t(grid_y), 1u}, {128u, 1u, 1u}, 0u};
+  const Timing t = time_launches([&](cudaStream_t st, bool pdl) {
+    if (pdl)
+      CUDA_CHECK(launch_pdl(empty_decode_like, lp, st, (const bf16 *)nullptr,
+                            (const int64_t *)nullptr, (bf16 *)nullptr, (bf16 *)nullptr,
+                            (bf16 *)nullptr, (float *)nullptr, (uint32_t *)nullptr));
+    else
+      launch(empty_decode_like, lp, st, (const bf16 *)nullptr, (const int64_t *)nullptr,
+             (bf16 *)nullptr, (bf16 *)nullptr, (bf16 *)nullptr, (float *)nullptr,
+             (uint32_t *)nullptr);
+  });
+  std::printf("  timing empty kernel grid 8,%d: %.2f us/launch plain, %.2f PDL, %.2f graph\n",
+              grid_y, t.plain, t.pdl, t.graph);
+}
+
+// Microseconds per launch at p (default MAX_LEN - 1: every split active).
+template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
+          uint32_t SCALE>
+bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
+  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE>;
+  C dc;
+  std::vector<uint16_t> qkv = random_bf16(RS, 901, -2.f, 2.f);
+  std::vector<uint16_t> kc = random_bf16(C::CACHE, 902, -2.f, 2.f);
+  std::vector<uint16_t> vc = random_bf16(C::CACHE, 903, -2.f, 2.f);
+  CUDA_CHECK(cudaMemcpy(dc.qkv, qkv.data(), qkv.size() * 2, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dc.k, kc.data(), C::CACHE * 2, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dc.v, vc.data(), C::CACHE * 2, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dc.pos, &p, 8, cudaMemcpyHostToDevice));
+  const Timing t = time_launches([&](cudaStream_t st, bool pdl) {
+    if (pdl)
+      CUDA_CHECK(dc.go_pdl(st));
+    else
+      dc.go(st);
+  });
+  const size_t nz = dc.nonzero_counters();
+  std::printf("  timing %s MAX_LEN=%d p=%lld SPLIT=%d grid %u,%u: %.2f us/launch plain, %.2f "
+              "PDL, %.2f graph%s\n",
+              name, MAX_LEN, (long long)p, SPLIT, C::lp.grid.x, C::lp.grid.y, t.plain, t.pdl,
+              t.graph, nz ? "  FAIL: counters not zero" : "");
+  return nz == 0;
+}
+
+int main() {
+  if (!have_device()) return 77;
+  constexpr uint32_t s64 = 0x3e000000u, s16 = 0x3e800000u, s96 = 0x3dd105ecu,
+                     s128 = 0x3db504f3u, s256 = 0x3d800000u;
+  // Llama 3.2 1B: fused QKV [1, 3072] = q (32 x 64) | k (8 x 64) | v (8 x 64).
+  constexpr int L128 = attention_decode_split(128, 8, kSms);
+  constexpr int L1024 = attention_decode_split(1024, 8, kSms);
+  constexpr int L4096 = attention_decode_split(4096, 8, kSms);
+  bool ok = true;
+  // SINTER_DECODE_PROFILE=1: only the MAX_LEN=1024 timing (for ncu).
+  if (std::getenv("SINTER_DECODE_PROFILE"))
+    return time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64>("llama") ? 0 : 1;
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 128, L128, s64>("llama", 61,
+                                                                 {0, 1, 77, 127, 128, -1});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64>(
+      "llama", 62, {0, 1, 77, 1023, 1024, 63, 64, 500});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 4096, L4096, s64>("llama", 63,
+                                                                   {0, 255, 256, 3000, 4095});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 128, 128, s64>("llama unsplit", 64,
+                                                                {0, 1, 77, 127, 128});
+  // Small odd shapes: v | k | q order with spare columns; NSPLIT 5 (split 8), 2, 1.
+  ok &= run_case<4, 2, 16, 64, 32, 0, 136, 40, 8, s16>("small", 65,
+                                                       {0, 1, 7, 8, 17, 39, 40, -1});
+  ok &= run_case<4, 2, 16, 64, 32, 0, 136, 40, attention_decode_split(40, 2, kSms), s16>(
+      "small", 66, {0, 31, 32, 39, 1000});
+  ok &= run_case<4, 2, 16, 64, 32, 0, 136, 40, 40, s16>("small unsplit", 67, {0, 1, 39, 40});
+  // 38 splits: the last block merges its records in chunks of 16 (17, 19 and 38 active).
+  ok &= run_case<4, 2, 16, 64, 32, 0, 136, 300, 8, s16>("many splits", 72,
+                                                        {0, 8, 130, 150, 299, 300});
+  // GROUP 8, D 128, uneven last split; D 96 (12 vectors: padded lanes), split 33; D 256 MHA;
+  // D 40 (5 vectors) with one kv head for 8 q heads.
+  ok &= run_case<16, 2, 128, 0, 2048, 2304, 2560, 300, 64, s128>("group 8 d128", 68,
+                                                                  {0, 63, 64, 200, 299, 300});
+  ok &= run_case<6, 3, 96, 0, 576, 864, 1152, 100, 33, s96>("d96 split 33", 69,
+                                                            {0, 32, 33, 65, 99, 100});
+  ok &= run_case<2, 2, 256, 0, 512, 1024, 1536, 70, 16, s256>("mha d256", 70, {0, 15, 16, 69, 70});
+  ok &= run_case<8, 1, 40, 0, 320, 360, 400, 200, 32, s64>("d40 group 8", 71,
+                                                           {0, 31, 150, 199, -5});
+  // Timings (200 launches each; the caches, 1..4 MiB, stay in L2).
+  time_empty(1);
+  time_empty(16);
+#define LLAMA_T(LEN, SPLIT_) time_case<32, 8, 64, 0, 2048, 2560, 3072, LEN, SPLIT_, s64>
+  ok &= LLAMA_T(128, L128)("llama");
+  ok &= LLAMA_T(1024, L1024)("llama");
+  ok &= LLAMA_T(1024, L1024)("llama", 100);
+  ok &= LLAMA_T(4096, L4096)("llama");
+  if (std::getenv("SINTER_DECODE_SWEEP")) { // other splits, for tuning attention_decode_split
+    ok &= LLAMA_T(128, 64)("sweep");
+    ok &= LLAMA_T(128, 128)("sweep");
+    ok &= LLAMA_T(1024, 32)("sweep");
+    ok &= LLAMA_T(1024, 64)("sweep");
+    ok &= LLAMA_T(1024, 128)("sweep");
+    ok &= LLAMA_T(1024, 256)("sweep");
+    ok &= LLAMA_T(4096, 64)("sweep");
+    ok &= LLAMA_T(4096, 128)("sweep");
+    ok &= LLAMA_T(4096, 256)("sweep");
+  }
+#undef LLAMA_T
+  std::printf("%s\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
