@@ -12,6 +12,20 @@ Example (the tiny committed fixture):
 
 Writes PATH.onnx (+ PATH.onnx.data only when the model is larger than 1.5 GB) and a sidecar
 PATH.json (config, seed, exporter details). Prints the op types (domain:op) of the graph.
+
+With --kv-cache MAX, writes generation with a KV cache instead: a prefill graph (OUT) and a
+decode graph (--decode-out, default OUT with .onnx -> .decode.onnx) of the same weights, the
+caches as inputs past_key_i/past_value_i [1, kv_heads, MAX, head_dim] and outputs
+present_key_i/present_value_i (updated out of place by index_copy: Transpose + ScatterND +
+Transpose). Both are checked against Hugging Face's forward with a DynamicCache (prefill, then
+--kv-check-steps teacher-forced decode steps) in PyTorch and, for --dtype f32, onnxruntime.
+The tiny committed fixtures:
+  python3 examples/export_llama.py --layers 2 --hidden 64 --intermediate 128 --heads 4 \\
+      --kv-heads 2 --head-dim 16 --vocab 256 --seq 6 --kv-cache 32 --save-reference \\
+      --out examples/fixtures/llama_tiny_kv_prefill.onnx \\
+      --decode-out examples/fixtures/llama_tiny_kv_decode.onnx \\
+      --dump examples/fixtures/llama_tiny_kv_prefill.dump.txt \\
+      --decode-dump examples/fixtures/llama_tiny_kv_decode.dump.txt
 """
 import argparse
 import json
@@ -84,8 +98,35 @@ def parse_args(argv=None):
     p.add_argument("--dynamic-seq", action="store_true",
                    help="export the sequence dimension of input_ids/attention_mask as dynamic "
                         "(the compiler then takes the length from --shape); default static")
+    p.add_argument("--kv-cache", type=int, metavar="MAX", default=None,
+                   help="export generation with a KV cache of MAX positions instead: two graphs, "
+                        "prefill (OUT: input_ids [1, seq], past_key_i/past_value_i "
+                        "[1, kv_heads, MAX, head_dim] -> logits [1, seq, vocab], present_key_i/"
+                        "present_value_i; fills cache slots 0..seq-1) and decode (--decode-out: "
+                        "input_ids [1, 1], cache_position [1], past_* -> logits [1, 1, vocab], "
+                        "present_*; writes slot cache_position and attends to slots "
+                        "0..cache_position). Default off: the plain export")
+    p.add_argument("--decode-out", metavar="PATH", default=None,
+                   help="with --kv-cache: path of the decode graph (default: OUT with .onnx "
+                        "replaced by .decode.onnx)")
+    p.add_argument("--decode-dump", metavar="TXT", default=None,
+                   help="with --kv-cache: node-by-node dump of the decode graph (--dump dumps "
+                        "the prefill graph)")
+    p.add_argument("--kv-check-steps", type=int, default=5,
+                   help="with --kv-cache: greedy decode steps after the prefill in the "
+                        "PyTorch/onnxruntime checks and --save-reference (default 5)")
     p.add_argument("--out", required=True, help="output path, PATH.onnx")
-    return p.parse_args(argv)
+    a = p.parse_args(argv)
+    if a.kv_cache is not None:
+        if a.batch != 1:
+            p.error("--kv-cache exports batch 1 only")
+        if a.dynamic_seq:
+            p.error("--kv-cache and --dynamic-seq do not combine")
+        if a.kv_cache < a.seq + 1:
+            p.error(f"--kv-cache {a.kv_cache} leaves no room to decode after --seq {a.seq}")
+        if a.seq + a.kv_check_steps > a.kv_cache:
+            a.kv_check_steps = a.kv_cache - a.seq
+    return a
 
 
 def build_config(a):
@@ -320,6 +361,358 @@ def export_once(wrapper, ids, mask, a):
     return prog
 
 
+def save_export(prog, out, use_ext, keep_stack_traces):
+    """Saves an ONNXProgram to `out` (initializers in OUT.data when use_ext, else inline),
+    stack traces stripped unless kept; returns (ModelProto as saved, checker verdict)."""
+    import onnx
+    if use_ext:
+        prog.save(out, external_data=True)
+        if not keep_stack_traces:
+            mp = onnx.load(out, load_external_data=False)
+            strip_stack_traces(mp)
+            onnx.save(mp, out, save_as_external_data=False)  # initializers stay external
+    else:
+        # Single self-contained file: materialise everything inline.
+        prog.save(out, external_data=False)
+        mp = onnx.load(out, load_external_data=True)
+        if not keep_stack_traces:
+            strip_stack_traces(mp)
+        onnx.save(mp, out, save_as_external_data=False)
+    mp = onnx.load(out, load_external_data=not use_ext)
+    try:
+        onnx.checker.check_model(out if use_ext else mp)
+        checker = "ok"
+    except Exception as e:
+        checker = f"{type(e).__name__}: {e}"[:500]
+    return mp, checker
+
+
+# ---- --kv-cache: prefill + decode graphs with the KV caches as inputs/outputs ----------------
+
+def kv_names(n_layers):
+    """(past names, present names), interleaved per layer: key_0, value_0, key_1, ..."""
+    past, present = [], []
+    for i in range(n_layers):
+        past += [f"past_key_{i}", f"past_value_{i}"]
+        present += [f"present_key_{i}", f"present_value_{i}"]
+    return past, present
+
+
+def kv_cache_shape(cfg, max_len):
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+    return [1, cfg.num_key_value_heads, max_len, head_dim]
+
+
+def zero_caches(cfg, max_len, dtype, device="cpu"):
+    import torch
+    shape = kv_cache_shape(cfg, max_len)
+    return [torch.zeros(shape, dtype=dtype, device=device)
+            for _ in range(2 * cfg.num_hidden_layers)]
+
+
+class _IndexCopyCache:
+    """The smallest object Hugging Face's attention accepts as past_key_values: update() writes
+    the new keys/values into this layer's cache tensors out of place (index_copy along the
+    sequence axis: Transpose + ScatterND + Transpose in ONNX) and keeps the results."""
+
+    def __init__(self, caches, positions, return_fresh):
+        self.caches = list(caches)
+        self.positions = positions
+        self.return_fresh = return_fresh
+        self.out = [None] * len(self.caches)
+
+    def update(self, key_states, value_states, layer_idx, *args, **kwargs):
+        kc = self.caches[2 * layer_idx].index_copy(2, self.positions, key_states)
+        vc = self.caches[2 * layer_idx + 1].index_copy(2, self.positions, value_states)
+        self.out[2 * layer_idx], self.out[2 * layer_idx + 1] = kc, vc
+        # Prefill attends over the fresh keys/values only (HF's causal sdpa path); decode over
+        # the whole updated cache under the position mask.
+        return (key_states, value_states) if self.return_fresh else (kc, vc)
+
+
+def _run_layers(m, x, position_ids, mask, cache):
+    mm = m.model
+    pe = mm.rotary_emb(x, position_ids)
+    for layer in mm.layers:
+        x = layer(x, attention_mask=mask, position_embeddings=pe, past_key_values=cache)
+        if isinstance(x, tuple):  # older transformers return (hidden_states, ...)
+            x = x[0]
+    return m.lm_head(mm.norm(x))
+
+
+def make_kv_wrappers(model, max_len, seq):
+    """(prefill, decode) modules over `model`'s own Hugging Face submodules.
+
+    prefill(input_ids [1, seq], *past) -> (logits [1, seq, V], *present): positions 0..seq-1,
+        written to cache slots 0..seq-1, causal attention over the fresh keys/values.
+    decode(input_ids [1, 1], cache_position [1], *past) -> (logits [1, 1, V], *present): writes
+        slot cache_position, attends to slots 0..cache_position.
+    past/present are interleaved per layer (key_0, value_0, key_1, ...)."""
+    import torch
+
+    class Prefill(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, *past):
+            x = self.m.model.embed_tokens(input_ids)
+            positions = torch.arange(seq, dtype=torch.int64, device=input_ids.device)
+            cache = _IndexCopyCache(past, positions, return_fresh=True)
+            # attention_mask=None: HF's sdpa path takes its causal form (is_causal=True).
+            logits = _run_layers(self.m, x, positions.unsqueeze(0), None, cache)
+            return (logits, *cache.out)
+
+    class Decode(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, cache_position, *past):
+            x = self.m.model.embed_tokens(input_ids)
+            keys = torch.arange(max_len, dtype=torch.int64, device=input_ids.device)
+            mask = torch.where(keys[None, :] <= cache_position[:, None], 0.0,
+                               torch.finfo(x.dtype).min).to(x.dtype)[None, None]
+            cache = _IndexCopyCache(past, cache_position, return_fresh=False)
+            logits = _run_layers(self.m, x, cache_position.unsqueeze(0), mask, cache)
+            return (logits, *cache.out)
+
+    return Prefill(model).eval(), Decode(model).eval()
+
+
+def hf_generate_reference(model, prompt, steps, tokens=None):
+    """Hugging Face's own forward with a DynamicCache: `steps` decode steps after `prompt`,
+    feeding `tokens` (teacher forcing) or, when None, the greedy ones. Returns (prefill logits
+    [1, S, V], [decode logits [1, 1, V]] * steps, tokens [steps]); tokens[j] is fed at step j
+    (greedy: tokens[0] = argmax of the prefill's last row)."""
+    import torch
+    from transformers import DynamicCache
+    try:
+        cache = DynamicCache(config=model.config)
+    except TypeError:
+        cache = DynamicCache()
+    with torch.no_grad():
+        out = model(input_ids=prompt, past_key_values=cache, use_cache=True)
+        prefill = out.logits
+        cache = out.past_key_values
+        tok = prefill[0, -1].float().argmax()
+        fed = []
+        decode = []
+        for j in range(steps):
+            if tokens is not None:
+                tok = torch.tensor(int(tokens[j]))
+            fed.append(int(tok))
+            out = model(input_ids=tok.view(1, 1), past_key_values=cache, use_cache=True)
+            cache = out.past_key_values
+            decode.append(out.logits)
+            tok = out.logits[0, -1].float().argmax()
+    return prefill, decode, fed
+
+
+def kv_generate(run_prefill, run_decode, prompt, tokens, caches):
+    """Teacher-forced generation through prefill/decode callables (numpy or torch in, the
+    graphs' outputs back): returns (prefill logits, [decode logits]) as float32 numpy."""
+    import numpy as np
+    seq = prompt.shape[1]
+    outs = run_prefill(prompt, caches)
+    prefill, caches = np.asarray(outs[0], dtype=np.float32), list(outs[1:])
+    decode = []
+    for j, t in enumerate(tokens):
+        ids = np.array([[t]], dtype=np.int64)
+        pos = np.array([seq + j], dtype=np.int64)
+        outs = run_decode(ids, pos, caches)
+        decode.append(np.asarray(outs[0], dtype=np.float32))
+        caches = list(outs[1:])
+    return prefill, decode
+
+
+def _max_diffs(got, ref):
+    import numpy as np
+    pre = float(np.max(np.abs(got[0] - ref[0])))
+    dec = [float(np.max(np.abs(g - r))) for g, r in zip(got[1], ref[1])]
+    return pre, dec
+
+
+def _fmt_diffs(pre, dec):
+    return f"prefill {pre:.3e}, decode [{', '.join(f'{d:.3e}' for d in dec)}]"
+
+
+def main_kv(a, cfg):
+    """--kv-cache: writes the prefill graph to OUT and the decode graph to --decode-out."""
+    import numpy as np
+    import torch
+    import transformers
+
+    out = a.out
+    dec_out = a.decode_out or ((out[:-5] if out.endswith(".onnx") else out) + ".decode.onnx")
+    for p_ in (out, dec_out):
+        os.makedirs(os.path.dirname(os.path.abspath(p_)), exist_ok=True)
+    max_len, seq = a.kv_cache, a.seq
+    ids, _ = example_inputs(a)
+    attn = "sdpa" if a.attn == "auto" else a.attn
+    model = build_model(cfg, a, attn)
+    dt = {"bf16": torch.bfloat16, "f32": torch.float32}[a.dtype]
+    prefill, decode = make_kv_wrappers(model, max_len, seq)
+    past, present = kv_names(cfg.num_hidden_layers)
+    caches = zero_caches(cfg, max_len, dt)
+    cache_shape = kv_cache_shape(cfg, max_len)
+    n_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    use_ext = n_bytes > EXTERNAL_DATA_THRESHOLD
+
+    graphs = {}
+    with torch.no_grad():
+        for name, path, mod, args, in_names, out_shape in (
+                ("prefill", out, prefill, (ids, *caches), ["input_ids"] + past, [1, seq]),
+                ("decode", dec_out, decode,
+                 (ids[:, :1].clone(), torch.tensor([seq], dtype=torch.int64), *caches),
+                 ["input_ids", "cache_position"] + past, [1, 1])):
+            try:
+                prog = torch.onnx.export(
+                    mod, args, dynamo=True, opset_version=a.opset, input_names=in_names,
+                    output_names=["logits"] + present, external_data=False, optimize=True,
+                    verbose=False)
+            except Exception:
+                print(f"[export_llama] {name} export (attn={attn}) failed:", file=sys.stderr)
+                traceback.print_exc()
+                return 1
+            mp, checker = save_export(prog, path, use_ext, a.keep_stack_traces)
+            ops = op_types(mp)
+            print(f"[export_llama] {name} {path}: attn={attn} opset={a.opset} dtype={a.dtype} "
+                  f"max_cache={max_len} bytes={os.path.getsize(path)} external_data={use_ext} "
+                  f"checker={checker}")
+            print(f"[export_llama] {name} op types ({len(ops)}): {' '.join(ops)}")
+            graphs[name] = {"path": path, "mp": mp, "checker": checker, "ops": ops,
+                            "inputs": in_names, "ids_shape": out_shape}
+            del prog
+
+    # Checks: the wrappers (PyTorch) and the graphs (onnxruntime) against Hugging Face's own
+    # forward with a DynamicCache, teacher-forced on the reference's greedy tokens.
+    # Random (not greedy) decode tokens: a random tiny model's greedy output tends to repeat
+    # one token, which would leave the cache rows indistinguishable but for RoPE.
+    steps = a.kv_check_steps
+    g = torch.Generator().manual_seed(a.seed + 3)
+    tokens = torch.randint(0, a.vocab, (steps,), generator=g, dtype=torch.int64).tolist()
+    torch_check, ort_result, ref = "skipped", "skipped", None
+    if not a.no_ort_check and not use_ext:
+        ref_pre, ref_dec, tokens = hf_generate_reference(model, ids, steps, tokens)
+        ref = (ref_pre.float().numpy(), [d.float().numpy() for d in ref_dec])
+
+        def t_prefill(p_, c):
+            with torch.no_grad():
+                return [o.float().numpy() if i == 0 else o
+                        for i, o in enumerate(prefill(torch.as_tensor(p_), *c))]
+
+        def t_decode(i_, pos, c):
+            with torch.no_grad():
+                return [o.float().numpy() if i == 0 else o for i, o in
+                        enumerate(decode(torch.as_tensor(i_), torch.as_tensor(pos), *c))]
+
+        got = kv_generate(t_prefill, t_decode, ids.numpy(), tokens, zero_caches(cfg, max_len, dt))
+        torch_check = "max_abs_diff " + _fmt_diffs(*_max_diffs(got, ref))
+        print(f"[export_llama] wrappers (torch) vs HF DynamicCache, decode tokens {tokens}: "
+              f"{torch_check}")
+        try:
+            import onnxruntime as ort
+            provs = [p_ for p_ in ("CUDAExecutionProvider", "CPUExecutionProvider")
+                     if p_ in ort.get_available_providers()]
+            s_pre = ort.InferenceSession(out, providers=provs)
+            s_dec = ort.InferenceSession(dec_out, providers=provs)
+            np_dt = np.float32 if a.dtype == "f32" else None
+
+            def o_prefill(p_, c):
+                return s_pre.run(None, {"input_ids": p_, **dict(zip(past, c))})
+
+            def o_decode(i_, pos, c):
+                return s_dec.run(None, {"input_ids": i_, "cache_position": pos,
+                                        **dict(zip(past, c))})
+
+            if np_dt is None:
+                raise RuntimeError("bf16 graphs: numpy has no bfloat16 to feed the caches "
+                                   "(export with --dtype f32 for this check)")
+            got = kv_generate(o_prefill, o_decode, ids.numpy(), tokens,
+                              [c.numpy() for c in zero_caches(cfg, max_len, dt)])
+            ort_result = f"{provs[0]}: max_abs_diff " + _fmt_diffs(*_max_diffs(got, ref))
+            ort_result += f" (ref max |x| {float(np.max(np.abs(ref[0]))):.3e})"
+        except Exception as e:
+            ort_result = f"failed: {type(e).__name__}: {str(e)[:300]}"
+        print(f"[export_llama] onnxruntime vs HF DynamicCache: {ort_result}")
+
+    ref_files = {}
+    if a.save_reference:
+        if ref is None:
+            ref_pre, ref_dec, tokens = hf_generate_reference(model, ids, steps, tokens)
+            ref = (ref_pre.float().numpy(), [d.float().numpy() for d in ref_dec])
+        pstem = out[:-5] if out.endswith(".onnx") else out
+        dstem = dec_out[:-5] if dec_out.endswith(".onnx") else dec_out
+        arrays = {
+            pstem + ".input_ids.npy": ids.numpy(),
+            pstem + ".logits.npy": ref[0].astype(np.float32),
+            dstem + ".input_ids.npy": np.array(tokens, dtype=np.int64).reshape(-1, 1, 1),
+            dstem + ".cache_position.npy":
+                np.arange(seq, seq + len(tokens), dtype=np.int64).reshape(-1, 1),
+            dstem + ".logits.npy": np.stack(ref[1]).astype(np.float32),
+        }
+        for path, arr in arrays.items():
+            np.save(path, arr)
+            ref_files[os.path.basename(path)] = list(arr.shape)
+    for name, dump in (("prefill", a.dump), ("decode", a.decode_dump)):
+        if dump:
+            n = dump_onnx(graphs[name]["mp"], dump)
+            print(f"[export_llama] {name} dump: {dump} ({n} bytes)")
+
+    import onnx
+    cache_io = {n: cache_shape + [a.dtype] for n in past}
+    cache_out = {n: cache_shape + [a.dtype] for n in present}
+    for name in ("prefill", "decode"):
+        g = graphs[name]
+        inputs = {"input_ids": g["ids_shape"] + ["int64"]}
+        if name == "decode":
+            inputs["cache_position"] = [1, "int64"]
+        inputs.update(cache_io)
+        side = {
+            "model": "LlamaForCausalLM (random init)",
+            "graph": name,
+            "kv_cache": {
+                "max_len": max_len, "layers": cfg.num_hidden_layers, "shape": cache_shape,
+                "dtype": a.dtype, "prefill": os.path.basename(out),
+                "decode": os.path.basename(dec_out),
+                "state_pairs": dict(zip(past, present)),
+                "semantics": "prefill: positions 0..seq-1 written to cache slots 0..seq-1, "
+                             "causal attention over the prompt; decode: writes slot "
+                             "cache_position, attends to slots 0..cache_position",
+            },
+            "seed": a.seed, "input_ids_seed": a.seed + 1, "dtype": a.dtype,
+            "init": "fp32 init on CPU after torch.manual_seed(seed), then cast to dtype",
+            "norm_init": a.norm_init,
+            "batch": 1, "seq": seq, "opset": a.opset,
+            "attn_implementation": attn,
+            "attn_errors": {},
+            "external_data": os.path.basename(g["path"]) + ".data" if use_ext else None,
+            "param_bytes": n_bytes,
+            "weights_sha256": weights_digest(model),
+            "op_types": g["ops"],
+            "onnx_checker": g["checker"],
+            "torch_wrapper_check": torch_check,
+            "onnxruntime_check": ort_result,
+            "check_steps": steps,
+            "check_decode_tokens": tokens,
+            "check_decode_tokens_seed": a.seed + 3,
+            "reference_files": ref_files,
+            "inputs": inputs,
+            "outputs": {"logits": g["ids_shape"] + [a.vocab, a.dtype], **cache_out},
+            "example_input_ids": ids.tolist(),
+            "versions": {"torch": torch.__version__, "transformers": transformers.__version__,
+                         "onnx": onnx.__version__},
+            "config": cfg.to_dict(),
+            "argv": {k: (os.path.basename(v) if k in ("out", "dump", "decode_out", "decode_dump")
+                         and v else v) for k, v in vars(a).items()},
+        }
+        stem = g["path"][:-5] if g["path"].endswith(".onnx") else g["path"]
+        with open(stem + ".json", "w") as f:
+            json.dump(side, f, indent=1, sort_keys=True, default=str)
+    return 0
+
+
 def main(argv=None):
     a = parse_args(argv)
     import numpy as np
@@ -330,6 +723,8 @@ def main(argv=None):
     out = a.out
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     cfg = build_config(a)
+    if a.kv_cache is not None:
+        return main_kv(a, cfg)
     ids, mask = example_inputs(a)
 
     attempts = ["sdpa", "eager"] if a.attn == "auto" else [a.attn]
@@ -354,25 +749,7 @@ def main(argv=None):
     n_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     use_ext = n_bytes > EXTERNAL_DATA_THRESHOLD
     data_name = os.path.basename(out) + ".data"
-    if use_ext:
-        prog.save(out, external_data=True)
-        if not a.keep_stack_traces:
-            mp = onnx.load(out, load_external_data=False)
-            strip_stack_traces(mp)
-            onnx.save(mp, out, save_as_external_data=False)  # initializers stay external
-    else:
-        # Single self-contained file: materialise everything inline.
-        prog.save(out, external_data=False)
-        mp = onnx.load(out, load_external_data=True)
-        if not a.keep_stack_traces:
-            strip_stack_traces(mp)
-        onnx.save(mp, out, save_as_external_data=False)
-    mp = onnx.load(out, load_external_data=not use_ext)
-    try:
-        onnx.checker.check_model(out if use_ext else mp)
-        checker = "ok"
-    except Exception as e:
-        checker = f"{type(e).__name__}: {e}"[:500]
+    mp, checker = save_export(prog, out, use_ext, a.keep_stack_traces)
     ops = op_types(mp)
     print(f"[export_llama] {out}: attn={used} opset={a.opset} dtype={a.dtype} "
           f"bytes={os.path.getsize(out)} external_data={use_ext} checker={checker}")

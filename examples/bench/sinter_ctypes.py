@@ -13,6 +13,15 @@
     ctx.profile([x], [y])                      # GPU ms per launch, one synchronous run (1.1)
     ctx.close(); model.close()
 
+Entry points and state (ABI 1.2; a 1.1 library shows one entry, "main", and no state):
+
+    model.entries                              # ["prefill", "decode"]
+    model.entry("decode")                      # Entry(index, name, inputs, outputs, num_launches)
+    model.state_bytes                          # bytes of KV cache etc. each context holds
+    ctx.reset_state()                          # zero the context's state (on the stream)
+    logits, = ctx.run_entry("prefill", [ids])  # like run(), for one entry
+    call = ctx.bind_entry("decode", [tok, pos], [logits]); call()
+
 For timing, use bind() with fixed buffers: in graph mode a changed I/O address costs a graph
 update (cheap for kernel nodes, a re-capture for each GEMM touching it), and run() allocates
 fresh outputs unless given some.
@@ -98,6 +107,14 @@ class TensorInfo(NamedTuple):
     shape: tuple
 
 
+class Entry(NamedTuple):
+    index: int
+    name: str
+    inputs: list  # [TensorInfo]
+    outputs: list  # [TensorInfo]
+    num_launches: int
+
+
 class SinterError(RuntimeError):
     def __init__(self, status, message):
         self.status = status
@@ -140,8 +157,22 @@ _SIGNATURES = {
 }
 
 
-# ABI 1.1 additions: bound when present, so 1.0 libraries still load.
+# ABI 1.1 and 1.2 additions: bound when present, so 1.0 libraries still load.
 _OPTIONAL = {
+    # 1.2: entry points and context state
+    "sinter_model_num_entries": (_U32, [_P]),
+    "sinter_model_entry_name": (ctypes.c_char_p, [_P, _U32]),
+    "sinter_model_find_entry": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(_U32)]),
+    "sinter_model_entry_num_inputs": (_U32, [_P, _U32]),
+    "sinter_model_entry_num_outputs": (_U32, [_P, _U32]),
+    "sinter_model_entry_input_info": (ctypes.c_int, [_P, _U32, _U32, ctypes.POINTER(TensorDesc)]),
+    "sinter_model_entry_output_info": (ctypes.c_int, [_P, _U32, _U32, ctypes.POINTER(TensorDesc)]),
+    "sinter_model_entry_num_launches": (_U32, [_P, _U32]),
+    "sinter_model_state_bytes": (ctypes.c_uint64, [_P]),
+    "sinter_run_entry": (ctypes.c_int, [_P, _U32, ctypes.POINTER(DLTensor), _U32, ctypes.POINTER(DLTensor), _U32,
+                                        _P]),
+    "sinter_context_reset_state": (ctypes.c_int, [_P, _P]),
+    # 1.1
     "sinter_model_load_v2": (ctypes.c_int, [_U32, ctypes.POINTER(ModelLoadOptions), ctypes.POINTER(_P)]),
     "sinter_weights_external": (ctypes.c_int, []),
     "sinter_model_num_weights": (_U32, [_P]),
@@ -167,11 +198,15 @@ def _open(path):
     return lib
 
 
-def _need(lib, name):
+def _need(lib, name, abi="1.1"):
     fn = getattr(lib, name, None)
     if fn is None:
-        raise SinterError(5, f"{name} needs a library with sinter ABI 1.1 or later")
+        raise SinterError(5, f"{name} needs a library with sinter ABI {abi} or later")
     return fn
+
+
+def _has(lib, name):
+    return getattr(lib, name, None) is not None
 
 
 class Model:
@@ -198,16 +233,71 @@ class Model:
                        for i in range(self._lib.sinter_model_num_inputs(handle))]
         self.outputs = [self._info(self._lib.sinter_model_output_info, i)
                         for i in range(self._lib.sinter_model_num_outputs(handle))]
+        self._entries = self._load_entries()
+
+    def _load_entries(self):
+        lib, h = self._lib, self._handle
+        if not _has(lib, "sinter_model_num_entries"):  # ABI 1.0/1.1: one entry
+            return [Entry(0, "main", self.inputs, self.outputs, lib.sinter_model_num_launches(h))]
+        entries = []
+        for e in range(lib.sinter_model_num_entries(h)):
+            name = lib.sinter_model_entry_name(h, e)
+            if name is None:
+                self._check(8)
+            ins = [self._entry_info(lib.sinter_model_entry_input_info, e, i)
+                   for i in range(lib.sinter_model_entry_num_inputs(h, e))]
+            outs = [self._entry_info(lib.sinter_model_entry_output_info, e, i)
+                    for i in range(lib.sinter_model_entry_num_outputs(h, e))]
+            entries.append(Entry(e, name.decode(), ins, outs, lib.sinter_model_entry_num_launches(h, e)))
+        return entries
 
     def _check(self, status):
         if status != 0:
             raise SinterError(status, self._lib.sinter_last_error().decode(errors="replace"))
 
+    @staticmethod
+    def _desc(d):
+        key = (d.dtype.code, d.dtype.bits)
+        return TensorInfo(d.name.decode(), _DTYPES.get(key, f"dl{key}"), tuple(d.shape[: d.ndim]))
+
     def _info(self, fn, index):
         d = TensorDesc()
         self._check(fn(self._handle, index, ctypes.byref(d)))
-        key = (d.dtype.code, d.dtype.bits)
-        return TensorInfo(d.name.decode(), _DTYPES.get(key, f"dl{key}"), tuple(d.shape[: d.ndim]))
+        return self._desc(d)
+
+    def _entry_info(self, fn, entry, index):
+        d = TensorDesc()
+        self._check(fn(self._handle, entry, index, ctypes.byref(d)))
+        return self._desc(d)
+
+    @property
+    def entries(self):
+        """Entry point names, in index order ("main" alone for an ABI 1.0/1.1 library)."""
+        return [e.name for e in self._entries]
+
+    def entry(self, entry):
+        """Entry(index, name, inputs, outputs, num_launches) by name or index."""
+        if isinstance(entry, Entry):
+            entry = entry.index
+        if isinstance(entry, str):
+            for e in self._entries:
+                if e.name == entry:
+                    return e
+            raise SinterError(1, f"no entry '{entry}' (entries: {', '.join(self.entries)})")
+        if not 0 <= int(entry) < len(self._entries):
+            raise SinterError(1, f"entry index {entry} out of range ({len(self._entries)} entries)")
+        return self._entries[int(entry)]
+
+    @property
+    def state_bytes(self):
+        """Bytes of state (KV caches) each context holds; 0 without state or before ABI 1.2."""
+        fn = getattr(self._lib, "sinter_model_state_bytes", None)
+        return int(fn(self._handle)) if fn is not None else 0
+
+    @property
+    def abi_version(self):
+        abi = self._lib.sinter_abi_version()
+        return (abi >> 16, abi & 0xFFFF)
 
     @property
     def num_launches(self):
@@ -293,15 +383,29 @@ class Context:
             return [tensors[i.name] for i in infos]
         return list(tensors)
 
-    def new_outputs(self):
+    def new_outputs(self, entry=None):
+        """Fresh CUDA tensors for the outputs of `entry` (default: entry 0 / the model's)."""
         import torch
 
-        return [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda") for o in self.model.outputs]
+        infos = self.model.outputs if entry is None else self.model.entry(entry).outputs
+        return [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda") for o in infos]
 
     def bind(self, inputs, outputs, stream=None):
         """Returns a no-argument callable that runs with prebuilt DLTensor arrays."""
-        inputs = self._order(inputs, self.model.inputs, "inputs")
-        outputs = self._order(outputs, self.model.outputs, "outputs")
+        return self._bind(None, inputs, outputs, stream)
+
+    def bind_entry(self, entry, inputs, outputs=None, stream=None):
+        """bind() for entry `entry` (name or index); outputs allocated when not given (then
+        reachable as call.outputs)."""
+        return self._bind(self.model.entry(entry), inputs, outputs, stream)
+
+    def _bind(self, entry, inputs, outputs, stream):
+        in_infos = self.model.inputs if entry is None else entry.inputs
+        out_infos = self.model.outputs if entry is None else entry.outputs
+        if outputs is None:
+            outputs = self.new_outputs(None if entry is None else entry.index)
+        inputs = self._order(inputs, in_infos, "inputs")
+        outputs = self._order(outputs, out_infos, "outputs")
         keep = [inputs, outputs]
         ins = (DLTensor * max(len(inputs), 1))(*[_dl_tensor(t, keep) for t in inputs])
         outs = (DLTensor * max(len(outputs), 1))(*[_dl_tensor(t, keep) for t in outputs])
@@ -309,15 +413,43 @@ class Context:
             import torch
 
             stream = torch.cuda.current_stream().cuda_stream
-        stream = _P(stream)
-        run, check, handle = self.model._lib.sinter_run, self.model._check, self._handle
+        stream = _P(getattr(stream, "cuda_stream", stream))  # a torch.cuda.Stream or its handle
+        check, handle = self.model._check, self._handle
         n_in, n_out = len(inputs), len(outputs)
+        lib = self.model._lib
+        if entry is None or not _has(lib, "sinter_run_entry"):
+            # ABI 1.0/1.1 (entry 0 is the only one) or the plain single-entry call.
+            run = lib.sinter_run
 
-        def call():
-            check(run(handle, ins, n_in, outs, n_out, stream))
+            def call():
+                check(run(handle, ins, n_in, outs, n_out, stream))
+        else:
+            run_entry, index = lib.sinter_run_entry, entry.index
+
+            def call():
+                check(run_entry(handle, index, ins, n_in, outs, n_out, stream))
 
         call.keep = (keep, ins, outs)
+        call.outputs = outputs
         return call
+
+    def run_entry(self, entry, inputs, outputs=None, stream=None):
+        """run() for entry `entry` (name or index): enqueues one run, returns the outputs."""
+        call = self.bind_entry(entry, inputs, outputs, stream)
+        call()
+        return call.outputs
+
+    def reset_state(self, stream=None):
+        """Zeroes the context's state (every KV cache) on `stream` (default: torch's current
+        stream), ordered with the runs queued there. A no-op for a library without state."""
+        fn = getattr(self.model._lib, "sinter_context_reset_state", None)
+        if fn is None:
+            return
+        if stream is None:
+            import torch
+
+            stream = torch.cuda.current_stream().cuda_stream
+        self.model._check(fn(self._handle, _P(getattr(stream, "cuda_stream", stream))))
 
     def profile(self, inputs, outputs=None, stream=None):
         """One synchronous run with events between launches: GPU milliseconds per launch."""
