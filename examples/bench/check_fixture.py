@@ -6,6 +6,14 @@
 STEM.input_ids.npy / STEM.attention_mask.npy (Llama) or STEM.input.npy (LoRA MLP) are the
 inputs, STEM.logits.npy / STEM.output.npy the PyTorch outputs. Prints the relative L2 error
 and, for logits, whether the top-1 token matches at every position; exits 1 past --bound.
+
+A KV-cache model (entries "prefill" and "decode", fixtures from export_llama.py --kv-cache)
+takes the stem of its prefill export and finds the decode one beside it:
+
+    python3 examples/bench/check_fixture.py build/kv.so examples/fixtures/llama_tiny_kv
+
+runs prefill on STEM_prefill.input_ids.npy, then the decode steps of STEM_decode.input_ids.npy
+at STEM_decode.cache_position.npy, each compared with the saved logits.
 """
 import argparse
 import os
@@ -25,6 +33,8 @@ def main():
     import torch
     import sinter_ctypes
 
+    if os.path.exists(a.stem + "_prefill.input_ids.npy"):
+        return check_kv(a, np, torch, sinter_ctypes)
     if os.path.exists(a.stem + ".input_ids.npy"):
         inputs = [np.load(a.stem + ".input_ids.npy"), np.load(a.stem + ".attention_mask.npy")]
         ref = np.load(a.stem + ".logits.npy")
@@ -43,6 +53,43 @@ def main():
           f"top-1 identical {top1}: {'OK' if ok else 'FAIL'}")
     ctx.close()
     model.close()
+    return 0 if ok else 1
+
+
+def compare(name, got, ref, bound, np):
+    got = got.reshape(ref.shape)
+    err = float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
+    top1 = bool((got.argmax(-1) == ref.argmax(-1)).all())
+    ok = err <= bound and top1
+    print(f"  {name}: rel err {err:.3e} (bound {bound:.0e}), top-1 identical {top1}")
+    return ok
+
+
+def check_kv(a, np, torch, sinter_ctypes):
+    """Prefill, then decode step by step on the context's own cache."""
+    ids = np.load(a.stem + "_prefill.input_ids.npy")
+    ref = np.load(a.stem + "_prefill.logits.npy").astype(np.float32)
+    step_ids = np.load(a.stem + "_decode.input_ids.npy")
+    positions = np.load(a.stem + "_decode.cache_position.npy")
+    step_ref = np.load(a.stem + "_decode.logits.npy").astype(np.float32)
+    model = sinter_ctypes.Model(a.so)
+    ok = True
+    for mode in ("direct", "graph"):
+        ctx = model.context(mode)
+        ctx.reset_state()
+        out = ctx.run_entry("prefill", [torch.from_numpy(ids).cuda()])[0]
+        torch.cuda.synchronize()
+        print(f"{os.path.basename(a.so)} ({mode}):")
+        ok &= compare("prefill", out.float().cpu().numpy(), ref, a.bound, np)
+        for i in range(step_ids.shape[0]):
+            out = ctx.run_entry("decode", [torch.from_numpy(step_ids[i]).cuda(),
+                                           torch.from_numpy(positions[i]).cuda()])[0]
+            torch.cuda.synchronize()
+            ok &= compare(f"decode at position {int(positions[i][0])}",
+                          out.float().cpu().numpy(), step_ref[i], a.bound, np)
+        ctx.close()
+    model.close()
+    print("OK" if ok else "FAIL")
     return 0 if ok else 1
 
 

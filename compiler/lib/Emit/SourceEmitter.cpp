@@ -313,9 +313,11 @@ private:
       os << "#include \"" << t << ".cuh\"\n";
     os << "\n";
     if (!out.externalWeights) {
+    // A large ("l") read-only section: the linker places it after .data/.bss, so a blob of
+    // several GB never pushes the code's 32-bit PC-relative references out of range.
     os << "// The weight blob, embedded from " << kWeightsFileName << " beside this file.\n";
     os << "#ifndef __CUDA_ARCH__\n";
-    os << "asm(\".section .rodata.sinter_weights,\\\"a\\\",@progbits\\n\"\n"
+    os << "asm(\".section .lrodata.sinter_weights,\\\"al\\\",@progbits\\n\"\n"
           "    \".balign 256\\n\"\n"
           "    \".hidden sinter_weight_blob\\n\"\n"
           "    \"sinter_weight_blob:\\n\"\n"
