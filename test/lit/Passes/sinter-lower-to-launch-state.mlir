@@ -1,0 +1,58 @@
+// RUN: sinter-opt %s -split-input-file --sinter-lower-to-launch -verify-diagnostics | FileCheck %s
+
+// Entry points of one model share the weight blob: equal constants in two functions are
+// one weight at one offset, counted once in the blob size.
+// CHECK: module attributes {launch.state_bytes = 0 : i64, launch.weight_bytes = 512 : i64}
+// CHECK-LABEL: func.func @prefill
+// CHECK: launch.weight "w0" {offset = 0 : i64
+// CHECK-LABEL: func.func @decode
+// CHECK: launch.weight "w0" {offset = 0 : i64
+// CHECK-NOT: launch.weight "w1"
+func.func @prefill(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  %w = sinter.constant dense<1.0> : tensor<8x16xf32>
+  %y = sinter.linear %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+func.func @decode(%x: tensor<1x8xf32>) -> tensor<1x16xf32> {
+  %w = sinter.constant dense<1.0> : tensor<8x16xf32>
+  %y = sinter.linear %x, %w : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+// Negative: a prefill cache write is one kv_cache_write launch from a fused QKV projection's
+// output; rows from anywhere else have no kernel.
+func.func @rows_not_projected(%cache: tensor<1x2x8x4xbf16> {sinter.state = "cache"}, %pos: tensor<1xi64>, %x: tensor<2x8xf32>) -> (tensor<1x2x8x4xbf16> {sinter.state = "cache"}, tensor<2x4xf32>) {
+  %rows = sinter.constant dense<1.0> : tensor<1x2x1x4xbf16>
+  // expected-error @+1 {{a cache write needs rows from a fused QKV projection}}
+  %w = sinter.cache_write %cache, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x4xbf16>, tensor<1x2x1x4xbf16>, tensor<1xi64>) -> tensor<1x2x8x4xbf16>
+  %k = sinter.constant dense<1.0> : tensor<8x4xf32>
+  %y = sinter.linear %x, %k : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %w, %y : tensor<1x2x8x4xbf16>, tensor<2x4xf32>
+}
+
+// -----
+
+// Negative: a state result must be the update of the argument of the same state.
+func.func @wrong_state(%a: tensor<8x4xf32> {sinter.state = "a"}, %b: tensor<8x4xf32> {sinter.state = "b"}, %rows: tensor<1x4xf32>, %pos: tensor<1xi64>) -> (tensor<8x4xf32> {sinter.state = "a"}, tensor<8x4xf32> {sinter.state = "b"}) {
+  %wa = sinter.cache_write %a, %rows, %pos {axis = 0 : i64} : (tensor<8x4xf32>, tensor<1x4xf32>, tensor<1xi64>) -> tensor<8x4xf32>
+  %wb = sinter.cache_write %b, %rows, %pos {axis = 0 : i64} : (tensor<8x4xf32>, tensor<1x4xf32>, tensor<1xi64>) -> tensor<8x4xf32>
+  // expected-error @+1 {{state result 0 ('a') is not the update of its own cache}}
+  return %wb, %wa : tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+// Negative: two entry points that disagree on the type of one state.
+func.func @first(%c: tensor<8x4xf32> {sinter.state = "cache"}, %x: tensor<1x8xf32>) -> tensor<1x16xf32> {
+  %w = sinter.constant dense<1.0> : tensor<8x16xf32>
+  %y = sinter.linear %x, %w : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+// expected-error @+1 {{state 'cache' is 'memref<4x4xf32>' here but 'memref<8x4xf32>' elsewhere}}
+func.func @second(%c: tensor<4x4xf32> {sinter.state = "cache"}, %x: tensor<1x8xf32>) -> tensor<1x16xf32> {
+  %w = sinter.constant dense<1.0> : tensor<8x16xf32>
+  %y = sinter.linear %x, %w : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
