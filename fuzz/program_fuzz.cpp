@@ -257,7 +257,7 @@ void editLaunch(FuzzedDataProvider &in, Image &img) {
 }
 
 void edit(FuzzedDataProvider &in, Image &img) {
-  switch (in.ConsumeIntegralInRange(0, 11)) {
+  switch (in.ConsumeIntegralInRange(0, 12)) {
   case 0: editTensor(in, img, img.inputs); break;
   case 1: editTensor(in, img, img.outputs); break;
   case 2: case 3: case 4: editLaunch(in, img); break;
@@ -280,6 +280,8 @@ void edit(FuzzedDataProvider &in, Image &img) {
     break;
   }
   case 11: img.p.version = in.ConsumeIntegralInRange<uint32_t>(0, 3); break;
+  // State refs (SINTER_BUFFER_STATE, space 5) are bounded by the state block.
+  case 12: img.p.state_bytes = in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(0, 4096) : interestingU64(in); break;
   }
 }
 
@@ -299,6 +301,7 @@ u128 bufferSize(const sinter_program &p, const sinter_buffer_ref &r) {
   switch (r.space) {
   case SINTER_BUFFER_ARENA: return p.arena_bytes;
   case SINTER_BUFFER_WEIGHTS: return p.weight_bytes;
+  case SINTER_BUFFER_STATE: return p.state_bytes;
   case SINTER_BUFFER_INPUT: return r.index < p.num_inputs ? exactBytes(p.inputs[r.index]) : 0;
   case SINTER_BUFFER_OUTPUT: return r.index < p.num_outputs ? exactBytes(p.outputs[r.index]) : 0;
   default: bug("check_program accepted an unknown buffer space");

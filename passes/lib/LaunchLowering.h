@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <cstring>
+#include <map>
 #include <string>
 
 namespace sinter {
@@ -48,6 +49,9 @@ struct WeightTable {
   llvm::DenseMap<mlir::Attribute, Entry> byData;
   int64_t count = 0;
   int64_t bytes = 0;
+  /// Compile-time re-layouts by (source data, layout): the second entry point reading a
+  /// weight in the same layout reuses it instead of copying gigabytes again.
+  std::map<std::pair<const void *, std::string>, mlir::DenseElementsAttr> relayouts;
 };
 
 class FunctionLowering {
@@ -69,6 +73,9 @@ private:
   mlir::LogicalResult lowerGather(graph::GatherOp gather);
   mlir::LogicalResult lowerAttention(graph::FusedAttentionOp attention);
   mlir::LogicalResult lowerRmsNorm(graph::RMSNormalizationOp norm);
+  /// The [B, S, heads * D] value an attention's [B, heads, S, D] result becomes through
+  /// transpose + reshape (both absorbed: the kernels write that layout).
+  mlir::FailureOr<mlir::Value> absorbHeadMerge(mlir::Operation *attention, mlir::Value heads);
   /// KV caches (LowerCache.cpp): a write that no decode attention absorbs (prefill), and
   /// decode attention with the writes of its step.
   mlir::LogicalResult lowerCacheWrite(graph::CacheWriteOp write);

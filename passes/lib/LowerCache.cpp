@@ -101,13 +101,9 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
                                       v->second.offset, stride, length, split))
     return attention.emitError("no attention_decode configuration for ")
            << hq << " query heads, " << hkv << " kv heads, D=" << d << ", L=" << length;
-  auto transpose = dyn_cast_or_null<graph::TransposeOp>(singleUser(attention.getResult()));
-  auto reshape = transpose ? dyn_cast_or_null<graph::ReshapeOp>(singleUser(transpose.getResult()))
-                           : graph::ReshapeOp();
-  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !reshape)
-    return attention.emitError("attention output must be transposed back to [B, S, heads * D]");
-  absorbed.insert(transpose);
-  absorbed.insert(reshape);
+  auto reshape = absorbHeadMerge(attention, attention.getResult());
+  if (failed(reshape))
+    return failure();
   auto position = bufferOf(attention.getPosition());
   auto kState = bufferOf(kWrite.getState()), vState = bufferOf(vWrite.getState());
   if (failed(position) || failed(kState) || failed(vState))
@@ -124,8 +120,8 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
     counters = stateBuffer(attention.getLoc(), ".attention_decode.counters." + std::to_string(words),
                            MemRefType::get({words}, builder.getI32Type()));
   }
-  Value out = destinationFor(reshape.getResult());
-  buffers[reshape.getResult()] = out;
+  Value out = destinationFor(*reshape);
+  buffers[*reshape] = out;
   buffers[attention.getResult()] = out;
   float scale = attention.getScale().convertToFloat();
   kn::LaunchParams lp = kn::attention_decode_launch(hkv, length, split);

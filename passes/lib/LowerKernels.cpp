@@ -375,7 +375,13 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   }
   if (linear.getBias() && linear.getResidual())
     return linear.emitError("linear kernel takes a bias or a residual, not both");
-  Value weight = makeWeight(linear.getWeight().getLoc(), kernelWeight(w, rowOf));
+  std::string layout = std::to_string((int)epilogue) + ":" + std::to_string(gateStart) + ":" +
+                       std::to_string(upStart) + ":" + std::to_string(ropeRows) + ":" +
+                       std::to_string(headDim);
+  DenseElementsAttr &rows = weights.relayouts[{w.getAsOpaquePointer(), layout}];
+  if (!rows)
+    rows = kernelWeight(w, rowOf);
+  Value weight = makeWeight(linear.getWeight().getLoc(), rows);
   absorbChains(out);
 
   static const char *const prologueNames[] = {"sinter::kernels::LinearPrologue::NONE",
@@ -443,15 +449,9 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   if (!kn::attention_prefill_supported(s, hq, hkv, d, q->second.offset, k->second.offset,
                                        v->second.offset, stride))
     return attention.emitError("no attention_prefill configuration for S=") << s << " D=" << d;
-  // The output goes back to [B, S, Hq * D] through transpose + reshape: the kernel writes
-  // that layout directly.
-  auto transpose = dyn_cast_or_null<graph::TransposeOp>(singleUser(attention.getResult()));
-  auto reshape = transpose ? dyn_cast_or_null<graph::ReshapeOp>(singleUser(transpose.getResult()))
-                           : graph::ReshapeOp();
-  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !reshape)
-    return attention.emitError("attention output must be transposed back to [B, S, heads * D]");
-  absorbed.insert(transpose);
-  absorbed.insert(reshape);
+  auto reshape = absorbHeadMerge(attention, attention.getResult());
+  if (failed(reshape))
+    return failure();
   Value mask;
   if (attention.getKeyMask()) {
     auto m = bufferOf(attention.getKeyMask());
@@ -461,8 +461,8 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
       return attention.emitError("key_mask must be i64 for the attention kernel");
     mask = *m;
   }
-  Value out = destinationFor(reshape.getResult());
-  buffers[reshape.getResult()] = out;
+  Value out = destinationFor(*reshape);
+  buffers[*reshape] = out;
   buffers[attention.getResult()] = out;
   float scale = attention.getScale().convertToFloat();
   kn::LaunchParams lp = kn::attention_prefill_launch(s, hq, d);
@@ -476,6 +476,19 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   return emitKernel(attention.getLoc(), "attention_prefill", params,
                     {q->second.buffer, mask, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
+}
+
+FailureOr<Value> FunctionLowering::absorbHeadMerge(Operation *attention, Value heads) {
+  // The output goes back to [B, S, Hq * D] through transpose + reshape: the attention
+  // kernels write that layout directly.
+  auto transpose = dyn_cast_or_null<graph::TransposeOp>(singleUser(heads));
+  auto reshape = transpose ? dyn_cast_or_null<graph::ReshapeOp>(singleUser(transpose.getResult()))
+                           : graph::ReshapeOp();
+  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !reshape)
+    return attention->emitError("attention output must be transposed back to [B, S, heads * D]");
+  absorbed.insert(transpose);
+  absorbed.insert(reshape);
+  return reshape.getResult();
 }
 
 LogicalResult FunctionLowering::lowerRmsNorm(graph::RMSNormalizationOp norm) {

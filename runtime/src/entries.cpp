@@ -84,12 +84,7 @@ sinter_status entry_tensor(const sinter_model *model, uint32_t entry, uint32_t i
     return fail(SINTER_INVALID_ARGUMENT, "%s index %u out of range: entry '%s' has %u %ss", role,
                 index, e.name, count, role);
   const sinter_tensor_info &t = input ? e.inputs[index] : e.outputs[index];
-  std::memset(out, 0, sizeof *out);
-  out->name = t.name;
-  out->dtype = sinter::rt::to_dl_dtype(t.dtype);
-  out->ndim = t.rank;
-  for (int i = 0; i < t.rank; ++i)
-    out->shape[i] = t.shape[i];
+  sinter::rt::fill_tensor_desc(t, out);
   return SINTER_OK;
 }
 

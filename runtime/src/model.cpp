@@ -203,12 +203,7 @@ sinter_status fill_desc(const sinter_model *model, uint32_t index, sinter_tensor
     return fail(SINTER_INVALID_ARGUMENT, "%s index %u out of range: the model has %u %ss", role,
                 index, count, role);
   const sinter_tensor_info &t = input ? p.inputs[index] : p.outputs[index];
-  std::memset(out, 0, sizeof *out);
-  out->name = t.name;
-  out->dtype = sinter::rt::to_dl_dtype(t.dtype);
-  out->ndim = t.rank;
-  for (int i = 0; i < t.rank; ++i)
-    out->shape[i] = t.shape[i];
+  sinter::rt::fill_tensor_desc(t, out);
   return SINTER_OK;
 }
 

@@ -1,6 +1,8 @@
 // I/O validation against precomputed expectations. Messages are formatted only on failure.
 #include "validate.h"
 
+#include <cstring>
+
 #include "entries.h"
 #include "error.h"
 
@@ -14,6 +16,15 @@ DLDataType to_dl_dtype(int32_t d) {
   t.bits = static_cast<uint8_t>(d & 0xff);
   t.lanes = 1;
   return t;
+}
+
+void fill_tensor_desc(const sinter_tensor_info &t, sinter_tensor_desc *out) {
+  std::memset(out, 0, sizeof *out);
+  out->name = t.name;
+  out->dtype = to_dl_dtype(t.dtype);
+  out->ndim = t.rank;
+  for (int i = 0; i < t.rank; ++i)
+    out->shape[i] = t.shape[i];
 }
 
 uint64_t dtype_bytes(int32_t d) {

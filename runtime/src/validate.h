@@ -29,6 +29,10 @@ struct IoExpect {
 constexpr uintptr_t kIoAlignment = 16;
 
 DLDataType to_dl_dtype(int32_t sinter_dtype);
+
+// The public description of a program tensor: name borrowed from the program, unused shape
+// entries zero.
+void fill_tensor_desc(const sinter_tensor_info &t, sinter_tensor_desc *out);
 // Element size in bytes, 0 for an unknown dtype.
 uint64_t dtype_bytes(int32_t sinter_dtype);
 // "float32", "bfloat16", ... or "code C bits B lanes L"; `buf` holds the latter.
