@@ -220,7 +220,7 @@ int runCompile(const CompileArgs &args) {
     return printModule(*module, args.output);
 
   for (sinter::Phase p : {sinter::Phase::Graph, sinter::Phase::Launch}) {
-    if (failed(sinter::runPhase(*module, p, config, target)))
+    if (failed(sinter::runPhase(*module, p, config, target, args.timing)))
       return userError(std::string("the ") + sinter::phaseName(p) + " phase failed (see above)");
     timer.done(sinter::phaseName(p));
     if (*phase == p)
@@ -287,7 +287,8 @@ int main(int argc, char **argv) {
                        "Keep LoRA adapters as separate matrix products instead of merging them into the base weight");
   compileCmd->add_option("--shape", compile.shapes,
                          "Static shape for a graph input with dynamic dimensions: NAME=AxB (repeatable)");
-  compileCmd->add_flag("--timing", compile.timing, "Print the time each phase takes to stderr");
+  compileCmd->add_flag("--timing", compile.timing,
+                       "Print the time each phase (and each pass of the graph and launch phases) takes to stderr");
   compileCmd->add_option("--weights", compile.weights,
                          "embedded (default: one self-contained .so) or external (weights in "
                          "OUT.safetensors beside the .so, loaded at run time; needed past 2 GB)");

@@ -27,6 +27,26 @@ StringRef cxxType(Type t) {
   return "";
 }
 
+/// out[r, c] = w[c, rowOf(r)] for a [K, N] row-major `raw`, with a fixed-size copy per
+/// element (a run-time-size memcpy per element is a libc call each: minutes on a model).
+template <typename Word>
+void gatherColumnsAsRows(const char *raw, char *out, int64_t k, int64_t n,
+                         function_ref<int64_t(int64_t)> rowOf) {
+  const Word *src = reinterpret_cast<const Word *>(raw);
+  Word *dst = reinterpret_cast<Word *>(out);
+  // In 64 x 64 tiles: rows map to nearby columns (identity, RoPE and SwiGLU pairs), so a
+  // tile reads a cache-sized block instead of striding all of `raw` per element.
+  constexpr int64_t kTile = 64;
+  std::vector<int64_t> cols(n);
+  for (int64_t r = 0; r < n; ++r)
+    cols[r] = rowOf(r);
+  for (int64_t r0 = 0; r0 < n; r0 += kTile)
+    for (int64_t c0 = 0; c0 < k; c0 += kTile)
+      for (int64_t r = r0; r < std::min(n, r0 + kTile); ++r)
+        for (int64_t c = c0; c < std::min(k, c0 + kTile); ++c)
+          std::memcpy(&dst[r * k + c], &src[c * n + cols[r]], sizeof(Word));
+}
+
 /// A [K, N] row-major weight re-laid out as [N, K] rows, row r taken from original column
 /// rowOf(r): the layout linear_small_m streams.
 DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
@@ -39,11 +59,12 @@ DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t
     for (int64_t i = 0; i < n * k; ++i)
       std::memcpy(&out[i * elem], one.data(), elem);
   } else {
-    ArrayRef<char> raw = w.getRawData();
-    for (int64_t r = 0; r < n; ++r) {
-      int64_t col = rowOf(r);
-      for (int64_t c = 0; c < k; ++c)
-        std::memcpy(&out[(r * k + c) * elem], &raw[(c * n + col) * elem], elem);
+    const char *raw = w.getRawData().data();
+    switch (elem) {
+    case 2: gatherColumnsAsRows<uint16_t>(raw, out.data(), k, n, rowOf); break;
+    case 4: gatherColumnsAsRows<uint32_t>(raw, out.data(), k, n, rowOf); break;
+    case 1: gatherColumnsAsRows<uint8_t>(raw, out.data(), k, n, rowOf); break;
+    default: gatherColumnsAsRows<uint64_t>(raw, out.data(), k, n, rowOf); break;
     }
   }
   auto outType = RankedTensorType::get({n, k}, type.getElementType());

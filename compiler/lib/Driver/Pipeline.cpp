@@ -31,8 +31,10 @@ const char *phaseName(Phase phase) {
 }
 
 LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config,
-                       const Target &target) {
+                       const Target &target, bool passTiming) {
   PassManager pm(module.getContext());
+  if (passTiming)
+    pm.enableTiming();
   if (phase == Phase::Graph) {
     pm.addPass(createSinterFoldConstants());
     pm.addPass(createSinterFormLinear());

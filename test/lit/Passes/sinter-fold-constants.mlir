@@ -14,6 +14,28 @@ func.func @transpose_initializer(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// A 3-D bf16 transpose (2-byte elements) moving every axis: out[i, j, k] = w[k, i, j].
+// CHECK-LABEL: func.func @transpose_3d_bf16
+// CHECK: sinter.constant dense<{{\[}}{{\[}}[0.000000e+00, 6.000000e+00], [1.000000e+00, 7.000000e+00], [2.000000e+00, 8.000000e+00]], {{\[}}[3.000000e+00, 9.000000e+00], [4.000000e+00, 1.000000e+01], [5.000000e+00, 1.100000e+01]]]> : tensor<2x3x2xbf16>
+func.func @transpose_3d_bf16() -> tensor<2x3x2xbf16> {
+  %w = sinter.constant dense<[[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], [[6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]]> : tensor<2x2x3xbf16>
+  %t = sinter.transpose %w, [1, 2, 0] : (tensor<2x2x3xbf16>) -> tensor<2x3x2xbf16>
+  return %t : tensor<2x3x2xbf16>
+}
+
+// -----
+
+// Swapping the last two axes (the tiled path), with a leading batch axis kept.
+// CHECK-LABEL: func.func @transpose_last_two
+// CHECK: sinter.constant dense<{{\[}}{{\[}}[0.000000e+00, 3.000000e+00], [1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00]], {{\[}}[6.000000e+00, 9.000000e+00], [7.000000e+00, 1.000000e+01], [8.000000e+00, 1.100000e+01]]]> : tensor<2x3x2xbf16>
+func.func @transpose_last_two() -> tensor<2x3x2xbf16> {
+  %w = sinter.constant dense<[[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], [[6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]]> : tensor<2x2x3xbf16>
+  %t = sinter.transpose %w, [0, 2, 1] : (tensor<2x2x3xbf16>) -> tensor<2x3x2xbf16>
+  return %t : tensor<2x3x2xbf16>
+}
+
+// -----
+
 // Shape arithmetic on i64 constants folds, broadcasting included.
 // CHECK-LABEL: func.func @shape_math
 // CHECK: %[[C:.+]] = sinter.constant dense<[7, 10]> : tensor<2xi64>

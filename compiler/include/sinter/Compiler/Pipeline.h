@@ -19,9 +19,10 @@ std::optional<Phase> parsePhase(const std::string &name);
 const char *phaseName(Phase phase);
 
 /// Runs the passes of one MLIR phase (Graph or Launch) and the verifier at its end.
-/// Errors are reported as MLIR diagnostics.
+/// Errors are reported as MLIR diagnostics. `passTiming` prints each pass's wall time to
+/// stderr when the phase ends (`sinter compile --timing`).
 mlir::LogicalResult runPhase(mlir::ModuleOp module, Phase phase, const CompileConfig &config,
-                             const Target &target);
+                             const Target &target, bool passTiming = false);
 
 /// Checks what must hold after `phase`: after Graph only sinter ops remain; after Launch
 /// only launch ops, every alloc placed in the arena and every weight in the blob.

@@ -2,6 +2,7 @@
 
 #include "llvm/ADT/APFloat.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace mlir;
@@ -71,6 +72,8 @@ int64_t broadcastSourceIndex(int64_t flat, ArrayRef<int64_t> outShape,
 
 Attribute foldBinary(Attribute lhs, Attribute rhs, RankedTensorType resultType,
                      const BinaryFn &floatFn, const BinaryIntFn &intFn) {
+  if (!lhs || !rhs || resultType.getNumElements() > kMaxFoldElements)
+    return {};
   auto a = readValues(lhs), b = readValues(rhs);
   if (!a || !b || resultType.getNumElements() > kMaxFoldElements)
     return {};
@@ -108,6 +111,45 @@ Attribute foldUnary(Attribute input, RankedTensorType resultType,
   return makeElements(resultType, out);
 }
 
+namespace {
+/// The transpose loop for one element size: a fixed-size copy per element (a memcpy of a
+/// run-time size would be a libc call per element, minutes on a model's weights).
+template <typename Word>
+void transposeWords(const char *raw, char *out, int64_t n, ArrayRef<int64_t> outShape,
+                    ArrayRef<int64_t> srcStrides, bool swapsLastTwo) {
+  const Word *src = reinterpret_cast<const Word *>(raw);
+  Word *dst = reinterpret_cast<Word *>(out);
+  int64_t rank = outShape.size();
+  // A swap of the last two axes (a weight's [K, N] -> [N, K]) in 64 x 64 tiles, so both
+  // sides stay in cache: element-wise it strides a whole row per element.
+  constexpr int64_t kTile = 64;
+  if (swapsLastTwo) {
+    int64_t rows = outShape[rank - 2], cols = outShape[rank - 1], plane = rows * cols;
+    for (int64_t base = 0; base < n; base += plane)
+      for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+        for (int64_t c0 = 0; c0 < cols; c0 += kTile)
+          for (int64_t r = r0; r < std::min(rows, r0 + kTile); ++r)
+            for (int64_t c = c0; c < std::min(cols, c0 + kTile); ++c)
+              std::memcpy(&dst[base + r * cols + c], &src[base + c * rows + r], sizeof(Word));
+    return;
+  }
+  SmallVector<int64_t> coord(rank, 0);
+  int64_t inner = rank ? outShape[rank - 1] : 1, innerStride = rank ? srcStrides[rank - 1] : 0;
+  for (int64_t i = 0; i < n; i += inner) {
+    int64_t base = 0;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      base += coord[d] * srcStrides[d];
+    for (int64_t j = 0; j < inner; ++j)
+      std::memcpy(&dst[i + j], &src[base + j * innerStride], sizeof(Word));
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++coord[d] < outShape[d])
+        break;
+      coord[d] = 0;
+    }
+  }
+}
+} // namespace
+
 DenseElementsAttr transposeElements(DenseElementsAttr input, ArrayRef<int64_t> perm,
                                     RankedTensorType resultType) {
   if (input.isSplat())
@@ -122,18 +164,22 @@ DenseElementsAttr transposeElements(DenseElementsAttr input, ArrayRef<int64_t> p
   SmallVector<int64_t> inStrides(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d)
     inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  // Output dimension d walks input dimension perm[d].
+  SmallVector<int64_t> srcStrides;
+  for (int64_t d = 0; d < rank; ++d)
+    srcStrides.push_back(inStrides[perm[d]]);
   auto outShape = resultType.getShape();
+  bool swapsLastTwo = rank >= 2 && perm[rank - 1] == rank - 2 && perm[rank - 2] == rank - 1;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    swapsLastTwo = swapsLastTwo && perm[d] == d;
   std::vector<char> out(raw.size());
-  SmallVector<int64_t> coord(rank, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      src += coord[d] * inStrides[perm[d]];
-    std::memcpy(&out[i * elemBytes], &raw[src * elemBytes], elemBytes);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++coord[d] < outShape[d])
-        break;
-      coord[d] = 0;
+  if (n > 0) {
+    switch (elemBytes) {
+    case 1: transposeWords<uint8_t>(raw.data(), out.data(), n, outShape, srcStrides, swapsLastTwo); break;
+    case 2: transposeWords<uint16_t>(raw.data(), out.data(), n, outShape, srcStrides, swapsLastTwo); break;
+    case 4: transposeWords<uint32_t>(raw.data(), out.data(), n, outShape, srcStrides, swapsLastTwo); break;
+    case 8: transposeWords<uint64_t>(raw.data(), out.data(), n, outShape, srcStrides, swapsLastTwo); break;
+    default: return {};
     }
   }
   return DenseElementsAttr::getFromRawBuffer(resultType, out);

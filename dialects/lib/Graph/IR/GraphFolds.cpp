@@ -10,7 +10,7 @@ using namespace sinter::graph;
 
 std::optional<double> sinter::graph::scalarConstant(Value v) {
   auto c = v.getDefiningOp<ConstantOp>();
-  if (!c)
+  if (!c || cast<ShapedType>(c.getValue().getType()).getNumElements() != 1)
     return std::nullopt;
   std::optional<HostValues> values = readValues(c.getValue());
   if (!values || values->size() != 1 || !values->isFloat)
@@ -33,6 +33,8 @@ OpFoldResult MulOp::fold(FoldAdaptor a) {
                     std::multiplies<int64_t>());
 }
 OpFoldResult DivOp::fold(FoldAdaptor a) {
+  if (!a.getLhs() || !a.getRhs())
+    return {};
   auto rhs = readValues(a.getRhs());
   if (rhs && !rhs->isFloat)
     for (int64_t v : rhs->ints)
@@ -84,6 +86,10 @@ OpFoldResult SinOp::fold(FoldAdaptor a) {
 // Small products of constants (position x frequency tables of RoPE in dynamic-length
 // exports); accumulated in double, rounded once to the result type.
 OpFoldResult MatMulOp::fold(FoldAdaptor a) {
+  // Both operands constant, or nothing to read: a weight next to a run-time input is not
+  // worth converting element by element on every folding attempt.
+  if (!a.getLhs() || !a.getRhs())
+    return {};
   auto lhs = readValues(a.getLhs()), rhs = readValues(a.getRhs());
   if (!lhs || !rhs || getType().getNumElements() > kMaxFoldElements)
     return {};
@@ -162,6 +168,8 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor a) {
+  if (!a.getCondition() || !a.getX() || !a.getY())
+    return {};
   auto c = readValues(a.getCondition()), x = readValues(a.getX()), y = readValues(a.getY());
   if (!c || !x || !y || getType().getNumElements() > kMaxFoldElements)
     return {};

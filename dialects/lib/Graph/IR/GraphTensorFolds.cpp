@@ -203,6 +203,8 @@ OpFoldResult GatherNDOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult ScatterNDOp::fold(FoldAdaptor a) {
+  if (!a.getInput() || !a.getIndices() || !a.getUpdates())
+    return {};
   auto data = readValues(a.getInput()), updates = readValues(a.getUpdates());
   auto indices = readIndices(a.getIndices());
   auto in = getInput().getType().getShape();
