@@ -48,6 +48,9 @@ struct Api {
   decltype(&sinter_model_entry_input_info) entry_input_info;
   decltype(&sinter_model_entry_output_info) entry_output_info;
   decltype(&sinter_model_entry_num_launches) entry_num_launches;
+  // Per-entry profiling (null in libraries built before it).
+  decltype(&sinter_context_profile_entry) profile_entry;
+  decltype(&sinter_model_entry_launch_info) entry_launch_info;
   decltype(&sinter_model_state_bytes) state_bytes;
   decltype(&sinter_run_entry) run_entry;
   bool has_entries() const {
@@ -94,6 +97,8 @@ const char *resolve(void *lib, Api &a) {
   bind(lib, "sinter_model_entry_input_info", a.entry_input_info, optional);
   bind(lib, "sinter_model_entry_output_info", a.entry_output_info, optional);
   bind(lib, "sinter_model_entry_num_launches", a.entry_num_launches, optional);
+  bind(lib, "sinter_context_profile_entry", a.profile_entry, optional);
+  bind(lib, "sinter_model_entry_launch_info", a.entry_launch_info, optional);
   bind(lib, "sinter_model_state_bytes", a.state_bytes, optional);
   bind(lib, "sinter_run_entry", a.run_entry, optional);
   return nullptr;
@@ -289,12 +294,20 @@ void print_entries(const Session &s, std::ostream &out) {
 
 bool print_profile(Session &s, const SinterRunOptions &o, std::ostream &out, std::ostream &err) {
   const Api &a = *s.api;
-  const uint32_t n = a.num_launches(s.model);
+  // Entry 0 goes through sinter_context_profile, so libraries without the per-entry
+  // functions still profile their first entry.
+  const bool per_entry = s.entry != 0;
+  const uint32_t n = per_entry ? a.entry_num_launches(s.model, s.entry) : a.num_launches(s.model);
   std::vector<std::vector<float>> samples(n);
   std::vector<float> ms(n > 0 ? n : 1);
   for (int r = 0; r < o.profile_repeats; ++r) {
-    if (a.profile(s.ctx, s.inputs.data(), uint32_t(s.inputs.size()), s.outputs.data(),
-                  uint32_t(s.outputs.size()), s.stream, ms.data(), n) != SINTER_OK) {
+    const sinter_status st =
+        per_entry ? a.profile_entry(s.ctx, s.entry, s.inputs.data(), uint32_t(s.inputs.size()),
+                                    s.outputs.data(), uint32_t(s.outputs.size()), s.stream,
+                                    ms.data(), n)
+                  : a.profile(s.ctx, s.inputs.data(), uint32_t(s.inputs.size()), s.outputs.data(),
+                              uint32_t(s.outputs.size()), s.stream, ms.data(), n);
+    if (st != SINTER_OK) {
       err << "error: sinter_context_profile: " << a.last_error() << "\n";
       return false;
     }
@@ -313,7 +326,8 @@ bool print_profile(Session &s, const SinterRunOptions &o, std::ostream &out, std
   out << "  launch  kind    label                     ms     share  onnx sources\n";
   for (uint32_t i = 0; i < n; ++i) {
     sinter_launch_info info{};
-    if (a.launch_info(s.model, i, &info) != SINTER_OK) {
+    if ((per_entry ? a.entry_launch_info(s.model, s.entry, i, &info)
+                   : a.launch_info(s.model, i, &info)) != SINTER_OK) {
       err << "error: " << a.last_error() << "\n";
       return false;
     }
@@ -404,9 +418,9 @@ int sinterRunCommand(const std::string &soPath, const SinterRunOptions &o, std::
     return 1;
   }
   if (!choose_entry(s, o.entry, soPath, err)) return 1;
-  if (o.profile && s.entry != 0) {
-    err << "error: --profile profiles entry 0 only (sinter_context_profile); drop --entry or "
-           "--profile\n";
+  if (o.profile && s.entry != 0 && (!api.profile_entry || !api.entry_launch_info)) {
+    err << "error: this library profiles entry 0 only (it predates "
+           "sinter_context_profile_entry); drop --entry or --profile\n";
     return 1;
   }
   std::mt19937 rng(0);

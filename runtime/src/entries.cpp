@@ -140,6 +140,21 @@ SINTER_API uint32_t sinter_model_entry_num_launches(const sinter_model *model, u
   return find(model, entry, "sinter_model_entry_num_launches", &e) ? e.num_launches : 0;
 }
 
+SINTER_API sinter_status sinter_model_entry_launch_info(const sinter_model *model, uint32_t entry,
+                                                        uint32_t index, sinter_launch_info *out) {
+  sinter_entry e;
+  if (!find(model, entry, "sinter_model_entry_launch_info", &e))
+    return SINTER_INVALID_ARGUMENT;
+  if (!out)
+    return fail(SINTER_INVALID_ARGUMENT, "sinter_model_entry_launch_info: out is null");
+  if (index >= e.num_launches)
+    return fail(SINTER_INVALID_ARGUMENT,
+                "launch index %u out of range: entry '%s' has %u launches", index, e.name,
+                e.num_launches);
+  sinter::rt::fill_launch_info(e.launches[index], out);
+  return SINTER_OK;
+}
+
 SINTER_API sinter_status sinter_model_entry_input_info(const sinter_model *model, uint32_t entry,
                                                        uint32_t index, sinter_tensor_desc *out) {
   return entry_tensor(model, entry, index, out, true, "sinter_model_entry_input_info");

@@ -282,10 +282,7 @@ SINTER_API sinter_status sinter_model_launch_info(const sinter_model *model, uin
   if (index >= p.num_launches)
     return fail(SINTER_INVALID_ARGUMENT, "launch index %u out of range: the model has %u launches",
                 index, p.num_launches);
-  const sinter_launch_desc &l = p.launches[index];
-  out->kind = l.kind == SINTER_LAUNCH_GEMM ? "gemm" : "kernel";
-  out->label = l.label ? l.label : (l.kind == SINTER_LAUNCH_GEMM ? "gemm" : "kernel");
-  out->sources = l.sources ? l.sources : "";
+  sinter::rt::fill_launch_info(p.launches[index], out);
   return SINTER_OK;
 }
 

@@ -132,21 +132,27 @@ struct StreamGate {
   }
 };
 
-sinter_status profile(sinter_context *ctx, const DLTensor *inputs, uint32_t num_inputs,
-                      const DLTensor *outputs, uint32_t num_outputs, void *cuda_stream,
-                      float *ms, uint32_t capacity) {
+// sinter_context_profile / _entry (`fn` names the caller in messages).
+sinter_status profile(const char *fn, sinter_context *ctx, uint32_t kEntry, const DLTensor *inputs,
+                      uint32_t num_inputs, const DLTensor *outputs, uint32_t num_outputs,
+                      void *cuda_stream, float *ms, uint32_t capacity) {
   if (!ctx)
-    return fail(SINTER_INVALID_ARGUMENT, "sinter_context_profile: context is null");
-  constexpr uint32_t kEntry = 0; // profiling covers sinter_run's entry
+    return fail(SINTER_INVALID_ARGUMENT, "%s: context is null", fn);
+  if (kEntry >= ctx->entries.size()) {
+    char names[kEntryNamesBytes];
+    return fail(SINTER_INVALID_ARGUMENT,
+                "%s: entry %u out of range: the model has %zu entries (%s)", fn, kEntry,
+                ctx->entries.size(), entry_names(*ctx->model->program, names, sizeof names));
+  }
   const uint32_t n = static_cast<uint32_t>(ctx->entries[kEntry].steps.size());
   if (!ms && n > 0)
-    return fail(SINTER_INVALID_ARGUMENT, "sinter_context_profile: ms_per_launch is null");
+    return fail(SINTER_INVALID_ARGUMENT, "%s: ms_per_launch is null", fn);
   if (capacity < n)
-    return fail(SINTER_INVALID_ARGUMENT,
-                "sinter_context_profile: capacity %u is less than the %u launches", capacity, n);
+    return fail(SINTER_INVALID_ARGUMENT, "%s: capacity %u is less than the %u launches", fn,
+                capacity, n);
   BusyGuard busy(ctx->busy);
   if (!busy.acquired())
-    return fail(SINTER_BUSY, "sinter_context_profile: the context is in use by another thread");
+    return fail(SINTER_BUSY, "%s: the context is in use by another thread", fn);
   bool any_dirty = false;
   sinter_status s =
       bind_io(*ctx, kEntry, inputs, num_inputs, outputs, num_outputs, any_dirty);
@@ -284,7 +290,17 @@ extern "C" SINTER_API sinter_status sinter_context_profile(sinter_context *ctx,
                                                            float *ms_per_launch,
                                                            uint32_t capacity) {
   SINTER_API_BEGIN
-  return sinter::rt::profile(ctx, inputs, num_inputs, outputs, num_outputs, cuda_stream,
-                             ms_per_launch, capacity);
+  return sinter::rt::profile("sinter_context_profile", ctx, 0, inputs, num_inputs, outputs,
+                             num_outputs, cuda_stream, ms_per_launch, capacity);
+  SINTER_API_END
+}
+
+extern "C" SINTER_API sinter_status sinter_context_profile_entry(
+    sinter_context *ctx, uint32_t entry, const DLTensor *inputs, uint32_t num_inputs,
+    const DLTensor *outputs, uint32_t num_outputs, void *cuda_stream, float *ms_per_launch,
+    uint32_t capacity) {
+  SINTER_API_BEGIN
+  return sinter::rt::profile("sinter_context_profile_entry", ctx, entry, inputs, num_inputs,
+                             outputs, num_outputs, cuda_stream, ms_per_launch, capacity);
   SINTER_API_END
 }

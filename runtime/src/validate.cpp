@@ -27,6 +27,12 @@ void fill_tensor_desc(const sinter_tensor_info &t, sinter_tensor_desc *out) {
     out->shape[i] = t.shape[i];
 }
 
+void fill_launch_info(const sinter_launch_desc &l, sinter_launch_info *out) {
+  out->kind = l.kind == SINTER_LAUNCH_GEMM ? "gemm" : "kernel";
+  out->label = l.label ? l.label : (l.kind == SINTER_LAUNCH_GEMM ? "gemm" : "kernel");
+  out->sources = l.sources ? l.sources : "";
+}
+
 uint64_t dtype_bytes(int32_t d) {
   switch (d) {
   case SINTER_DTYPE_F32: case SINTER_DTYPE_I32: return 4;

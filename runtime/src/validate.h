@@ -33,6 +33,9 @@ DLDataType to_dl_dtype(int32_t sinter_dtype);
 // The public description of a program tensor: name borrowed from the program, unused shape
 // entries zero.
 void fill_tensor_desc(const sinter_tensor_info &t, sinter_tensor_desc *out);
+
+// The public description of a launch; strings borrowed from the program.
+void fill_launch_info(const sinter_launch_desc &l, sinter_launch_info *out);
 // Element size in bytes, 0 for an unknown dtype.
 uint64_t dtype_bytes(int32_t sinter_dtype);
 // "float32", "bfloat16", ... or "code C bits B lanes L"; `buf` holds the latter.

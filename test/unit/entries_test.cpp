@@ -98,6 +98,27 @@ TEST_F(EntryQueryTest, PerEntryIo) {
   EXPECT_EQ(sinter_model_num_launches(&model), sinter_model_entry_num_launches(&model, 0));
 }
 
+TEST_F(EntryQueryTest, PerEntryLaunchInfo) {
+  sinter_launch_info info{};
+  ASSERT_EQ(sinter_model_entry_launch_info(&model, 1, 1, &info), SINTER_OK);
+  EXPECT_STREQ(info.kind, "gemm");
+  EXPECT_STREQ(info.label, "gemm");
+  ASSERT_EQ(sinter_model_entry_launch_info(&model, 1, 0, &info), SINTER_OK);
+  EXPECT_STREQ(info.kind, "kernel");
+  // Entry 0 is what sinter_model_launch_info describes.
+  sinter_launch_info legacy{};
+  ASSERT_EQ(sinter_model_entry_launch_info(&model, 0, 0, &info), SINTER_OK);
+  ASSERT_EQ(sinter_model_launch_info(&model, 0, &legacy), SINTER_OK);
+  EXPECT_STREQ(info.kind, legacy.kind);
+  EXPECT_EQ(info.sources, legacy.sources);
+  EXPECT_EQ(sinter_model_entry_launch_info(&model, 1, 2, &info), SINTER_INVALID_ARGUMENT);
+  EXPECT_STREQ(sinter_last_error(), "launch index 2 out of range: entry 'read' has 2 launches");
+  EXPECT_EQ(sinter_model_entry_launch_info(&model, 2, 0, &info), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_model_entry_launch_info: entry 2 out of range");
+  EXPECT_EQ(sinter_model_entry_launch_info(&model, 0, 0, nullptr), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_model_entry_launch_info: out is null");
+}
+
 TEST_F(EntryQueryTest, OutOfRange) {
   EXPECT_EQ(sinter_model_entry_name(&model, 2), nullptr);
   EXPECT_STREQ(sinter_last_error(), "sinter_model_entry_name: entry 2 out of range: the model "
@@ -138,6 +159,13 @@ TEST(NullHandles, EntryFunctions) {
   EXPECT_LAST_ERROR_CONTAINS("sinter_run_entry: context is null");
   EXPECT_EQ(sinter_context_reset_state(nullptr, nullptr), SINTER_INVALID_ARGUMENT);
   EXPECT_LAST_ERROR_CONTAINS("sinter_context_reset_state: context is null");
+  float ms[2];
+  EXPECT_EQ(sinter_context_profile_entry(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, ms, 2),
+            SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_context_profile_entry: context is null");
+  sinter_launch_info info;
+  EXPECT_EQ(sinter_model_entry_launch_info(nullptr, 0, 0, &info), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_model_entry_launch_info: model is null");
 }
 
 // A context built by hand over the two-entry program: enough for every check that comes before
@@ -165,6 +193,15 @@ TEST_F(EntryContextTest, EntryOutOfRangeListsTheEntries) {
             SINTER_INVALID_ARGUMENT);
   EXPECT_STREQ(sinter_last_error(),
                "sinter_run_entry: entry 2 out of range: the model has 2 entries ('write', 'read')");
+  EXPECT_FALSE(ctx.busy.load());
+}
+
+TEST_F(EntryContextTest, ProfileEntryChecksTheEntry) {
+  float ms[2];
+  EXPECT_EQ(sinter_context_profile_entry(&ctx, 2, nullptr, 0, y.tensors.data(), 1, nullptr, ms, 2),
+            SINTER_INVALID_ARGUMENT);
+  EXPECT_STREQ(sinter_last_error(), "sinter_context_profile_entry: entry 2 out of range: the "
+                                    "model has 2 entries ('write', 'read')");
   EXPECT_FALSE(ctx.busy.load());
 }
 

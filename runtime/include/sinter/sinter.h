@@ -232,6 +232,9 @@ SINTER_API sinter_status sinter_model_entry_input_info(const sinter_model *model
 SINTER_API sinter_status sinter_model_entry_output_info(const sinter_model *model, uint32_t entry,
                                                         uint32_t index, sinter_tensor_desc *out);
 SINTER_API uint32_t sinter_model_entry_num_launches(const sinter_model *model, uint32_t entry);
+/* sinter_model_launch_info for launch `index` of entry `entry`. */
+SINTER_API sinter_status sinter_model_entry_launch_info(const sinter_model *model, uint32_t entry,
+                                                        uint32_t index, sinter_launch_info *out);
 
 /* Bytes of state a context holds (0 when the model has none). */
 SINTER_API uint64_t sinter_model_state_bytes(const sinter_model *model);
@@ -244,6 +247,13 @@ SINTER_API sinter_status sinter_run_entry(sinter_context *ctx, uint32_t entry,
                                           const DLTensor *inputs, uint32_t num_inputs,
                                           const DLTensor *outputs, uint32_t num_outputs,
                                           void *cuda_stream);
+
+/* sinter_context_profile for entry `entry` (capacity >= sinter_model_entry_num_launches). */
+SINTER_API sinter_status sinter_context_profile_entry(sinter_context *ctx, uint32_t entry,
+                                                      const DLTensor *inputs, uint32_t num_inputs,
+                                                      const DLTensor *outputs,
+                                                      uint32_t num_outputs, void *cuda_stream,
+                                                      float *ms_per_launch, uint32_t capacity);
 
 /* Zeroes the context's state (every KV cache) on `cuda_stream`, ordered with the runs queued
  * there; returns without waiting. A no-op for a model without state. SINTER_BUSY while another
