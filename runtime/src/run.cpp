@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -83,10 +84,8 @@ sinter_status bind_io(sinter_context &ctx, uint32_t entry, const DLTensor *input
   return SINTER_OK;
 }
 
-// sinter_run / sinter_run_entry (`fn` names the caller in messages).
-sinter_status run(const char *fn, sinter_context *ctx, uint32_t entry, const DLTensor *inputs,
-                  uint32_t num_inputs, const DLTensor *outputs, uint32_t num_outputs,
-                  void *cuda_stream) {
+// The context and entry of a run or profile call (`fn` names the caller in messages).
+sinter_status check_entry(const char *fn, const sinter_context *ctx, uint32_t entry) {
   if (!ctx)
     return fail(SINTER_INVALID_ARGUMENT, "%s: context is null", fn);
   if (entry >= ctx->entries.size()) {
@@ -95,21 +94,52 @@ sinter_status run(const char *fn, sinter_context *ctx, uint32_t entry, const DLT
                 "%s: entry %u out of range: the model has %zu entries (%s)", fn, entry,
                 ctx->entries.size(), entry_names(*ctx->model->program, names, sizeof names));
   }
-  BusyGuard busy(ctx->busy);
-  if (!busy.acquired())
-    return fail(SINTER_BUSY, "%s: the context is in use by another thread", fn);
-  bool any_dirty = false;
-  sinter_status s =
-      bind_io(*ctx, entry, inputs, num_inputs, outputs, num_outputs, any_dirty);
+  return SINTER_OK;
+}
+
+// What every run and profile call does before it issues anything: holds the context for the
+// call, binds the I/O, and makes the model's device current until the scope ends.
+class CallScope {
+public:
+  CallScope(const char *fn, sinter_context &ctx, uint32_t entry, const DLTensor *inputs,
+            uint32_t num_inputs, const DLTensor *outputs, uint32_t num_outputs)
+      : busy_(ctx.busy) {
+    if (!busy_.acquired()) {
+      status_ = fail(SINTER_BUSY, "%s: the context is in use by another thread", fn);
+      return;
+    }
+    status_ = bind_io(ctx, entry, inputs, num_inputs, outputs, num_outputs, any_dirty_);
+    if (status_ != SINTER_OK)
+      return;
+    device_.emplace(ctx.model->device);
+    if (device_->error() != cudaSuccess)
+      status_ = fail_cuda(device_->error(), "selecting the model's device");
+  }
+  sinter_status status() const { return status_; }
+  // Whether an I/O address changed since the last call (graph nodes to update).
+  bool any_dirty() const { return any_dirty_; }
+
+private:
+  BusyGuard busy_;
+  std::optional<DeviceGuard> device_;
+  sinter_status status_ = SINTER_OK;
+  bool any_dirty_ = false;
+};
+
+// sinter_run / sinter_run_entry.
+sinter_status run(const char *fn, sinter_context *ctx, uint32_t entry, const DLTensor *inputs,
+                  uint32_t num_inputs, const DLTensor *outputs, uint32_t num_outputs,
+                  void *cuda_stream) {
+  sinter_status s = check_entry(fn, ctx, entry);
   if (s != SINTER_OK)
     return s;
-  DeviceGuard guard(ctx->model->device);
-  if (guard.error() != cudaSuccess)
-    return fail_cuda(guard.error(), "selecting the model's device");
+  CallScope scope(fn, *ctx, entry, inputs, num_inputs, outputs, num_outputs);
+  if (scope.status() != SINTER_OK)
+    return scope.status();
   cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream);
   EntryPlan &plan = ctx->entries[entry];
   if (ctx->mode == SINTER_MODE_GRAPH)
-    return run_graph(*ctx, plan, any_dirty, stream);
+    return run_graph(*ctx, plan, scope.any_dirty(), stream);
   const bool driver = driver_ready(*ctx);
   const uint32_t n = static_cast<uint32_t>(plan.steps.size());
   for (uint32_t i = 0; i < n; ++i)
@@ -133,34 +163,21 @@ struct StreamGate {
 };
 
 // sinter_context_profile / _entry (`fn` names the caller in messages).
-sinter_status profile(const char *fn, sinter_context *ctx, uint32_t kEntry, const DLTensor *inputs,
+sinter_status profile(const char *fn, sinter_context *ctx, uint32_t entry, const DLTensor *inputs,
                       uint32_t num_inputs, const DLTensor *outputs, uint32_t num_outputs,
                       void *cuda_stream, float *ms, uint32_t capacity) {
-  if (!ctx)
-    return fail(SINTER_INVALID_ARGUMENT, "%s: context is null", fn);
-  if (kEntry >= ctx->entries.size()) {
-    char names[kEntryNamesBytes];
-    return fail(SINTER_INVALID_ARGUMENT,
-                "%s: entry %u out of range: the model has %zu entries (%s)", fn, kEntry,
-                ctx->entries.size(), entry_names(*ctx->model->program, names, sizeof names));
-  }
-  const uint32_t n = static_cast<uint32_t>(ctx->entries[kEntry].steps.size());
+  sinter_status s = check_entry(fn, ctx, entry);
+  if (s != SINTER_OK)
+    return s;
+  const uint32_t n = static_cast<uint32_t>(ctx->entries[entry].steps.size());
   if (!ms && n > 0)
     return fail(SINTER_INVALID_ARGUMENT, "%s: ms_per_launch is null", fn);
   if (capacity < n)
     return fail(SINTER_INVALID_ARGUMENT, "%s: capacity %u is less than the %u launches", fn,
                 capacity, n);
-  BusyGuard busy(ctx->busy);
-  if (!busy.acquired())
-    return fail(SINTER_BUSY, "%s: the context is in use by another thread", fn);
-  bool any_dirty = false;
-  sinter_status s =
-      bind_io(*ctx, kEntry, inputs, num_inputs, outputs, num_outputs, any_dirty);
-  if (s != SINTER_OK)
-    return s;
-  DeviceGuard guard(ctx->model->device);
-  if (guard.error() != cudaSuccess)
-    return fail_cuda(guard.error(), "selecting the model's device");
+  CallScope scope(fn, *ctx, entry, inputs, num_inputs, outputs, num_outputs);
+  if (scope.status() != SINTER_OK)
+    return scope.status();
   cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream);
   std::vector<cudaEvent_t> events(n + 1, nullptr);
   auto destroy_events = [&] {
@@ -185,7 +202,7 @@ sinter_status profile(const char *fn, sinter_context *ctx, uint32_t kEntry, cons
     if ((err = cudaEventRecord(events[i], stream)) != cudaSuccess)
       s = fail_cuda(err, "cudaEventRecord");
     else
-      s = enqueue_step(*ctx, kEntry, i, stream, driver, false); // no PDL: events between launches
+      s = enqueue_step(*ctx, entry, i, stream, driver, false); // no PDL: events between launches
   }
   if (s == SINTER_OK && (err = cudaEventRecord(events[n], stream)) != cudaSuccess)
     s = fail_cuda(err, "cudaEventRecord");
