@@ -49,8 +49,10 @@ struct Image {
   std::vector<sinter_launch_desc> launches;
   std::deque<std::vector<sinter_buffer_ref>> buffers; // kernel buffer arrays
   std::vector<unsigned char> weights;
+  std::vector<sinter_state_info> states;
   sinter_program p{};
   bool inputsNull = false, outputsNull = false, launchesNull = false, weightsNull = false;
+  bool statesNull = false;
   bool checksumValid = true;
   uint64_t checksum = 0;
 
@@ -113,6 +115,23 @@ struct Image {
     k.kernel.buffers = buffers.back().data();
     launches.push_back(k);
     p.arena_bytes = 64;
+    // A KV-cache-like state block: two regions, one read by the kernel.
+    sinter_state_info key{};
+    key.name = name("past_key_0");
+    key.dtype = SINTER_DTYPE_BF16;
+    key.rank = 2;
+    key.shape[0] = 2;
+    key.shape[1] = 8;
+    key.offset = 0;
+    key.bytes = 32;
+    sinter_state_info value = key;
+    value.name = name("past_value_0");
+    value.offset = 256;
+    states = {key, value};
+    p.state_bytes = 512;
+    buffers.back().push_back({SINTER_BUFFER_STATE, 0, 256});
+    launches.back().kernel.num_buffers = 4;
+    launches.back().kernel.buffers = buffers.back().data();
     weights.resize(160);
     for (size_t i = 0; i < weights.size(); ++i)
       weights[i] = static_cast<unsigned char>(i * 7 + 1);
@@ -129,6 +148,8 @@ struct Image {
     p.outputs = outputsNull ? nullptr : outputs.data();
     p.num_launches = static_cast<uint32_t>(launches.size());
     p.launches = launchesNull ? nullptr : launches.data();
+    p.num_states = static_cast<uint32_t>(states.size());
+    p.states = statesNull ? nullptr : states.data();
     p.weight_bytes = weights.size();
     p.weights = weightsNull ? nullptr : weights.data();
     p.weights_checksum =
@@ -256,8 +277,36 @@ void editLaunch(FuzzedDataProvider &in, Image &img) {
   }
 }
 
+void editState(FuzzedDataProvider &in, Image &img) {
+  switch (in.ConsumeIntegralInRange(0, 8)) {
+  case 0:
+    if (img.states.size() < 6) {
+      sinter_state_info s = img.states.empty() ? sinter_state_info{} : *pick(in, img.states);
+      s.name = img.name(in.ConsumeRandomLengthString(12));
+      img.states.push_back(s);
+    }
+    return;
+  case 1:
+    if (!img.states.empty())
+      img.states.pop_back();
+    return;
+  case 2: img.statesNull = true; return;
+  }
+  sinter_state_info *s = pick(in, img.states);
+  if (!s)
+    return;
+  switch (in.ConsumeIntegralInRange(0, 5)) {
+  case 0: s->dtype = someDtype(in); break;
+  case 1: s->rank = in.ConsumeIntegralInRange(-2, 10); break;
+  case 2: s->shape[in.ConsumeIntegralInRange(0, SINTER_MAX_RANK - 1)] = interestingI64(in); break;
+  case 3: s->offset = in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(0, 1024) : interestingU64(in); break;
+  case 4: s->bytes = in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(0, 1024) : interestingU64(in); break;
+  case 5: s->name = in.ConsumeBool() ? nullptr : img.name(in.ConsumeRandomLengthString(12)); break;
+  }
+}
+
 void edit(FuzzedDataProvider &in, Image &img) {
-  switch (in.ConsumeIntegralInRange(0, 12)) {
+  switch (in.ConsumeIntegralInRange(0, 13)) {
   case 0: editTensor(in, img, img.inputs); break;
   case 1: editTensor(in, img, img.outputs); break;
   case 2: case 3: case 4: editLaunch(in, img); break;
@@ -282,6 +331,7 @@ void edit(FuzzedDataProvider &in, Image &img) {
   case 11: img.p.version = in.ConsumeIntegralInRange<uint32_t>(0, 3); break;
   // State refs (SINTER_BUFFER_STATE, space 5) are bounded by the state block.
   case 12: img.p.state_bytes = in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(0, 4096) : interestingU64(in); break;
+  case 13: editState(in, img); break;
   }
 }
 
@@ -322,6 +372,39 @@ void requireInside(const sinter_program &p, const sinter_buffer_ref &r, u128 byt
   }
 }
 
+// Every accepted state region is named uniquely, sized by its dtype and shape, aligned, inside
+// the state block, and disjoint from the others.
+void checkAcceptedStates(const sinter_program &p) {
+  if (p.num_states > 0 && !p.states)
+    bug("check_program accepted a null state table");
+  for (uint32_t i = 0; i < p.num_states; ++i) {
+    const sinter_state_info &s = p.states[i];
+    if (!s.name || !*s.name || s.rank < 0 || s.rank > SINTER_MAX_RANK)
+      bug("check_program accepted a malformed state");
+    u128 bytes = sinter::rt::dtype_bytes(s.dtype);
+    if (bytes == 0)
+      bug("check_program accepted a state of unknown dtype");
+    for (int d = 0; d < s.rank; ++d) {
+      if (s.shape[d] <= 0)
+        bug("check_program accepted a state with a non-positive dimension");
+      bytes *= u128(s.shape[d]);
+      if (bytes > u128(INT64_MAX))
+        bug("check_program accepted a state whose byte size overflows");
+    }
+    if (bytes != s.bytes || s.offset % 256 != 0 || u128(s.offset) + s.bytes > p.state_bytes)
+      bug("check_program accepted a state region of the wrong size, alignment or extent");
+    for (uint32_t j = 0; j < i; ++j) {
+      const sinter_state_info &o = p.states[j];
+      if (std::strcmp(o.name, s.name) == 0)
+        bug("check_program accepted two states of one name");
+      const bool disjoint = u128(s.offset) + s.bytes <= o.offset ||
+                            u128(o.offset) + o.bytes <= s.offset;
+      if (!disjoint && s.bytes > 0 && o.bytes > 0)
+        bug("check_program accepted overlapping states");
+    }
+  }
+}
+
 void checkAccepted(const sinter_program &p) {
   for (int role = 0; role < 2; ++role) {
     const sinter_tensor_info *infos = role ? p.outputs : p.inputs;
@@ -339,6 +422,7 @@ void checkAccepted(const sinter_program &p) {
   }
   if (p.weight_bytes > 0 && !p.weights)
     bug("check_program accepted weight bytes without weights");
+  checkAcceptedStates(p);
   for (uint32_t i = 0; i < p.num_launches; ++i) {
     const sinter_launch_desc &l = p.launches[i];
     if (l.kind == SINTER_LAUNCH_GEMM) {
