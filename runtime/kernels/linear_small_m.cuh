@@ -135,6 +135,31 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
     }
   };
 
+  // Epilogue operands of this block's first tile (residual, RoPE cos/sin), read right after
+  // griddepcontrol.wait: their round trip then overlaps the weight stream instead of
+  // following the reduction. Thread e < 8*M holds pair e of the tile (see finish).
+  float pre[4] = {0.f, 0.f, 0.f, 0.f};
+  auto load_epilogue_operands = [&] {
+    if (tid >= 8 * M) return;
+    const int m = tid >> 3;
+    const int n0 = int(blockIdx.x) * 16 + 2 * (tid & 7);
+    if constexpr (EPI == LinearEpilogue::RESIDUAL) {
+      const OutT *rrow = residual + size_t(m) * N_ROWS;
+      pre[0] = detail::to_float(rrow[n0]);
+      pre[1] = detail::to_float(rrow[n0 + 1]);
+    } else if constexpr (EPI == LinearEpilogue::ROPE_PAIRS) {
+      if (n0 < ROPE_ROWS) {
+        const int ii = (n0 % HEAD_DIM) >> 1;
+        const bf16 *cr = cos + size_t(m) * HEAD_DIM;
+        const bf16 *sr = sin + size_t(m) * HEAD_DIM;
+        pre[0] = __bfloat162float(cr[ii]);
+        pre[1] = __bfloat162float(sr[ii]);
+        pre[2] = __bfloat162float(cr[ii + HEAD_DIM / 2]);
+        pre[3] = __bfloat162float(sr[ii + HEAD_DIM / 2]);
+      }
+    }
+  };
+
   // Cross-warp reduction and epilogue of one finished tile.
   auto finish = [&](int i) {
     const int tile = item_tile(i);
@@ -160,6 +185,7 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
         v1 += rb[(ww * NT * 4 + reg) * 32 + lane1];
       }
       const int n0 = tile * 16 + 2 * p;
+      const bool preloaded = i < STEPS && e == tid; // this block's first tile, pair tid
       OutT *orow = out + size_t(m) * N_OUT;
       if constexpr (EPI == LinearEpilogue::NONE) {
         orow[n0] = detail::from_float<OutT>(v0);
@@ -169,7 +195,8 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
         orow[n0 + 1] = detail::from_float<OutT>(v1 + __bfloat162float(bias[n0 + 1]));
       } else if constexpr (EPI == LinearEpilogue::RESIDUAL) {
         const OutT *rrow = residual + size_t(m) * N_ROWS;
-        const float r0 = detail::to_float(rrow[n0]), r1 = detail::to_float(rrow[n0 + 1]);
+        const float r0 = preloaded ? pre[0] : detail::to_float(rrow[n0]);
+        const float r1 = preloaded ? pre[1] : detail::to_float(rrow[n0 + 1]);
         orow[n0] = detail::from_float<OutT>(detail::round_to<OutT>(v0) + r0);
         orow[n0 + 1] = detail::from_float<OutT>(detail::round_to<OutT>(v1) + r1);
       } else if constexpr (EPI == LinearEpilogue::SILU_MUL_PAIRS) {
@@ -183,9 +210,10 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
           const float q1 = detail::round_bf16(v0), q2 = detail::round_bf16(v1);
           const bf16 *cr = cos + size_t(m) * HEAD_DIM;
           const bf16 *sr = sin + size_t(m) * HEAD_DIM;
-          const float c1 = __bfloat162float(cr[ii]), s1 = __bfloat162float(sr[ii]);
-          const float c2 = __bfloat162float(cr[ii + HEAD_DIM / 2]);
-          const float s2 = __bfloat162float(sr[ii + HEAD_DIM / 2]);
+          const float c1 = preloaded ? pre[0] : __bfloat162float(cr[ii]);
+          const float s1 = preloaded ? pre[1] : __bfloat162float(sr[ii]);
+          const float c2 = preloaded ? pre[2] : __bfloat162float(cr[ii + HEAD_DIM / 2]);
+          const float s2 = preloaded ? pre[3] : __bfloat162float(sr[ii + HEAD_DIM / 2]);
           orow[head * HEAD_DIM + ii] = detail::from_float<OutT>(q1 * c1 - q2 * s1);
           orow[head * HEAD_DIM + ii + HEAD_DIM / 2] = detail::from_float<OutT>(q2 * c2 + q1 * s2);
         } else {
@@ -208,6 +236,7 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
   if constexpr (PRO == LinearPrologue::RMS_NORM) {
     for (int i = tid; i < KV; i += THREADS) detail::cp_async16(nws + i * 8, norm_weight + i * 8);
     detail::pdl_wait();
+    load_epilogue_operands();
     for (int i = tid; i < M * KV; i += THREADS) {
       const int m = i / KV;
       const int kv = i - m * KV;
@@ -252,6 +281,7 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
     // Each warp copies the x slices it will read: step s, all M rows, k in
     // [(s*WARPS + warp) * 64*BATCH, +64*BATCH): one cp.async group per step.
     detail::pdl_wait();
+    load_epilogue_operands();
     constexpr int VS = BATCH * 8; // 16-byte vectors per row slice
 #pragma unroll 1
     for (int st = 0; st < STEPS; ++st) {
