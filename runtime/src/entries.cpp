@@ -27,6 +27,18 @@ sinter_entry entry_at(const sinter_program &p, uint32_t index) {
   return p.num_entries > 0 ? p.entries[index] : legacy_entry(p);
 }
 
+std::string launch_name(const sinter_program &program, uint32_t entry, uint32_t index,
+                        const char *fallback) {
+  const sinter_entry e = entry_at(program, entry);
+  const char *label = index < e.num_launches && e.launches[index].label
+                          ? e.launches[index].label
+                          : fallback;
+  std::string name;
+  if (entry_count(program) > 1)
+    name = std::string("entry '") + (e.name ? e.name : "?") + "' ";
+  return name + "launch " + std::to_string(index) + " (" + label + ")";
+}
+
 const char *entry_names(const sinter_program &p, char *buf, size_t size) {
   if (size == 0)
     return buf;

@@ -6,6 +6,7 @@
 #include "sinter/program.h"
 
 #include <cstddef>
+#include <string>
 
 namespace sinter::rt {
 
@@ -24,6 +25,11 @@ sinter_entry legacy_entry(const sinter_program &program);
 // Writes "'prefill', 'decode'" (the entries' names, for error messages) into buf, cut short
 // with "..." when it does not fit; returns buf. Never allocates or throws.
 const char *entry_names(const sinter_program &program, char *buf, size_t size);
+
+// What a launch error names: "launch 3 (label)", or "entry 'decode' launch 3 (label)" when
+// the program has several entries; `fallback` stands for a launch without a label.
+std::string launch_name(const sinter_program &program, uint32_t entry, uint32_t index,
+                        const char *fallback);
 
 // Room for entry_names in a message (the last-error buffer holds 1024 bytes).
 constexpr size_t kEntryNamesBytes = 512;

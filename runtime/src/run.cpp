@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -224,7 +225,7 @@ sinter_status profile(const char *fn, sinter_context *ctx, uint32_t entry, const
 // The runtime-API launch: the path when the driver one is unavailable, and the one that
 // reports a failed driver launch (re-issued here for cudart's error code and message; a failed
 // launch enqueues nothing).
-sinter_status launch_runtime(KernelStep &k, uint32_t index, const char *label, cudaStream_t stream,
+sinter_status launch_runtime(KernelStep &k, const std::string &name, cudaStream_t stream,
                              bool pdl) {
   cudaError_t err;
   if (pdl) {
@@ -246,7 +247,7 @@ sinter_status launch_runtime(KernelStep &k, uint32_t index, const char *label, c
     return SINTER_OK;
   (void)cudaGetLastError();
   return fail(err == cudaErrorMemoryAllocation ? SINTER_OUT_OF_MEMORY : SINTER_CUDA_ERROR,
-              "launch %u (%s): %s: %s: %s", index, label ? label : "kernel",
+              "%s: %s: %s: %s", name.c_str(),
               pdl ? "cudaLaunchKernelEx" : "cudaLaunchKernel", cudaGetErrorName(err),
               cudaGetErrorString(err));
 }
@@ -257,7 +258,6 @@ sinter_status enqueue_step(sinter_context &ctx, uint32_t entry, uint32_t index,
                            cudaStream_t stream, bool driver, bool pdl) {
   EntryPlan &plan = ctx.entries[entry];
   const Step &step = plan.steps[index];
-  const char *label = ctx.model->entries[entry].desc.launches[index].label;
   if (step.kind == StepKind::Kernel) {
     KernelStep &k = plan.kernels[step.index];
     const bool with_pdl = pdl && k.pdl;
@@ -268,14 +268,16 @@ sinter_status enqueue_step(sinter_context &ctx, uint32_t entry, uint32_t index,
           CUDA_SUCCESS)
         return SINTER_OK;
     }
-    return launch_runtime(k, index, label, stream, with_pdl);
+    return launch_runtime(k, launch_name(*ctx.model->program, entry, index, "kernel"), stream,
+                          with_pdl);
   }
   cublasStatus_t st =
       gemm_enqueue(ctx.lt, plan.gemms[step.index], ctx.workspace, kWorkspaceBytes, stream);
   if (st == CUBLAS_STATUS_SUCCESS)
     return SINTER_OK;
-  return fail(SINTER_CUDA_ERROR, "launch %u (%s): cublasLtMatmul: %s", index,
-              label ? label : "gemm", cublasLtGetStatusName(st));
+  return fail(SINTER_CUDA_ERROR, "%s: cublasLtMatmul: %s",
+              launch_name(*ctx.model->program, entry, index, "gemm").c_str(),
+              cublasLtGetStatusName(st));
 }
 
 } // namespace sinter::rt

@@ -2,6 +2,7 @@
 // sinter_run_entry / sinter_context_reset_state's argument checks, entry range, per-entry I/O
 // validation and BUSY on a hand-built context (all answered before any CUDA call).
 #include "context.h"
+#include "entries.h"
 #include "fake_program.h"
 #include "test_util.h"
 
@@ -117,6 +118,14 @@ TEST_F(EntryQueryTest, PerEntryLaunchInfo) {
   EXPECT_LAST_ERROR_CONTAINS("sinter_model_entry_launch_info: entry 2 out of range");
   EXPECT_EQ(sinter_model_entry_launch_info(&model, 0, 0, nullptr), SINTER_INVALID_ARGUMENT);
   EXPECT_LAST_ERROR_CONTAINS("sinter_model_entry_launch_info: out is null");
+}
+
+TEST_F(EntryQueryTest, LaunchErrorsNameTheEntry) {
+  // Several entries: the entry's name comes first; one entry: just the launch.
+  EXPECT_EQ(sinter::rt::launch_name(sp.program, 1, 1, "gemm"), "entry 'read' launch 1 (gemm)");
+  EXPECT_EQ(sinter::rt::launch_name(sp.program, 0, 0, "kernel"),
+            "entry 'write' launch 0 (fake_kernel)");
+  EXPECT_EQ(sinter::rt::launch_name(*legacy.program, 0, 1, "kernel"), "launch 1 (fake_kernel)");
 }
 
 TEST_F(EntryQueryTest, OutOfRange) {
