@@ -113,6 +113,13 @@ struct Io {
   }
 };
 
+// y2 == 4 * y1 up to fp32 rounding (the two models may sum in different orders).
+void expect_four_times(const std::vector<float> &y1, const std::vector<float> &y2) {
+  ASSERT_EQ(y1.size(), y2.size());
+  for (size_t i = 0; i < y1.size(); ++i)
+    ASSERT_NEAR(y2[i], 4.0f * y1[i], 1e-5f * std::fabs(4.0f * y1[i]) + 1e-6f) << i;
+}
+
 TEST(ExternalSo, LoadRunAndSwapCheckpoints) {
   SKIP_WITHOUT_GPU();
   const sinter::Api &api = ext_library().api();
@@ -141,9 +148,9 @@ TEST(ExternalSo, LoadRunAndSwapCheckpoints) {
     sinter::Context ctx(model, SINTER_MODE_DIRECT);
     y2 = io.run(ctx);
   }
-  // relu(2(xW + b)) * 2 scale = 4 relu(xW + b) scale, exactly (powers of two).
-  for (size_t i = 0; i < y1.size(); ++i)
-    ASSERT_EQ(y2[i], 4.0f * y1[i]) << i;
+  // relu(2(xW + b)) * 2 scale = 4 relu(xW + b) scale: exact for one summation order, but each
+  // model picks its cuBLASLt algorithm by timing (split-K or not), so allow fp32 rounding.
+  expect_four_times(y1, y2);
 }
 
 TEST(ExternalSo, EmbeddedLibraryTakesAFileToo) {
@@ -156,8 +163,7 @@ TEST(ExternalSo, EmbeddedLibraryTakesAFileToo) {
   sinter::Model swapped = sinter::Model::load(api, write_weights("emb_tuned", 2.0f), true);
   sinter::Context c2(swapped);
   const std::vector<float> y2 = io.run(c2);
-  for (size_t i = 0; i < y1.size(); ++i)
-    ASSERT_EQ(y2[i], 4.0f * y1[i]) << i;
+  expect_four_times(y1, y2);
 }
 
 TEST(ProfileSo, TimesEveryLaunch) {
