@@ -347,6 +347,9 @@ int main() {
   if (std::getenv("SINTER_DECODE_SWEEP")) { // other splits, for tuning attention_decode_split
     ok &= LLAMA_T(128, 64)("sweep");
     ok &= LLAMA_T(128, 128)("sweep");
+    ok &= LLAMA_T(1024, 64)("sweep", 127);
+    ok &= LLAMA_T(1024, 128)("sweep", 127);
+    ok &= LLAMA_T(1024, 256)("sweep", 127);
     ok &= LLAMA_T(1024, 32)("sweep");
     ok &= LLAMA_T(1024, 64)("sweep");
     ok &= LLAMA_T(1024, 128)("sweep");
