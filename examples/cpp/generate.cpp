@@ -15,7 +15,7 @@
 //
 // Prefill has a fixed prompt length (the entry's input_ids shape); decode at cache_position p
 // writes cache slot p, so prompt length + tokens - 1 must not exceed the cache length the model
-// was exported with (export_llama.py --kv-cache).
+// was exported with (export_llama.py --kv-cache): checked against the past_key_* state's shape.
 #include "example_util.h"
 #include "generate_kernels.h"
 
@@ -170,6 +170,24 @@ int main(int argc, char **argv) {
       if (t < 0 || t >= vocab)
         throw std::runtime_error("prompt id " + std::to_string(t) + " outside [0, " +
                                  std::to_string(vocab) + ")");
+    // Prefill fills cache slots [0, seq); decode step j writes slot seq + j - 1: the cache must
+    // hold seq + tokens - 1 slots. Its length is dim 2 of an exported Llama's "past_key_*"
+    // state [batch, kv heads, length, head dim] (state queries: ABI 1.3).
+    int64_t cache_len = -1;
+    for (uint32_t i = 0; i < model.num_states() && cache_len < 0; ++i) {
+      const sinter_tensor_desc st = model.state(i);
+      if (std::string(st.name).rfind("past_key", 0) == 0 && st.ndim == 4) cache_len = st.shape[2];
+    }
+    if (cache_len < 0)
+      std::cout << "  cache length unknown (no past_key_* state; library older than ABI 1.3?): "
+                   "not checked\n";
+    else if (seq + tokens - 1 > cache_len)
+      throw std::runtime_error("--tokens " + std::to_string(tokens) + ": a " +
+                               std::to_string(seq) + "-token prompt and " +
+                               std::to_string(tokens - 1) + " decode steps need " +
+                               std::to_string(seq + tokens - 1) + " cache slots; this model's "
+                               "cache holds " + std::to_string(cache_len) +
+                               " (export_llama.py --kv-cache)");
 
     const int device = example::current_device();
     example::DeviceTensor ids_in(prefill.inputs[0], device), pre_logits(p_logits, device);

@@ -185,4 +185,33 @@ SINTER_API uint64_t sinter_model_state_bytes(const sinter_model *model) {
   return model->program->state_bytes;
 }
 
+SINTER_API uint32_t sinter_model_num_states(const sinter_model *model) {
+  if (!model) {
+    fail(SINTER_INVALID_ARGUMENT, "sinter_model_num_states: model is null");
+    return 0;
+  }
+  return model->program->num_states;
+}
+
+SINTER_API sinter_status sinter_model_state_info(const sinter_model *model, uint32_t index,
+                                                 sinter_tensor_desc *out) {
+  if (!model)
+    return fail(SINTER_INVALID_ARGUMENT, "sinter_model_state_info: model is null");
+  if (!out)
+    return fail(SINTER_INVALID_ARGUMENT, "sinter_model_state_info: out is null");
+  const sinter_program &p = *model->program;
+  if (index >= p.num_states)
+    return fail(SINTER_INVALID_ARGUMENT, "state index %u out of range: the model has %u",
+                index, p.num_states);
+  const sinter_state_info &st = p.states[index];
+  sinter_tensor_info t{};
+  t.name = st.name;
+  t.dtype = st.dtype;
+  t.rank = st.rank;
+  for (int32_t d = 0; d < st.rank && d < SINTER_MAX_RANK; ++d)
+    t.shape[d] = st.shape[d];
+  sinter::rt::fill_tensor_desc(t, out);
+  return SINTER_OK;
+}
+
 } // extern "C"

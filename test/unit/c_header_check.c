@@ -12,6 +12,9 @@ int sinter_test_c_header_check(void) {
   sinter_status (*run_entry)(sinter_context *, uint32_t, const DLTensor *, uint32_t,
                              const DLTensor *, uint32_t, void *) = sinter_run_entry;
   sinter_status (*reset_state)(sinter_context *, void *) = sinter_context_reset_state;
+  /* ABI 1.3: state region queries. */
+  sinter_status (*state_info)(const sinter_model *, uint32_t, sinter_tensor_desc *) =
+      sinter_model_state_info;
   sinter_entry entry = {0};
   sinter_state_info state = {0};
   sinter_program program = {0};
@@ -20,7 +23,8 @@ int sinter_test_c_header_check(void) {
   launch.kind = 0;
   (void)launch;
   return (int)opts.struct_size == (int)sizeof(sinter_context_options) && status == SINTER_OK &&
-         SINTER_ABI_VERSION == ((1u << 16) | 2u) && run_entry != NULL && reset_state != NULL &&
+         SINTER_ABI_VERSION == ((1u << 16) | 3u) && run_entry != NULL && reset_state != NULL &&
+         state_info != NULL &&
          entry.name == NULL && state.bytes == 0 && program.num_entries == 0 &&
          SINTER_BUFFER_STATE == 5 &&
          (int)load.struct_size == (int)sizeof(sinter_model_load_options) &&

@@ -23,7 +23,8 @@ for fn in sinter_abi_version sinter_last_error sinter_status_string sinter_build
           sinter_model_entry_num_inputs sinter_model_entry_num_outputs \
           sinter_model_entry_input_info sinter_model_entry_output_info \
           sinter_model_entry_num_launches sinter_model_state_bytes sinter_run_entry \
-          sinter_context_reset_state sinter_context_profile_entry sinter_model_entry_launch_info; do
+          sinter_context_reset_state sinter_context_profile_entry sinter_model_entry_launch_info \
+          sinter_model_num_states sinter_model_state_info; do
   if ! echo "$exports" | grep -qx "$fn"; then
     echo "$so does not export $fn"; exit 1
   fi

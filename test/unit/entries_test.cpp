@@ -149,6 +149,27 @@ TEST_F(EntryQueryTest, OutOfRange) {
   EXPECT_LAST_ERROR_CONTAINS("sinter_model_entry_output_info: out is null");
 }
 
+TEST_F(EntryQueryTest, StateRegions) {
+  // ABI 1.3: the state table's regions, as tensor descriptions.
+  ASSERT_EQ(sinter_model_num_states(&model), 2u);
+  sinter_tensor_desc d;
+  ASSERT_EQ(sinter_model_state_info(&model, 0, &d), SINTER_OK);
+  EXPECT_STREQ(d.name, "acc");
+  EXPECT_EQ(d.dtype.code, kDLFloat);
+  EXPECT_EQ(d.dtype.bits, 32);
+  ASSERT_EQ(d.ndim, 2);
+  EXPECT_EQ(d.shape[0], 2);
+  EXPECT_EQ(d.shape[1], 4);
+  ASSERT_EQ(sinter_model_state_info(&model, 1, &d), SINTER_OK);
+  EXPECT_STREQ(d.name, ".steps");
+  EXPECT_EQ(d.dtype.code, kDLInt);
+  EXPECT_EQ(sinter_model_state_info(&model, 2, &d), SINTER_INVALID_ARGUMENT);
+  EXPECT_STREQ(sinter_last_error(), "state index 2 out of range: the model has 2");
+  EXPECT_EQ(sinter_model_state_info(&model, 0, nullptr), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_model_state_info: out is null");
+  EXPECT_EQ(sinter_model_num_states(&legacy), 0u); // a program without state
+}
+
 TEST(NullHandles, EntryFunctions) {
   EXPECT_EQ(sinter_model_num_entries(nullptr), 0u);
   EXPECT_LAST_ERROR_CONTAINS("sinter_model_num_entries: model is null");
@@ -158,6 +179,11 @@ TEST(NullHandles, EntryFunctions) {
   EXPECT_LAST_ERROR_CONTAINS("sinter_model_entry_num_inputs: model is null");
   EXPECT_EQ(sinter_model_entry_num_outputs(nullptr, 0), 0u);
   EXPECT_EQ(sinter_model_entry_num_launches(nullptr, 0), 0u);
+  EXPECT_EQ(sinter_model_num_states(nullptr), 0u);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_model_num_states: model is null");
+  sinter_tensor_desc st;
+  EXPECT_EQ(sinter_model_state_info(nullptr, 0, &st), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_model_state_info: model is null");
   EXPECT_EQ(sinter_model_state_bytes(nullptr), 0u);
   EXPECT_LAST_ERROR_CONTAINS("sinter_model_state_bytes: model is null");
   sinter_tensor_desc d;

@@ -32,7 +32,7 @@ TEST(ModelLoad, AbiMajorMismatch) {
   sinter_model *m = reinterpret_cast<sinter_model *>(0x1);
   EXPECT_EQ(sinter_model_load(SINTER_ABI_VERSION_MAJOR + 1, &m), SINTER_ABI_MISMATCH);
   EXPECT_EQ(m, nullptr);
-  EXPECT_LAST_ERROR_CONTAINS("caller expects sinter ABI major 2, library has 1.2");
+  EXPECT_LAST_ERROR_CONTAINS("caller expects sinter ABI major 2, library has 1.3");
 }
 
 TEST(ModelLoad, NoProgram) {

@@ -41,6 +41,8 @@ TEST(StateModelSo, ExportsTheEntryAndStateFunctions) {
   EXPECT_NE(api.model_state_bytes, nullptr);
   EXPECT_NE(api.run_entry, nullptr);
   EXPECT_NE(api.context_reset_state, nullptr);
+  EXPECT_NE(api.model_num_states, nullptr);
+  EXPECT_NE(api.model_state_info, nullptr);
 }
 
 TEST(StateModelSo, WithoutGpuIsNoDevice) {
@@ -157,6 +159,11 @@ TEST_P(StateModelGpu, EntriesAreListed) {
   EXPECT_EQ(write, 0u);
   EXPECT_EQ(read, 1u);
   EXPECT_EQ(model->state_bytes(), kStateBytes);
+  ASSERT_EQ(model->num_states(), 2u); // through the .so (ABI 1.3)
+  EXPECT_EQ(model->state(0).name, std::string("acc"));
+  EXPECT_EQ(model->state(0).shape[1], int64_t(kCols));
+  EXPECT_EQ(model->state(1).name, std::string(".calls"));
+  EXPECT_THROW(model->state(2), sinter::Error);
   EXPECT_EQ(model->entry_num_inputs(read), 0u);
   EXPECT_EQ(model->entry_num_outputs(read), 3u);
   EXPECT_EQ(model->entry_output(read, 2).name, std::string("y"));

@@ -1,6 +1,7 @@
 #include "sinter/Compiler/Emitter.h"
 
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/sinter.h" // SINTER_ABI_VERSION_MAJOR/MINOR: the ABI the emitted code implements
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SetVector.h"
@@ -460,7 +461,8 @@ private:
     auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");
     auto stateBytes = module->getAttrOfType<IntegerAttr>("launch.state_bytes");
     llvm::json::Object root{{"format", "sinter"},
-                            {"abi_version", "1.2"},
+                            {"abi_version", std::to_string(SINTER_ABI_VERSION_MAJOR) + "." +
+                                                std::to_string(SINTER_ABI_VERSION_MINOR)},
                             {"weights", out.externalWeights ? "external" : "embedded"},
                             {"program_version", 1},
                             {"model", modelName},

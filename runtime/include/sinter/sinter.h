@@ -34,8 +34,9 @@ extern "C" {
 #endif
 
 #define SINTER_ABI_VERSION_MAJOR 1u
-#define SINTER_ABI_VERSION_MINOR 2u /* 1.1: load_from_file/_v2, launch info, profile;
-                                       1.2: entry points and context state (KV caches) */
+#define SINTER_ABI_VERSION_MINOR 3u /* 1.1: load_from_file/_v2, launch info, profile;
+                                       1.2: entry points and context state (KV caches);
+                                       1.3: state region queries */
 /* Packed as (major << 16) | minor, the value sinter_abi_version() returns. */
 #define SINTER_ABI_VERSION ((SINTER_ABI_VERSION_MAJOR << 16) | SINTER_ABI_VERSION_MINOR)
 
@@ -238,6 +239,16 @@ SINTER_API sinter_status sinter_model_entry_launch_info(const sinter_model *mode
 
 /* Bytes of state a context holds (0 when the model has none). */
 SINTER_API uint64_t sinter_model_state_bytes(const sinter_model *model);
+
+/* ABI 1.3. The regions of the state block: one per KV cache (named after the model input it
+ * replaces, e.g. "past_key_0", with its shape: [batch, kv heads, cache length, head dim] for an
+ * exported Llama) and the compiler's scratch (names starting with '.'). The count returns 0 and
+ * sets the last error for a NULL model; the info fills `out` (name borrowed from the model,
+ * valid until sinter_model_destroy) or returns INVALID_ARGUMENT for a NULL model or out, or an
+ * index out of range. */
+SINTER_API uint32_t sinter_model_num_states(const sinter_model *model);
+SINTER_API sinter_status sinter_model_state_info(const sinter_model *model, uint32_t index,
+                                                 sinter_tensor_desc *out);
 
 /* sinter_run for entry `entry` (sinter_run is entry 0), with that entry's inputs and outputs in
  * its order; the same rules, including SINTER_BUSY. Graph mode keeps one CUDA graph per entry,

@@ -71,6 +71,9 @@ struct Api {
   decltype(&::sinter_model_state_bytes) model_state_bytes = nullptr;
   decltype(&::sinter_run_entry) run_entry = nullptr;
   decltype(&::sinter_context_reset_state) context_reset_state = nullptr;
+  // ABI 1.3
+  decltype(&::sinter_model_num_states) model_num_states = nullptr;
+  decltype(&::sinter_model_state_info) model_state_info = nullptr;
 };
 
 // The functions this program is linked against. Only instantiated when called, so a program
@@ -110,6 +113,8 @@ inline const Api &linked_api() {
     a.model_state_bytes = &::sinter_model_state_bytes;
     a.run_entry = &::sinter_run_entry;
     a.context_reset_state = &::sinter_context_reset_state;
+    a.model_num_states = &::sinter_model_num_states;
+    a.model_state_info = &::sinter_model_state_info;
     return a;
   }();
   return api;
@@ -205,6 +210,8 @@ public:
     bind(api_.model_state_bytes, "sinter_model_state_bytes", false);
     bind(api_.run_entry, "sinter_run_entry", false);
     bind(api_.context_reset_state, "sinter_context_reset_state", false);
+    bind(api_.model_num_states, "sinter_model_num_states", false);
+    bind(api_.model_state_info, "sinter_model_state_info", false);
     if (!complete)
       throw Error(SINTER_ABI_MISMATCH,
                   "'" + path + "' is not a sinter model library (no " + missing_ + ")");
@@ -345,6 +352,16 @@ public:
   // Bytes of state (KV caches) each context holds; 0 for a library older than 1.2.
   uint64_t state_bytes() const {
     return api_->model_state_bytes ? api_->model_state_bytes(model_) : 0;
+  }
+  // The state regions (KV caches, scratch), ABI 1.3; a library older than 1.3 lists none.
+  uint32_t num_states() const {
+    return api_->model_num_states ? api_->model_num_states(model_) : 0;
+  }
+  sinter_tensor_desc state(uint32_t index) const {
+    detail::need(reinterpret_cast<const void *>(api_->model_state_info), "state queries", "1.3");
+    sinter_tensor_desc d;
+    check(*api_, api_->model_state_info(model_, index, &d));
+    return d;
   }
 
 private:
