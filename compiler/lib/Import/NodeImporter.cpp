@@ -63,18 +63,48 @@ const onnx::AttributeProto *NodeImporter::attr(StringRef name) const {
   return nullptr;
 }
 
+namespace {
+const char *attributeTypeName(int type) {
+  switch (type) {
+  case onnx::AttributeProto::FLOAT: return "FLOAT";
+  case onnx::AttributeProto::INT: return "INT";
+  case onnx::AttributeProto::STRING: return "STRING";
+  case onnx::AttributeProto::TENSOR: return "TENSOR";
+  case onnx::AttributeProto::GRAPH: return "GRAPH";
+  case onnx::AttributeProto::FLOATS: return "FLOATS";
+  case onnx::AttributeProto::INTS: return "INTS";
+  case onnx::AttributeProto::STRINGS: return "STRINGS";
+  default: return "another type";
+  }
+}
+} // namespace
+
+// An attribute of the expected type, or null. A file that leaves the type UNDEFINED (older
+// writers) is taken at its word; one that declares another type is an error.
+static const onnx::AttributeProto *typedAttr(const NodeImporter &n, StringRef name,
+                                             onnx::AttributeProto::AttributeType type) {
+  const auto *a = n.attr(name);
+  if (!a || a->type() == onnx::AttributeProto::UNDEFINED || a->type() == type)
+    return a;
+  if (n.attrError.empty())
+    n.attrError = ("attribute '" + name + "' must be " + attributeTypeName(type) + ", got " +
+                   attributeTypeName(a->type()))
+                      .str();
+  return nullptr;
+}
+
 int64_t NodeImporter::attrInt(StringRef name, int64_t defaultValue) const {
-  const auto *a = attr(name);
+  const auto *a = typedAttr(*this, name, onnx::AttributeProto::INT);
   return a ? a->i() : defaultValue;
 }
 
 float NodeImporter::attrFloat(StringRef name, float defaultValue) const {
-  const auto *a = attr(name);
+  const auto *a = typedAttr(*this, name, onnx::AttributeProto::FLOAT);
   return a ? a->f() : defaultValue;
 }
 
 std::optional<SmallVector<int64_t>> NodeImporter::attrInts(StringRef name) const {
-  const auto *a = attr(name);
+  const auto *a = typedAttr(*this, name, onnx::AttributeProto::INTS);
   if (!a)
     return std::nullopt;
   return SmallVector<int64_t>(a->ints().begin(), a->ints().end());

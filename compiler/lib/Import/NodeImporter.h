@@ -68,9 +68,12 @@ public:
   mlir::FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i);
 
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  /// Attribute values. An attribute whose declared type is not the one asked for gives the
+  /// default and records attrError (the import of the node then fails with it).
   int64_t attrInt(llvm::StringRef name, int64_t defaultValue) const;
   float attrFloat(llvm::StringRef name, float defaultValue) const;
   std::optional<llvm::SmallVector<int64_t>> attrInts(llvm::StringRef name) const;
+  mutable std::string attrError;
 
   /// Binds output i to `value` and records its constant value when its op folds.
   mlir::LogicalResult setOutput(unsigned i, mlir::Value value);

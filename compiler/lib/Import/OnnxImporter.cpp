@@ -302,7 +302,11 @@ private:
         diagnostic = diag.str();
       return success();
     });
-    if (failed(entry->second.fn(importer)))
+    const bool imported = succeeded(entry->second.fn(importer));
+    // A mistyped attribute is the cause of whatever its default value led to.
+    if (!importer.attrError.empty())
+      return fail(describe() + ": " + importer.attrError);
+    if (!imported)
       return fail(describe() + ": " + (importer.error.empty() ? diagnostic : importer.error));
     for (const auto &out : node.output()) {
       if (out.empty())

@@ -91,6 +91,12 @@ def hostile():
         "unknown_dtype_input": model([add("x", "x", "y")], [vi("x", [4], 17)], y4),
         "unknown_dtype_cast": model([helper.make_node("Cast", ["x"], ["y"], name="cast", to=17)],
                                     x4, y4),
+        # Attributes of the wrong declared type: Cast's `to` as a FLOAT, Transpose's `perm` as
+        # an INT.
+        "attr_float_for_int": model([helper.make_node("Cast", ["x"], ["y"], name="cast",
+                                                      to=1.0)], x4, y4),
+        "attr_int_for_ints": model([helper.make_node("Transpose", ["x"], ["y"], name="t",
+                                                     perm=0)], x4, y4),
         # Graph structure.
         "cycle": model([add("x", "c", "b", "a"), add("b", "x", "c", "b")], x4, [vi("c", [4])]),
         "unsorted": model([add("b", "x", "y", "second"), add("x", "x", "b", "first")], x4, y4),
