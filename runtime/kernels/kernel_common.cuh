@@ -107,6 +107,33 @@ __device__ __forceinline__ void pdl_wait() {
 #endif
 }
 
+// RMSNorm on 8 packed bf16 (HF LlamaRMSNorm's rounding), shared by rms_norm and the
+// linear_small_m prologue: ss += x^2 over the 8 values, then
+// out = bf16(w * bf16(x * r)) with r = rsqrt(mean(x^2) + eps).
+__device__ __forceinline__ float sum_squares_bf16x8(const uint4 &v, float ss) {
+  const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const float a = bf16_lo(u[j]), b = bf16_hi(u[j]);
+    ss = fmaf(a, a, ss);
+    ss = fmaf(b, b, ss);
+  }
+  return ss;
+}
+__device__ __forceinline__ uint4 rms_scale_bf16x8(const uint4 &v, const uint4 &w, float r) {
+  const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
+  const uint32_t *wu = reinterpret_cast<const uint32_t *>(&w);
+  uint4 o;
+  uint32_t *ou = reinterpret_cast<uint32_t *>(&o);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const float a = round_bf16(bf16_lo(u[j]) * r);
+    const float b = round_bf16(bf16_hi(u[j]) * r);
+    ou[j] = pack_bf16x2(bf16_lo(wu[j]) * a, bf16_hi(wu[j]) * b);
+  }
+  return o;
+}
+
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);

@@ -248,33 +248,13 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
     for (int m = warp; m < M; m += WARPS) {
       bf16 *row = xs + m * XS;
       float ss = 0.f;
-      for (int kv = lane; kv < KV; kv += 32) {
-        const uint4 v = detail::ld16(row + kv * 8);
-        const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const float a = detail::bf16_lo(u[j]), b = detail::bf16_hi(u[j]);
-          ss = fmaf(a, a, ss);
-          ss = fmaf(b, b, ss);
-        }
-      }
+      for (int kv = lane; kv < KV; kv += 32)
+        ss = detail::sum_squares_bf16x8(detail::ld16(row + kv * 8), ss);
       ss = detail::warp_sum(ss);
       const float r = rsqrtf(ss / float(K) + __uint_as_float(EPS_BITS));
-      for (int kv = lane; kv < KV; kv += 32) {
-        const uint4 v = detail::ld16(row + kv * 8);
-        const uint4 wv = detail::ld16(nws + kv * 8);
-        const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
-        const uint32_t *wu = reinterpret_cast<const uint32_t *>(&wv);
-        uint4 o;
-        uint32_t *ou = reinterpret_cast<uint32_t *>(&o);
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const float a = detail::round_bf16(detail::bf16_lo(u[j]) * r);
-          const float b = detail::round_bf16(detail::bf16_hi(u[j]) * r);
-          ou[j] = detail::pack_bf16x2(detail::bf16_lo(wu[j]) * a, detail::bf16_hi(wu[j]) * b);
-        }
-        detail::st16(row + kv * 8, o);
-      }
+      for (int kv = lane; kv < KV; kv += 32)
+        detail::st16(row + kv * 8, detail::rms_scale_bf16x8(detail::ld16(row + kv * 8),
+                                                            detail::ld16(nws + kv * 8), r));
     }
     __syncthreads();
   } else {

@@ -26,13 +26,7 @@ __global__ void __launch_bounds__(rms_norm_threads(D))
   for (int i = 0; i < PER; ++i) {
     const int idx = threadIdx.x + i * THREADS;
     v[i] = idx < V ? detail::ld16(xr + idx) : make_uint4(0u, 0u, 0u, 0u);
-    const uint32_t *u = reinterpret_cast<const uint32_t *>(&v[i]);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const float a = detail::bf16_lo(u[j]), b = detail::bf16_hi(u[j]);
-      ss = fmaf(a, a, ss);
-      ss = fmaf(b, b, ss);
-    }
+    ss = detail::sum_squares_bf16x8(v[i], ss);
   }
   ss = detail::warp_sum(ss);
   if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
@@ -48,17 +42,7 @@ __global__ void __launch_bounds__(rms_norm_threads(D))
     const int idx = threadIdx.x + i * THREADS;
     if (idx >= V) break;
     const uint4 wv = detail::ld_ro16(reinterpret_cast<const uint4 *>(w) + idx);
-    const uint32_t *u = reinterpret_cast<const uint32_t *>(&v[i]);
-    const uint32_t *wu = reinterpret_cast<const uint32_t *>(&wv);
-    uint4 o;
-    uint32_t *ou = reinterpret_cast<uint32_t *>(&o);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const float a = detail::round_bf16(detail::bf16_lo(u[j]) * r);
-      const float b = detail::round_bf16(detail::bf16_hi(u[j]) * r);
-      ou[j] = detail::pack_bf16x2(detail::bf16_lo(wu[j]) * a, detail::bf16_hi(wu[j]) * b);
-    }
-    detail::st16(outr + idx, o);
+    detail::st16(outr + idx, detail::rms_scale_bf16x8(v[i], wv, r));
   }
 }
 
