@@ -245,14 +245,25 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
     detail::cp_async_commit();
     detail::cp_async_wait<0>();
     __syncthreads();
-    for (int m = warp; m < M; m += WARPS) {
-      bf16 *row = xs + m * XS;
+    // Every warp takes part in every row (M is small, the norm is on the dependency chain):
+    // per-warp partial sums of squares go through `red`, unused until the first tile ends.
+    float *ssum = red; // [M][WARPS]
+    for (int m = 0; m < M; ++m) {
+      const bf16 *row = xs + m * XS;
       float ss = 0.f;
-      for (int kv = lane; kv < KV; kv += 32)
+      for (int kv = tid; kv < KV; kv += THREADS)
         ss = detail::sum_squares_bf16x8(detail::ld16(row + kv * 8), ss);
       ss = detail::warp_sum(ss);
+      if (lane == 0) ssum[m * WARPS + warp] = ss;
+    }
+    __syncthreads();
+    for (int m = 0; m < M; ++m) {
+      float ss = 0.f;
+#pragma unroll
+      for (int w = 0; w < WARPS; ++w) ss += ssum[m * WARPS + w];
       const float r = rsqrtf(ss / float(K) + __uint_as_float(EPS_BITS));
-      for (int kv = lane; kv < KV; kv += 32)
+      bf16 *row = xs + m * XS;
+      for (int kv = tid; kv < KV; kv += THREADS)
         detail::st16(row + kv * 8, detail::rms_scale_bf16x8(detail::ld16(row + kv * 8),
                                                             detail::ld16(nws + kv * 8), r));
     }
