@@ -10,6 +10,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cassert>
 #include <set>
 
 using namespace mlir;
@@ -72,18 +73,9 @@ void collectSources(Location loc, llvm::SetVector<StringRef> &names) {
 
 constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull, kFnvPrime = 0x100000001b3ull;
 
-uint64_t fnv1a64(StringRef bytes) {
-  uint64_t h = kFnvBasis;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= kFnvPrime;
-  }
-  return h;
-}
-
-/// FNV-1a 64 of every tensor's bytes and of the whole blob. One pass over the blob when the
-/// tensors come in offset order (they do): the two hash chains are independent, so running
-/// them together costs about one pass instead of two over gigabytes of weights.
+/// FNV-1a 64 of every tensor's bytes and of the whole blob, in one pass: collectWeights lays
+/// the tensors out in increasing offset order without overlap, and the two hash chains are
+/// independent, so running them together costs about one pass instead of two over gigabytes.
 struct BlobChecksums {
   std::vector<uint64_t> tensors;
   uint64_t blob = kFnvBasis;
@@ -91,7 +83,6 @@ struct BlobChecksums {
 BlobChecksums checksumBlob(StringRef blob, ArrayRef<EmittedProgram::Tensor> tensors) {
   BlobChecksums sums;
   uint64_t pos = 0;
-  bool inOrder = true;
   auto blobUpTo = [&](uint64_t end) {
     for (; pos < end; ++pos) {
       sums.blob ^= static_cast<unsigned char>(blob[pos]);
@@ -99,28 +90,20 @@ BlobChecksums checksumBlob(StringRef blob, ArrayRef<EmittedProgram::Tensor> tens
     }
   };
   for (const auto &t : tensors) {
-    StringRef bytes = blob.substr(t.offset, t.bytes);
-    if (!inOrder || t.offset < pos) {
-      inOrder = false;
-      sums.tensors.push_back(fnv1a64(bytes));
-      continue;
-    }
+    assert(t.offset >= pos && "weight tensors overlap or are out of order");
     blobUpTo(t.offset);
     uint64_t h = kFnvBasis, hb = sums.blob;
-    for (unsigned char c : bytes) {
+    for (unsigned char c : blob.substr(t.offset, t.bytes)) {
       h ^= c;
       h *= kFnvPrime;
       hb ^= c;
       hb *= kFnvPrime;
     }
     sums.blob = hb;
-    pos += bytes.size();
+    pos = t.offset + t.bytes;
     sums.tensors.push_back(h);
   }
-  if (inOrder)
-    blobUpTo(blob.size());
-  else
-    sums.blob = fnv1a64(blob);
+  blobUpTo(blob.size());
   return sums;
 }
 
