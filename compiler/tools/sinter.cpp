@@ -32,7 +32,7 @@ namespace {
 
 struct CompileArgs {
   std::vector<std::string> models;
-  std::string output, compileTo = "binary", configFile, target, precision, weights;
+  std::string output, compileTo = "binary", configFile, target, precision, activations, weights;
   std::vector<std::string> shapes;
   bool noMergeLora = false, timing = false;
 };
@@ -168,6 +168,11 @@ int runCompile(const CompileArgs &args) {
       return userError("--precision must be strict or tf32, got '" + args.precision + "'");
     config.precision = args.precision;
   }
+  if (!args.activations.empty()) {
+    if (args.activations != "model" && args.activations != "f32")
+      return userError("--activations must be model or f32, got '" + args.activations + "'");
+    config.activations = args.activations;
+  }
   if (args.noMergeLora)
     config.mergeLora = false;
   if (!args.weights.empty()) {
@@ -279,10 +284,14 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--compile-to", compile.compileTo,
                          "Stop after this phase and print its result: import, graph, launch, source, binary (default)");
   compileCmd->add_option("--config", compile.configFile,
-                         "YAML compile config (keys: precision, merge_lora, target, weights, shapes)");
+                         "YAML compile config (keys: precision, activations, merge_lora, target, weights, shapes)");
   compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");
   compileCmd->add_option("--precision", compile.precision,
                          "fp32 matrix math: strict (fp32 accuracy, default) or tf32 (tensor cores, ~1e-3)");
+  compileCmd->add_option("--activations", compile.activations,
+                         "bf16 models: model (default: bf16 activations, rounded where the graph "
+                         "rounds) or f32 (activations between kernels and the outputs in fp32; "
+                         "weights and KV caches stay bf16; prompts of up to 16 tokens)");
   compileCmd->add_flag("--no-merge-lora", compile.noMergeLora,
                        "Keep LoRA adapters as separate matrix products instead of merging them into the base weight");
   compileCmd->add_option("--shape", compile.shapes,

@@ -43,6 +43,9 @@ def parse_args():
     p.add_argument("--checks", type=int, default=3, help="fresh random prompts for numerics")
     p.add_argument("--skip-compile-modes", action="store_true")
     p.add_argument("--skip-timing", action="store_true", help="numerics only")
+    p.add_argument("--activations", choices=["model", "f32"], default="model",
+                   help="sinter compile --activations: model (bf16 as the graph rounds) or f32 "
+                        "(fp32 activations and logits)")
     p.add_argument("--weights", choices=["embedded", "external"], default="embedded",
                    help="how the .so carries its weights (external: OUT.safetensors beside it)")
     return p.parse_args()
@@ -65,10 +68,12 @@ def main():
         return rc
     print(f"export: {time.time() - t0:.1f} s", flush=True)
 
-    so_path = os.path.join(a.out_dir, f"llama_l{a.layers}.so")
+    suffix = "_f32" if a.activations == "f32" else ""
+    so_path = os.path.join(a.out_dir, f"llama_l{a.layers}{suffix}.so")
     t0 = time.time()
     r = subprocess.run([a.sinter, "compile", onnx_path, "-o", so_path, "--timing",
-                        f"--weights={a.weights}"], capture_output=True, text=True)
+                        f"--weights={a.weights}", f"--activations={a.activations}"],
+                       capture_output=True, text=True)
     compile_s = time.time() - t0
     print(r.stderr.strip(), flush=True)
     if r.returncode != 0:
@@ -126,13 +131,13 @@ def main():
     del ref_model
     torch.cuda.empty_cache()
     if a.skip_timing:
-        with open(os.path.join(a.out_dir, f"llama_l{a.layers}_numerics.json"), "w") as f:
+        with open(os.path.join(a.out_dir, f"llama_l{a.layers}{suffix}_numerics.json"), "w") as f:
             json.dump({"numerics": numerics, "compile_seconds": compile_s,
-                       "weights": a.weights}, f, indent=1)
+                       "weights": a.weights, "activations": a.activations}, f, indent=1)
         return 0 if ok else 1
 
     bandwidth = copy_bandwidth(torch)
-    logits_bytes = a.seq * cfg.vocab_size * 2
+    logits_bytes = a.seq * cfg.vocab_size * (4 if a.activations == "f32" else 2)
     floor_ms = (weight_bytes + logits_bytes) / bandwidth * 1e3
     print(f"copy bandwidth {bandwidth / 1e12:.2f} TB/s; bytes {weight_bytes / 1e6:.1f} MB "
           f"+ logits; floor {floor_ms:.4f} ms", flush=True)
@@ -182,10 +187,10 @@ def main():
     table = "\n".join(lines)
     print("\n" + table)
     result = {"device": dev, "torch": torch.__version__, "layers": a.layers, "seq": a.seq,
-              "opset": a.opset, "compile_seconds": compile_s, "weight_bytes": weight_bytes,
+              "activations": a.activations, "opset": a.opset, "compile_seconds": compile_s, "weight_bytes": weight_bytes,
               "copy_bytes_per_s": bandwidth, "floor_ms": floor_ms, "numerics": numerics,
               "systems": systems, "launches": len(desc["launches"])}
-    save_results(a.out_dir, "llama_layer", table, result)
+    save_results(a.out_dir, "llama_layer" + suffix, table, result)
     for c in contexts.values():
         c.close()
     sm.close()

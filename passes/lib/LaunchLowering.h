@@ -57,9 +57,9 @@ struct WeightTable {
 class FunctionLowering {
 public:
   FunctionLowering(mlir::func::FuncOp func, llvm::StringRef precision, int64_t smCount,
-                   WeightTable &weights)
-      : func(func), precision(precision), smCount(smCount), weights(weights),
-        builder(func.getContext()) {}
+                   bool f32Activations, WeightTable &weights)
+      : func(func), precision(precision), smCount(smCount), f32Activations(f32Activations),
+        weights(weights), builder(func.getContext()) {}
 
   mlir::LogicalResult run();
 
@@ -98,12 +98,19 @@ private:
   mlir::Value makeWeight(mlir::Location loc, mlir::DenseElementsAttr data);
   /// The buffer an op result is written to: its output slot or a fresh arena allocation.
   mlir::Value destinationFor(mlir::Value result);
+  /// The memref type a value of tensor type `t` is held in: the same element type, or f32
+  /// for bf16 under f32Activations.
+  mlir::MemRefType bufferTypeFor(mlir::Type t) const;
+  /// Fails on `op` when f32Activations is on: its lowering only handles the model's types.
+  mlir::LogicalResult requireModelActivations(mlir::Operation *op, llvm::StringRef what);
   void copyArgAttrs(mlir::DictionaryAttr attrs, mlir::func::FuncOp lowered, unsigned index,
                     bool isOutput);
 
   mlir::func::FuncOp func;
   llvm::StringRef precision;
   int64_t smCount;
+  /// --activations=f32: bf16 activations and outputs get fp32 buffers (see bufferTypeFor).
+  bool f32Activations;
   WeightTable &weights;
   mlir::OpBuilder builder;
   llvm::DenseMap<mlir::Value, mlir::Value> buffers;

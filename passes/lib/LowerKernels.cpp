@@ -86,6 +86,8 @@ DenseElementsAttr permuteColumns(DenseElementsAttr w, function_ref<int64_t(int64
   return DenseElementsAttr::getFromRawBuffer(type, out);
 }
 
+Type elementTypeOf(Value buffer) { return cast<MemRefType>(buffer.getType()).getElementType(); }
+
 DenseElementsAttr constantData(Value v) {
   auto c = v.getDefiningOp<graph::ConstantOp>();
   return c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
@@ -291,7 +293,11 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
         if (v.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
             !type.getElementType().isBF16())
           return linear.emitError("rope tables must be bf16 [") << m << ", " << headDim << "]";
-        return bufferOf(v);
+        FailureOr<Value> buffer = bufferOf(v);
+        if (succeeded(buffer) && !elementTypeOf(*buffer).isBF16() &&
+            failed(requireModelActivations(linear, "a RoPE table computed at run time")))
+          return failure();
+        return buffer;
       };
       auto cosBuffer = table(chains[0].rope.getCos());
       auto sinBuffer = table(chains[0].rope.getSin());
@@ -336,6 +342,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   }
   Value out = destinationFor(output);
   buffers[output] = out;
+  Type xType = elementTypeOf(*x);
+  int xBytes = xType.getIntOrFloatBitWidth() / 8;
   auto absorbChains = [&](Value qkv) {
     for (HeadChain &c : chains) {
       Value head = c.rope ? c.rope.getResult() : c.transpose.getResult();
@@ -346,7 +354,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
           absorbed.insert(op);
     }
   };
-  if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim)) {
+  if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes)) {
+    if (failed(requireModelActivations(linear, "a linear on " + std::to_string(m) + " rows of " +
+                                                   std::to_string(k) + " (past linear_small_m)")))
+      return failure();
     // Too many rows for the streaming kernel: a library GEMM with the fused ops as their own
     // small launches around it (normalization before; RoPE in place or SwiGLU after).
     Value input = *x;
@@ -396,6 +407,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   }
   if (linear.getBias() && linear.getResidual())
     return linear.emitError("linear kernel takes a bias or a residual, not both");
+  if (residual && elementTypeOf(residual) != elementTypeOf(out))
+    return linear.emitError("linear kernel: the residual is ")
+           << elementTypeOf(residual) << " but the output is " << elementTypeOf(out);
   std::string layout = std::to_string((int)epilogue) + ":" + std::to_string(gateStart) + ":" +
                        std::to_string(upStart) + ":" + std::to_string(ropeRows) + ":" +
                        std::to_string(headDim);
@@ -416,10 +430,11 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   SmallVector<Attribute> params = {
       intParam(builder, m), intParam(builder, n), intParam(builder, k),
       strParam(builder, prologueNames[(int)prologue]),
-      strParam(builder, epilogueNames[(int)epilogue]), strParam(builder, cxxType(outType)),
+      strParam(builder, epilogueNames[(int)epilogue]),
+      strParam(builder, cxxType(elementTypeOf(out))),
       strParam(builder, std::to_string(floatBits(eps)) + "u"), intParam(builder, ropeRows),
-      intParam(builder, headDim), intParam(builder, smCount)};
-  kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount);
+      intParam(builder, headDim), intParam(builder, smCount), strParam(builder, cxxType(xType))};
+  kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes);
   Location loc = output == linear.getResult()
                      ? linear.getLoc()
                      : builder.getFusedLoc({linear.getLoc(), output.getLoc()});
@@ -449,10 +464,15 @@ LogicalResult FunctionLowering::lowerGather(graph::GatherOp gather) {
   buffers[gather.getInput()] = tableBuffer;
   Value out = destinationFor(gather.getResult());
   buffers[gather.getResult()] = out;
+  Type outType = elementTypeOf(out);
+  if (outType != tableType.getElementType() && !(tableType.getElementType().isBF16() && outType.isF32()))
+    return gather.emitError("embedding_gather cannot write ") << outType << " rows of a "
+                                                              << tableType.getElementType() << " table";
   kn::LaunchParams lp = kn::embedding_gather_launch(m, d, elemBytes);
   return emitKernel(gather.getLoc(), "embedding_gather",
                     {intParam(builder, m), intParam(builder, d), intParam(builder, vocab),
-                     strParam(builder, cxxType(tableType.getElementType()))},
+                     strParam(builder, cxxType(tableType.getElementType())),
+                     strParam(builder, cxxType(outType))},
                     {*idsBuffer, tableBuffer, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
 }
@@ -467,8 +487,10 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
     return attention.emitError("attention kernel supports batch 1");
   int64_t s = qType.getDimSize(2), hq = qType.getDimSize(1), hkv = kType.getDimSize(1),
           d = qType.getDimSize(3), stride = q->second.rowStride;
+  Type qkvType = elementTypeOf(q->second.buffer);
+  int qkvBytes = qkvType.getIntOrFloatBitWidth() / 8;
   if (!kn::attention_prefill_supported(s, hq, hkv, d, q->second.offset, k->second.offset,
-                                       v->second.offset, stride))
+                                       v->second.offset, stride, qkvBytes))
     return attention.emitError("no attention_prefill configuration for S=") << s << " D=" << d;
   auto reshape = absorbHeadMerge(attention, attention.getResult());
   if (failed(reshape))
@@ -486,14 +508,15 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   buffers[*reshape] = out;
   buffers[attention.getResult()] = out;
   float scale = attention.getScale().convertToFloat();
-  kn::LaunchParams lp = kn::attention_prefill_launch(s, hq, d);
+  kn::LaunchParams lp = kn::attention_prefill_launch(s, hq, d, qkvBytes);
   SmallVector<Attribute> params = {
       intParam(builder, s), intParam(builder, hq), intParam(builder, hkv), intParam(builder, d),
       intParam(builder, q->second.offset), intParam(builder, k->second.offset),
       intParam(builder, v->second.offset), intParam(builder, stride),
       strParam(builder, std::to_string(floatBits(scale)) + "u"),
       strParam(builder, attention.getCausal() ? "true" : "false"),
-      strParam(builder, mask ? "true" : "false")};
+      strParam(builder, mask ? "true" : "false"), strParam(builder, cxxType(qkvType)),
+      strParam(builder, cxxType(elementTypeOf(out)))};
   return emitKernel(attention.getLoc(), "attention_prefill", params,
                     {q->second.buffer, mask, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});

@@ -39,7 +39,7 @@ LogicalResult FunctionLowering::run() {
   for (unsigned i = 0; i < oldType.getNumResults(); ++i)
     if (!stateName(func.getResultAttrDict(i))) {
       outputResults.push_back(i);
-      argTypes.push_back(bufferTypeOf(oldType.getResult(i)));
+      argTypes.push_back(bufferTypeFor(oldType.getResult(i)));
     }
 
   builder.setInsertionPoint(func);
@@ -115,8 +115,23 @@ void FunctionLowering::copyArgAttrs(DictionaryAttr attrs, func::FuncOp lowered, 
 Value FunctionLowering::destinationFor(Value result) {
   if (auto it = outputSlots.find(result); it != outputSlots.end())
     return it->second;
-  return launch::AllocOp::create(builder, result.getLoc(), bufferTypeOf(result.getType()),
+  return launch::AllocOp::create(builder, result.getLoc(), bufferTypeFor(result.getType()),
                                  IntegerAttr());
+}
+
+MemRefType FunctionLowering::bufferTypeFor(Type t) const {
+  MemRefType type = bufferTypeOf(t);
+  if (f32Activations && type.getElementType().isBF16())
+    return MemRefType::get(type.getShape(), Float32Type::get(t.getContext()));
+  return type;
+}
+
+LogicalResult FunctionLowering::requireModelActivations(Operation *op, StringRef what) {
+  if (!f32Activations)
+    return success();
+  return op->emitError(what) << " is not supported with --activations=f32 (it supports "
+                                "embedding, linears of up to 16 rows and prompt attention); "
+                                "compile with --activations=model";
 }
 
 Value FunctionLowering::makeWeight(Location loc, DenseElementsAttr data) {
@@ -170,11 +185,14 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
   if (auto attention = dyn_cast<graph::FusedAttentionOp>(op))
     return lowerAttention(attention);
   if (auto norm = dyn_cast<graph::RMSNormalizationOp>(op))
-    return lowerRmsNorm(norm);
+    return failure(failed(requireModelActivations(op, "a standalone RMS normalization")) ||
+                   failed(lowerRmsNorm(norm)));
   if (auto write = dyn_cast<graph::CacheWriteOp>(op))
-    return lowerCacheWrite(write);
+    return failure(failed(requireModelActivations(op, "a KV cache")) ||
+                   failed(lowerCacheWrite(write)));
   if (auto attention = dyn_cast<graph::DecodeAttentionOp>(op))
-    return lowerDecodeAttention(attention);
+    return failure(failed(requireModelActivations(op, "decode attention")) ||
+                   failed(lowerDecodeAttention(attention)));
   if (auto reshape = dyn_cast<graph::ReshapeOp>(op)) {
     // Views cost nothing; outputs that are views would need a copy.
     if (outputSlots.count(reshape.getResult()))
@@ -204,6 +222,9 @@ LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
     residual = bufferOf(linear.getResidual());
   if (failed(input) || failed(weight) || failed(bias) || failed(residual))
     return failure();
+  if (!et.isF32() && failed(requireModelActivations(linear, "a library GEMM on " +
+                                                             std::to_string(m) + " rows")))
+    return failure();
   Value out = destinationFor(linear.getResult());
   launch::GemmOp::create(builder, linear.getLoc(), *input, *weight, *bias, *residual, out,
                          builder.getI64IntegerAttr(m), builder.getI64IntegerAttr(n),
@@ -221,6 +242,10 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
       module.emitError("precision must be strict or tf32, got '") << precision << "'";
       return signalPassFailure();
     }
+    if (activations != "model" && activations != "f32") {
+      module.emitError("activations must be model or f32, got '") << activations << "'";
+      return signalPassFailure();
+    }
     if (smCount <= 0) {
       module.emitError("sm-count must be positive");
       return signalPassFailure();
@@ -228,7 +253,7 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     WeightTable weights;
     for (func::FuncOp func : funcs) {
-      FunctionLowering lowering(func, precision, smCount, weights);
+      FunctionLowering lowering(func, precision, smCount, activations == "f32", weights);
       if (failed(lowering.run()))
         return signalPassFailure();
     }

@@ -3,8 +3,9 @@
 // launch: attention_prefill_launch(S, HQ, D).
 //
 // One block per (q head, tile of 16 queries); K and V of the head's kv group (only the keys
-// the tile can see when CAUSAL) are staged in shared memory as bf16 with rows padded to D+2
-// elements (conflict-free column reads). Each warp takes one query at a time: lane j scores
+// the tile can see when CAUSAL) are staged in shared memory in their own type (bf16 pairs in
+// 32-bit words, or fp32 pairs in float2) with rows padded to D+2 elements (conflict-free
+// column reads). Each warp takes one query at a time: lane j scores
 // keys j, j+32, ... in fp32, softmax with warp reductions, then lanes split D for P @ V.
 #pragma once
 
@@ -12,11 +13,28 @@
 
 namespace sinter::kernels {
 
+namespace detail {
+// One pair of adjacent elements of a K/V row as staged in shared memory.
+template <typename T> struct AttentionPair;
+template <> struct AttentionPair<bf16> {
+  using type = uint32_t;
+  static __device__ __forceinline__ float lo(uint32_t v) { return bf16_lo(v); }
+  static __device__ __forceinline__ float hi(uint32_t v) { return bf16_hi(v); }
+};
+template <> struct AttentionPair<float> {
+  using type = float2;
+  static __device__ __forceinline__ float lo(float2 v) { return v.x; }
+  static __device__ __forceinline__ float hi(float2 v) { return v.y; }
+};
+} // namespace detail
+
 template <int S, int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE,
-          uint32_t SCALE_BITS, bool CAUSAL, bool PADDING_MASK>
+          uint32_t SCALE_BITS, bool CAUSAL, bool PADDING_MASK, typename T = bf16,
+          typename OutT = T>
 __global__ void __launch_bounds__(kAttentionWarps * 32)
-    attention_prefill(const bf16 *qkv, const int64_t *attention_mask, bf16 *out) {
-  static_assert(attention_prefill_supported(S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE),
+    attention_prefill(const T *qkv, const int64_t *attention_mask, OutT *out) {
+  static_assert(attention_prefill_supported(S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE,
+                                            int(sizeof(T))),
                 "attention_prefill: needs HQ % HKV == 0, D % 8 == 0, 8-aligned offsets and "
                 "stride, heads inside the row, and shared memory <= 227 KiB");
   constexpr int QT = kAttentionQueryTile;
@@ -24,14 +42,16 @@ __global__ void __launch_bounds__(kAttentionWarps * 32)
   constexpr int THREADS = WARPS * 32;
   constexpr int SP = round_up(S, 32);
   constexpr int JJ = SP / 32;       // keys per lane
-  constexpr int KW = (D + 2) / 2;   // 32-bit words per padded K/V row
+  using Pair = detail::AttentionPair<T>;
+  using Word = typename Pair::type;
+  constexpr int KW = (D + 2) / 2;   // element pairs per padded K/V row
   constexpr int DP = D / 2;         // bf16 pairs per row
   constexpr int PP = (DP + 31) / 32; // pairs per lane in P @ V
   constexpr int GROUP = HQ / HKV;
 
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  uint32_t *ks = reinterpret_cast<uint32_t *>(smem_raw);
-  uint32_t *vs = ks + S * KW;
+  Word *ks = reinterpret_cast<Word *>(smem_raw);
+  Word *vs = ks + S * KW;
   float *qs = reinterpret_cast<float *>(vs + S * KW);
   float *ps = qs + QT * D;
   int *keyok = reinterpret_cast<int *>(ps + WARPS * SP);
@@ -49,28 +69,35 @@ __global__ void __launch_bounds__(kAttentionWarps * 32)
   detail::pdl_launch_dependents();
   detail::pdl_wait();
   // Stage K, V rows [0, nk) and the q tile.
-  constexpr int DV = D / 8; // 16-byte vectors per head row
+  constexpr int EV = 16 / int(sizeof(T)); // elements per 16-byte vector
+  constexpr int PV = EV / 2;              // pairs per 16-byte vector
+  constexpr int DV = D / EV;              // 16-byte vectors per head row
   for (int i = tid; i < nk * DV; i += THREADS) {
     const int j = i / DV;
     const int c = i - j * DV;
-    const bf16 *row = qkv + size_t(j) * ROW_STRIDE;
-    const uint4 kv = detail::ld16(row + K_OFF + kvh * D + c * 8);
-    const uint4 vv = detail::ld16(row + V_OFF + kvh * D + c * 8);
-    uint32_t *kd = ks + j * KW + c * 4;
-    uint32_t *vd = vs + j * KW + c * 4;
-    kd[0] = kv.x; kd[1] = kv.y; kd[2] = kv.z; kd[3] = kv.w;
-    vd[0] = vv.x; vd[1] = vv.y; vd[2] = vv.z; vd[3] = vv.w;
+    const T *row = qkv + size_t(j) * ROW_STRIDE;
+    const uint4 kv = detail::ld16(row + K_OFF + kvh * D + c * EV);
+    const uint4 vv = detail::ld16(row + V_OFF + kvh * D + c * EV);
+    const Word *kw = reinterpret_cast<const Word *>(&kv);
+    const Word *vw = reinterpret_cast<const Word *>(&vv);
+    Word *kd = ks + j * KW + c * PV;
+    Word *vd = vs + j * KW + c * PV;
+#pragma unroll
+    for (int p = 0; p < PV; ++p) {
+      kd[p] = kw[p];
+      vd[p] = vw[p];
+    }
   }
   for (int i = tid; i < nq * DV; i += THREADS) {
     const int qi = i / DV;
     const int c = i - qi * DV;
-    const uint4 qv = detail::ld16(qkv + size_t(q0 + qi) * ROW_STRIDE + Q_OFF + h * D + c * 8);
-    const uint32_t *u = reinterpret_cast<const uint32_t *>(&qv);
-    float *qd = qs + qi * D + c * 8;
+    const uint4 qv = detail::ld16(qkv + size_t(q0 + qi) * ROW_STRIDE + Q_OFF + h * D + c * EV);
+    const Word *u = reinterpret_cast<const Word *>(&qv);
+    float *qd = qs + qi * D + c * EV;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      qd[2 * j] = detail::bf16_lo(u[j]) * scale;
-      qd[2 * j + 1] = detail::bf16_hi(u[j]) * scale;
+    for (int p = 0; p < PV; ++p) {
+      qd[2 * p] = Pair::lo(u[p]) * scale;
+      qd[2 * p + 1] = Pair::hi(u[p]) * scale;
     }
   }
   for (int j = tid; j < SP; j += THREADS) {
@@ -96,9 +123,9 @@ __global__ void __launch_bounds__(kAttentionWarps * 32)
       for (int jj = 0; jj < JJ; ++jj) {
         const int j = jj * 32 + lane;
         if (j < jmax) {
-          const uint32_t kw = ks[j * KW + d];
-          s[jj] = fmaf(qd.x, detail::bf16_lo(kw), s[jj]);
-          s[jj] = fmaf(qd.y, detail::bf16_hi(kw), s[jj]);
+          const Word kw = ks[j * KW + d];
+          s[jj] = fmaf(qd.x, Pair::lo(kw), s[jj]);
+          s[jj] = fmaf(qd.y, Pair::hi(kw), s[jj]);
         }
       }
     }
@@ -110,12 +137,15 @@ __global__ void __launch_bounds__(kAttentionWarps * 32)
       mx = fmaxf(mx, s[jj]);
     }
     mx = detail::warp_max(mx);
-    bf16 *orow = out + size_t(i) * (HQ * D) + h * D;
+    OutT *orow = out + size_t(i) * (HQ * D) + h * D;
     if (mx == -INFINITY) { // every key masked: zeros (HF's exported IsNaN -> 0)
 #pragma unroll
       for (int pp = 0; pp < PP; ++pp) {
         const int dp = pp * 32 + lane;
-        if (dp < DP) reinterpret_cast<uint32_t *>(orow)[dp] = 0u;
+        if (dp < DP) {
+          orow[2 * dp] = detail::from_float<OutT>(0.f);
+          orow[2 * dp + 1] = detail::from_float<OutT>(0.f);
+        }
       }
       continue;
     }
@@ -136,11 +166,14 @@ __global__ void __launch_bounds__(kAttentionWarps * 32)
         float o0 = 0.f, o1 = 0.f;
         for (int j = 0; j < jmax; ++j) {
           const float p = pw[j];
-          const uint32_t vw = vs[j * KW + dp];
-          o0 = fmaf(p, detail::bf16_lo(vw), o0);
-          o1 = fmaf(p, detail::bf16_hi(vw), o1);
+          const Word vw = vs[j * KW + dp];
+          o0 = fmaf(p, Pair::lo(vw), o0);
+          o1 = fmaf(p, Pair::hi(vw), o1);
         }
-        reinterpret_cast<uint32_t *>(orow)[dp] = detail::pack_bf16x2(o0 * inv, o1 * inv);
+        if constexpr (sizeof(OutT) == 2)
+          reinterpret_cast<uint32_t *>(orow)[dp] = detail::pack_bf16x2(o0 * inv, o1 * inv);
+        else
+          reinterpret_cast<float2 *>(orow)[dp] = make_float2(o0 * inv, o1 * inv);
       }
     }
     __syncwarp();

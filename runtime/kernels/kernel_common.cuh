@@ -4,6 +4,8 @@
 #include <cuda_bf16.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "launch_params.h"
 
 namespace sinter::kernels {
@@ -132,6 +134,48 @@ __device__ __forceinline__ uint4 rms_scale_bf16x8(const uint4 &v, const uint4 &w
     ou[j] = pack_bf16x2(bf16_lo(wu[j]) * a, bf16_hi(wu[j]) * b);
   }
   return o;
+}
+
+// The fp32 counterparts for fp32 activations (4 packed floats): no rounding,
+// out = w * (x * r).
+__device__ __forceinline__ float sum_squares_f32x4(const uint4 &v, float ss) {
+  const float a = __uint_as_float(v.x), b = __uint_as_float(v.y), c = __uint_as_float(v.z),
+              d = __uint_as_float(v.w);
+  return fmaf(d, d, fmaf(c, c, fmaf(b, b, fmaf(a, a, ss))));
+}
+__device__ __forceinline__ uint4 rms_scale_f32x4(const uint4 &v, const bf16 *w, float r) {
+  const uint2 wv = *reinterpret_cast<const uint2 *>(w);
+  return make_uint4(__float_as_uint(bf16_lo(wv.x) * (__uint_as_float(v.x) * r)),
+                    __float_as_uint(bf16_hi(wv.x) * (__uint_as_float(v.y) * r)),
+                    __float_as_uint(bf16_lo(wv.y) * (__uint_as_float(v.z) * r)),
+                    __float_as_uint(bf16_hi(wv.y) * (__uint_as_float(v.w) * r)));
+}
+
+// 8 floats (a: elements 0-3, b: 4-7) as two bf16 MMA fragments whose sum is the input to
+// ~16 mantissa bits: hi = bf16(x), lo = bf16(x - hi), packed like 8 consecutive bf16.
+__device__ __forceinline__ void split_bf16x8(const uint4 &a, const uint4 &b, uint4 &hi,
+                                             uint4 &lo) {
+  const uint32_t *pa = reinterpret_cast<const uint32_t *>(&a);
+  const uint32_t *pb = reinterpret_cast<const uint32_t *>(&b);
+  uint32_t *h = reinterpret_cast<uint32_t *>(&hi);
+  uint32_t *l = reinterpret_cast<uint32_t *>(&lo);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const uint32_t *src = j < 2 ? pa + 2 * j : pb + 2 * (j - 2);
+    const float x0 = __uint_as_float(src[0]);
+    const float x1 = __uint_as_float(src[1]);
+    h[j] = pack_bf16x2(x0, x1);
+    l[j] = pack_bf16x2(x0 - bf16_lo(h[j]), x1 - bf16_hi(h[j]));
+  }
+}
+
+// 4 floats as bf16 hi and lo halves (split_bf16x8 on half the elements).
+__device__ __forceinline__ void split_bf16x4(const uint4 &a, uint2 &hi, uint2 &lo) {
+  const float x0 = __uint_as_float(a.x), x1 = __uint_as_float(a.y), x2 = __uint_as_float(a.z),
+              x3 = __uint_as_float(a.w);
+  hi = make_uint2(pack_bf16x2(x0, x1), pack_bf16x2(x2, x3));
+  lo = make_uint2(pack_bf16x2(x0 - bf16_lo(hi.x), x1 - bf16_hi(hi.x)),
+                  pack_bf16x2(x2 - bf16_lo(hi.y), x3 - bf16_hi(hi.y)));
 }
 
 __device__ __forceinline__ float warp_sum(float v) {

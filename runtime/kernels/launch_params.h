@@ -56,9 +56,10 @@ SINTER_LP_FN int min_int(int a, int b) { return a < b ? a : b; }
 SINTER_LP_FN int max_int(int a, int b) { return a > b ? a : b; }
 
 // =============================================================================================
-// embedding_gather<M, D, VOCAB, T>(const int64_t *ids, const T *table, T *out)
+// embedding_gather<M, D, VOCAB, T, OutT>(const int64_t *ids, const T *table, OutT *out)
 //   args: ids [M] int64, table [VOCAB, D], out [M, D]
-//   out[m, :] = table[ids[m], :]; an id outside [0, VOCAB) gives a row of zeros.
+//   out[m, :] = table[ids[m], :]; an id outside [0, VOCAB) gives a row of zeros. OutT is T,
+//   or float for a bf16 table (exact widening).
 //   Requires D * sizeof(T) % 16 == 0. grid (ceil(V / block), M, 1), block (min(256,
 //   round_up(V, 32))), no shared memory, where V = D * sizeof(T) / 16 vectors per row.
 // =============================================================================================
@@ -91,10 +92,12 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 }
 
 // =============================================================================================
-// linear_small_m<M, N_ROWS, K, PRO, EPI, OutT, EPS_BITS, ROPE_ROWS, HEAD_DIM, NUM_SMS>(
-//     const bf16 *x, const bf16 *w, const bf16 *norm_weight, const bf16 *bias,
+// linear_small_m<M, N_ROWS, K, PRO, EPI, OutT, EPS_BITS, ROPE_ROWS, HEAD_DIM, NUM_SMS, XT>(
+//     const XT *x, const bf16 *w, const bf16 *norm_weight, const bf16 *bias,
 //     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out)
-//   x [M, K] bf16 (must not alias out); w [N_ROWS, K] bf16 (the TRANSPOSED weight, row n =
+//   x [M, K] bf16 or fp32 (XT; must not alias out). fp32 x is split into x_hi = bf16(x) and
+//   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
+//   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the TRANSPOSED weight, row n =
 //   output feature n, after the compile-time re-layouts below); norm_weight [K]
 //   (PRO == RMS_NORM); bias [N_ROWS] (EPI == BIAS); residual [M, N_ROWS] (EPI == RESIDUAL, may
 //   alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
@@ -103,16 +106,17 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //     NONE            out = acc
 //     BIAS            out = acc + bias[n]
 //     RESIDUAL        out = bf16(acc) + residual[m, n]      (bf16(acc) only when OutT is bf16)
-//     SILU_MUL_PAIRS  rows 2j / 2j+1 = gate j / up j: g = bf16(acc_2j), u = bf16(acc_2j+1),
-//                     out[m, j] = silu(g) * u, silu(g) rounded to bf16 first when OutT is bf16
-//                     (exactly HF's act_fn(gate) * up on bf16 tensors)
+//     SILU_MUL_PAIRS  rows 2j / 2j+1 = gate j / up j: g = r(acc_2j), u = r(acc_2j+1),
+//                     out[m, j] = r(silu(g)) * u, where r rounds to OutT (bf16: exactly HF's
+//                     act_fn(gate) * up on bf16 tensors; fp32: no rounding)
 //     ROPE_PAIRS      rows [0, ROPE_ROWS) are heads of HEAD_DIM rows; within a head, rows 2i and
 //                     2i+1 hold original columns i and i + HEAD_DIM/2 (linear_rope_pairs_row).
-//                     q = bf16(acc) for both, then in fp32:
+//                     q = r(acc) for both (r rounds to OutT), then in fp32:
 //                       out[col i]       = q_i * cos[m, i] - q_{i+H/2} * sin[m, i]
 //                       out[col i + H/2] = q_{i+H/2} * cos[m, i+H/2] + q_i * sin[m, i+H/2]
 //                     written in ORIGINAL column order; rows >= ROPE_ROWS pass through.
 //   PRO == RMS_NORM: x is replaced by bf16(norm_weight * bf16(x * rsqrt(mean(x^2) + eps)))
+//   for bf16 x, by norm_weight * (x * rsqrt(mean(x^2) + eps)) unrounded for fp32 x
 //   (eps = bit_cast<float>(EPS_BITS); ignored for PRO == NONE).
 //
 //   Tiling (linear_small_m_tiling): one 16-row tile of w per block at a time (grid-stride over
@@ -124,10 +128,25 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   Under programmatic dependent launch its first weight loads (two steps per warp, and
 //   norm_weight) overlap the previous kernel.
 //   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, shared bytes <= 227 KiB
-//   (M*(K+32)*2 [+ K*2 for RMS_NORM] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits K<=6400).
+//   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits
+//   K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
 // =============================================================================================
 enum class LinearPrologue : int { NONE = 0, RMS_NORM = 1 };
 enum class LinearEpilogue : int { NONE = 0, BIAS = 1, RESIDUAL = 2, SILU_MUL_PAIRS = 3, ROPE_PAIRS = 4 };
+
+// How x sits in shared memory:
+//   BF16_ROWS    bf16 x: M rows of K+32 (cp.async, normalized in place for RMS_NORM);
+//   BF16_PLANES  fp32 x with RMS_NORM: normalized from global memory straight into two bf16
+//                planes (hi, lo) of M rows of K+32 each, split once and reused by every tile;
+//   F32_ROWS     fp32 x, no prologue, blocks with several tiles: M rows of K+4 floats, split at
+//                each fragment load;
+//   F32_RING     fp32 x, no prologue, one tile per block (N_ROWS/16 <= NUM_SMS): each warp
+//                streams its own k slices through a ring of min(2, steps) slots of M rows of
+//                64*batch+4 floats, so the block holds a fraction of x (co-resident kernels
+//                under PDL need the room).
+// Strides: +64 bytes per bf16 row, +16 bytes per fp32 row keep the fragment loads of 8 rows
+// in distinct banks.
+enum class LinearXStaging : int { BF16_ROWS = 0, BF16_PLANES = 1, F32_ROWS = 2, F32_RING = 3 };
 
 struct LinearTiling {
   int warps;       // warps per block, each takes a K slice (block = warps * 32 threads)
@@ -135,7 +154,8 @@ struct LinearTiling {
   int steps;       // steps per tile: K / (64 * batch * warps)
   int n_tiles;     // N_ROWS / 16
   int mma_n;       // 8-token MMA column tiles: 1 for M <= 8, 2 for M <= 16
-  int x_stride;    // shared-memory row stride of x in elements (K + 32: conflict-free loads)
+  LinearXStaging x_staging;
+  int x_stride;    // shared-memory row stride of x in elements (linear_small_m_x_stride)
   int blocks_per_sm;
   int tiles_per_block;
   int grid;
@@ -153,30 +173,54 @@ struct LinearTiling {
 
 constexpr int kLinearTileRows = 16;
 
-// Bytes of dynamic shared memory: x (M rows of K+32 bf16), norm_weight (K bf16, RMS_NORM
-// only), then the double-buffered cross-warp reduction (2 * warps * mma_n*4 * 32 floats).
-SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, LinearPrologue pro) {
-  return uint32_t(M) * uint32_t(K + 32) * 2u +
-         (pro == LinearPrologue::RMS_NORM ? uint32_t(K) * 2u : 0u) +
+SINTER_LP_FN LinearXStaging linear_small_m_x_staging(int N_rows, LinearPrologue pro, int x_bytes,
+                                                     int num_sms) {
+  if (x_bytes != 4) return LinearXStaging::BF16_ROWS;
+  if (pro == LinearPrologue::RMS_NORM) return LinearXStaging::BF16_PLANES;
+  return N_rows / kLinearTileRows <= num_sms ? LinearXStaging::F32_RING : LinearXStaging::F32_ROWS;
+}
+SINTER_LP_FN int linear_small_m_batch(int K) { return (K / 64) % 2 == 0 ? 2 : 1; }
+SINTER_LP_FN int linear_small_m_x_stride(int K, LinearXStaging xs) {
+  return xs == LinearXStaging::F32_ROWS   ? K + 4
+         : xs == LinearXStaging::F32_RING ? linear_small_m_batch(K) * 64 + 4
+                                          : K + 32;
+}
+SINTER_LP_FN int linear_small_m_ring_slots(int K, int warps) {
+  return min_int(2, K / 64 / linear_small_m_batch(K) / warps);
+}
+
+// Bytes of dynamic shared memory: x (see LinearXStaging), norm_weight (K bf16, RMS_NORM only),
+// then the double-buffered cross-warp reduction (2 * warps * mma_n*4 * 32 floats).
+SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, LinearPrologue pro,
+                                                  LinearXStaging xs = LinearXStaging::BF16_ROWS) {
+  const uint32_t row_bytes = uint32_t(linear_small_m_x_stride(K, xs)) *
+                             (xs == LinearXStaging::BF16_ROWS ? 2u : 4u); // planes: 2 x bf16
+  const uint32_t rows = xs == LinearXStaging::F32_RING
+                            ? uint32_t(warps * linear_small_m_ring_slots(K, warps) * M)
+                            : uint32_t(M);
+  const uint32_t x = rows * row_bytes;
+  return x + (pro == LinearPrologue::RMS_NORM ? uint32_t(K) * 2u : 0u) +
          2u * uint32_t(warps) * uint32_t(M > 8 ? 8 : 4) * 32u * 4u;
 }
 
 SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, LinearPrologue pro,
-                                                int num_sms) {
+                                                int num_sms, int x_bytes = 2) {
   LinearTiling t{};
   const int chunks = K / 64;
-  t.batch = (chunks % 2 == 0) ? 2 : 1;
+  t.batch = linear_small_m_batch(K);
+  t.x_staging = linear_small_m_x_staging(N_rows, pro, x_bytes, num_sms);
   const int per = chunks / t.batch;
   t.n_tiles = N_rows / kLinearTileRows;
   const int cap = min_int(t.n_tiles <= num_sms ? 16 : 8, SINTER_LINEAR_MAX_WARPS);
   t.warps = 1;
   while (t.warps * 2 <= cap && per % (t.warps * 2) == 0) t.warps *= 2;
-  while (t.warps > 1 && linear_small_m_shared_bytes(M, K, t.warps, pro) > kMaxDynamicSharedBytes)
+  while (t.warps > 1 &&
+         linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging) > kMaxDynamicSharedBytes)
     t.warps /= 2;
   t.steps = per / t.warps;
   t.mma_n = M > 8 ? 2 : 1;
-  t.x_stride = K + 32;
-  t.shared_bytes = linear_small_m_shared_bytes(M, K, t.warps, pro);
+  t.x_stride = linear_small_m_x_stride(K, t.x_staging);
+  t.shared_bytes = linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging);
   const int by_smem = int(kSharedBytesPerSm / (t.shared_bytes + kReservedSharedPerBlock));
   // Two blocks of up to 256 threads per SM at <= 128 registers per thread.
   const int by_regs = t.warps * 32 > 256 ? 1 : 2;
@@ -189,17 +233,20 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
 }
 
 SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearPrologue pro,
-                                           LinearEpilogue epi, int rope_rows, int head_dim) {
+                                           LinearEpilogue epi, int rope_rows, int head_dim,
+                                           int x_bytes = 2) {
   return M >= 1 && M <= 16 && N_rows >= 16 && N_rows % 16 == 0 && K >= 64 && K % 64 == 0 &&
-         linear_small_m_tiling(M, N_rows, K, pro, 1).shared_bytes <= kMaxDynamicSharedBytes &&
+         (x_bytes == 2 || x_bytes == 4) &&
+         linear_small_m_tiling(M, N_rows, K, pro, 1, x_bytes).shared_bytes <=
+             kMaxDynamicSharedBytes &&
          (epi != LinearEpilogue::ROPE_PAIRS ||
           (head_dim >= 2 && head_dim % 2 == 0 && rope_rows >= 0 && rope_rows <= N_rows &&
            rope_rows % head_dim == 0));
 }
 
 SINTER_LP_FN LaunchParams linear_small_m_launch(int M, int N_rows, int K, LinearPrologue pro,
-                                                int num_sms) {
-  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms);
+                                                int num_sms, int x_bytes = 2) {
+  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes);
   return {{uint32_t(t.grid), 1u, 1u}, {uint32_t(t.warps * 32), 1u, 1u}, t.shared_bytes};
 }
 
@@ -218,35 +265,38 @@ SINTER_LP_FN int linear_silu_pairs_row(int r, int n_half) { return (r % 2) * n_h
 
 // =============================================================================================
 // attention_prefill<S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, SCALE_BITS, CAUSAL,
-//                   PADDING_MASK>(const bf16 *qkv, const int64_t *attention_mask, bf16 *out)
-//   qkv [S, ROW_STRIDE] bf16 (q head h at columns Q_OFF + h*D, kv head g at K_OFF + g*D and
+//                   PADDING_MASK, T, OutT>(const T *qkv, const int64_t *attention_mask,
+//                                          OutT *out)
+//   T and OutT are bf16 or float (fp32 activations; K and V then staged as fp32).
+//   qkv [S, ROW_STRIDE] T (q head h at columns Q_OFF + h*D, kv head g at K_OFF + g*D and
 //   V_OFF + g*D; q head h uses kv head h / (HQ / HKV)); attention_mask [S] int64 (batch 1,
-//   keys with 0 are masked; nullptr when !PADDING_MASK); out [S, HQ*D] bf16.
+//   keys with 0 are masked; nullptr when !PADDING_MASK); out [S, HQ*D] OutT.
 //   fp32 softmax(q k^T * scale + mask) v; key j > query i masked when CAUSAL; a fully masked
 //   row writes zeros. Requires D % 8 == 0, ROW_STRIDE and the offsets % 8 == 0, HQ % HKV == 0.
 //   grid (HQ, ceil(S / 16)), block 128 (4 warps, one query at a time each), dynamic shared:
-//   K and V (S rows of D+2 bf16 each), q tile (16 x D fp32), probabilities (4 x round_up(S,32)
+//   K and V (S rows of D+2 elements of T each), q tile (16 x D fp32), probabilities (4 x round_up(S,32)
 //   fp32), key flags (round_up(S,32) int32). S=128,D=64: 40.5 KiB; D=128 needs the opt-in.
 // =============================================================================================
 constexpr int kAttentionQueryTile = 16;
 constexpr int kAttentionWarps = 4;
 
-SINTER_LP_FN uint32_t attention_prefill_shared_bytes(int S, int D) {
-  return uint32_t(2 * S * (D + 2) * 2 + kAttentionQueryTile * D * 4 +
+SINTER_LP_FN uint32_t attention_prefill_shared_bytes(int S, int D, int elem_bytes = 2) {
+  return uint32_t(2 * S * (D + 2) * elem_bytes + kAttentionQueryTile * D * 4 +
                   kAttentionWarps * round_up(S, 32) * 4 + round_up(S, 32) * 4);
 }
 SINTER_LP_FN bool attention_prefill_supported(int S, int HQ, int HKV, int D, int q_off, int k_off,
-                                           int v_off, int row_stride) {
+                                           int v_off, int row_stride, int elem_bytes = 2) {
   return S >= 1 && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 && D >= 8 && D % 8 == 0 &&
          row_stride % 8 == 0 && q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 &&
          q_off >= 0 && k_off >= 0 && v_off >= 0 && q_off + HQ * D <= row_stride &&
          k_off + HKV * D <= row_stride && v_off + HKV * D <= row_stride &&
-         attention_prefill_shared_bytes(S, D) <= kMaxDynamicSharedBytes;
+         (elem_bytes == 2 || elem_bytes == 4) &&
+         attention_prefill_shared_bytes(S, D, elem_bytes) <= kMaxDynamicSharedBytes;
 }
-SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D) {
+SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D, int elem_bytes = 2) {
   return {{uint32_t(HQ), uint32_t(ceil_div(S, kAttentionQueryTile)), 1u},
           {uint32_t(kAttentionWarps * 32), 1u, 1u},
-          attention_prefill_shared_bytes(S, D)};
+          attention_prefill_shared_bytes(S, D, elem_bytes)};
 }
 
 // =============================================================================================

@@ -18,6 +18,10 @@
 // x is staged with cp.async: for RMS_NORM the whole block stages all of x (the norm needs
 // whole rows); otherwise each warp copies only the k slices it reads, one cp.async group per
 // step, and waits for a step's group just before that step's MMAs (first tile only).
+// fp32 x (XT = float) is carried as bf16 hi and lo parts, each multiplied with the same weight
+// fragment: twice the MMAs for an fp32-accurate product. With RMS_NORM the prologue reads x
+// from global memory and writes the normalized rows as two bf16 planes (split once, reused by
+// every tile); otherwise x is staged as fp32 and split at each fragment load.
 #pragma once
 
 #include "kernel_common.cuh"
@@ -48,17 +52,24 @@ __device__ __forceinline__ void mma_16x8(float (&acc)[4], const uint4 &ra, const
 } // namespace detail
 
 template <int M, int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT,
-          uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS>
-__global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS).warps * 32,
-                                  linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS).blocks_per_sm)
-    linear_small_m(const bf16 *x, const bf16 *__restrict__ w, const bf16 *__restrict__ norm_weight,
+          uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS, typename XT = bf16>
+__global__ void __launch_bounds__(
+    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT))).warps * 32,
+    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT))).blocks_per_sm)
+    linear_small_m(const XT *x, const bf16 *__restrict__ w, const bf16 *__restrict__ norm_weight,
                    const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
                    const bf16 *sin, OutT *out) {
-  static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM),
+  static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM,
+                                         int(sizeof(XT))),
                 "linear_small_m: needs 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, "
-                "M*(K+32)*2 bytes of x in shared memory <= 227 KiB, and for ROPE_PAIRS an even "
-                "HEAD_DIM dividing ROPE_ROWS <= N_ROWS");
-  constexpr LinearTiling T = linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS);
+                "x in shared memory (linear_small_m_shared_bytes) <= 227 KiB, and for "
+                "ROPE_PAIRS an even HEAD_DIM dividing ROPE_ROWS <= N_ROWS");
+  constexpr LinearTiling T = linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)));
+  constexpr bool WIDE_X = sizeof(XT) == 4; // fp32 x, split into bf16 hi + lo
+  constexpr bool X_PLANES = T.x_staging == LinearXStaging::BF16_PLANES;
+  constexpr bool X_RING = T.x_staging == LinearXStaging::F32_RING;
+  constexpr int RING = X_RING ? linear_small_m_ring_slots(K, T.warps) : 1;
+  static_assert(!X_RING || T.tiles_per_block == 1, "linear_small_m: the x ring needs one tile");
   constexpr int WARPS = T.warps;
   constexpr int THREADS = WARPS * 32;
   constexpr int BATCH = T.batch;
@@ -72,9 +83,13 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
   static_assert(STEPS * WARPS * BATCH * 64 == K, "linear_small_m: K tiling");
 
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  bf16 *xs = reinterpret_cast<bf16 *>(smem_raw);
-  bf16 *nws = xs + M * XS; // norm_weight, RMS_NORM only
-  float *red = reinterpret_cast<float *>(smem_raw + size_t(M) * XS * 2 +
+  // x: [M][XS] of XT; (X_PLANES) hi rows [M][XS] then lo rows [M][XS] of bf16; (X_RING)
+  // [WARPS][RING][M][XS] floats.
+  using XS_T = std::conditional_t<X_PLANES, bf16, XT>;
+  constexpr size_t X_BYTES = size_t(X_RING ? WARPS * RING * M : M) * XS * sizeof(XT);
+  XS_T *xs = reinterpret_cast<XS_T *>(smem_raw);
+  bf16 *nws = reinterpret_cast<bf16 *>(smem_raw + X_BYTES);
+  float *red = reinterpret_cast<float *>(smem_raw + X_BYTES +
                                          (PRO == LinearPrologue::RMS_NORM ? size_t(K) * 2 : 0));
 
   const int tid = threadIdx.x;
@@ -105,8 +120,24 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
 
   float acc[NT][4];
 
+  // X_RING: this warp's x slice of step s (all M rows) into ring slot s % RING, one group.
+  auto stage_ring = [&](int s) {
+    constexpr int VS = BATCH * 16; // 16-byte vectors per row slice
+    const int kb = (s * WARPS + warp) * (BATCH * 64);
+    XS_T *slot = xs + (warp * RING + s % RING) * M * XS;
+    for (int j = lane; j < M * VS; j += 32) {
+      const int m = j / VS;
+      const int v = j - m * VS;
+      detail::cp_async16(slot + m * XS + v * 4, x + size_t(m) * K + kb + v * 4);
+    }
+    detail::cp_async_commit();
+  };
+
   auto compute = [&](const uint4(&buf)[L], int i) {
-    if constexpr (PRO == LinearPrologue::NONE) {
+    if constexpr (X_RING) { // one tile: step i's slice is ring group i
+      detail::cp_async_wait_dyn(min(STEPS - 1 - i, RING - 1));
+      __syncwarp();
+    } else if constexpr (PRO == LinearPrologue::NONE) {
       if (i < STEPS) { // first tile: this step's x slices must have landed
         detail::cp_async_wait_dyn(STEPS - 1 - i);
         __syncwarp();
@@ -125,13 +156,39 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
       for (int n = 0; n < NT; ++n) {
         const int tok = g + 8 * n;
         uint4 x0 = make_uint4(0u, 0u, 0u, 0u), x1 = x0;
-        if (tok < M) {
+        if constexpr (X_PLANES) {
+          uint4 l0 = x0, l1 = x0;
+          if (tok < M) {
+            const bf16 *xr = xs + tok * XS + k0 + c * 64;
+            l0 = detail::ld16(xr + M * XS);
+            l1 = detail::ld16(xr + M * XS + 32);
+            x0 = detail::ld16(xr);
+            x1 = detail::ld16(xr + 32);
+          }
+          detail::mma_16x8(acc[n], buf[c * 4 + 0], buf[c * 4 + 2], l0);
+          detail::mma_16x8(acc[n], buf[c * 4 + 1], buf[c * 4 + 3], l1);
+        } else if constexpr (WIDE_X) {
+          uint4 l0 = x0, l1 = x0;
+          if (tok < M) {
+            const float *xr = X_RING
+                                  ? xs + ((warp * RING + i % RING) * M + tok) * XS + t * 8 + c * 64
+                                  : xs + tok * XS + k0 + c * 64;
+            detail::split_bf16x8(detail::ld16(xr), detail::ld16(xr + 4), x0, l0);
+            detail::split_bf16x8(detail::ld16(xr + 32), detail::ld16(xr + 36), x1, l1);
+          }
+          detail::mma_16x8(acc[n], buf[c * 4 + 0], buf[c * 4 + 2], l0);
+          detail::mma_16x8(acc[n], buf[c * 4 + 1], buf[c * 4 + 3], l1);
+        } else if (tok < M) {
           x0 = detail::ld16(xs + tok * XS + k0 + c * 64);
           x1 = detail::ld16(xs + tok * XS + k0 + c * 64 + 32);
         }
         detail::mma_16x8(acc[n], buf[c * 4 + 0], buf[c * 4 + 2], x0);
         detail::mma_16x8(acc[n], buf[c * 4 + 1], buf[c * 4 + 3], x1);
       }
+    }
+    if constexpr (X_RING) { // every lane has read slot i % RING: refill it with step i + RING
+      __syncwarp();
+      if (i + RING < STEPS) stage_ring(i + RING);
     }
   };
 
@@ -200,14 +257,14 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
         orow[n0] = detail::from_float<OutT>(detail::round_to<OutT>(v0) + r0);
         orow[n0 + 1] = detail::from_float<OutT>(detail::round_to<OutT>(v1) + r1);
       } else if constexpr (EPI == LinearEpilogue::SILU_MUL_PAIRS) {
-        const float gt = detail::round_bf16(v0), up = detail::round_bf16(v1);
+        const float gt = detail::round_to<OutT>(v0), up = detail::round_to<OutT>(v1);
         const float s = detail::round_to<OutT>(gt / (1.f + expf(-gt)));
         orow[n0 >> 1] = detail::from_float<OutT>(s * up);
       } else if constexpr (EPI == LinearEpilogue::ROPE_PAIRS) {
         if (n0 < ROPE_ROWS) {
           const int head = n0 / HEAD_DIM;
           const int ii = (n0 % HEAD_DIM) >> 1;
-          const float q1 = detail::round_bf16(v0), q2 = detail::round_bf16(v1);
+          const float q1 = detail::round_to<OutT>(v0), q2 = detail::round_to<OutT>(v1);
           const bf16 *cr = cos + size_t(m) * HEAD_DIM;
           const bf16 *sr = sin + size_t(m) * HEAD_DIM;
           const float c1 = preloaded ? pre[0] : __bfloat162float(cr[ii]);
@@ -232,9 +289,69 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
   load(buf_a, 0);
   if (n_items > 1) load(buf_b, 1);
 
-  constexpr int KV = K / 8; // 16-byte vectors per row of x
-  if constexpr (PRO == LinearPrologue::RMS_NORM) {
-    for (int i = tid; i < KV; i += THREADS) detail::cp_async16(nws + i * 8, norm_weight + i * 8);
+  constexpr int EV = 16 / int(sizeof(XT)); // elements of x per 16-byte vector
+  constexpr int KV = K / EV;                // 16-byte vectors per row of x
+  if constexpr (X_PLANES) {
+    // fp32 x read from global memory (no fp32 staging area, so the two bf16 planes fit where
+    // fp32 rows would): held in registers between the sum of squares and the scaling when
+    // this thread's share is small, else read twice.
+    for (int i = tid; i < K / 8; i += THREADS)
+      detail::cp_async16(nws + i * 8, norm_weight + i * 8);
+    detail::cp_async_commit();
+    detail::pdl_wait();
+    load_epilogue_operands();
+    constexpr int KQ = K / 4;                           // 16-byte vectors per row
+    constexpr int PER = (KQ + THREADS - 1) / THREADS;   // of them per thread
+    constexpr bool HOLD = M * PER <= 16;
+    uint4 held[HOLD ? M : 1][HOLD ? PER : 1];
+    float *ssum = red; // [M][WARPS], unused until the first tile ends
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      const float *row = x + size_t(m) * K;
+      float ss = 0.f;
+      if constexpr (HOLD) {
+#pragma unroll
+        for (int p = 0; p < PER; ++p) {
+          const int kq = tid + p * THREADS;
+          held[m][p] = kq < KQ ? detail::ld16(row + kq * 4) : make_uint4(0u, 0u, 0u, 0u);
+        }
+#pragma unroll
+        for (int p = 0; p < PER; ++p) ss = detail::sum_squares_f32x4(held[m][p], ss);
+      } else {
+        for (int kq = tid; kq < KQ; kq += THREADS)
+          ss = detail::sum_squares_f32x4(detail::ld16(row + kq * 4), ss);
+      }
+      ss = detail::warp_sum(ss);
+      if (lane == 0) ssum[m * WARPS + warp] = ss;
+    }
+    detail::cp_async_wait<0>();
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      float ss = 0.f;
+#pragma unroll
+      for (int w = 0; w < WARPS; ++w) ss += ssum[m * WARPS + w];
+      const float r = rsqrtf(ss / float(K) + __uint_as_float(EPS_BITS));
+      const float *row = x + size_t(m) * K;
+      bf16 *hi = xs + m * XS;
+      auto put = [&](int kq, const uint4 &v) {
+        uint2 h, l;
+        detail::split_bf16x4(detail::rms_scale_f32x4(v, nws + kq * 4, r), h, l);
+        *reinterpret_cast<uint2 *>(hi + kq * 4) = h;
+        *reinterpret_cast<uint2 *>(hi + M * XS + kq * 4) = l;
+      };
+      if constexpr (HOLD) {
+#pragma unroll
+        for (int p = 0; p < PER; ++p)
+          if (tid + p * THREADS < KQ) put(tid + p * THREADS, held[m][p]);
+      } else {
+        for (int kq = tid; kq < KQ; kq += THREADS) put(kq, detail::ld16(row + kq * 4));
+      }
+    }
+    __syncthreads();
+  } else if constexpr (PRO == LinearPrologue::RMS_NORM) {
+    for (int i = tid; i < K / 8; i += THREADS)
+      detail::cp_async16(nws + i * 8, norm_weight + i * 8);
     detail::pdl_wait();
     load_epilogue_operands();
     for (int i = tid; i < M * KV; i += THREADS) {
@@ -273,16 +390,21 @@ __global__ void __launch_bounds__(linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_S
     // [(s*WARPS + warp) * 64*BATCH, +64*BATCH): one cp.async group per step.
     detail::pdl_wait();
     load_epilogue_operands();
-    constexpr int VS = BATCH * 8; // 16-byte vectors per row slice
+    if constexpr (X_RING) {
+#pragma unroll
+      for (int st = 0; st < RING; ++st) stage_ring(st);
+    } else {
+      constexpr int VS = BATCH * 64 / EV; // 16-byte vectors per row slice
 #pragma unroll 1
-    for (int st = 0; st < STEPS; ++st) {
-      const int kb = (st * WARPS + warp) * (BATCH * 64);
-      for (int j = lane; j < M * VS; j += 32) {
-        const int m = j / VS;
-        const int v = j - m * VS;
-        detail::cp_async16(xs + m * XS + kb + v * 8, x + size_t(m) * K + kb + v * 8);
+      for (int st = 0; st < STEPS; ++st) {
+        const int kb = (st * WARPS + warp) * (BATCH * 64);
+        for (int j = lane; j < M * VS; j += 32) {
+          const int m = j / VS;
+          const int v = j - m * VS;
+          detail::cp_async16(xs + m * XS + kb + v * EV, x + size_t(m) * K + kb + v * EV);
+        }
+        detail::cp_async_commit();
       }
-      detail::cp_async_commit();
     }
   }
 

@@ -1,6 +1,7 @@
 // GPU test of attention_prefill against a double-precision CPU reference: GQA and MHA,
 // causal and not, padding masks (left, right, random, all-zero -> zero rows), fused QKV
-// layouts with the parts in any order and extra columns.
+// layouts with the parts in any order and extra columns; fp32 q/k/v and output (fp32
+// activations) with a tolerance that bf16 staging would fail.
 #include "attention_prefill.cuh"
 #include "gpu_test_util.h"
 
@@ -9,10 +10,29 @@ using namespace gputest;
 
 enum class MaskKind { ONES, LEFT_PAD, RIGHT_PAD, RANDOM, ALL_ZERO };
 
+template <typename T> struct Host;
+template <> struct Host<bf16> {
+  using type = uint16_t;
+  static float get(uint16_t v) { return bf2f(v); }
+  static uint16_t put(float f) { return f2bf(f); }
+};
+template <> struct Host<float> {
+  using type = float;
+  static float get(float v) { return v; }
+  static float put(float f) { return f; }
+};
+
 template <int S, int HQ, int HKV, int D, int QO, int KO, int VO, int RS, uint32_t SCALE,
-          bool CAUSAL, bool PAD>
+          bool CAUSAL, bool PAD, typename T = bf16>
 bool run_case(const char *name, uint64_t seed, MaskKind mk) {
-  std::vector<uint16_t> qkv = random_bf16(size_t(S) * RS, seed * 5 + 1, -2.f, 2.f);
+  using H = Host<T>;
+  using HT = typename H::type;
+  const double tol = sizeof(T) == 4 ? 1e-4 : 1.0 / 128;
+  std::vector<HT> qkv(size_t(S) * RS);
+  {
+    Rng rq(seed * 5 + 1);
+    for (auto &e : qkv) e = H::put(rq.uniform(-2.f, 2.f));
+  }
   std::vector<int64_t> mask(S, 1);
   Rng r(seed * 5 + 2);
   for (int j = 0; j < S; ++j) {
@@ -31,7 +51,7 @@ bool run_case(const char *name, uint64_t seed, MaskKind mk) {
   }
   // Reference.
   std::vector<float> ref(size_t(S) * HQ * D);
-  auto at = [&](int row, int col) { return double(bf2f(qkv[size_t(row) * RS + col])); };
+  auto at = [&](int row, int col) { return double(H::get(qkv[size_t(row) * RS + col])); };
   parallel_for(size_t(HQ) * S, [&](size_t idx) {
     const int h = int(idx / S), i = int(idx % S), g = h / (HQ / HKV);
     std::vector<double> p(S, 0.0);
@@ -57,41 +77,42 @@ bool run_case(const char *name, uint64_t seed, MaskKind mk) {
     }
   });
 
-  bf16 *dqkv = reinterpret_cast<bf16 *>(to_device(qkv));
+  constexpr size_t kOutBytes = size_t(S) * HQ * D * sizeof(T);
+  T *dqkv = reinterpret_cast<T *>(to_device(qkv));
   int64_t *dmask = to_device(mask);
-  bf16 *dout = nullptr;
-  CUDA_CHECK(cudaMalloc(&dout, size_t(S) * HQ * D * 2));
-  CUDA_CHECK(cudaMemset(dout, 0xff, size_t(S) * HQ * D * 2));
-  auto fn = attention_prefill<S, HQ, HKV, D, QO, KO, VO, RS, SCALE, CAUSAL, PAD>;
-  constexpr LaunchParams lp = attention_prefill_launch(S, HQ, D);
-  launch(fn, lp, 0, (const bf16 *)dqkv, PAD ? (const int64_t *)dmask : nullptr, dout);
+  T *dout = nullptr;
+  CUDA_CHECK(cudaMalloc(&dout, kOutBytes));
+  CUDA_CHECK(cudaMemset(dout, 0xff, kOutBytes));
+  auto fn = attention_prefill<S, HQ, HKV, D, QO, KO, VO, RS, SCALE, CAUSAL, PAD, T, T>;
+  constexpr LaunchParams lp = attention_prefill_launch(S, HQ, D, int(sizeof(T)));
+  launch(fn, lp, 0, (const T *)dqkv, PAD ? (const int64_t *)dmask : nullptr, dout);
   CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<uint16_t> got_h = to_host(reinterpret_cast<const uint16_t *>(dout), ref.size());
+  std::vector<HT> got_h = to_host(reinterpret_cast<const HT *>(dout), ref.size());
   std::vector<float> got(got_h.size());
-  for (size_t i = 0; i < got.size(); ++i) got[i] = bf2f(got_h[i]);
+  for (size_t i = 0; i < got.size(); ++i) got[i] = H::get(got_h[i]);
   // Again under PDL behind a kernel that writes qkv late (checks griddepcontrol.wait).
-  uint16_t *saved = to_device(qkv);
-  CUDA_CHECK(cudaMemset(dout, 0xff, size_t(S) * HQ * D * 2));
-  launch_after_delayed_producer(dqkv, saved, qkv.size() * 2, fn, lp, (const bf16 *)dqkv,
+  HT *saved = to_device(qkv);
+  CUDA_CHECK(cudaMemset(dout, 0xff, kOutBytes));
+  launch_after_delayed_producer(dqkv, saved, qkv.size() * sizeof(HT), fn, lp, (const T *)dqkv,
                                 PAD ? (const int64_t *)dmask : nullptr, dout);
-  std::vector<uint16_t> got2_h = to_host(reinterpret_cast<const uint16_t *>(dout), ref.size());
+  std::vector<HT> got2_h = to_host(reinterpret_cast<const HT *>(dout), ref.size());
   std::vector<float> got2(got2_h.size());
-  for (size_t i = 0; i < got2.size(); ++i) got2[i] = bf2f(got2_h[i]);
+  for (size_t i = 0; i < got2.size(); ++i) got2[i] = H::get(got2_h[i]);
   CUDA_CHECK(cudaFree(saved));
   CUDA_CHECK(cudaFree(dqkv));
   CUDA_CHECK(cudaFree(dmask));
   CUDA_CHECK(cudaFree(dout));
   char label[160];
-  std::snprintf(label, sizeof label, "%s S=%d HQ=%d HKV=%d D=%d%s%s", name, S, HQ, HKV, D,
-                CAUSAL ? " causal" : "", PAD ? " pad" : "");
+  std::snprintf(label, sizeof label, "%s S=%d HQ=%d HKV=%d D=%d%s%s%s", name, S, HQ, HKV, D,
+                CAUSAL ? " causal" : "", PAD ? " pad" : "", sizeof(T) == 4 ? " f32" : "");
   std::printf("  [grid %u,%u block %u smem %u]\n", lp.grid.x, lp.grid.y, lp.block.x,
               lp.shared_bytes);
   // A fully masked row must be exactly zero.
-  Compare c = compare(got, ref, 1.0 / 128);
+  Compare c = compare(got, ref, tol);
   for (size_t i = 0; i < ref.size(); ++i)
     if (ref[i] == 0.f && got[i] != 0.f && mk == MaskKind::ALL_ZERO) ++c.bad;
   bool ok = report(label, c);
-  ok &= report("  same, PDL behind a late producer of qkv", compare(got2, ref, 1.0 / 128));
+  ok &= report("  same, PDL behind a late producer of qkv", compare(got2, ref, tol));
   return ok;
 }
 
@@ -119,6 +140,13 @@ int main() {
                                                                   MaskKind::RIGHT_PAD);
   ok &= run_case<50, 4, 4, 16, 0, 64, 128, 192, 0x3e800000u, true, true>("d16 random", 50,
                                                                        MaskKind::RANDOM);
+  // fp32 activations.
+  ok &= run_case<6, 32, 8, 64, 0, 2048, 2560, 3072, s64, true, false, float>("llama", 51,
+                                                                            MaskKind::ONES);
+  ok &= run_case<37, 4, 2, 32, 64, 192, 0, 264, s32, false, true, float>("v|q|k+pad cols", 52,
+                                                                         MaskKind::RANDOM);
+  ok &= run_case<20, 4, 1, 64, 0, 256, 320, 384, s64, false, true, float>("all masked", 53,
+                                                                          MaskKind::ALL_ZERO);
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }

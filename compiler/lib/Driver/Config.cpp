@@ -44,6 +44,12 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
           error = path + ": precision must be strict or tf32";
           return false;
         }
+      } else if (key == "activations") {
+        config.activations = value.as<std::string>();
+        if (config.activations != "model" && config.activations != "f32") {
+          error = path + ": activations must be model or f32";
+          return false;
+        }
       } else if (key == "merge_lora") {
         config.mergeLora = value.as<bool>();
       } else if (key == "target") {

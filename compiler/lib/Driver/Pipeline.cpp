@@ -59,6 +59,7 @@ LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config
   } else if (phase == Phase::Launch) {
     SinterLowerToLaunchOptions options;
     options.precision = config.precision;
+    options.activations = config.activations;
     options.smCount = target.smCount;
     pm.addPass(createSinterLowerToLaunch(options));
     pm.addPass(createLaunchPlanArena());

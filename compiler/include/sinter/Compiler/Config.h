@@ -11,6 +11,7 @@ namespace sinter {
 /// Everything that shapes one compilation; set from --config and then from flags.
 struct CompileConfig {
   std::string precision = "strict"; // strict | tf32
+  std::string activations = "model"; // model | f32
   bool mergeLora = true;
   std::string target = "h200";
   std::string weights = "embedded";

@@ -141,7 +141,10 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
     Option<"precision", "precision", "std::string", "\"strict\"",
            "fp32 matrix math: strict (fp32 FMA) or tf32 (tensor cores)">,
     Option<"smCount", "sm-count", "int64_t", "132",
-           "multiprocessors of the target, for kernel grid sizes">
+           "multiprocessors of the target, for kernel grid sizes">,
+    Option<"activations", "activations", "std::string", "\"model\"",
+           "bf16 activations between launches and bf16 outputs: model (as the graph "
+           "rounds them) or f32 (kept in fp32; weights and state keep their types)">
   ];
   let dependentDialects = ["::sinter::launch::LaunchDialect", "::mlir::memref::MemRefDialect"];
 }

@@ -1,0 +1,90 @@
+// RUN: sinter-opt %s -split-input-file --sinter-lower-to-launch="activations=f32" -verify-diagnostics | FileCheck %s
+// RUN: not sinter-opt %s -split-input-file --sinter-lower-to-launch="activations=f16" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: activations must be model or f32, got 'f16'
+
+// A 6-token Llama block from the embedding on: every activation buffer is f32 (weights stay
+// bf16), each kernel is instantiated on fp32 activations, and the bf16 result becomes an
+// f32 output.
+// CHECK-LABEL: func.func @block
+// CHECK-SAME: %arg2: memref<1x6x128xf32> {launch.output}
+// CHECK: %[[H:.+]] = launch.alloc {{.*}}: memref<1x6x64xf32>
+// CHECK: launch.kernel "embedding_gather"(%arg0, %{{.+}}, %[[H]]) {{.*}}params = [6, 64, 16, "__nv_bfloat16", "float"]
+// CHECK: %[[QKV:.+]] = launch.alloc {{.*}}: memref<1x6x128xf32>
+// CHECK: launch.kernel "linear_small_m"(%[[H]], {{.*}}, %[[QKV]]) {{.*}}"sinter::kernels::LinearEpilogue::ROPE_PAIRS", "float", "925353388u", 96, 16, 132, "float"]
+// CHECK: %[[ATT:.+]] = launch.alloc {{.*}}: memref<1x6x64xf32>
+// CHECK: launch.kernel "attention_prefill"(%[[QKV]], %arg1, %[[ATT]]) {{.*}}params = [6, 4, 2, 16, 0, 64, 96, 128, "1048576000u", "true", "true", "float", "float"]
+// CHECK: %[[O:.+]] = launch.alloc {{.*}}: memref<1x6x64xf32>
+// CHECK: launch.kernel "linear_small_m"(%[[ATT]], %{{.+}}, %[[H]], %[[O]]) {{.*}}"sinter::kernels::LinearEpilogue::RESIDUAL", "float", "0u", 0, 0, 132, "float"]
+// CHECK: launch.kernel "linear_small_m"(%[[O]], %{{.+}}, %{{.+}}, %arg2) {{.*}}"sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS", "float", "925353388u", 0, 0, 132, "float"]
+// CHECK: return
+func.func @block(%ids: tensor<1x6xi64>, %mask: tensor<1x6xi64>) -> tensor<1x6x128xbf16> {
+  %table = sinter.constant dense<0.5> : tensor<16x64xbf16>
+  %h = sinter.gather %table, %ids {axis = 0 : i64} : (tensor<16x64xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %wqkv norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<64xbf16>) -> tensor<1x6x128xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x4x6x16xbf16>
+  %at = sinter.transpose %a, [0, 2, 1, 3] : (tensor<1x4x6x16xbf16>) -> tensor<1x6x4x16xbf16>
+  %s3 = sinter.constant dense<[1, 6, 64]> : tensor<3xi64>
+  %a3 = sinter.reshape %at, %s3 : (tensor<1x6x4x16xbf16>, tensor<3xi64>) -> tensor<1x6x64xbf16>
+  %wo = sinter.constant dense<0.25> : tensor<64x64xbf16>
+  %o = sinter.linear %a3, %wo residual %h : (tensor<1x6x64xbf16>, tensor<64x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
+  %g2 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu = sinter.constant dense<0.5> : tensor<64x256xbf16>
+  %gu = sinter.linear %o, %wgu norm %g2 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64x256xbf16>, tensor<64xbf16>) -> tensor<1x6x256xbf16>
+  %gate = sinter.slice %gu {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x256xbf16>) -> tensor<1x6x128xbf16>
+  %up = sinter.slice %gu {starts = array<i64: 0, 0, 128>, ends = array<i64: 1, 6, 256>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x256xbf16>) -> tensor<1x6x128xbf16>
+  %y = sinter.silu_mul %gate, %up : (tensor<1x6x128xbf16>, tensor<1x6x128xbf16>) -> tensor<1x6x128xbf16>
+  return %y : tensor<1x6x128xbf16>
+}
+
+// -----
+
+// 32 rows do not fit linear_small_m; the library GEMM path has no fp32-activation form.
+func.func @wide_rows(%ids: tensor<1x32xi64>) -> tensor<1x32x64xbf16> {
+  %table = sinter.constant dense<0.5> : tensor<16x64xbf16>
+  %h = sinter.gather %table, %ids {axis = 0 : i64} : (tensor<16x64xbf16>, tensor<1x32xi64>) -> tensor<1x32x64xbf16>
+  %w = sinter.constant dense<0.5> : tensor<64x64xbf16>
+  // expected-error @+1 {{a linear on 32 rows of 64 (past linear_small_m) is not supported with --activations=f32}}
+  %y = sinter.linear %h, %w : (tensor<1x32x64xbf16>, tensor<64x64xbf16>) -> tensor<1x32x64xbf16>
+  return %y : tensor<1x32x64xbf16>
+}
+
+// -----
+
+// A bf16 model input as the residual of an fp32 result.
+func.func @bf16_residual(%ids: tensor<1x6xi64>, %r: tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16> {
+  %table = sinter.constant dense<0.5> : tensor<16x64xbf16>
+  %h = sinter.gather %table, %ids {axis = 0 : i64} : (tensor<16x64xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
+  %w = sinter.constant dense<0.5> : tensor<64x64xbf16>
+  // expected-error @+1 {{linear kernel: the residual is 'bf16' but the output is 'f32'}}
+  %y = sinter.linear %h, %w residual %r : (tensor<1x6x64xbf16>, tensor<64x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
+  return %y : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// A normalization no linear absorbed runs as rms_norm, which has no fp32 form.
+func.func @standalone_norm(%ids: tensor<1x6xi64>) -> tensor<1x6x64xbf16> {
+  %table = sinter.constant dense<0.5> : tensor<16x64xbf16>
+  %h = sinter.gather %table, %ids {axis = 0 : i64} : (tensor<16x64xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
+  %g = sinter.constant dense<1.0> : tensor<64xbf16>
+  // expected-error @+1 {{a standalone RMS normalization is not supported with --activations=f32}}
+  %n = sinter.rms_normalization %h, %g {axis = 2 : i64, epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64xbf16>) -> tensor<1x6x64xbf16>
+  return %n : tensor<1x6x64xbf16>
+}
