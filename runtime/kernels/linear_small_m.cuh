@@ -350,29 +350,60 @@ __global__ void __launch_bounds__(
     }
     __syncthreads();
   } else if constexpr (PRO == LinearPrologue::RMS_NORM) {
+    // Every warp takes part in every row (M is small, the norm is on the dependency chain):
+    // x goes through registers into shared memory, summing squares on the way (one global
+    // round trip, no shared-memory pass before the sums) when each thread's share is small;
+    // per-warp partial sums go through `red`, unused until the first tile ends. Then rows are
+    // normalized in place.
     for (int i = tid; i < K / 8; i += THREADS)
       detail::cp_async16(nws + i * 8, norm_weight + i * 8);
+    detail::cp_async_commit();
     detail::pdl_wait();
     load_epilogue_operands();
-    for (int i = tid; i < M * KV; i += THREADS) {
-      const int m = i / KV;
-      const int kv = i - m * KV;
-      detail::cp_async16(xs + m * XS + kv * 8, x + size_t(m) * K + kv * 8);
-    }
-    detail::cp_async_commit();
-    detail::cp_async_wait<0>();
-    __syncthreads();
-    // Every warp takes part in every row (M is small, the norm is on the dependency chain):
-    // per-warp partial sums of squares go through `red`, unused until the first tile ends.
     float *ssum = red; // [M][WARPS]
-    for (int m = 0; m < M; ++m) {
-      const bf16 *row = xs + m * XS;
-      float ss = 0.f;
-      for (int kv = tid; kv < KV; kv += THREADS)
-        ss = detail::sum_squares_bf16x8(detail::ld16(row + kv * 8), ss);
-      ss = detail::warp_sum(ss);
-      if (lane == 0) ssum[m * WARPS + warp] = ss;
+    constexpr int PER = (KV + THREADS - 1) / THREADS; // vectors per row and thread
+    if constexpr (M * PER <= 16) {
+      // All loads issued before the first store (a generic x might alias shared memory, so
+      // the compiler would not hoist them past it).
+      uint4 v[M][PER];
+#pragma unroll
+      for (int m = 0; m < M; ++m)
+#pragma unroll
+        for (int p = 0; p < PER; ++p) {
+          const int kv = tid + p * THREADS;
+          v[m][p] = kv < KV ? detail::ld16(x + size_t(m) * K + kv * 8)
+                            : make_uint4(0u, 0u, 0u, 0u);
+        }
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        float ss = 0.f;
+#pragma unroll
+        for (int p = 0; p < PER; ++p) {
+          const int kv = tid + p * THREADS;
+          if (kv < KV) detail::st16(xs + m * XS + kv * 8, v[m][p]);
+          ss = detail::sum_squares_bf16x8(v[m][p], ss);
+        }
+        ss = detail::warp_sum(ss);
+        if (lane == 0) ssum[m * WARPS + warp] = ss;
+      }
+    } else { // a large share per thread: cp.async into shared memory, then the sums
+      for (int i = tid; i < M * KV; i += THREADS) {
+        const int m = i / KV;
+        const int kv = i - m * KV;
+        detail::cp_async16(xs + m * XS + kv * 8, x + size_t(m) * K + kv * 8);
+      }
+      detail::cp_async_commit();
+      detail::cp_async_wait<0>();
+      __syncthreads();
+      for (int m = 0; m < M; ++m) {
+        float ss = 0.f;
+        for (int kv = tid; kv < KV; kv += THREADS)
+          ss = detail::sum_squares_bf16x8(detail::ld16(xs + m * XS + kv * 8), ss);
+        ss = detail::warp_sum(ss);
+        if (lane == 0) ssum[m * WARPS + warp] = ss;
+      }
     }
+    detail::cp_async_wait<0>();
     __syncthreads();
     for (int m = 0; m < M; ++m) {
       float ss = 0.f;

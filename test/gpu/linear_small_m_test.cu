@@ -305,6 +305,9 @@ int main() {
   ok &= run_case<16, 128, 1024, P::RMS_NORM, E::ROPE_PAIRS, bf16, 64, 32>("rms+rope", 14, false,
                                                                          false);
   ok &= run_case<9, 2048, 1536, P::NONE, E::RESIDUAL, bf16>("residual", 15, true, false);
+  // 2 vectors of x per row and thread, 9 rows: the RMS prologue stages x with cp.async.
+  ok &= run_case<9, 2176, 4096, P::RMS_NORM, E::NONE, bf16>("rms (x via cp.async)", 19, false,
+                                                             false);
   ok &= run_case<2, 8208, 192, P::NONE, E::BIAS, bf16>("bias multi-tile", 16, false, false);
   ok &= run_case<8, 9600, 2048, P::RMS_NORM, E::RESIDUAL, float>("rms+residual f32", 17, false,
                                                                   false);
