@@ -291,129 +291,124 @@ __global__ void __launch_bounds__(
 
   constexpr int EV = 16 / int(sizeof(XT)); // elements of x per 16-byte vector
   constexpr int KV = K / EV;                // 16-byte vectors per row of x
-  if constexpr (X_PLANES) {
-    // fp32 x read from global memory (no fp32 staging area, so the two bf16 planes fit where
-    // fp32 rows would): held in registers between the sum of squares and the scaling when
-    // this thread's share is small, else read twice.
-    for (int i = tid; i < K / 8; i += THREADS)
-      detail::cp_async16(nws + i * 8, norm_weight + i * 8);
-    detail::cp_async_commit();
-    detail::pdl_wait();
-    load_epilogue_operands();
-    constexpr int KQ = K / 4;                           // 16-byte vectors per row
-    constexpr int PER = (KQ + THREADS - 1) / THREADS;   // of them per thread
-    constexpr bool HOLD = M * PER <= 16;
-    uint4 held[HOLD ? M : 1][HOLD ? PER : 1];
-    float *ssum = red; // [M][WARPS], unused until the first tile ends
-#pragma unroll
-    for (int m = 0; m < M; ++m) {
-      const float *row = x + size_t(m) * K;
-      float ss = 0.f;
-      if constexpr (HOLD) {
-#pragma unroll
-        for (int p = 0; p < PER; ++p) {
-          const int kq = tid + p * THREADS;
-          held[m][p] = kq < KQ ? detail::ld16(row + kq * 4) : make_uint4(0u, 0u, 0u, 0u);
-        }
-#pragma unroll
-        for (int p = 0; p < PER; ++p) ss = detail::sum_squares_f32x4(held[m][p], ss);
-      } else {
-        for (int kq = tid; kq < KQ; kq += THREADS)
-          ss = detail::sum_squares_f32x4(detail::ld16(row + kq * 4), ss);
-      }
-      ss = detail::warp_sum(ss);
-      if (lane == 0) ssum[m * WARPS + warp] = ss;
-    }
-    detail::cp_async_wait<0>();
-    __syncthreads();
-#pragma unroll
-    for (int m = 0; m < M; ++m) {
-      float ss = 0.f;
-#pragma unroll
-      for (int w = 0; w < WARPS; ++w) ss += ssum[m * WARPS + w];
-      const float r = rsqrtf(ss / float(K) + __uint_as_float(EPS_BITS));
-      const float *row = x + size_t(m) * K;
-      bf16 *hi = xs + m * XS;
-      auto put = [&](int kq, const uint4 &v) {
-        uint2 h, l;
-        detail::split_bf16x4(detail::rms_scale_f32x4(v, nws + kq * 4, r), h, l);
-        *reinterpret_cast<uint2 *>(hi + kq * 4) = h;
-        *reinterpret_cast<uint2 *>(hi + M * XS + kq * 4) = l;
-      };
-      if constexpr (HOLD) {
-#pragma unroll
-        for (int p = 0; p < PER; ++p)
-          if (tid + p * THREADS < KQ) put(tid + p * THREADS, held[m][p]);
-      } else {
-        for (int kq = tid; kq < KQ; kq += THREADS) put(kq, detail::ld16(row + kq * 4));
-      }
-    }
-    __syncthreads();
-  } else if constexpr (PRO == LinearPrologue::RMS_NORM) {
+  if constexpr (PRO == LinearPrologue::RMS_NORM) {
     // Every warp takes part in every row (M is small, the norm is on the dependency chain):
-    // x goes through registers into shared memory, summing squares on the way (one global
-    // round trip, no shared-memory pass before the sums) when each thread's share is small;
-    // per-warp partial sums go through `red`, unused until the first tile ends. Then rows are
-    // normalized in place.
+    // per-warp partial sums of squares go through `red`, unused until the first tile ends.
     for (int i = tid; i < K / 8; i += THREADS)
       detail::cp_async16(nws + i * 8, norm_weight + i * 8);
     detail::cp_async_commit();
     detail::pdl_wait();
     load_epilogue_operands();
     float *ssum = red; // [M][WARPS]
-    constexpr int PER = (KV + THREADS - 1) / THREADS; // vectors per row and thread
-    if constexpr (M * PER <= 16) {
-      // All loads issued before the first store (a generic x might alias shared memory, so
-      // the compiler would not hoist them past it).
-      uint4 v[M][PER];
-#pragma unroll
-      for (int m = 0; m < M; ++m)
-#pragma unroll
-        for (int p = 0; p < PER; ++p) {
-          const int kv = tid + p * THREADS;
-          v[m][p] = kv < KV ? detail::ld16(x + size_t(m) * K + kv * 8)
-                            : make_uint4(0u, 0u, 0u, 0u);
-        }
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-        float ss = 0.f;
-#pragma unroll
-        for (int p = 0; p < PER; ++p) {
-          const int kv = tid + p * THREADS;
-          if (kv < KV) detail::st16(xs + m * XS + kv * 8, v[m][p]);
-          ss = detail::sum_squares_bf16x8(v[m][p], ss);
-        }
-        ss = detail::warp_sum(ss);
-        if (lane == 0) ssum[m * WARPS + warp] = ss;
-      }
-    } else { // a large share per thread: cp.async into shared memory, then the sums
-      for (int i = tid; i < M * KV; i += THREADS) {
-        const int m = i / KV;
-        const int kv = i - m * KV;
-        detail::cp_async16(xs + m * XS + kv * 8, x + size_t(m) * K + kv * 8);
-      }
-      detail::cp_async_commit();
-      detail::cp_async_wait<0>();
-      __syncthreads();
-      for (int m = 0; m < M; ++m) {
-        float ss = 0.f;
-        for (int kv = tid; kv < KV; kv += THREADS)
-          ss = detail::sum_squares_bf16x8(detail::ld16(xs + m * XS + kv * 8), ss);
-        ss = detail::warp_sum(ss);
-        if (lane == 0) ssum[m * WARPS + warp] = ss;
-      }
-    }
-    detail::cp_async_wait<0>();
-    __syncthreads();
-    for (int m = 0; m < M; ++m) {
+    auto row_scale = [&](int m) { // after the barrier that follows the partial sums
       float ss = 0.f;
 #pragma unroll
       for (int w = 0; w < WARPS; ++w) ss += ssum[m * WARPS + w];
-      const float r = rsqrtf(ss / float(K) + __uint_as_float(EPS_BITS));
-      bf16 *row = xs + m * XS;
-      for (int kv = tid; kv < KV; kv += THREADS)
-        detail::st16(row + kv * 8, detail::rms_scale_bf16x8(detail::ld16(row + kv * 8),
-                                                            detail::ld16(nws + kv * 8), r));
+      return rsqrtf(ss / float(K) + __uint_as_float(EPS_BITS));
+    };
+    if constexpr (X_PLANES) {
+      // fp32 x read from global memory (no fp32 staging area, so the two bf16 planes fit where
+      // fp32 rows would): held in registers between the sum of squares and the scaling when
+      // this thread's share is small, else read twice.
+      constexpr int KQ = K / 4;                         // 16-byte vectors per row
+      constexpr int PER = (KQ + THREADS - 1) / THREADS; // of them per thread
+      constexpr bool HOLD = M * PER <= 16;
+      uint4 held[HOLD ? M : 1][HOLD ? PER : 1];
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        const float *row = x + size_t(m) * K;
+        float ss = 0.f;
+        if constexpr (HOLD) {
+#pragma unroll
+          for (int p = 0; p < PER; ++p) {
+            const int kq = tid + p * THREADS;
+            held[m][p] = kq < KQ ? detail::ld16(row + kq * 4) : make_uint4(0u, 0u, 0u, 0u);
+          }
+#pragma unroll
+          for (int p = 0; p < PER; ++p) ss = detail::sum_squares_f32x4(held[m][p], ss);
+        } else {
+          for (int kq = tid; kq < KQ; kq += THREADS)
+            ss = detail::sum_squares_f32x4(detail::ld16(row + kq * 4), ss);
+        }
+        ss = detail::warp_sum(ss);
+        if (lane == 0) ssum[m * WARPS + warp] = ss;
+      }
+      detail::cp_async_wait<0>();
+      __syncthreads();
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        const float r = row_scale(m);
+        const float *row = x + size_t(m) * K;
+        bf16 *hi = xs + m * XS;
+        auto put = [&](int kq, const uint4 &v) {
+          uint2 h, l;
+          detail::split_bf16x4(detail::rms_scale_f32x4(v, nws + kq * 4, r), h, l);
+          *reinterpret_cast<uint2 *>(hi + kq * 4) = h;
+          *reinterpret_cast<uint2 *>(hi + M * XS + kq * 4) = l;
+        };
+        if constexpr (HOLD) {
+#pragma unroll
+          for (int p = 0; p < PER; ++p)
+            if (tid + p * THREADS < KQ) put(tid + p * THREADS, held[m][p]);
+        } else {
+          for (int kq = tid; kq < KQ; kq += THREADS) put(kq, detail::ld16(row + kq * 4));
+        }
+      }
+    } else {
+      // bf16 x goes through registers into shared memory, summing squares on the way (one
+      // global round trip, no shared-memory pass before the sums) when each thread's share is
+      // small; the rows are then normalized in place.
+      constexpr int PER = (KV + THREADS - 1) / THREADS; // vectors per row and thread
+      if constexpr (M * PER <= 16) {
+        // All loads issued before the first store (a generic x might alias shared memory, so
+        // the compiler would not hoist them past it).
+        uint4 v[M][PER];
+#pragma unroll
+        for (int m = 0; m < M; ++m)
+#pragma unroll
+          for (int p = 0; p < PER; ++p) {
+            const int kv = tid + p * THREADS;
+            v[m][p] = kv < KV ? detail::ld16(x + size_t(m) * K + kv * 8)
+                              : make_uint4(0u, 0u, 0u, 0u);
+          }
+#pragma unroll
+        for (int m = 0; m < M; ++m) {
+          float ss = 0.f;
+#pragma unroll
+          for (int p = 0; p < PER; ++p) {
+            const int kv = tid + p * THREADS;
+            if (kv < KV) detail::st16(xs + m * XS + kv * 8, v[m][p]);
+            ss = detail::sum_squares_bf16x8(v[m][p], ss);
+          }
+          ss = detail::warp_sum(ss);
+          if (lane == 0) ssum[m * WARPS + warp] = ss;
+        }
+      } else { // a large share per thread: cp.async into shared memory, then the sums
+        for (int i = tid; i < M * KV; i += THREADS) {
+          const int m = i / KV;
+          const int kv = i - m * KV;
+          detail::cp_async16(xs + m * XS + kv * 8, x + size_t(m) * K + kv * 8);
+        }
+        detail::cp_async_commit();
+        detail::cp_async_wait<0>();
+        __syncthreads();
+        for (int m = 0; m < M; ++m) {
+          float ss = 0.f;
+          for (int kv = tid; kv < KV; kv += THREADS)
+            ss = detail::sum_squares_bf16x8(detail::ld16(xs + m * XS + kv * 8), ss);
+          ss = detail::warp_sum(ss);
+          if (lane == 0) ssum[m * WARPS + warp] = ss;
+        }
+      }
+      detail::cp_async_wait<0>();
+      __syncthreads();
+      for (int m = 0; m < M; ++m) {
+        const float r = row_scale(m);
+        bf16 *row = xs + m * XS;
+        for (int kv = tid; kv < KV; kv += THREADS)
+          detail::st16(row + kv * 8, detail::rms_scale_bf16x8(detail::ld16(row + kv * 8),
+                                                              detail::ld16(nws + kv * 8), r));
+      }
     }
     __syncthreads();
   } else {
