@@ -195,26 +195,28 @@ __global__ void __launch_bounds__(
   // Epilogue operands of this block's first tile (residual, RoPE cos/sin), read right after
   // griddepcontrol.wait: their round trip then overlaps the weight stream instead of
   // following the reduction. Thread e < 8*M holds pair e of the tile (see finish).
-  float pre[4] = {0.f, 0.f, 0.f, 0.f};
-  auto load_epilogue_operands = [&] {
-    if (tid >= 8 * M) return;
-    const int m = tid >> 3;
-    const int n0 = int(blockIdx.x) * 16 + 2 * (tid & 7);
+  // The epilogue operands of token m, rows n0 and n0 + 1: RESIDUAL residual[m, n0], [m, n0+1];
+  // ROPE_PAIRS (rows below ROPE_ROWS) cos and sin at the pair's two columns i and i + H/2.
+  auto read_epilogue_operands = [&](int m, int n0, float (&o)[4]) {
     if constexpr (EPI == LinearEpilogue::RESIDUAL) {
       const OutT *rrow = residual + size_t(m) * N_ROWS;
-      pre[0] = detail::to_float(rrow[n0]);
-      pre[1] = detail::to_float(rrow[n0 + 1]);
+      o[0] = detail::to_float(rrow[n0]);
+      o[1] = detail::to_float(rrow[n0 + 1]);
     } else if constexpr (EPI == LinearEpilogue::ROPE_PAIRS) {
       if (n0 < ROPE_ROWS) {
         const int ii = (n0 % HEAD_DIM) >> 1;
         const bf16 *cr = cos + size_t(m) * HEAD_DIM;
         const bf16 *sr = sin + size_t(m) * HEAD_DIM;
-        pre[0] = __bfloat162float(cr[ii]);
-        pre[1] = __bfloat162float(sr[ii]);
-        pre[2] = __bfloat162float(cr[ii + HEAD_DIM / 2]);
-        pre[3] = __bfloat162float(sr[ii + HEAD_DIM / 2]);
+        o[0] = __bfloat162float(cr[ii]);
+        o[1] = __bfloat162float(sr[ii]);
+        o[2] = __bfloat162float(cr[ii + HEAD_DIM / 2]);
+        o[3] = __bfloat162float(sr[ii + HEAD_DIM / 2]);
       }
     }
+  };
+  float pre[4] = {0.f, 0.f, 0.f, 0.f};
+  auto load_epilogue_operands = [&] {
+    if (tid < 8 * M) read_epilogue_operands(tid >> 3, int(blockIdx.x) * 16 + 2 * (tid & 7), pre);
   };
 
   // Cross-warp reduction and epilogue of one finished tile.
@@ -242,7 +244,15 @@ __global__ void __launch_bounds__(
         v1 += rb[(ww * NT * 4 + reg) * 32 + lane1];
       }
       const int n0 = tile * 16 + 2 * p;
-      const bool preloaded = i < STEPS && e == tid; // this block's first tile, pair tid
+      float ops[4] = {0.f, 0.f, 0.f, 0.f};
+      if constexpr (EPI == LinearEpilogue::RESIDUAL || EPI == LinearEpilogue::ROPE_PAIRS) {
+        if (i < STEPS && e == tid) { // this block's first tile, pair tid: read after the wait
+#pragma unroll
+          for (int j = 0; j < 4; ++j) ops[j] = pre[j];
+        } else {
+          read_epilogue_operands(m, n0, ops);
+        }
+      }
       OutT *orow = out + size_t(m) * N_OUT;
       if constexpr (EPI == LinearEpilogue::NONE) {
         orow[n0] = detail::from_float<OutT>(v0);
@@ -251,11 +261,8 @@ __global__ void __launch_bounds__(
         orow[n0] = detail::from_float<OutT>(v0 + __bfloat162float(bias[n0]));
         orow[n0 + 1] = detail::from_float<OutT>(v1 + __bfloat162float(bias[n0 + 1]));
       } else if constexpr (EPI == LinearEpilogue::RESIDUAL) {
-        const OutT *rrow = residual + size_t(m) * N_ROWS;
-        const float r0 = preloaded ? pre[0] : detail::to_float(rrow[n0]);
-        const float r1 = preloaded ? pre[1] : detail::to_float(rrow[n0 + 1]);
-        orow[n0] = detail::from_float<OutT>(detail::round_to<OutT>(v0) + r0);
-        orow[n0 + 1] = detail::from_float<OutT>(detail::round_to<OutT>(v1) + r1);
+        orow[n0] = detail::from_float<OutT>(detail::round_to<OutT>(v0) + ops[0]);
+        orow[n0 + 1] = detail::from_float<OutT>(detail::round_to<OutT>(v1) + ops[1]);
       } else if constexpr (EPI == LinearEpilogue::SILU_MUL_PAIRS) {
         const float gt = detail::round_to<OutT>(v0), up = detail::round_to<OutT>(v1);
         const float s = detail::round_to<OutT>(gt / (1.f + expf(-gt)));
@@ -265,14 +272,10 @@ __global__ void __launch_bounds__(
           const int head = n0 / HEAD_DIM;
           const int ii = (n0 % HEAD_DIM) >> 1;
           const float q1 = detail::round_to<OutT>(v0), q2 = detail::round_to<OutT>(v1);
-          const bf16 *cr = cos + size_t(m) * HEAD_DIM;
-          const bf16 *sr = sin + size_t(m) * HEAD_DIM;
-          const float c1 = preloaded ? pre[0] : __bfloat162float(cr[ii]);
-          const float s1 = preloaded ? pre[1] : __bfloat162float(sr[ii]);
-          const float c2 = preloaded ? pre[2] : __bfloat162float(cr[ii + HEAD_DIM / 2]);
-          const float s2 = preloaded ? pre[3] : __bfloat162float(sr[ii + HEAD_DIM / 2]);
-          orow[head * HEAD_DIM + ii] = detail::from_float<OutT>(q1 * c1 - q2 * s1);
-          orow[head * HEAD_DIM + ii + HEAD_DIM / 2] = detail::from_float<OutT>(q2 * c2 + q1 * s2);
+          // ops: cos and sin at column ii, then at ii + H/2
+          orow[head * HEAD_DIM + ii] = detail::from_float<OutT>(q1 * ops[0] - q2 * ops[1]);
+          orow[head * HEAD_DIM + ii + HEAD_DIM / 2] =
+              detail::from_float<OutT>(q2 * ops[2] + q1 * ops[3]);
         } else {
           orow[n0] = detail::from_float<OutT>(v0);
           orow[n0 + 1] = detail::from_float<OutT>(v1);
