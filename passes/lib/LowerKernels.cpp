@@ -354,7 +354,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
           absorbed.insert(op);
     }
   };
-  if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes)) {
+  if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes,
+                                    smCount)) {
     if (failed(requireModelActivations(linear, "a linear on " + std::to_string(m) + " rows of " +
                                                    std::to_string(k) + " (past linear_small_m)")))
       return failure();

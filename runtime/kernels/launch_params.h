@@ -232,12 +232,13 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   return t;
 }
 
+// num_sms matters for fp32 x: one tile per block lets x stream through the ring.
 SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearPrologue pro,
                                            LinearEpilogue epi, int rope_rows, int head_dim,
-                                           int x_bytes = 2) {
+                                           int x_bytes, int num_sms) {
   return M >= 1 && M <= 16 && N_rows >= 16 && N_rows % 16 == 0 && K >= 64 && K % 64 == 0 &&
          (x_bytes == 2 || x_bytes == 4) &&
-         linear_small_m_tiling(M, N_rows, K, pro, 1, x_bytes).shared_bytes <=
+         linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes).shared_bytes <=
              kMaxDynamicSharedBytes &&
          (epi != LinearEpilogue::ROPE_PAIRS ||
           (head_dim >= 2 && head_dim % 2 == 0 && rope_rows >= 0 && rope_rows <= N_rows &&

@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(
                    const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
                    const bf16 *sin, OutT *out) {
   static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM,
-                                         int(sizeof(XT))),
+                                         int(sizeof(XT)), NUM_SMS),
                 "linear_small_m: needs 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, "
                 "x in shared memory (linear_small_m_shared_bytes) <= 227 KiB, and for "
                 "ROPE_PAIRS an even HEAD_DIM dividing ROPE_ROWS <= N_ROWS");

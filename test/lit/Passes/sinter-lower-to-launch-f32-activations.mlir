@@ -55,6 +55,20 @@ func.func @block(%ids: tensor<1x6xi64>, %mask: tensor<1x6xi64>) -> tensor<1x6x12
 
 // -----
 
+// 16 rows of K = 8192 fit only because each block has one tile: x streams through the per-warp
+// ring (8 warps, 151 KiB of shared memory) instead of being staged whole (512 KiB).
+// CHECK-LABEL: func.func @ring
+// CHECK: launch.kernel "linear_small_m"({{.*}}block = array<i64: 256, 1, 1>{{.*}}params = [16, 64, 8192, "sinter::kernels::LinearPrologue::NONE", "sinter::kernels::LinearEpilogue::NONE", "float", "0u", 0, 0, 132, "float"], shared_bytes = 151552
+func.func @ring(%ids: tensor<1x16xi64>) -> tensor<1x16x64xbf16> {
+  %table = sinter.constant dense<0.5> : tensor<16x8192xbf16>
+  %h = sinter.gather %table, %ids {axis = 0 : i64} : (tensor<16x8192xbf16>, tensor<1x16xi64>) -> tensor<1x16x8192xbf16>
+  %w = sinter.constant dense<0.5> : tensor<8192x64xbf16>
+  %y = sinter.linear %h, %w : (tensor<1x16x8192xbf16>, tensor<8192x64xbf16>) -> tensor<1x16x64xbf16>
+  return %y : tensor<1x16x64xbf16>
+}
+
+// -----
+
 // 32 rows do not fit linear_small_m; the library GEMM path has no fp32-activation form.
 func.func @wide_rows(%ids: tensor<1x32xi64>) -> tensor<1x32x64xbf16> {
   %table = sinter.constant dense<0.5> : tensor<16x64xbf16>
