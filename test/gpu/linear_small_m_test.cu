@@ -336,8 +336,8 @@ int main() {
   ok &= run_case<9, 32, 4096, P::RMS_NORM, E::NONE, float, 0, 2, float>("rms x32 (x read twice)", 52,
                                                                        false, false);
   // 16 rows of K = 8192: fits only through the ring (8 warps, 8 steps through 2 slots).
-  ok &= run_case<16, 2048, 8192, P::NONE, E::RESIDUAL, float, 0, 2, float>("down x32 (ring, 8 warps)", 53,
-                                                                           true, false);
+  ok &= run_case<16, 2048, 8192, P::NONE, E::RESIDUAL, float, 0, 2, float>(
+      "down x32 (ring, 8 warps)", 53, true, false);
   ok &= run_case<6, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, float, 2560, 64, float>(
       "qkv x32", 46, false, true);
   ok &= run_case<6, 2048, 2048, P::NONE, E::RESIDUAL, float, 0, 2, float>("o_proj x32", 47, true,
