@@ -466,9 +466,10 @@ LogicalResult FunctionLowering::lowerGather(graph::GatherOp gather) {
   Value out = destinationFor(gather.getResult());
   buffers[gather.getResult()] = out;
   Type outType = elementTypeOf(out);
-  if (outType != tableType.getElementType() && !(tableType.getElementType().isBF16() && outType.isF32()))
-    return gather.emitError("embedding_gather cannot write ") << outType << " rows of a "
-                                                              << tableType.getElementType() << " table";
+  Type tableElement = tableType.getElementType();
+  if (outType != tableElement && !(tableElement.isBF16() && outType.isF32()))
+    return gather.emitError("embedding_gather cannot write ")
+           << outType << " rows of a " << tableElement << " table";
   kn::LaunchParams lp = kn::embedding_gather_launch(m, d, elemBytes);
   return emitKernel(gather.getLoc(), "embedding_gather",
                     {intParam(builder, m), intParam(builder, d), intParam(builder, vocab),

@@ -97,8 +97,9 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out)
 //   x [M, K] bf16 or fp32 (XT; must not alias out). fp32 x is split into x_hi = bf16(x) and
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
-//   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the TRANSPOSED weight, row n =
-//   output feature n, after the compile-time re-layouts below); norm_weight [K]
+//   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
+//   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below);
+//   norm_weight [K]
 //   (PRO == RMS_NORM); bias [N_ROWS] (EPI == BIAS); residual [M, N_ROWS] (EPI == RESIDUAL, may
 //   alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
 //   out [M, N_out] with N_out = N_ROWS / 2 for SILU_MUL_PAIRS, else N_ROWS.
