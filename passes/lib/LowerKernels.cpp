@@ -300,8 +300,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
         return buffer;
       };
       auto cosBuffer = table(chains[0].rope.getCos());
+      if (failed(cosBuffer))
+        return failure();
       auto sinBuffer = table(chains[0].rope.getSin());
-      if (failed(cosBuffer) || failed(sinBuffer))
+      if (failed(sinBuffer))
         return failure();
       cosTable = *cosBuffer;
       sinTable = *sinBuffer;
