@@ -222,8 +222,8 @@ LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
     residual = bufferOf(linear.getResidual());
   if (failed(input) || failed(weight) || failed(bias) || failed(residual))
     return failure();
-  if (!et.isF32() && failed(requireModelActivations(linear, "a library GEMM on " +
-                                                             std::to_string(m) + " rows")))
+  if (et.isBF16() && failed(requireModelActivations(linear, "a library GEMM on " +
+                                                            std::to_string(m) + " rows")))
     return failure();
   Value out = destinationFor(linear.getResult());
   launch::GemmOp::create(builder, linear.getLoc(), *input, *weight, *bias, *residual, out,

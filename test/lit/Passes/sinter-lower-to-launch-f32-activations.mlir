@@ -102,3 +102,12 @@ func.func @standalone_norm(%ids: tensor<1x6xi64>) -> tensor<1x6x64xbf16> {
   %n = sinter.rms_normalization %h, %g {axis = 2 : i64, epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64xbf16>) -> tensor<1x6x64xbf16>
   return %n : tensor<1x6x64xbf16>
 }
+
+// -----
+
+// A bf16 linear whose weight is not a constant runs as a library GEMM, which has no fp32 form.
+func.func @gemm(%x: tensor<2x8xbf16>, %w: tensor<8x4xbf16>) -> tensor<2x4xbf16> {
+  // expected-error @+1 {{a library GEMM on 2 rows is not supported with --activations=f32}}
+  %y = sinter.linear %x, %w : (tensor<2x8xbf16>, tensor<8x4xbf16>) -> tensor<2x4xbf16>
+  return %y : tensor<2x4xbf16>
+}
