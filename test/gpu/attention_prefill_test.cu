@@ -10,22 +10,10 @@ using namespace gputest;
 
 enum class MaskKind { ONES, LEFT_PAD, RIGHT_PAD, RANDOM, ALL_ZERO };
 
-template <typename T> struct Host;
-template <> struct Host<bf16> {
-  using type = uint16_t;
-  static float get(uint16_t v) { return bf2f(v); }
-  static uint16_t put(float f) { return f2bf(f); }
-};
-template <> struct Host<float> {
-  using type = float;
-  static float get(float v) { return v; }
-  static float put(float f) { return f; }
-};
-
 template <int S, int HQ, int HKV, int D, int QO, int KO, int VO, int RS, uint32_t SCALE,
           bool CAUSAL, bool PAD, typename T = bf16>
 bool run_case(const char *name, uint64_t seed, MaskKind mk) {
-  using H = Host<T>;
+  using H = HostT<T>;
   using HT = typename H::type;
   const double tol = sizeof(T) == 4 ? 1e-4 : 1.0 / 128;
   std::vector<HT> qkv(size_t(S) * RS);

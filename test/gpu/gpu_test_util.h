@@ -3,6 +3,7 @@
 // references, launches through launch_params.h, and error reporting.
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -63,6 +64,19 @@ inline uint16_t f2bf(float f) { // round to nearest even (finite inputs)
   return uint16_t(u >> 16);
 }
 inline float rbf(float f) { return bf2f(f2bf(f)); }
+
+// Host storage of a device element type: bf16 as its bit pattern, float as itself.
+template <typename T> struct HostT;
+template <> struct HostT<__nv_bfloat16> {
+  using type = uint16_t;
+  static float get(uint16_t v) { return bf2f(v); }
+  static uint16_t put(float f) { return f2bf(f); }
+};
+template <> struct HostT<float> {
+  using type = float;
+  static float get(float v) { return v; }
+  static float put(float f) { return f; }
+};
 inline uint32_t float_bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);

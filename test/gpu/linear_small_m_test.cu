@@ -21,18 +21,6 @@ static std::vector<BenchRow> g_bench;
 // LINEAR_BENCH_ONLY=1: Llama shapes only, timing without the CPU reference (tuning runs).
 static const bool g_bench_only = std::getenv("LINEAR_BENCH_ONLY") != nullptr;
 
-template <typename T> struct HostT;
-template <> struct HostT<bf16> {
-  using type = uint16_t;
-  static float get(uint16_t v) { return bf2f(v); }
-  static uint16_t put(float f) { return f2bf(f); }
-};
-template <> struct HostT<float> {
-  using type = float;
-  static float get(float v) { return v; }
-  static float put(float f) { return f; }
-};
-
 // XT = float: fp32 x (not bf16-representable values), which the kernel splits into bf16 hi and
 // lo parts; the reference keeps x in fp32, and with an fp32 output the tolerance is tight
 // enough (2e-4) that dropping the lo part (~4e-3) fails.
