@@ -1,12 +1,12 @@
 // Prefill attention for short prompts (S up to a few hundred) reading q/k/v from one fused
 // QKV buffer. Semantics, argument order and limits: launch_params.h ("attention_prefill");
-// launch: attention_prefill_launch(S, HQ, D).
+// launch: attention_prefill_launch(S, HQ, D, sizeof(T)).
 //
 // One block per (q head, tile of 16 queries); K and V of the head's kv group (only the keys
 // the tile can see when CAUSAL) are staged in shared memory in their own type (bf16 pairs in
 // 32-bit words, or fp32 pairs in float2) with rows padded to D+2 elements (conflict-free
-// column reads). Each warp takes one query at a time: lane j scores
-// keys j, j+32, ... in fp32, softmax with warp reductions, then lanes split D for P @ V.
+// column reads). Each warp takes one query at a time: lane j scores keys j, j+32, ... in
+// fp32, softmax with warp reductions, then lanes split D for P @ V.
 #pragma once
 
 #include "kernel_common.cuh"
@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(kAttentionWarps * 32)
   using Pair = detail::AttentionPair<T>;
   using Word = typename Pair::type;
   constexpr int KW = (D + 2) / 2;   // element pairs per padded K/V row
-  constexpr int DP = D / 2;         // bf16 pairs per row
+  constexpr int DP = D / 2;         // element pairs per row
   constexpr int PP = (DP + 31) / 32; // pairs per lane in P @ V
   constexpr int GROUP = HQ / HKV;
 
