@@ -259,6 +259,8 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
     }
     auto i64 = IntegerType::get(&getContext(), 64);
     module->setAttr("launch.weight_bytes", IntegerAttr::get(i64, weights.bytes));
+    if (activations == "f32") // recorded for `sinter inspect`; absent means the model's types
+      module->setAttr("launch.activations", StringAttr::get(&getContext(), activations));
     if (failed(placeStates(module)))
       return signalPassFailure();
   }

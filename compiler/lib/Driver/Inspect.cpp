@@ -135,6 +135,8 @@ bool formatInspectReport(const std::string &text, std::string &report, std::stri
      << "  weight bytes: " << str(root->get("weight_bytes"));
   if (root->get("state_bytes"))
     os << "  state bytes: " << str(root->get("state_bytes"));
+  if (root->get("activations")) // absent in libraries built before --activations
+    os << "  activations: " << str(root->get("activations"));
   os << "\n";
   if (const auto *states = root->getArray("states"))
     for (const auto &st : *states)

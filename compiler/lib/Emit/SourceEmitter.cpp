@@ -488,10 +488,12 @@ private:
     const Entry &main = entries.front();
     auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");
     auto stateBytes = module->getAttrOfType<IntegerAttr>("launch.state_bytes");
+    auto activations = module->getAttrOfType<StringAttr>("launch.activations");
     llvm::json::Object root{{"format", "sinter"},
                             {"abi_version", std::to_string(SINTER_ABI_VERSION_MAJOR) + "." +
                                                 std::to_string(SINTER_ABI_VERSION_MINOR)},
                             {"weights", out.externalWeights ? "external" : "embedded"},
+                            {"activations", activations ? activations.getValue() : "model"},
                             {"program_version", 1},
                             {"model", modelName},
                             {"target", target.name},

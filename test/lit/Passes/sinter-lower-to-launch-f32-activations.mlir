@@ -6,6 +6,7 @@
 // A 6-token Llama block from the embedding on: every activation buffer is f32 (weights stay
 // bf16), each kernel is instantiated on fp32 activations, and the bf16 result becomes an
 // f32 output.
+// CHECK: module attributes {launch.activations = "f32"
 // CHECK-LABEL: func.func @block
 // CHECK-SAME: %arg2: memref<1x6x128xf32> {launch.output}
 // CHECK: %[[H:.+]] = launch.alloc {{.*}}: memref<1x6x64xf32>
