@@ -28,15 +28,13 @@ __global__ void __launch_bounds__(embedding_gather_threads(D, int(sizeof(T))))
   if (id >= 0 && id < VOCAB)
     val = detail::ld_ro16(reinterpret_cast<const uint4 *>(table + size_t(id) * D) + v);
   uint4 *orow = reinterpret_cast<uint4 *>(out + size_t(m) * D);
-  if constexpr (WIDEN) {
-    detail::st16(orow + 2 * v, make_uint4(__float_as_uint(detail::bf16_lo(val.x)),
-                                          __float_as_uint(detail::bf16_hi(val.x)),
-                                          __float_as_uint(detail::bf16_lo(val.y)),
-                                          __float_as_uint(detail::bf16_hi(val.y))));
-    detail::st16(orow + 2 * v + 1, make_uint4(__float_as_uint(detail::bf16_lo(val.z)),
-                                              __float_as_uint(detail::bf16_hi(val.z)),
-                                              __float_as_uint(detail::bf16_lo(val.w)),
-                                              __float_as_uint(detail::bf16_hi(val.w))));
+  if constexpr (WIDEN) { // two bf16 pairs -> four floats
+    auto widen = [](uint32_t p, uint32_t q) {
+      return make_uint4(__float_as_uint(detail::bf16_lo(p)), __float_as_uint(detail::bf16_hi(p)),
+                        __float_as_uint(detail::bf16_lo(q)), __float_as_uint(detail::bf16_hi(q)));
+    };
+    detail::st16(orow + 2 * v, widen(val.x, val.y));
+    detail::st16(orow + 2 * v + 1, widen(val.z, val.w));
   } else {
     detail::st16(orow + v, val);
   }

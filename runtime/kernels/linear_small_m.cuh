@@ -155,32 +155,29 @@ __global__ void __launch_bounds__(
 #pragma unroll
       for (int n = 0; n < NT; ++n) {
         const int tok = g + 8 * n;
-        uint4 x0 = make_uint4(0u, 0u, 0u, 0u), x1 = x0;
-        if constexpr (X_PLANES) {
-          uint4 l0 = x0, l1 = x0;
-          if (tok < M) {
+        // x fragments (k0 and k0 + 32); with fp32 x also their lo halves l0, l1.
+        uint4 x0 = make_uint4(0u, 0u, 0u, 0u), x1 = x0, l0 = x0, l1 = x0;
+        if (tok < M) {
+          if constexpr (X_PLANES) {
             const bf16 *xr = xs + tok * XS + k0 + c * 64;
             l0 = detail::ld16(xr + M * XS);
             l1 = detail::ld16(xr + M * XS + 32);
             x0 = detail::ld16(xr);
             x1 = detail::ld16(xr + 32);
-          }
-          detail::mma_16x8(acc[n], buf[c * 4 + 0], buf[c * 4 + 2], l0);
-          detail::mma_16x8(acc[n], buf[c * 4 + 1], buf[c * 4 + 3], l1);
-        } else if constexpr (WIDE_X) {
-          uint4 l0 = x0, l1 = x0;
-          if (tok < M) {
+          } else if constexpr (WIDE_X) {
             const float *xr = X_RING
                                   ? xs + ((warp * RING + i % RING) * M + tok) * XS + t * 8 + c * 64
                                   : xs + tok * XS + k0 + c * 64;
             detail::split_bf16x8(detail::ld16(xr), detail::ld16(xr + 4), x0, l0);
             detail::split_bf16x8(detail::ld16(xr + 32), detail::ld16(xr + 36), x1, l1);
+          } else {
+            x0 = detail::ld16(xs + tok * XS + k0 + c * 64);
+            x1 = detail::ld16(xs + tok * XS + k0 + c * 64 + 32);
           }
+        }
+        if constexpr (WIDE_X) {
           detail::mma_16x8(acc[n], buf[c * 4 + 0], buf[c * 4 + 2], l0);
           detail::mma_16x8(acc[n], buf[c * 4 + 1], buf[c * 4 + 3], l1);
-        } else if (tok < M) {
-          x0 = detail::ld16(xs + tok * XS + k0 + c * 64);
-          x1 = detail::ld16(xs + tok * XS + k0 + c * 64 + 32);
         }
         detail::mma_16x8(acc[n], buf[c * 4 + 0], buf[c * 4 + 2], x0);
         detail::mma_16x8(acc[n], buf[c * 4 + 1], buf[c * 4 + 3], x1);
@@ -192,9 +189,6 @@ __global__ void __launch_bounds__(
     }
   };
 
-  // Epilogue operands of this block's first tile (residual, RoPE cos/sin), read right after
-  // griddepcontrol.wait: their round trip then overlaps the weight stream instead of
-  // following the reduction. Thread e < 8*M holds pair e of the tile (see finish).
   // The epilogue operands of token m, rows n0 and n0 + 1: RESIDUAL residual[m, n0], [m, n0+1];
   // ROPE_PAIRS (rows below ROPE_ROWS) cos and sin at the pair's two columns i and i + H/2.
   auto read_epilogue_operands = [&](int m, int n0, float (&o)[4]) {
@@ -214,6 +208,9 @@ __global__ void __launch_bounds__(
       }
     }
   };
+  // Epilogue operands of this block's first tile, read right after griddepcontrol.wait: their
+  // round trip then overlaps the weight stream instead of following the reduction. Thread
+  // e < 8*M holds pair e of the tile (see finish).
   float pre[4] = {0.f, 0.f, 0.f, 0.f};
   auto load_epilogue_operands = [&] {
     if (tid < 8 * M) read_epilogue_operands(tid >> 3, int(blockIdx.x) * 16 + 2 * (tid & 7), pre);
