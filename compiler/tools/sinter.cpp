@@ -164,12 +164,12 @@ int runCompile(const CompileArgs &args) {
   if (!args.target.empty())
     config.target = args.target;
   if (!args.precision.empty()) {
-    if (args.precision != "strict" && args.precision != "tf32")
+    if (!sinter::isPrecision(args.precision))
       return userError("--precision must be strict or tf32, got '" + args.precision + "'");
     config.precision = args.precision;
   }
   if (!args.activations.empty()) {
-    if (args.activations != "model" && args.activations != "f32")
+    if (!sinter::isActivations(args.activations))
       return userError("--activations must be model or f32, got '" + args.activations + "'");
     config.activations = args.activations;
   }

@@ -40,13 +40,13 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
       const YAML::Node &value = kv.second;
       if (key == "precision") {
         config.precision = value.as<std::string>();
-        if (config.precision != "strict" && config.precision != "tf32") {
+        if (!isPrecision(config.precision)) {
           error = path + ": precision must be strict or tf32";
           return false;
         }
       } else if (key == "activations") {
         config.activations = value.as<std::string>();
-        if (config.activations != "model" && config.activations != "f32") {
+        if (!isActivations(config.activations)) {
           error = path + ": activations must be model or f32";
           return false;
         }

@@ -18,6 +18,10 @@ struct CompileConfig {
   std::map<std::string, std::vector<int64_t>> shapes;
 };
 
+/// The values `precision` and `activations` accept (from --config and from flags alike).
+inline bool isPrecision(const std::string &s) { return s == "strict" || s == "tf32"; }
+inline bool isActivations(const std::string &s) { return s == "model" || s == "f32"; }
+
 /// Parses a shape written as `1x128` (positive dimensions).
 bool parseShape(const std::string &text, std::vector<int64_t> &shape, std::string &error);
 
