@@ -109,6 +109,55 @@ __device__ __forceinline__ void pdl_wait() {
 #endif
 }
 
+// Asks the L2 for [p, p + bytes) (16-byte aligned, bytes a multiple of 16): a hint that
+// neither reads into registers nor orders anything, so it may run before griddepcontrol.wait.
+__device__ __forceinline__ void prefetch_l2(const void *p, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#endif
+}
+
+// Block timeline probes for test/gpu/decode_chain_bench.cu, compiled in only with
+// -DSINTER_TRACE (otherwise an empty object): thread 0 of each block records its SM and the
+// globaltimer (ns) at start, at release from the dependency wait and at exit.
+#ifdef SINTER_TRACE
+struct TraceRecord {
+  unsigned long long start, waited, end;
+  uint32_t smid, block, grid, threads;
+};
+constexpr uint32_t kTraceCapacity = 1u << 17;
+__device__ TraceRecord trace_records[kTraceCapacity];
+__device__ uint32_t trace_count;
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+struct BlockTrace {
+  unsigned long long start = 0, waited_at = 0;
+  __device__ BlockTrace() {
+    if (threadIdx.x == 0) start = global_ns();
+  }
+  __device__ void waited() {
+    if (threadIdx.x == 0) waited_at = global_ns();
+  }
+  __device__ ~BlockTrace() {
+    if (threadIdx.x != 0) return;
+    uint32_t smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    const uint32_t i = atomicAdd(&trace_count, 1u);
+    if (i < kTraceCapacity)
+      trace_records[i] = {start, waited_at, global_ns(), smid,
+                          blockIdx.x + blockIdx.y * gridDim.x,
+                          gridDim.x * gridDim.y * gridDim.z, blockDim.x};
+  }
+};
+#else
+struct BlockTrace {
+  __device__ void waited() {}
+};
+#endif
+
 // RMSNorm on 8 packed bf16 (HF LlamaRMSNorm's rounding), shared by rms_norm and the
 // linear_small_m prologue: ss += x^2 over the 8 values, then
 // out = bf16(w * bf16(x * r)) with r = rsqrt(mean(x^2) + eps).

@@ -364,7 +364,7 @@ SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
 // =============================================================================================
 constexpr int kAttentionDecodeThreads = 128; // 256 measured no faster on the H200
 constexpr int kAttentionDecodeMaxSplits = 256;
-constexpr int kAttentionDecodeMinSplitKeys = 32;
+constexpr int kAttentionDecodeMinSplitKeys = 128; // one round trip of 8 passes (GROUP <= 4)
 
 SINTER_LP_FN int attention_decode_num_splits(int max_len, int split) {
   return ceil_div(max_len, split);

@@ -283,6 +283,7 @@ __global__ void __launch_bounds__(
     // barrier of that tile orders this tile's reads before the half is written again.
   };
 
+  detail::BlockTrace trace;
   detail::pdl_launch_dependents();
   uint4 buf_a[L], buf_b[L];
   // Weight loads first: they overlap the previous kernel (PDL) and the staging of x.
@@ -298,6 +299,7 @@ __global__ void __launch_bounds__(
       detail::cp_async16(nws + i * 8, norm_weight + i * 8);
     detail::cp_async_commit();
     detail::pdl_wait();
+    trace.waited();
     load_epilogue_operands();
     float *ssum = red; // [M][WARPS]
     auto row_scale = [&](int m) { // after the barrier that follows the partial sums
@@ -415,6 +417,7 @@ __global__ void __launch_bounds__(
     // Each warp copies the x slices it will read: step s, all M rows, k in
     // [(s*WARPS + warp) * 64*BATCH, +64*BATCH): one cp.async group per step.
     detail::pdl_wait();
+    trace.waited();
     load_epilogue_operands();
     if constexpr (X_RING) {
 #pragma unroll
