@@ -124,7 +124,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   tiles); the block's `warps` warps split K: at step s warp w reads k in
 //   [(s*warps + w) * 64*batch, +64*batch). Each lane keeps two steps of 16-byte weight loads
 //   in flight (register double buffer). 16 warps (1 block/SM) when there are no more tiles than
-//   SMs, else 8 warps and up to 2 blocks/SM. x is staged in shared memory with cp.async:
+//   SMs and a tile is more than two steps of 8 warps (K > 2048 at batch 2), else 8 warps and up
+//   to 2 blocks/SM. x is staged in shared memory with cp.async:
 //   the whole of it (and norm_weight) for RMS_NORM, else each warp copies just its own slices.
 //   Under programmatic dependent launch its first weight loads (two steps per warp, and
 //   norm_weight) overlap the previous kernel.
@@ -212,7 +213,13 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   t.x_staging = linear_small_m_x_staging(N_rows, pro, x_bytes, num_sms);
   const int per = chunks / t.batch;
   t.n_tiles = N_rows / kLinearTileRows;
-  const int cap = min_int(t.n_tiles <= num_sms ? 16 : 8, SINTER_LINEAR_MAX_WARPS);
+  // 16 warps when the tiles fit the SMs and a block streams after the wait; 8 warps when its
+  // whole tile fits the two register buffers of 8 warps (per <= 16: all loads are issued
+  // before griddepcontrol.wait, so more warps add no bandwidth) or there are more tiles than
+  // SMs. A 16-warp block fills the register file, so the next launch's blocks could not start
+  // beside it (decode_chain_bench: o_proj at 8 warps lets gate_up load early, -1.3 % per step).
+  const int cap =
+      min_int(t.n_tiles <= num_sms && per > 16 ? 16 : 8, SINTER_LINEAR_MAX_WARPS);
   t.warps = 1;
   while (t.warps * 2 <= cap && per % (t.warps * 2) == 0) t.warps *= 2;
   while (t.warps > 1 &&
