@@ -200,31 +200,25 @@ __device__ __forceinline__ uint4 rms_scale_f32x4(const uint4 &v, const bf16 *w, 
                     __float_as_uint(bf16_hi(wv.y) * (__uint_as_float(v.w) * r)));
 }
 
-// 8 floats (a: elements 0-3, b: 4-7) as two bf16 MMA fragments whose sum is the input to
-// ~16 mantissa bits: hi = bf16(x), lo = bf16(x - hi), packed like 8 consecutive bf16.
-__device__ __forceinline__ void split_bf16x8(const uint4 &a, const uint4 &b, uint4 &hi,
-                                             uint4 &lo) {
-  const uint32_t *pa = reinterpret_cast<const uint32_t *>(&a);
-  const uint32_t *pb = reinterpret_cast<const uint32_t *>(&b);
-  uint32_t *h = reinterpret_cast<uint32_t *>(&hi);
-  uint32_t *l = reinterpret_cast<uint32_t *>(&lo);
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const uint32_t *src = j < 2 ? pa + 2 * j : pb + 2 * (j - 2);
-    const float x0 = __uint_as_float(src[0]);
-    const float x1 = __uint_as_float(src[1]);
-    h[j] = pack_bf16x2(x0, x1);
-    l[j] = pack_bf16x2(x0 - bf16_lo(h[j]), x1 - bf16_hi(h[j]));
-  }
-}
-
-// 4 floats as bf16 hi and lo halves (split_bf16x8 on half the elements).
+// 4 floats as bf16 hi and lo halves whose sum is the input to ~16 mantissa bits:
+// hi = bf16(x), lo = bf16(x - hi).
 __device__ __forceinline__ void split_bf16x4(const uint4 &a, uint2 &hi, uint2 &lo) {
   const float x0 = __uint_as_float(a.x), x1 = __uint_as_float(a.y), x2 = __uint_as_float(a.z),
               x3 = __uint_as_float(a.w);
   hi = make_uint2(pack_bf16x2(x0, x1), pack_bf16x2(x2, x3));
   lo = make_uint2(pack_bf16x2(x0 - bf16_lo(hi.x), x1 - bf16_hi(hi.x)),
                   pack_bf16x2(x2 - bf16_lo(hi.y), x3 - bf16_hi(hi.y)));
+}
+
+// 8 floats (a: elements 0-3, b: 4-7) split the same way, as two bf16 MMA fragments packed like
+// 8 consecutive bf16.
+__device__ __forceinline__ void split_bf16x8(const uint4 &a, const uint4 &b, uint4 &hi,
+                                             uint4 &lo) {
+  uint2 ha, la, hb, lb;
+  split_bf16x4(a, ha, la);
+  split_bf16x4(b, hb, lb);
+  hi = make_uint4(ha.x, ha.y, hb.x, hb.y);
+  lo = make_uint4(la.x, la.y, lb.x, lb.y);
 }
 
 __device__ __forceinline__ float warp_sum(float v) {
