@@ -123,10 +123,13 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   Tiling (linear_small_m_tiling): one 16-row tile of w per block at a time (grid-stride over
 //   tiles); the block's `warps` warps split K: at step s warp w reads k in
 //   [(s*warps + w) * 64*batch, +64*batch). Each lane keeps two steps of 16-byte weight loads
-//   in flight (register double buffer). 16 warps (1 block/SM) when there are no more tiles than
-//   SMs and a tile is more than two steps of 8 warps (K > 2048 at batch 2), else 8 warps and up
-//   to 2 blocks/SM. x is staged in shared memory with cp.async:
-//   the whole of it (and norm_weight) for RMS_NORM, else each warp copies just its own slices.
+//   in flight: a register double buffer, or (w_smem: 16-warp blocks, bf16 x, no prologue,
+//   when it fits) a shared-memory one of 2 * threads * batch * 64 bytes at <= 64 registers a
+//   thread, so the next launch's blocks start beside it. 16 warps (1 block/SM) when there are
+//   no more tiles than SMs and a tile is more than two steps of 8 warps (K > 2048 at batch 2),
+//   else 8 warps and up to 2 blocks/SM. x is staged in shared memory with cp.async (plain
+//   loads with w_smem): the whole of it (and norm_weight) for RMS_NORM, else each warp copies
+//   just its own slices.
 //   Under programmatic dependent launch its first weight loads (two steps per warp, and
 //   norm_weight) overlap the previous kernel.
 //   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, shared bytes <= 227 KiB
@@ -158,6 +161,8 @@ struct LinearTiling {
   int mma_n;       // 8-token MMA column tiles: 1 for M <= 8, 2 for M <= 16
   LinearXStaging x_staging;
   int x_stride;    // shared-memory row stride of x in elements (linear_small_m_x_stride)
+  bool w_smem;      // weight double buffer in shared memory instead of registers
+  int reg_blocks;   // blocks per SM the registers are budgeted for (__launch_bounds__)
   int blocks_per_sm;
   int tiles_per_block;
   int grid;
@@ -171,6 +176,9 @@ struct LinearTiling {
 #endif
 #ifndef SINTER_LINEAR_MAX_BLOCKS_PER_SM
 #define SINTER_LINEAR_MAX_BLOCKS_PER_SM 2
+#endif
+#ifndef SINTER_LINEAR_WEIGHTS_IN_SHARED
+#define SINTER_LINEAR_WEIGHTS_IN_SHARED 1
 #endif
 
 constexpr int kLinearTileRows = 16;
@@ -193,8 +201,15 @@ SINTER_LP_FN int linear_small_m_ring_slots(int K, int warps) {
 
 // Bytes of dynamic shared memory: x (see LinearXStaging), norm_weight (K bf16, RMS_NORM only),
 // then the double-buffered cross-warp reduction (2 * warps * mma_n*4 * 32 floats).
+// Bytes of the weight double buffer in shared memory (w_smem): two steps of 16-byte loads,
+// batch * 4 per lane.
+SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps) {
+  return 2u * uint32_t(warps) * 32u * uint32_t(linear_small_m_batch(K)) * 4u * 16u;
+}
+
 SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, LinearPrologue pro,
-                                                  LinearXStaging xs = LinearXStaging::BF16_ROWS) {
+                                                  LinearXStaging xs = LinearXStaging::BF16_ROWS,
+                                                  bool w_smem = false) {
   const uint32_t row_bytes = uint32_t(linear_small_m_x_stride(K, xs)) *
                              (xs == LinearXStaging::BF16_ROWS ? 2u : 4u); // planes: 2 x bf16
   const uint32_t rows = xs == LinearXStaging::F32_RING
@@ -202,7 +217,8 @@ SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, Linea
                             : uint32_t(M);
   const uint32_t x = rows * row_bytes;
   return x + (pro == LinearPrologue::RMS_NORM ? uint32_t(K) * 2u : 0u) +
-         2u * uint32_t(warps) * uint32_t(M > 8 ? 8 : 4) * 32u * 4u;
+         2u * uint32_t(warps) * uint32_t(M > 8 ? 8 : 4) * 32u * 4u +
+         (w_smem ? linear_small_m_weight_buffer_bytes(K, warps) : 0u);
 }
 
 SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, LinearPrologue pro,
@@ -228,12 +244,20 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   t.steps = per / t.warps;
   t.mma_n = M > 8 ? 2 : 1;
   t.x_stride = linear_small_m_x_stride(K, t.x_staging);
-  t.shared_bytes = linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging);
+  // A 16-warp block keeps its weight double buffer in shared memory when it fits: at 128
+  // registers a thread it would fill the register file, and the next launch's blocks (QKV and
+  // the LM head behind `down`) could only start as it exits; at <= 64 they start beside it.
+  t.w_smem = SINTER_LINEAR_WEIGHTS_IN_SHARED && t.warps == 16 && pro == LinearPrologue::NONE &&
+             t.x_staging == LinearXStaging::BF16_ROWS &&
+             linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, true) <=
+                 kMaxDynamicSharedBytes;
+  t.shared_bytes = linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, t.w_smem);
   const int by_smem = int(kSharedBytesPerSm / (t.shared_bytes + kReservedSharedPerBlock));
   // Two blocks of up to 256 threads per SM at <= 128 registers per thread.
   const int by_regs = t.warps * 32 > 256 ? 1 : 2;
   t.blocks_per_sm =
       max_int(1, min_int(min_int(SINTER_LINEAR_MAX_BLOCKS_PER_SM, by_regs), by_smem));
+  t.reg_blocks = t.w_smem ? 2 : t.blocks_per_sm;
   const int slots = max_int(1, num_sms) * t.blocks_per_sm;
   t.tiles_per_block = max_int(1, ceil_div(t.n_tiles, slots));
   t.grid = max_int(1, ceil_div(t.n_tiles, t.tiles_per_block));

@@ -11,7 +11,9 @@
 // at k = t*8 and 32 + t*8 of rows g and g+8 (each load instruction reads 2 whole 32-byte
 // sectors per row), and the matching 16 bytes of x row g from shared memory are exactly that
 // lane's B fragment. Every lane keeps two steps of weight loads (2 x batch x 4 x 16 bytes) in
-// flight. Partial sums of the warps are reduced through shared memory (double buffered, one
+// flight: in registers, or for 16-warp blocks (w_smem) in its own shared-memory slots through
+// cp.async (one group per step), read back just before the MMAs, so that the block needs <= 64
+// registers a thread and the next launch's blocks fit beside it. Partial sums of the warps are reduced through shared memory (double buffered, one
 // barrier per tile), then the epilogue runs on pairs of adjacent rows (gate/up, rope pairs).
 // The first weight loads are issued before griddepcontrol.wait (weights never depend on the
 // previous kernel), so under programmatic dependent launch they overlap the previous kernel.
@@ -55,7 +57,7 @@ template <int M, int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI, type
           uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS, typename XT = bf16>
 __global__ void __launch_bounds__(
     linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT))).warps * 32,
-    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT))).blocks_per_sm)
+    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT))).reg_blocks)
     linear_small_m(const XT *x, const bf16 *__restrict__ w, const bf16 *__restrict__ norm_weight,
                    const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
                    const bf16 *sin, OutT *out) {
@@ -68,6 +70,7 @@ __global__ void __launch_bounds__(
   constexpr bool WIDE_X = sizeof(XT) == 4; // fp32 x, split into bf16 hi + lo
   constexpr bool X_PLANES = T.x_staging == LinearXStaging::BF16_PLANES;
   constexpr bool X_RING = T.x_staging == LinearXStaging::F32_RING;
+  constexpr bool W_SMEM = T.w_smem; // weight double buffer in shared memory (see tiling)
   constexpr int RING = X_RING ? linear_small_m_ring_slots(K, T.warps) : 1;
   static_assert(!X_RING || T.tiles_per_block == 1, "linear_small_m: the x ring needs one tile");
   constexpr int WARPS = T.warps;
@@ -79,6 +82,7 @@ __global__ void __launch_bounds__(
   constexpr int GRID = T.grid;
   constexpr int NTILES = T.n_tiles;
   constexpr int L = BATCH * 4; // uint4 weight registers per lane per step
+  constexpr int LB = W_SMEM ? 1 : L; // of them held across steps in registers
   constexpr int N_OUT = EPI == LinearEpilogue::SILU_MUL_PAIRS ? N_ROWS / 2 : N_ROWS;
   static_assert(STEPS * WARPS * BATCH * 64 == K, "linear_small_m: K tiling");
 
@@ -91,6 +95,8 @@ __global__ void __launch_bounds__(
   bf16 *nws = reinterpret_cast<bf16 *>(smem_raw + X_BYTES);
   float *red = reinterpret_cast<float *>(smem_raw + X_BYTES +
                                          (PRO == LinearPrologue::RMS_NORM ? size_t(K) * 2 : 0));
+  // W_SMEM: [2 steps][L][THREADS] uint4, each lane's own 16-byte slots (conflict-free).
+  uint4 *wbuf = reinterpret_cast<uint4 *>(red + 2 * WARPS * NT * 4 * 32);
 
   const int tid = threadIdx.x;
   const int warp = tid >> 5;
@@ -106,15 +112,34 @@ __global__ void __launch_bounds__(
   auto item_tile = [&](int i) { return int(blockIdx.x) + (i / STEPS) * GRID; };
   auto item_k0 = [&](int i) { return ((i % STEPS) * WARPS + warp) * (BATCH * 64); };
 
-  auto load = [&](uint4(&buf)[L], int i) {
-    const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
-    const bf16 *r1 = r0 + size_t(8) * K;
+  // Step i's weights into buf (registers), or with W_SMEM into shared-memory slot i % 2 as one
+  // cp.async group; with W_SMEM a group is committed for every i, empty past the last item,
+  // so that the group of item i is always the second newest when item i is computed.
+  auto load = [&](uint4(&buf)[LB], int i) {
+    if constexpr (W_SMEM) {
+      if (i < n_items) {
+        const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
+        const bf16 *r1 = r0 + size_t(8) * K;
+        uint4 *slot = wbuf + (i & 1) * L * THREADS + tid; // register r at slot[r * THREADS]
 #pragma unroll
-    for (int c = 0; c < BATCH; ++c) {
-      buf[c * 4 + 0] = detail::ld_stream16(r0 + c * 64);
-      buf[c * 4 + 1] = detail::ld_stream16(r0 + c * 64 + 32);
-      buf[c * 4 + 2] = detail::ld_stream16(r1 + c * 64);
-      buf[c * 4 + 3] = detail::ld_stream16(r1 + c * 64 + 32);
+        for (int c = 0; c < BATCH; ++c) {
+          detail::cp_async16_stream(slot + (c * 4 + 0) * THREADS, r0 + c * 64);
+          detail::cp_async16_stream(slot + (c * 4 + 1) * THREADS, r0 + c * 64 + 32);
+          detail::cp_async16_stream(slot + (c * 4 + 2) * THREADS, r1 + c * 64);
+          detail::cp_async16_stream(slot + (c * 4 + 3) * THREADS, r1 + c * 64 + 32);
+        }
+      }
+      detail::cp_async_commit();
+    } else {
+      const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
+      const bf16 *r1 = r0 + size_t(8) * K;
+#pragma unroll
+      for (int c = 0; c < BATCH; ++c) {
+        buf[c * 4 + 0] = detail::ld_stream16(r0 + c * 64);
+        buf[c * 4 + 1] = detail::ld_stream16(r0 + c * 64 + 32);
+        buf[c * 4 + 2] = detail::ld_stream16(r1 + c * 64);
+        buf[c * 4 + 3] = detail::ld_stream16(r1 + c * 64 + 32);
+      }
     }
   };
 
@@ -133,11 +158,21 @@ __global__ void __launch_bounds__(
     detail::cp_async_commit();
   };
 
-  auto compute = [&](const uint4(&buf)[L], int i) {
+  auto compute = [&](const uint4(&buf)[LB], int i) {
+    uint4 wl[W_SMEM ? L : 1]; // W_SMEM: this step's weights, read back from shared memory
+    if constexpr (W_SMEM) {
+      detail::cp_async_wait<1>(); // item i's group (the newest one is item i + 1's)
+#pragma unroll
+      for (int r = 0; r < L; ++r) wl[r] = detail::ld16(wbuf + ((i & 1) * L + r) * THREADS + tid);
+    }
+    auto wf = [&](int r) -> const uint4 & {
+      if constexpr (W_SMEM) return wl[r];
+      else return buf[r];
+    };
     if constexpr (X_RING) { // one tile: step i's slice is ring group i
       detail::cp_async_wait_dyn(min(STEPS - 1 - i, RING - 1));
       __syncwarp();
-    } else if constexpr (PRO == LinearPrologue::NONE) {
+    } else if constexpr (PRO == LinearPrologue::NONE && !W_SMEM) {
       if (i < STEPS) { // first tile: this step's x slices must have landed
         detail::cp_async_wait_dyn(STEPS - 1 - i);
         __syncwarp();
@@ -176,11 +211,11 @@ __global__ void __launch_bounds__(
           }
         }
         if constexpr (WIDE_X) {
-          detail::mma_16x8(acc[n], buf[c * 4 + 0], buf[c * 4 + 2], l0);
-          detail::mma_16x8(acc[n], buf[c * 4 + 1], buf[c * 4 + 3], l1);
+          detail::mma_16x8(acc[n], wf(c * 4 + 0), wf(c * 4 + 2), l0);
+          detail::mma_16x8(acc[n], wf(c * 4 + 1), wf(c * 4 + 3), l1);
         }
-        detail::mma_16x8(acc[n], buf[c * 4 + 0], buf[c * 4 + 2], x0);
-        detail::mma_16x8(acc[n], buf[c * 4 + 1], buf[c * 4 + 3], x1);
+        detail::mma_16x8(acc[n], wf(c * 4 + 0), wf(c * 4 + 2), x0);
+        detail::mma_16x8(acc[n], wf(c * 4 + 1), wf(c * 4 + 3), x1);
       }
     }
     if constexpr (X_RING) { // every lane has read slot i % RING: refill it with step i + RING
@@ -285,10 +320,10 @@ __global__ void __launch_bounds__(
 
   detail::BlockTrace trace;
   detail::pdl_launch_dependents();
-  uint4 buf_a[L], buf_b[L];
+  uint4 buf_a[LB], buf_b[LB];
   // Weight loads first: they overlap the previous kernel (PDL) and the staging of x.
   load(buf_a, 0);
-  if (n_items > 1) load(buf_b, 1);
+  if (W_SMEM || n_items > 1) load(buf_b, 1);
 
   constexpr int EV = 16 / int(sizeof(XT)); // elements of x per 16-byte vector
   constexpr int KV = K / EV;                // 16-byte vectors per row of x
@@ -422,6 +457,18 @@ __global__ void __launch_bounds__(
     if constexpr (X_RING) {
 #pragma unroll
       for (int st = 0; st < RING; ++st) stage_ring(st);
+    } else if constexpr (W_SMEM) {
+      // Plain loads (the cp.async groups count weight steps here): all slices at once.
+      constexpr int VS = BATCH * 64 / EV;
+      for (int st = 0; st < STEPS; ++st) {
+        const int kb = (st * WARPS + warp) * (BATCH * 64);
+        for (int j = lane; j < M * VS; j += 32) {
+          const int m = j / VS;
+          const int v = j - m * VS;
+          detail::st16(xs + m * XS + kb + v * EV, detail::ld16(x + size_t(m) * K + kb + v * EV));
+        }
+      }
+      __syncwarp();
     } else {
       constexpr int VS = BATCH * 64 / EV; // 16-byte vectors per row slice
 #pragma unroll 1
@@ -441,11 +488,11 @@ __global__ void __launch_bounds__(
   // the other buffer's loads are in flight; a buffer is refilled right after its MMAs.
   for (int i = 0; i < n_items; i += 2) {
     compute(buf_a, i);
-    if (i + 2 < n_items) load(buf_a, i + 2);
+    if (W_SMEM || i + 2 < n_items) load(buf_a, i + 2);
     if (i % STEPS == STEPS - 1) finish(i);
     if (i + 1 >= n_items) break;
     compute(buf_b, i + 1);
-    if (i + 3 < n_items) load(buf_b, i + 3);
+    if (W_SMEM || i + 3 < n_items) load(buf_b, i + 3);
     if ((i + 1) % STEPS == STEPS - 1) finish(i + 1);
   }
 }
