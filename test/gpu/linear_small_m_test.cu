@@ -342,6 +342,13 @@ int main() {
   ok &= run_case<1, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("gate_up", 33, false, true);
   ok &= run_case<1, 2048, 8192, P::NONE, E::RESIDUAL, bf16>("down", 34, true, true);
   ok &= run_case<1, 128256, 2048, P::RMS_NORM, E::NONE, bf16>("lm_head", 35, false, true);
+  // The weight double buffer in shared memory (w_smem: 16 warps, bf16 x, no prologue) with
+  // several rows of x and a tile count below the SM count.
+  static_assert(linear_small_m_tiling(1, 2048, 8192, P::NONE, kSms).w_smem &&
+                    linear_small_m_tiling(3, 1024, 4096, P::NONE, kSms).w_smem &&
+                    !linear_small_m_tiling(6, 2048, 8192, P::NONE, kSms).w_smem,
+                "w_smem where it fits");
+  ok &= run_case<3, 1024, 4096, P::NONE, E::NONE, bf16>("w_smem M=3", 36, false, false);
 
   const double bw = copy_bandwidth();
   std::printf("-- bandwidth (weight bytes / time per launch; copy = D2D bytes read+written)\n");
