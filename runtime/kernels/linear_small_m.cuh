@@ -13,8 +13,9 @@
 // lane's B fragment. Every lane keeps two steps of weight loads (2 x batch x 4 x 16 bytes) in
 // flight: in registers, or for 16-warp blocks (w_smem) in its own shared-memory slots through
 // cp.async (one group per step), read back just before the MMAs, so that the block needs <= 64
-// registers a thread and the next launch's blocks fit beside it. Partial sums of the warps are reduced through shared memory (double buffered, one
-// barrier per tile), then the epilogue runs on pairs of adjacent rows (gate/up, rope pairs).
+// registers a thread and the next launch's blocks fit beside it. Partial sums of the warps are
+// reduced through shared memory (double buffered, one barrier per tile), then the epilogue
+// runs on pairs of adjacent rows (gate/up, rope pairs).
 // The first weight loads are issued before griddepcontrol.wait (weights never depend on the
 // previous kernel), so under programmatic dependent launch they overlap the previous kernel.
 // x is staged with cp.async: for RMS_NORM the whole block stages all of x (the norm needs
