@@ -199,14 +199,15 @@ SINTER_LP_FN int linear_small_m_ring_slots(int K, int warps) {
   return min_int(2, K / 64 / linear_small_m_batch(K) / warps);
 }
 
-// Bytes of dynamic shared memory: x (see LinearXStaging), norm_weight (K bf16, RMS_NORM only),
-// then the double-buffered cross-warp reduction (2 * warps * mma_n*4 * 32 floats).
 // Bytes of the weight double buffer in shared memory (w_smem): two steps of 16-byte loads,
 // batch * 4 per lane.
 SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps) {
   return 2u * uint32_t(warps) * 32u * uint32_t(linear_small_m_batch(K)) * 4u * 16u;
 }
 
+// Bytes of dynamic shared memory: x (see LinearXStaging), norm_weight (K bf16, RMS_NORM only),
+// the double-buffered cross-warp reduction (2 * warps * mma_n*4 * 32 floats), then with w_smem
+// the weight double buffer.
 SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, LinearPrologue pro,
                                                   LinearXStaging xs = LinearXStaging::BF16_ROWS,
                                                   bool w_smem = false) {
