@@ -71,7 +71,7 @@ template <typename T> T *dalloc(size_t n) {
   CUDA_CHECK(cudaMemset(p, 0, std::max<size_t>(16, n * sizeof(T))));
   return p;
 }
-bf16 *random_bf16(size_t n, uint32_t seed, float scale) {
+bf16 *device_random_bf16(size_t n, uint32_t seed, float scale) {
   bf16 *p = dalloc<bf16>(n);
   fill_random<<<1024, 256>>>(p, n, seed, scale);
   CUDA_CHECK(cudaGetLastError());
@@ -99,12 +99,12 @@ Model make_model(int layers, int64_t position) {
   uint32_t seed = 1;
   auto weight = [&](size_t n, float scale) {
     m.weight_bytes += n * 2;
-    return random_bf16(n, seed++, scale);
+    return device_random_bf16(n, seed++, scale);
   };
   m.embedding = weight(size_t(kVocab) * kHidden, 0.05f);
   m.norm_f = weight(kHidden, 1.f);
-  m.rope_cos_table = random_bf16(size_t(kMaxLen) * kHeadDim, seed++, 1.f);
-  m.rope_sin_table = random_bf16(size_t(kMaxLen) * kHeadDim, seed++, 1.f);
+  m.rope_cos_table = device_random_bf16(size_t(kMaxLen) * kHeadDim, seed++, 1.f);
+  m.rope_sin_table = device_random_bf16(size_t(kMaxLen) * kHeadDim, seed++, 1.f);
   for (int l = 0; l < layers; ++l) {
     Layer L;
     L.norm1 = weight(kHidden, 1.f);
@@ -116,8 +116,8 @@ Model make_model(int layers, int64_t position) {
     L.wo = L.wqkv + nqkv;
     L.wgu = L.wo + no;
     L.wd = L.wgu + ngu;
-    L.k_cache = random_bf16(size_t(kKvHeads) * kMaxLen * kHeadDim, seed++, 1.f);
-    L.v_cache = random_bf16(size_t(kKvHeads) * kMaxLen * kHeadDim, seed++, 1.f);
+    L.k_cache = device_random_bf16(size_t(kKvHeads) * kMaxLen * kHeadDim, seed++, 1.f);
+    L.v_cache = device_random_bf16(size_t(kKvHeads) * kMaxLen * kHeadDim, seed++, 1.f);
     m.layer.push_back(L);
   }
   m.token = dalloc<int64_t>(1);
@@ -188,29 +188,6 @@ std::vector<std::string> enqueue_step(const Model &m, cudaStream_t s) {
                    none, none, none, none, m.logits),
         "lm_head");
   return names;
-}
-
-double copy_bandwidth_gbs(cudaStream_t s) {
-  const size_t n = size_t(1) << 30;
-  void *a = nullptr, *b = nullptr;
-  CUDA_CHECK(cudaMalloc(&a, n));
-  CUDA_CHECK(cudaMalloc(&b, n));
-  cudaEvent_t e0, e1;
-  CUDA_CHECK(cudaEventCreate(&e0));
-  CUDA_CHECK(cudaEventCreate(&e1));
-  float best = 1e30f;
-  for (int r = 0; r < 5; ++r) {
-    CUDA_CHECK(cudaEventRecord(e0, s));
-    CUDA_CHECK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, s));
-    CUDA_CHECK(cudaEventRecord(e1, s));
-    CUDA_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    best = std::min(best, ms);
-  }
-  CUDA_CHECK(cudaFree(a));
-  CUDA_CHECK(cudaFree(b));
-  return 2.0 * double(n) / (best * 1e-3) / 1e9; // read + write
 }
 
 #ifdef SINTER_TRACE
@@ -326,7 +303,7 @@ int main(int argc, char **argv) {
                 gputest::sm_count());
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  const double gbs = copy_bandwidth_gbs(s);
+  const double gbs = gputest::copy_bandwidth() / 1e9;
   Model m = make_model(layers, position);
 
   // Warm up (opts the kernels in to large shared memory outside the capture).
