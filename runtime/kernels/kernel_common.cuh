@@ -16,13 +16,31 @@ namespace detail {
 
 // 16-byte load of data that is read once (weights): read-only path, no L1 allocation.
 // With the L2::256B prefetch-size hint (measured on the H200: LM head streaming 79% -> 91% of
-// copy bandwidth). SINTER_KERNELS_L2_PREFETCH=0|128 selects another hint (experiments only).
+// copy bandwidth). SINTER_KERNELS_L2_PREFETCH=0|128 selects another hint (experiments only;
+// it applies when SINTER_KERNELS_WEIGHT_EVICT_FIRST=0).
 #ifndef SINTER_KERNELS_L2_PREFETCH
 #define SINTER_KERNELS_L2_PREFETCH 256
 #endif
+// Weights also go through the L2 as evict-first lines: a decode step streams 2.5 GB of them
+// through a 50 MB L2 once each, and at normal priority they evicted what is read again (the
+// activations, the KV cache rows, the norm weights) for the launches' dependent loads
+// (test/gpu/decode_chain_bench: -3.1 % per step at p = 127, -3.3 % at p = 1023).
+// SINTER_KERNELS_WEIGHT_EVICT_FIRST=0 restores normal priority (experiments only).
+#ifndef SINTER_KERNELS_WEIGHT_EVICT_FIRST
+#define SINTER_KERNELS_WEIGHT_EVICT_FIRST 1
+#endif
+__device__ __forceinline__ uint64_t weight_l2_policy() {
+  uint64_t pol;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
 __device__ __forceinline__ uint4 ld_stream16(const void *p) {
   uint4 v;
-#if SINTER_KERNELS_L2_PREFETCH == 256
+#if SINTER_KERNELS_WEIGHT_EVICT_FIRST
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(weight_l2_policy()));
+#elif SINTER_KERNELS_L2_PREFETCH == 256
   asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                : "l"(p));
@@ -75,12 +93,18 @@ __device__ __forceinline__ void cp_async16(void *smem, const void *gmem) {
   const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
 }
-// Weights into shared memory: read once, so L2 only, with the same 256-byte L2 prefetch as
-// ld_stream16.
+// Weights into shared memory: read once, so L2 only, with the same 256-byte L2 prefetch and
+// evict-first policy as ld_stream16.
 __device__ __forceinline__ void cp_async16_stream(void *smem, const void *gmem) {
   const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+#if SINTER_KERNELS_WEIGHT_EVICT_FIRST
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2;" ::"r"(s),
+               "l"(gmem), "l"(weight_l2_policy())
+               : "memory");
+#else
   asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(s), "l"(gmem)
                : "memory");
+#endif
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
