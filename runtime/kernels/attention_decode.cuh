@@ -121,6 +121,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
     return;
   }
   const int p = int(p64);
+  trace.mark(0);
   const int start = s * SPLIT;
   if (start > p) return; // nothing to do for this split (and no counter arrival)
   const int end = min(start + SPLIT, p + 1);
@@ -218,6 +219,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
       detail::decode_merge(m[h], l[h], acc[h], mo, lo, ao);
     }
   }
+  trace.mark(1);
   if (lane < LPK && has_chunk) {
 #pragma unroll
     for (int h = 0; h < GROUP; ++h) {
@@ -231,6 +233,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
     }
   }
   __syncthreads();
+  trace.mark(2);
 
   // Block result per (head, column pair): unnormalized acc relative to the block max M.
   constexpr int DP = D / 2;
@@ -261,6 +264,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
       if (d == 0) *reinterpret_cast<float2 *>(rec + D) = make_float2(mx, L);
     }
   }
+  trace.mark(3);
   if constexpr (NSPLIT > 1) {
     if (direct) return;
     // Last-arriving active block of kv head g merges the nact records.

@@ -150,11 +150,15 @@ __device__ __forceinline__ void prefetch_l2(const void *p, uint32_t bytes) {
 
 // Block timeline probes for test/gpu/decode_chain_bench.cu, compiled in only with
 // -DSINTER_TRACE (otherwise an empty object): thread 0 of each block records its SM and the
-// globaltimer (ns) at start, at release from the dependency wait and at exit.
+// globaltimer (ns) at start, at release from the dependency wait and at exit, and up to
+// kTraceMarks points inside the kernel (mark(i): SM clock cycles since the release, 0 = not
+// reached).
 #ifdef SINTER_TRACE
+constexpr int kTraceMarks = 4;
 struct TraceRecord {
   unsigned long long start, waited, end;
   uint32_t smid, block, grid, threads;
+  uint32_t marks[kTraceMarks];
 };
 constexpr uint32_t kTraceCapacity = 1u << 17;
 __device__ TraceRecord trace_records[kTraceCapacity];
@@ -166,11 +170,19 @@ __device__ __forceinline__ unsigned long long global_ns() {
 }
 struct BlockTrace {
   unsigned long long start = 0, waited_at = 0;
+  long long waited_clock = 0;
+  uint32_t marks[kTraceMarks] = {};
   __device__ BlockTrace() {
     if (threadIdx.x == 0) start = global_ns();
   }
   __device__ void waited() {
-    if (threadIdx.x == 0) waited_at = global_ns();
+    if (threadIdx.x == 0) {
+      waited_at = global_ns();
+      waited_clock = clock64();
+    }
+  }
+  __device__ void mark(int i) {
+    if (threadIdx.x == 0) marks[i] = uint32_t(clock64() - waited_clock);
   }
   __device__ ~BlockTrace() {
     if (threadIdx.x != 0) return;
@@ -178,14 +190,20 @@ struct BlockTrace {
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
     const uint32_t i = atomicAdd(&trace_count, 1u);
     if (i < kTraceCapacity)
-      trace_records[i] = {start, waited_at, global_ns(), smid,
+      trace_records[i] = {start,
+                          waited_at,
+                          global_ns(),
+                          smid,
                           blockIdx.x + blockIdx.y * gridDim.x,
-                          gridDim.x * gridDim.y * gridDim.z, blockDim.x};
+                          gridDim.x * gridDim.y * gridDim.z,
+                          blockDim.x,
+                          {marks[0], marks[1], marks[2], marks[3]}};
   }
 };
 #else
 struct BlockTrace {
   __device__ void waited() {}
+  __device__ void mark(int) {}
 };
 #endif
 

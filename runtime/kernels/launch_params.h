@@ -394,7 +394,10 @@ SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
 //   Requires D % 8 == 0, 8 <= D <= 256, HQ % HKV == 0, GROUP <= 8, 8-aligned offsets and
 //   stride, heads inside the row, MAX_LEN >= 1, 1 <= SPLIT, NSPLIT <= 256.
 // =============================================================================================
-constexpr int kAttentionDecodeThreads = 128; // 256 measured no faster on the H200
+// 256 or 512 threads, or 32- and 64-key splits, measured slower in the decode chain on the
+// H200 (RESULTS.md, sixth session): the key loop's time does not shrink with the work per
+// thread.
+constexpr int kAttentionDecodeThreads = 128;
 constexpr int kAttentionDecodeMaxSplits = 256;
 constexpr int kAttentionDecodeMinSplitKeys = 128; // one round trip of 8 passes (GROUP <= 4)
 

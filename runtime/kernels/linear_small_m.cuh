@@ -421,6 +421,7 @@ __global__ void __launch_bounds__(
           ss = detail::warp_sum(ss);
           if (lane == 0) ssum[m * WARPS + warp] = ss;
         }
+        trace.mark(2);
       } else { // a large share per thread: cp.async into shared memory, then the sums
         for (int i = tid; i < M * KV; i += THREADS) {
           const int m = i / KV;
@@ -440,6 +441,7 @@ __global__ void __launch_bounds__(
       }
       detail::cp_async_wait<0>();
       __syncthreads();
+      trace.mark(3);
       for (int m = 0; m < M; ++m) {
         const float r = row_scale(m);
         bf16 *row = xs + m * XS;
@@ -485,6 +487,7 @@ __global__ void __launch_bounds__(
     }
   }
 
+  trace.mark(0);
   // Main loop, unrolled by two for the register double buffer: while one buffer's MMAs run,
   // the other buffer's loads are in flight; a buffer is refilled right after its MMAs.
   for (int i = 0; i < n_items; i += 2) {
@@ -496,6 +499,7 @@ __global__ void __launch_bounds__(
     if (W_SMEM || i + 3 < n_items) load(buf_b, i + 3);
     if ((i + 1) % STEPS == STEPS - 1) finish(i + 1);
   }
+  trace.mark(1);
 }
 
 } // namespace sinter::kernels

@@ -4,7 +4,8 @@
 // replayed as one CUDA graph. Prints ms per step against the weight bytes / measured copy
 // bandwidth. Not a test (nothing is checked): it times the kernel chain without the compiler
 // and runtime in the way, and, built with -DSINTER_TRACE (target decode_chain_trace), prints
-// where each launch boundary's time goes from the blocks' own timestamps.
+// where each launch boundary's time goes from the blocks' own timestamps, and where the time
+// after a block's release goes from its in-kernel marks (BlockTrace::mark).
 //
 //   decode_chain_bench [--position P] [--iterations N] [--layers L]
 #include <cuda_bf16.h>
@@ -211,6 +212,8 @@ void print_trace(const std::vector<std::string> &names) {
     std::string name;
     size_t blocks = 0;
     double start0, start1, wait0, wait1, end0, endmed, end1;
+    double marks[detail::kTraceMarks] = {}; // mean cycles after the release, blocks past mark 1
+    size_t marked = 0;
   };
   std::vector<Span> spans;
   size_t at = 0;
@@ -238,6 +241,13 @@ void print_trace(const std::vector<std::string> &names) {
     sp.end0 = en.front();
     sp.endmed = en[en.size() / 2];
     sp.end1 = en.back();
+    for (const auto &b : blk) {
+      if (b.marks[1] == 0) continue; // returned early (an attention split past the position)
+      ++sp.marked;
+      for (int k = 0; k < detail::kTraceMarks; ++k) sp.marks[k] += b.marks[k];
+    }
+    for (int k = 0; k < detail::kTraceMarks; ++k)
+      sp.marks[k] = sp.marked ? sp.marks[k] / double(sp.marked) : 0.0;
     spans.push_back(sp);
   }
   if (spans.empty()) return;
@@ -248,6 +258,7 @@ void print_trace(const std::vector<std::string> &names) {
               "start-rel", "lastst-rel", "release", "fexit", "medexit", "lastexit", "span");
   struct Acc {
     double n = 0, a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0;
+    double marks[detail::kTraceMarks] = {};
   };
   std::vector<std::pair<std::string, Acc>> acc;
   for (size_t i = 1; i < spans.size(); ++i) {
@@ -269,6 +280,7 @@ void print_trace(const std::vector<std::string> &names) {
     Acc &a = it->second;
     a.n += 1;
     a.a += v[0], a.b += v[1], a.c += v[2], a.d += v[3], a.e += v[4], a.f += v[5], a.g += v[6];
+    for (int k = 0; k < detail::kTraceMarks; ++k) a.marks[k] += c.marks[k];
   }
   std::printf("mean over layers 2..%d (us, relative to the previous launch's last exit):\n",
               int(spans.size() - 1) / 5);
@@ -279,6 +291,19 @@ void print_trace(const std::vector<std::string> &names) {
     if (name != "lm_head") total += a.g / a.n;
   }
   std::printf("one layer: %.2f us\n", total);
+  // In-kernel marks (BlockTrace::mark) of the blocks that did work, from the SM clock.
+  int khz = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  std::printf("marks, us after the block's release (SM clock %.2f GHz; linear: 0 = x staged, "
+              "1 = tiles done, with RMS 2 = x summed, 3 = sums shared; attention: 0 = position, "
+              "1 = keys, 2 = warps merged, 3 = stored):\n",
+              khz / 1e6);
+  for (auto &[name, a] : acc) {
+    std::printf("%-10s", name.c_str());
+    for (int k = 0; k < detail::kTraceMarks; ++k)
+      std::printf(" %8.2f", a.marks[k] / a.n / (khz * 1e-3));
+    std::printf("\n");
+  }
 }
 #endif
 
