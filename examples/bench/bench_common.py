@@ -69,3 +69,18 @@ def rel_err(out, ref, torch):
     """Relative L2 error of `out` against `ref`, computed in float64."""
     return (torch.linalg.vector_norm((out.float() - ref).double()) /
             torch.linalg.vector_norm(ref.double())).item()
+
+
+def near_tie(ref_row, tok_a, tok_b, torch):
+    """How close the fp32 reference's logits of two tokens are, relative to the logit scale."""
+    top2 = ref_row.topk(2)
+    scale = float(ref_row.abs().max())
+    gap_ab = abs(float(ref_row[tok_a]) - float(ref_row[tok_b]))
+    return {"fp32_top2_tokens": [int(i) for i in top2.indices.tolist()],
+            "fp32_top2_gap": float(top2.values[0] - top2.values[1]),
+            "fp32_gap_between_the_two": gap_ab, "fp32_logit_scale": scale,
+            "gap_over_scale": gap_ab / scale if scale else None,
+            "fp32_argmax": int(ref_row.argmax()),
+            # bf16 logits carry ~0.4 % relative rounding: a gap under ~1 % of the scale is noise
+            "near_tie": bool(gap_ab <= 0.01 * scale
+                             and {tok_a, tok_b} <= set(int(i) for i in ref_row.topk(3).indices))}

@@ -63,8 +63,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from bench_common import (copy_bandwidth, profile_kernels, rel_err, save_results,  # noqa: E402
-                          time_calls)
+from bench_common import (copy_bandwidth, near_tie, profile_kernels, rel_err,  # noqa: E402
+                          save_results, time_calls)
 
 EXPORT_SCRIPT = os.path.join(os.path.dirname(HERE), "export_llama.py")
 RESULT_NAME = "llama_decode"
@@ -329,21 +329,6 @@ class SinterGreedy:
             if keep_logits:
                 self.rows[j].copy_(row[0])
         return self.tokens, self.rows if keep_logits else None, self.pre_out[0].view(-1, v)
-
-
-def near_tie(ref_row, tok_a, tok_b, torch):
-    """How close the fp32 reference's logits of two tokens are, relative to the logit scale."""
-    top2 = ref_row.topk(2)
-    scale = float(ref_row.abs().max())
-    gap_ab = abs(float(ref_row[tok_a]) - float(ref_row[tok_b]))
-    return {"fp32_top2_tokens": [int(i) for i in top2.indices.tolist()],
-            "fp32_top2_gap": float(top2.values[0] - top2.values[1]),
-            "fp32_gap_between_the_two": gap_ab, "fp32_logit_scale": scale,
-            "gap_over_scale": gap_ab / scale if scale else None,
-            "fp32_argmax": int(ref_row.argmax()),
-            # bf16 logits carry ~0.4 % relative rounding: a gap under ~1 % of the scale is noise
-            "near_tie": bool(gap_ab <= 0.01 * scale
-                             and {tok_a, tok_b} <= set(int(i) for i in ref_row.topk(3).indices))}
 
 
 def compare_numerics(sinter_tokens, sinter_rows, sinter_prefill, torch_tokens, ref32, ref16,
