@@ -17,6 +17,7 @@
 // that every buffer range a launch touches lies inside its buffer; validate_io must accept
 // tensors built exactly to the expectations and reject a wrong one. Anything else is a bug:
 // the check would let a kernel or cuBLASLt read or write out of bounds.
+#include "checksum.h"
 #include "error.h"
 #include "model.h"
 #include "validate.h"
@@ -153,7 +154,7 @@ struct Image {
     p.weight_bytes = weights.size();
     p.weights = weightsNull ? nullptr : weights.data();
     p.weights_checksum =
-        checksumValid ? sinter::rt::fnv1a64(weights.data(), weights.size()) : checksum;
+        checksumValid ? sinter::checksum::of(weights.data(), weights.size()) : checksum;
     return p;
   }
 };
@@ -512,7 +513,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   checkAccepted(p);
-  const bool sumOk = sinter::rt::fnv1a64(p.weights, p.weight_bytes) == p.weights_checksum;
+  const bool sumOk = sinter::checksum::of(p.weights, p.weight_bytes) == p.weights_checksum;
   if (pristine && !sumOk)
     bug("the checksum of an unedited base program does not match");
   checkIo(p);

@@ -10,6 +10,7 @@
 // safetensors files holding it (fuzz/corpus/weights, made by fuzz/make_weights_seeds.py).
 // SINTER_FUZZ_PRINT_ERRORS=1 prints each outcome.
 #include "error.h"
+#include "checksum.h"
 #include "model.h"
 #include "safetensors.h"
 #include "weights_file.h"
@@ -43,7 +44,7 @@ sinter_program makeProgram() {
     std::vector<unsigned char> values(w.bytes);
     for (size_t j = 0; j < values.size(); ++j)
       values[j] = static_cast<unsigned char>(j * 7 + 1);
-    w.checksum = sinter::rt::fnv1a64(values.data(), values.size());
+    w.checksum = sinter::checksum::of(values.data(), values.size());
   }
   sinter_program p{};
   p.version = SINTER_PROGRAM_VERSION;

@@ -3,6 +3,7 @@
 // floats, ping-ponging through the arena. Each kernel takes about 3 us on the GPU (H200, events
 // included), so a direct-mode run is bound by the launch path. Built like a model .so by
 // test/unit/CMakeLists.txt.
+#include "checksum.h" // the weight checksum the runtime checks (linked from its archive)
 #include "sinter/program.h"
 
 #include <cstdio>
@@ -37,12 +38,6 @@ sinter_program g_program;
 const sinter_tensor_info g_inputs[] = {{"x", SINTER_DTYPE_F32, 1, {kN}}};
 const sinter_tensor_info g_outputs[] = {{"y", SINTER_DTYPE_F32, 1, {kN}}};
 
-uint64_t fnv1a64(const unsigned char *p, uint64_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
-
 const sinter_program *build() {
   for (int l = 0; l < kLayers; ++l) {
     const float ab[2] = {0.5f + 0.01f * float(l), 0.125f};
@@ -61,11 +56,11 @@ const sinter_program *build() {
     d.kernel = {reinterpret_cast<const void *>(&affine), {1, 1, 1}, {kN, 1, 1}, 0, 3, g_buffers[l]};
     std::snprintf(g_names[l], sizeof g_names[l], "ab%d", l);
     g_table[l] = {g_names[l], SINTER_DTYPE_F32, 1, {2}, uint64_t(l) * 256, 8, 0};
-    g_table[l].checksum = fnv1a64(g_weights + l * 256, 8);
+    g_table[l].checksum = sinter::checksum::of(g_weights + l * 256, 8);
   }
   g_program = {SINTER_PROGRAM_VERSION, "sm_90", "host_overhead_model.cu", 1, 1, g_inputs,
                g_outputs, 2 * kN * 4, g_weights, sizeof g_weights,
-               fnv1a64(g_weights, sizeof g_weights), kLayers, g_launches};
+               sinter::checksum::of(g_weights, sizeof g_weights), kLayers, g_launches};
   g_program.num_weight_tensors = kLayers;
   g_program.weight_tensors = g_table;
   return &g_program;

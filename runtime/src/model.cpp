@@ -1,6 +1,8 @@
 // sinter_model: load (checks, checksum, weight upload), queries, destroy.
 #include "model.h"
 
+#include "checksum.h"
+
 #include "entries.h"
 #include "error.h"
 #include "weights_file.h"
@@ -128,7 +130,7 @@ sinter_status load_model(const sinter_program *p, uint32_t expected_abi_major,
                 "this library's weights are external (compiled with --weights=external): load "
                 "it with sinter_model_load_from_file and the .safetensors file written beside it");
   } else {
-    const uint64_t sum = fnv1a64(p->weights, p->weight_bytes);
+    const uint64_t sum = checksum::of(p->weights, p->weight_bytes);
     if (sum != p->weights_checksum) {
       const char *bad = first_corrupt_tensor(*p, p->weights);
       return fail(SINTER_CORRUPT_WEIGHTS,

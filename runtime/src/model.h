@@ -36,8 +36,6 @@ struct sinter_model {
 
 namespace sinter::rt {
 
-// FNV-1a 64 over `size` bytes (the checksum program.h specifies).
-uint64_t fnv1a64(const void *data, uint64_t size);
 
 // Structural checks of a program (versions aside): tensor infos, launch kinds, GEMM problems,
 // that every buffer reference lies inside its arena / weights / state / I/O tensor (of its

@@ -11,16 +11,6 @@
 
 namespace sinter::rt {
 
-uint64_t fnv1a64(const void *data, uint64_t size) {
-  const unsigned char *p = static_cast<const unsigned char *>(data);
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t i = 0; i < size; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 namespace {
 
 // a * b, false when the product does not fit in 64 bits.

@@ -25,15 +25,6 @@ const char *dtype_for_sinter(int32_t d) {
   }
 }
 
-uint64_t fnv1a64(const void *data, uint64_t size, uint64_t h) {
-  const unsigned char *p = static_cast<const unsigned char *>(data);
-  for (uint64_t i = 0; i < size; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 namespace {
 
 std::string json_string(const std::string &s) {

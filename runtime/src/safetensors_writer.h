@@ -30,8 +30,6 @@ struct TensorData {
 // The safetensors dtype string for a sinter_dtype value (program.h), nullptr if none.
 const char *dtype_for_sinter(int32_t sinter_dtype);
 
-// FNV-1a 64 (the per-tensor checksum sinter_weight_info.checksum holds), continuing from `h`.
-uint64_t fnv1a64(const void *data, uint64_t size, uint64_t h = 0xcbf29ce484222325ull);
 
 // The complete header (length prefix excluded, padding included) write_file would write.
 bool header_json(const std::vector<TensorData> &tensors,

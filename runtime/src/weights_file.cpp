@@ -3,6 +3,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "checksum.h"
 #include "safetensors_writer.h"
 
 #include <algorithm>
@@ -142,7 +143,7 @@ sinter_status stream_weights(const sinter_program &p, const WeightsFile &file,
   std::string error;
   for (uint32_t i : order) {
     const sinter_weight_info &w = p.weight_tensors[i];
-    uint64_t h = 0xcbf29ce484222325ull;
+    checksum::Hasher hasher;
     for (uint64_t done = 0; done < w.bytes;) {
       const uint64_t n = std::min(chunk, w.bytes - done);
       unsigned char *buffer = nullptr;
@@ -153,11 +154,12 @@ sinter_status stream_weights(const sinter_program &p, const WeightsFile &file,
         return fail(SINTER_CORRUPT_WEIGHTS, "weights file '%s': tensor '%s': %s",
                     file.path.c_str(), w.name, error.c_str());
       if (!allow_new_values)
-        h = safetensors::fnv1a64(buffer, n, h);
+        hasher.update(buffer, n);
       if ((s = sink.submit(buffer, w.offset + done, n)) != SINTER_OK)
         return s;
       done += n;
     }
+    const uint64_t h = allow_new_values ? 0 : hasher.finish();
     if (!allow_new_values && h != w.checksum)
       return fail(SINTER_CORRUPT_WEIGHTS,
                   "weights file '%s': tensor '%s' fails its checksum (expected 0x%016llx, "
@@ -172,7 +174,7 @@ sinter_status stream_weights(const sinter_program &p, const WeightsFile &file,
 const char *first_corrupt_tensor(const sinter_program &p, const unsigned char *blob) {
   for (uint32_t i = 0; i < p.num_weight_tensors; ++i) {
     const sinter_weight_info &w = p.weight_tensors[i];
-    if (fnv1a64(blob + w.offset, w.bytes) != w.checksum)
+    if (checksum::of(blob + w.offset, w.bytes) != w.checksum)
       return w.name;
   }
   return nullptr;

@@ -50,7 +50,7 @@ public:
 };
 
 // Reads every table tensor from the file (in file order, chunk by chunk, with pread at 64-bit
-// offsets) into the sink, checking each tensor's FNV-1a 64 against the table unless
+// offsets) into the sink, checking each tensor's checksum (checksum.h) against the table unless
 // `allow_new_values`. CORRUPT_WEIGHTS naming the tensor on a mismatch or read error.
 sinter_status stream_weights(const sinter_program &program, const WeightsFile &file,
                              bool allow_new_values, WeightSink &sink);

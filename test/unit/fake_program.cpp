@@ -44,7 +44,7 @@ sinter_program make_program() {
   p.arena_bytes = 64;
   p.weights = g_weights;
   p.weight_bytes = 160;
-  p.weights_checksum = reference_fnv1a64(g_weights, 160);
+  p.weights_checksum = reference_checksum(g_weights, 160);
   p.num_launches = static_cast<uint32_t>(launches().size());
   p.launches = launches().data();
   return p;
@@ -84,11 +84,28 @@ sinter_program &fake_program() {
   return p;
 }
 
-uint64_t reference_fnv1a64(const void *data, uint64_t size) {
-  uint64_t h = 14695981039346656037ull;
-  for (uint64_t i = 0; i < size; ++i)
-    h = (h ^ static_cast<const unsigned char *>(data)[i]) * 1099511628211ull;
-  return h;
+uint64_t reference_checksum(const void *data, uint64_t size) {
+  // Written from the definition in runtime/src/checksum.h, not from its code: lane i takes the
+  // little-endian word i of every whole 64-byte block.
+  const unsigned char *p = static_cast<const unsigned char *>(data);
+  const uint64_t basis = 14695981039346656037ull, prime = 1099511628211ull;
+  const uint64_t blocks = size / 64;
+  uint64_t h = basis;
+  for (int lane = 0; lane < 8; ++lane) {
+    uint64_t l = basis;
+    for (uint64_t b = 0; b < blocks; ++b) {
+      uint64_t word = 0;
+      for (int k = 7; k >= 0; --k)
+        word = (word << 8) | p[b * 64 + lane * 8 + k];
+      l = (l ^ word) * prime;
+    }
+    h = (h ^ l) * prime;
+  }
+  uint64_t tail = basis;
+  for (uint64_t i = blocks * 64; i < size; ++i)
+    tail = (tail ^ p[i]) * prime;
+  h = (h ^ tail) * prime;
+  return (h ^ size) * prime;
 }
 
 TensorSet make_tensors(const sinter_tensor_info *infos, uint32_t count, bool with_strides) {

@@ -1,8 +1,10 @@
 // Model loading (ABI check, program checks, checksum, no device), queries, null handles.
+#include "checksum.h"
 #include "fake_program.h"
 #include "model.h"
 #include "test_util.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <string>
@@ -12,15 +14,47 @@ using sinter::rt::check_program;
 using sinter::rt::load_model;
 using sinter::test::fake_launches;
 using sinter::test::fake_program;
+using sinter::test::reference_checksum;
 
 namespace {
 
-TEST(Checksum, MatchesFnv1a64Vectors) {
-  EXPECT_EQ(sinter::rt::fnv1a64("", 0), 0xcbf29ce484222325ull);
-  EXPECT_EQ(sinter::rt::fnv1a64("a", 1), 0xaf63dc4c8601ec8cull);
-  EXPECT_EQ(sinter::rt::fnv1a64("foobar", 6), 0x85944171f73967e8ull);
+TEST(Checksum, MatchesTheReferenceAtEverySize) {
+  // Sizes around the 64-byte block, with bytes that make every lane and the tail differ.
+  std::vector<unsigned char> data(1000);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<unsigned char>(i * 131 + 7);
+  for (uint64_t n : {0, 1, 7, 8, 63, 64, 65, 127, 128, 129, 999, 1000})
+    EXPECT_EQ(sinter::checksum::of(data.data(), n), reference_checksum(data.data(), n)) << n;
   const sinter_program &p = fake_program();
-  EXPECT_EQ(sinter::rt::fnv1a64(p.weights, p.weight_bytes), p.weights_checksum);
+  EXPECT_EQ(sinter::checksum::of(p.weights, p.weight_bytes), p.weights_checksum);
+}
+
+TEST(Checksum, PiecesGiveTheWholeChecksum) {
+  std::vector<unsigned char> data(777);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<unsigned char>(i ^ (i >> 3));
+  const uint64_t whole = sinter::checksum::of(data.data(), data.size());
+  for (uint64_t piece : {1, 3, 63, 64, 65, 200}) {
+    sinter::checksum::Hasher h;
+    for (uint64_t at = 0; at < data.size(); at += piece)
+      h.update(data.data() + at, std::min<uint64_t>(piece, data.size() - at));
+    EXPECT_EQ(h.finish(), whole) << piece;
+  }
+}
+
+TEST(Checksum, SeesOneFlippedBitAndSwappedBlocks) {
+  std::vector<unsigned char> data(256, 0x5a);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<unsigned char>(i);
+  const uint64_t base = sinter::checksum::of(data.data(), data.size());
+  for (size_t byte : {0, 9, 64, 255}) {
+    std::vector<unsigned char> flipped = data;
+    flipped[byte] ^= 0x80;
+    EXPECT_NE(sinter::checksum::of(flipped.data(), flipped.size()), base) << byte;
+  }
+  std::vector<unsigned char> swapped = data;
+  std::swap_ranges(swapped.begin(), swapped.begin() + 64, swapped.begin() + 64);
+  EXPECT_NE(sinter::checksum::of(swapped.data(), swapped.size()), base);
 }
 
 TEST(ModelLoad, NullOut) {

@@ -2,6 +2,7 @@
 // block (ABI 1.2), the shape of an LLM's prefill/decode pair in miniature: "write" folds its
 // input into the state, "read" returns what the state holds, through a kernel and a cuBLASLt
 // GEMM that reads the state in place. Built with the emitter's nvcc command line.
+#include "checksum.h" // the weight checksum the runtime checks (linked from its archive)
 #include "sinter/program.h"
 #include "state_model_data.h"
 
@@ -60,13 +61,6 @@ sinter_entry g_entries[2];
 sinter_weight_info g_table[1];
 sinter_program g_program;
 
-uint64_t fnv1a64(const unsigned char *p, uint64_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t i = 0; i < n; ++i)
-    h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
-
 const sinter_program *build() {
   for (int k = 0; k < kCols; ++k)
     for (int n = 0; n < kN; ++n) {
@@ -96,10 +90,10 @@ const sinter_program *build() {
   g_entries[1] = {"read", 0, 3, nullptr, g_read_outputs, 2, g_read_launches};
   // The legacy single-entry fields repeat entry 0 (program.h).
   g_program = {SINTER_PROGRAM_VERSION, "sm_90", "state_model.cu", 1, 0, g_write_inputs, nullptr,
-               0, g_weights, kWeightBytes, fnv1a64(g_weights, kWeightBytes), 1,
+               0, g_weights, kWeightBytes, sinter::checksum::of(g_weights, kWeightBytes), 1,
                g_write_launches};
   g_table[0] = {"w", SINTER_DTYPE_F32, 2, {kCols, kN}, 0, kWeightBytes,
-                fnv1a64(g_weights, kWeightBytes)};
+                sinter::checksum::of(g_weights, kWeightBytes)};
   g_program.num_weight_tensors = 1;
   g_program.weight_tensors = g_table;
   g_program.state_bytes = kStateBytes;

@@ -2,6 +2,7 @@
 // unit tests build it into a .so with the same nvcc command line the emitter uses: as is
 // (embedded weights plus a weight table) and, from test_model_ext.cu, with
 // SINTER_TEST_MODEL_EXTERNAL (external weights: the table only, what --weights=external emits).
+#include "checksum.h" // the weight checksum the runtime checks (linked from its archive)
 #include "sinter/program.h"
 #include "test_model_data.h"
 
@@ -50,13 +51,6 @@ sinter_launch_desc g_launches[3];
 sinter_weight_info g_table[3];
 sinter_program g_program;
 
-uint64_t fnv1a64(const unsigned char *p, uint64_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t i = 0; i < n; ++i)
-    h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
-
 void put(unsigned offset, float v) { std::memcpy(g_weights + offset, &v, 4); }
 
 const sinter_program *build() {
@@ -87,14 +81,14 @@ const sinter_program *build() {
   t.kernel = {reinterpret_cast<const void *>(&twice), {1, 1, 1}, {32, 1, 1}, 0, 2,
               g_twice_buffers};
   g_program = {SINTER_PROGRAM_VERSION, "sm_90", "test_model.cu", 1, 2, g_inputs, g_outputs,
-               kM * kN * 4, g_weights, kWeightBytes, fnv1a64(g_weights, kWeightBytes), 3,
+               kM * kN * 4, g_weights, kWeightBytes, sinter::checksum::of(g_weights, kWeightBytes), 3,
                g_launches};
   // The weight table (program.h's appended fields), in blob order.
   g_table[0] = {"w", SINTER_DTYPE_F32, 2, {kK, kN}, kWOffset, kK * kN * 4, 0};
   g_table[1] = {"bias", SINTER_DTYPE_F32, 1, {kN}, kBiasOffset, kN * 4, 0};
   g_table[2] = {"scale", SINTER_DTYPE_F32, 1, {kN}, kScaleOffset, kN * 4, 0};
   for (sinter_weight_info &t : g_table)
-    t.checksum = fnv1a64(g_weights + t.offset, t.bytes);
+    t.checksum = sinter::checksum::of(g_weights + t.offset, t.bytes);
   g_program.num_weight_tensors = 3;
   g_program.weight_tensors = g_table;
 #ifdef SINTER_TEST_MODEL_EXTERNAL

@@ -35,7 +35,7 @@ struct TableProgram {
     table[0] = {"w", SINTER_DTYPE_F32, 2, {4, 8}, 0, 128, 0};
     table[1] = {"b", SINTER_DTYPE_F32, 1, {8}, 128, 32, 0};
     for (auto &t : table)
-      t.checksum = sinter::test::reference_fnv1a64(p.weights + t.offset, t.bytes);
+      t.checksum = sinter::test::reference_checksum(p.weights + t.offset, t.bytes);
     p.num_weight_tensors = 2;
     p.weight_tensors = table;
     if (external) {

@@ -3,6 +3,8 @@
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
 #include "sinter/sinter.h" // SINTER_ABI_VERSION_MAJOR/MINOR: the ABI the emitted code implements
 
+#include "checksum.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -71,39 +73,19 @@ void collectSources(Location loc, llvm::SetVector<StringRef> &names) {
       collectSources(inner, names);
 }
 
-constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull, kFnvPrime = 0x100000001b3ull;
-
-/// FNV-1a 64 of every tensor's bytes and of the whole blob, in one pass: collectWeights lays
-/// the tensors out in increasing offset order without overlap, and the two hash chains are
-/// independent, so running them together costs about one pass instead of two over gigabytes.
+/// The checksums of every tensor's bytes and of the whole blob (runtime/src/checksum.h: the
+/// runtime checks them at load).
 struct BlobChecksums {
   std::vector<uint64_t> tensors;
-  uint64_t blob = kFnvBasis;
+  uint64_t blob = 0;
 };
 BlobChecksums checksumBlob(StringRef blob, ArrayRef<EmittedProgram::Tensor> tensors) {
   BlobChecksums sums;
-  uint64_t pos = 0;
-  auto blobUpTo = [&](uint64_t end) {
-    for (; pos < end; ++pos) {
-      sums.blob ^= static_cast<unsigned char>(blob[pos]);
-      sums.blob *= kFnvPrime;
-    }
-  };
   for (const auto &t : tensors) {
-    assert(t.offset >= pos && "weight tensors overlap or are out of order");
-    blobUpTo(t.offset);
-    uint64_t h = kFnvBasis, hb = sums.blob;
-    for (unsigned char c : blob.substr(t.offset, t.bytes)) {
-      h ^= c;
-      h *= kFnvPrime;
-      hb ^= c;
-      hb *= kFnvPrime;
-    }
-    sums.blob = hb;
-    pos = t.offset + t.bytes;
-    sums.tensors.push_back(h);
+    assert(t.offset + t.bytes <= blob.size() && "weight tensor outside the blob");
+    sums.tensors.push_back(checksum::of(blob.data() + t.offset, t.bytes));
   }
-  blobUpTo(blob.size());
+  sums.blob = checksum::of(blob.data(), blob.size());
   return sums;
 }
 

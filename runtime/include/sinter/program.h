@@ -95,7 +95,7 @@ typedef struct sinter_weight_info {
   int64_t shape[SINTER_MAX_RANK];
   uint64_t offset;   /* bytes into the weight blob */
   uint64_t bytes;
-  uint64_t checksum; /* FNV-1a 64 of the tensor's bytes as compiled */
+  uint64_t checksum; /* of the tensor's bytes as compiled (runtime/src/checksum.h) */
 } sinter_weight_info;
 
 /* A named region of the state block: a KV cache, or a kernel's private scratch that must
@@ -138,7 +138,7 @@ typedef struct sinter_program {
   const unsigned char *weights; /* host copy embedded in the .so, 256-byte aligned; NULL when
                                    weights_external */
   uint64_t weight_bytes;        /* size of the blob on the device */
-  uint64_t weights_checksum;    /* FNV-1a 64 of the blob's bytes (gaps included) */
+  uint64_t weights_checksum;    /* of the blob's bytes, gaps included (checksum.h) */
   uint32_t num_launches;
   const sinter_launch_desc *launches;
 

@@ -89,7 +89,7 @@ typedef struct sinter_model_load_options {
    * compile --weights=external` writes beside the .so, or another one with the same names,
    * dtypes and shapes). NULL = the weights embedded in the library. Borrowed for the call. */
   const char *weights_path;
-  /* 0: every tensor must match the values the model was compiled with (per-tensor FNV-1a 64).
+  /* 0: every tensor must match the values the model was compiled with (per-tensor checksum).
    * 1: accept new values (a fine-tuned checkpoint): checksums are skipped, names, dtypes and
    *    shapes are still checked. */
   int allow_new_values;
