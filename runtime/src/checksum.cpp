@@ -22,6 +22,8 @@ Hasher::Hasher() {
 }
 
 void Hasher::update(const void *data, uint64_t size) {
+  if (size == 0) // data may be null then (an empty blob)
+    return;
   const unsigned char *p = static_cast<const unsigned char *>(data);
   total_ += size;
   if (pending_bytes_ > 0) {

@@ -25,6 +25,8 @@ TEST(Checksum, MatchesTheReferenceAtEverySize) {
     data[i] = static_cast<unsigned char>(i * 131 + 7);
   for (uint64_t n : {0, 1, 7, 8, 63, 64, 65, 127, 128, 129, 999, 1000})
     EXPECT_EQ(sinter::checksum::of(data.data(), n), reference_checksum(data.data(), n)) << n;
+  // An empty blob may come without a pointer (fuzz/regressions/program/empty-blob-checksum).
+  EXPECT_EQ(sinter::checksum::of(nullptr, 0), reference_checksum(data.data(), 0));
   const sinter_program &p = fake_program();
   EXPECT_EQ(sinter::checksum::of(p.weights, p.weight_bytes), p.weights_checksum);
 }
