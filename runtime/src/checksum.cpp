@@ -1,5 +1,6 @@
 #include "checksum.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace sinter::checksum {
@@ -27,9 +28,7 @@ void Hasher::update(const void *data, uint64_t size) {
   const unsigned char *p = static_cast<const unsigned char *>(data);
   total_ += size;
   if (pending_bytes_ > 0) {
-    const uint64_t take = size < uint64_t(kBlockBytes - pending_bytes_)
-                              ? size
-                              : uint64_t(kBlockBytes - pending_bytes_);
+    const uint64_t take = std::min<uint64_t>(size, kBlockBytes - pending_bytes_);
     std::memcpy(pending_ + pending_bytes_, p, take);
     pending_bytes_ += unsigned(take);
     p += take;

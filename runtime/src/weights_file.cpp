@@ -159,8 +159,9 @@ sinter_status stream_weights(const sinter_program &p, const WeightsFile &file,
         return s;
       done += n;
     }
-    const uint64_t h = allow_new_values ? 0 : hasher.finish();
-    if (!allow_new_values && h != w.checksum)
+    if (allow_new_values)
+      continue;
+    if (const uint64_t h = hasher.finish(); h != w.checksum)
       return fail(SINTER_CORRUPT_WEIGHTS,
                   "weights file '%s': tensor '%s' fails its checksum (expected 0x%016llx, "
                   "computed 0x%016llx): the file holds other values than the model was compiled "
