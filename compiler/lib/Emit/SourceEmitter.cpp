@@ -12,6 +12,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cassert>
 #include <set>
 
@@ -74,18 +75,34 @@ void collectSources(Location loc, llvm::SetVector<StringRef> &names) {
 }
 
 /// The checksums of every tensor's bytes and of the whole blob (runtime/src/checksum.h: the
-/// runtime checks them at load).
+/// runtime checks them at load), in one pass over the blob: collectWeights lays the tensors out
+/// in increasing offset order without overlap, and each piece of a tensor goes into both
+/// hashers while it is in the cache.
 struct BlobChecksums {
   std::vector<uint64_t> tensors;
   uint64_t blob = 0;
 };
 BlobChecksums checksumBlob(StringRef blob, ArrayRef<EmittedProgram::Tensor> tensors) {
+  constexpr uint64_t kPiece = 1 << 20;
   BlobChecksums sums;
+  checksum::Hasher whole;
+  uint64_t pos = 0;
   for (const auto &t : tensors) {
-    assert(t.offset + t.bytes <= blob.size() && "weight tensor outside the blob");
-    sums.tensors.push_back(checksum::of(blob.data() + t.offset, t.bytes));
+    assert(t.offset >= pos && t.offset + t.bytes <= blob.size() &&
+           "weight tensors overlap, are out of order or outside the blob");
+    whole.update(blob.data() + pos, t.offset - pos);
+    checksum::Hasher tensor;
+    for (uint64_t at = 0; at < t.bytes; at += kPiece) {
+      const char *piece = blob.data() + t.offset + at;
+      const uint64_t n = std::min(kPiece, t.bytes - at);
+      tensor.update(piece, n);
+      whole.update(piece, n);
+    }
+    sums.tensors.push_back(tensor.finish());
+    pos = t.offset + t.bytes;
   }
-  sums.blob = checksum::of(blob.data(), blob.size());
+  whole.update(blob.data() + pos, blob.size() - pos);
+  sums.blob = whole.finish();
   return sums;
 }
 
