@@ -4,13 +4,15 @@
 // attention_decode_split(MAX_LEN, HKV, num_sms).
 //
 // Block (g, s) handles the GROUP query heads of kv head g over split s of the keys [0, p].
-// Lanes come in runs of LPK = next_pow2(D/8) per key: lane c of a run loads the 16-byte chunk c
-// of that key's K and V rows (row p from qkv, the others from the cache), so a warp covers
-// 32/LPK keys and the block KPB = 128/LPK keys per pass. Scores are reduced over the run with
-// xor shuffles; every thread keeps its own online softmax (running max, sum and 8 accumulators
-// per head, log2 domain) over the keys of its slot, U passes' loads in flight at a time. The
-// slots are merged with shuffles, then the warps through shared memory. With more than one
-// active split the blocks write partial records and the last to arrive merges them.
+// Tensor-core path (attention_decode_tensor_cores): see the comment at its loop below. The
+// scalar path: lanes come in runs of LPK = next_pow2(D/8) per key: lane c of a run loads the
+// 16-byte chunk c of that key's K and V rows (row p from qkv, the others from the cache), so a
+// warp covers 32/LPK keys and the block KPB = 128/LPK keys per pass. Scores are reduced over
+// the run with xor shuffles; every thread keeps its own online softmax (running max, sum and 8
+// accumulators per head, log2 domain) over the keys of its slot, U passes' loads in flight at
+// a time. The slots are merged with shuffles. Both paths merge the warps through shared
+// memory. With more than one active split the blocks write partial records and the last to
+// arrive merges them.
 #pragma once
 
 #include "kernel_common.cuh"
@@ -67,6 +69,13 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   __shared__ float red_l[WARPS][GROUP];
   __shared__ __align__(16) float red_acc[WARPS][GROUP][D];
   __shared__ int is_last;
+  // Tensor-core path (attention_decode_tensor_cores): each warp stages the V rows of its keys.
+  constexpr bool TC = attention_decode_tensor_cores(D, GROUP);
+  constexpr int QC = D / 32; // 16-byte chunks per lane of a q or K row (k = 32c + 8 * (lane % 4))
+  constexpr int KW = 32;     // keys per warp and round
+  constexpr int ROUND = KW * WARPS;
+  constexpr int VS = D + 8; // row stride of the staged V (elements): ldmatrix rows in distinct banks
+  __shared__ __align__(16) bf16 v_stage[TC ? WARPS * KW * VS : 8];
 
   const int g = blockIdx.x;
   const int s = blockIdx.y;
@@ -98,8 +107,16 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   const int64_t p64 = *position;
   // q chunk c of the GROUP heads, scaled by scale * log2(e), in fp32 registers (loaded while
   // the position, which the K/V addresses depend on, is in flight).
-  float q[GROUP][8];
-  {
+  float q[TC ? 1 : GROUP][8];
+  const int r8 = lane >> 2; // tensor-core fragments: row / column group of the lane
+  const int q4 = lane & 3;  // and its k pair
+  uint4 qa[TC ? QC : 1];    // A fragment: q of head r8 (heads >= GROUP: zeros)
+  if constexpr (TC) {
+#pragma unroll
+    for (int cq = 0; cq < QC; ++cq)
+      qa[cq] = r8 < GROUP ? detail::ld16(qkv + Q_OFF + (g * GROUP + r8) * D + 32 * cq + q4 * 8)
+                          : make_uint4(0, 0, 0, 0);
+  } else {
     const float qs = __uint_as_float(SCALE_BITS) * LOG2E;
 #pragma unroll
     for (int h = 0; h < GROUP; ++h) {
@@ -140,95 +157,201 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
     detail::st16((is_v ? v_cache : k_cache) + (size_t(g) * MAX_LEN + p) * D + cc * 8, v);
   }
 
-  float m[GROUP], l[GROUP], acc[GROUP][8];
+  if constexpr (TC) {
+    // Per round, warp w takes keys kb = start + round + 32w .. +31 as 4 column tiles of 8 keys.
+    // Scores S[head][key] = q K^T: A = q (16 rows: the GROUP heads, then zeros), B = K rows
+    // loaded straight into fragments (lane r8 of tile nt holds key kb + 8nt + r8); the k order
+    // inside each MMA is permuted alike for A and B (see detail::mma_16x8). The C fragment
+    // gives lane (r8, q4) head r8's scores of keys kb + 8nt + 2q4 + {0, 1}: exactly its A
+    // fragment of P V over the 16 keys of tiles (2ks, 2ks+1). P goes in as bf16 hi + lo parts
+    // (fp32-accurate P), V through shared memory with ldmatrix.trans. Online softmax per warp
+    // and head across rounds, log2 domain.
+    const float qs = __uint_as_float(SCALE_BITS) * LOG2E;
+    const uint4 zero = make_uint4(0, 0, 0, 0);
+    float m_run = -INFINITY, l_run = 0.f;
+    float o[D / 8][4]; // d tile n: [0], [1] = O[head r8][8n + 2q4 + {0, 1}]; [2], [3] stay 0
 #pragma unroll
-  for (int h = 0; h < GROUP; ++h) {
-    m[h] = -INFINITY;
-    l[h] = 0.f;
+    for (int n = 0; n < D / 8; ++n)
 #pragma unroll
-    for (int k = 0; k < 8; ++k) acc[h][k] = 0.f;
-  }
-
-  for (int base = start; base < end; base += TILE) {
-    uint4 kv[U], vv[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int j = base + u * KPB + slot;
-      kv[u] = make_uint4(0, 0, 0, 0);
-      vv[u] = make_uint4(0, 0, 0, 0);
-      if (j < end && has_chunk) {
-        const bool fresh = j == p;
-        kv[u] = detail::ld16((fresh ? new_k : kc + size_t(j) * D) + c * 8);
-        vv[u] = detail::ld16((fresh ? new_v : vc + size_t(j) * D) + c * 8);
+      for (int e = 0; e < 4; ++e) o[n][e] = 0.f;
+    bf16 *vs = v_stage + warp * KW * VS;
+    for (int rb = start; rb < end; rb += ROUND) {
+      const int kb = rb + warp * KW;
+      if (kb >= end) continue; // warp-uniform
+      for (int i = lane; i < KW * DV; i += 32) {
+        const int r = i / DV;
+        const int cv = i - r * DV;
+        const int j = kb + r;
+        const bf16 *src = j == p ? new_v : vc + size_t(j < end ? j : start) * D;
+        detail::cp_async16_zfill(vs + r * VS + cv * 8, src + cv * 8, j < end ? 16u : 0u);
       }
-    }
-    float sc[U][GROUP];
+      detail::cp_async_commit();
+      uint4 kf[4][QC];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const uint32_t w[4] = {kv[u].x, kv[u].y, kv[u].z, kv[u].w};
+      for (int nt = 0; nt < 4; ++nt) {
+        const int j = kb + 8 * nt + r8;
+        const bf16 *row = j == p ? new_k : kc + size_t(j) * D;
 #pragma unroll
-      for (int h = 0; h < GROUP; ++h) {
-        float d0 = 0.f, d1 = 0.f;
+        for (int cq = 0; cq < QC; ++cq)
+          kf[nt][cq] = j < end ? detail::ld16(row + 32 * cq + q4 * 8) : zero;
+      }
+      float sc[4][4];
+      float mx = m_run;
 #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          d0 = fmaf(q[h][2 * k], detail::bf16_lo(w[k]), d0);
-          d1 = fmaf(q[h][2 * k + 1], detail::bf16_hi(w[k]), d1);
+      for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) sc[nt][e] = 0.f;
+#pragma unroll
+        for (int cq = 0; cq < QC; ++cq) detail::mma_16x8(sc[nt], qa[cq], zero, kf[nt][cq]);
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const bool live = kb + 8 * nt + 2 * q4 + e < end;
+          sc[nt][e] = live ? sc[nt][e] * qs : -INFINITY;
+          mx = fmaxf(mx, sc[nt][e]);
         }
-        float d = d0 + d1;
+      }
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float ref = mx == -INFINITY ? 0.f : mx;
+      const float corr = exp2f(m_run - ref); // m_run == -inf -> 0
+      m_run = mx;
+      l_run *= corr;
 #pragma unroll
-        for (int o = 1; o < LPK; o <<= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-        sc[u][h] = base + u * KPB + slot < end ? d : -INFINITY;
+      for (int n = 0; n < D / 8; ++n) {
+        o[n][0] *= corr;
+        o[n][1] *= corr;
+      }
+      uint32_t ph[2][2], pl[2][2]; // [k step][tile of the step]: P of keys 2q4, 2q4 + 1
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt) {
+        const float p0 = exp2f(sc[nt][0] - ref), p1 = exp2f(sc[nt][1] - ref); // -inf -> 0
+        l_run += p0 + p1;
+        const uint32_t hi = detail::pack_bf16x2(p0, p1);
+        ph[nt >> 1][nt & 1] = hi;
+        pl[nt >> 1][nt & 1] = detail::pack_bf16x2(p0 - detail::bf16_lo(hi), p1 - detail::bf16_hi(hi));
+      }
+      detail::cp_async_wait<0>();
+      __syncwarp();
+      // ldmatrix: lane i addresses row i % 8 of matrix i / 8 = (keys +8 if odd, d +8 if >= 2).
+      const int mi = lane >> 3;
+      const bf16 *vrow = vs + ((mi & 1) * 8 + (lane & 7)) * VS + (mi >> 1) * 8;
+#pragma unroll
+      for (int ks = 0; ks < 2; ++ks) {
+#pragma unroll
+        for (int n2 = 0; n2 < D / 16; ++n2) {
+          uint32_t b[4];
+          detail::ldmatrix_x4_trans(b, vrow + 16 * ks * VS + 16 * n2);
+          detail::mma_bf16_16816(o[2 * n2], ph[ks][0], 0u, ph[ks][1], 0u, b[0], b[1]);
+          detail::mma_bf16_16816(o[2 * n2], pl[ks][0], 0u, pl[ks][1], 0u, b[0], b[1]);
+          detail::mma_bf16_16816(o[2 * n2 + 1], ph[ks][0], 0u, ph[ks][1], 0u, b[2], b[3]);
+          detail::mma_bf16_16816(o[2 * n2 + 1], pl[ks][0], 0u, pl[ks][1], 0u, b[2], b[3]);
+        }
+      }
+      __syncwarp(); // every lane's ldmatrix is done before the next round restages
+    }
+    l_run += __shfl_xor_sync(0xffffffffu, l_run, 1);
+    l_run += __shfl_xor_sync(0xffffffffu, l_run, 2);
+    trace.mark(1);
+    if (r8 < GROUP) {
+#pragma unroll
+      for (int n = 0; n < D / 8; ++n)
+        *reinterpret_cast<float2 *>(&red_acc[warp][r8][8 * n + 2 * q4]) = make_float2(o[n][0], o[n][1]);
+      if (q4 == 0) {
+        red_m[warp][r8] = m_run;
+        red_l[warp][r8] = l_run;
       }
     }
-#pragma unroll
+  } else {
+    float m[GROUP], l[GROUP], acc[GROUP][8];
+  #pragma unroll
     for (int h = 0; h < GROUP; ++h) {
-      float mt = m[h];
-#pragma unroll
-      for (int u = 0; u < U; ++u) mt = fmaxf(mt, sc[u][h]);
-      if (mt != -INFINITY) {
-        const float corr = exp2f(m[h] - mt); // m[h] == -inf -> 0
-        l[h] *= corr;
-#pragma unroll
-        for (int k = 0; k < 8; ++k) acc[h][k] *= corr;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const float pr = exp2f(sc[u][h] - mt); // -inf -> 0
-          l[h] += pr;
-          const uint32_t w[4] = {vv[u].x, vv[u].y, vv[u].z, vv[u].w};
-#pragma unroll
+      m[h] = -INFINITY;
+      l[h] = 0.f;
+  #pragma unroll
+      for (int k = 0; k < 8; ++k) acc[h][k] = 0.f;
+    }
+
+    for (int base = start; base < end; base += TILE) {
+      uint4 kv[U], vv[U];
+  #pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int j = base + u * KPB + slot;
+        kv[u] = make_uint4(0, 0, 0, 0);
+        vv[u] = make_uint4(0, 0, 0, 0);
+        if (j < end && has_chunk) {
+          const bool fresh = j == p;
+          kv[u] = detail::ld16((fresh ? new_k : kc + size_t(j) * D) + c * 8);
+          vv[u] = detail::ld16((fresh ? new_v : vc + size_t(j) * D) + c * 8);
+        }
+      }
+      float sc[U][GROUP];
+  #pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const uint32_t w[4] = {kv[u].x, kv[u].y, kv[u].z, kv[u].w};
+  #pragma unroll
+        for (int h = 0; h < GROUP; ++h) {
+          float d0 = 0.f, d1 = 0.f;
+  #pragma unroll
           for (int k = 0; k < 4; ++k) {
-            acc[h][2 * k] = fmaf(pr, detail::bf16_lo(w[k]), acc[h][2 * k]);
-            acc[h][2 * k + 1] = fmaf(pr, detail::bf16_hi(w[k]), acc[h][2 * k + 1]);
+            d0 = fmaf(q[h][2 * k], detail::bf16_lo(w[k]), d0);
+            d1 = fmaf(q[h][2 * k + 1], detail::bf16_hi(w[k]), d1);
           }
+          float d = d0 + d1;
+  #pragma unroll
+          for (int o = 1; o < LPK; o <<= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+          sc[u][h] = base + u * KPB + slot < end ? d : -INFINITY;
         }
-        m[h] = mt;
+      }
+  #pragma unroll
+      for (int h = 0; h < GROUP; ++h) {
+        float mt = m[h];
+  #pragma unroll
+        for (int u = 0; u < U; ++u) mt = fmaxf(mt, sc[u][h]);
+        if (mt != -INFINITY) {
+          const float corr = exp2f(m[h] - mt); // m[h] == -inf -> 0
+          l[h] *= corr;
+  #pragma unroll
+          for (int k = 0; k < 8; ++k) acc[h][k] *= corr;
+  #pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const float pr = exp2f(sc[u][h] - mt); // -inf -> 0
+            l[h] += pr;
+            const uint32_t w[4] = {vv[u].x, vv[u].y, vv[u].z, vv[u].w};
+  #pragma unroll
+            for (int k = 0; k < 4; ++k) {
+              acc[h][2 * k] = fmaf(pr, detail::bf16_lo(w[k]), acc[h][2 * k]);
+              acc[h][2 * k + 1] = fmaf(pr, detail::bf16_hi(w[k]), acc[h][2 * k + 1]);
+            }
+          }
+          m[h] = mt;
+        }
       }
     }
-  }
 
-  // Merge the key slots of the warp (lanes with the same chunk), then the warps.
-#pragma unroll
-  for (int o = LPK; o < 32; o <<= 1) {
-#pragma unroll
-    for (int h = 0; h < GROUP; ++h) {
-      const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
-      const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
-      float ao[8];
-#pragma unroll
-      for (int k = 0; k < 8; ++k) ao[k] = __shfl_xor_sync(0xffffffffu, acc[h][k], o);
-      detail::decode_merge(m[h], l[h], acc[h], mo, lo, ao);
+    // Merge the key slots of the warp (lanes with the same chunk), then the warps.
+  #pragma unroll
+    for (int o = LPK; o < 32; o <<= 1) {
+  #pragma unroll
+      for (int h = 0; h < GROUP; ++h) {
+        const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
+        const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
+        float ao[8];
+  #pragma unroll
+        for (int k = 0; k < 8; ++k) ao[k] = __shfl_xor_sync(0xffffffffu, acc[h][k], o);
+        detail::decode_merge(m[h], l[h], acc[h], mo, lo, ao);
+      }
     }
-  }
-  trace.mark(1);
-  if (lane < LPK && has_chunk) {
-#pragma unroll
-    for (int h = 0; h < GROUP; ++h) {
-      float4 *dst = reinterpret_cast<float4 *>(&red_acc[warp][h][c * 8]);
-      dst[0] = make_float4(acc[h][0], acc[h][1], acc[h][2], acc[h][3]);
-      dst[1] = make_float4(acc[h][4], acc[h][5], acc[h][6], acc[h][7]);
-      if (lane == 0) {
-        red_m[warp][h] = m[h];
-        red_l[warp][h] = l[h];
+    trace.mark(1);
+    if (lane < LPK && has_chunk) {
+  #pragma unroll
+      for (int h = 0; h < GROUP; ++h) {
+        float4 *dst = reinterpret_cast<float4 *>(&red_acc[warp][h][c * 8]);
+        dst[0] = make_float4(acc[h][0], acc[h][1], acc[h][2], acc[h][3]);
+        dst[1] = make_float4(acc[h][4], acc[h][5], acc[h][6], acc[h][7]);
+        if (lane == 0) {
+          red_m[warp][h] = m[h];
+          red_l[warp][h] = l[h];
+        }
       }
     }
   }

@@ -106,6 +106,13 @@ __device__ __forceinline__ void cp_async16_stream(void *smem, const void *gmem) 
                : "memory");
 #endif
 }
+// cp.async that writes zeros past the first src_bytes (0 or 16) bytes: rows past the end
+// of a range stay finite without a branch around the copy.
+__device__ __forceinline__ void cp_async16_zfill(void *smem, const void *gmem, uint32_t src_bytes) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(src_bytes)
+               : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
@@ -124,6 +131,36 @@ __device__ __forceinline__ void cp_async_wait_dyn(int n) {
   case 6: cp_async_wait<6>(); break;
   default: cp_async_wait<7>(); break;
   }
+}
+
+// Tensor-core products (bf16 inputs, fp32 accumulation) and their operand loads.
+__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], uint32_t a0, uint32_t a1,
+                                               uint32_t a2, uint32_t a3, uint32_t b0,
+                                               uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// acc += A(16 rows: ra for row g, rb for row g+8; 8 k each) x B(8 k of x row g: xb).
+// The thread's 8 k values are split into two MMAs: elements 0-3 then 4-7; within each, the
+// MMA's logical k pair (2t, 2t+1) takes elements (0,1) and pair (2t+8, 2t+9) elements (2,3).
+__device__ __forceinline__ void mma_16x8(float (&acc)[4], const uint4 &ra, const uint4 &rb,
+                                         const uint4 &xb) {
+  mma_bf16_16816(acc, ra.x, rb.x, ra.y, rb.y, xb.x, xb.y);
+  mma_bf16_16816(acc, ra.z, rb.z, ra.w, rb.w, xb.z, xb.w);
+}
+
+// Four 8x8 bf16 matrices from shared memory, transposed: lane i gives the address of row i % 8
+// of matrix i / 8 (16 contiguous bytes); r[j] is matrix j's B fragment of mma.m16n8k16 when
+// the matrix rows are k and its columns n.
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void *row) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s));
 }
 
 // Programmatic dependent launch (sm_90). Without the launch attribute both are no-ops.

@@ -386,11 +386,15 @@ SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
 //   NSPLIT == 1) block 0 writes out directly and partials/counters are not touched.
 //   partials layout: [HKV][NSPLIT][GROUP][D + 2] fp32: acc[0..D) = sum_j 2^(t_j - m) v_j,
 //   [D] = m = max_j t_j, [D+1] = l = sum_j 2^(t_j - m), with t_j = score_j * log2(e).
-//   block 128 threads (4 warps): lanes are grouped in runs of LPK = next_pow2(D/8) lanes per
-//   key (one 16-byte K/V vector each), every thread keeps an online softmax over its keys.
-//   Static shared memory only (WARPS*GROUP*(D+2)*4 bytes, <= 33 KiB): no dynamic shared bytes.
+//   block 128 threads (4 warps). With attention_decode_tensor_cores(D, GROUP) (D % 32 == 0 and
+//   the staged V fits) q K^T and P V run as bf16 MMAs with fp32 accumulation (P as bf16 hi +
+//   lo parts), each warp taking 32 keys a round with its own online softmax; otherwise lanes
+//   are grouped in runs of LPK = next_pow2(D/8) lanes per key (one 16-byte K/V vector each)
+//   and every thread keeps an online softmax over its keys.
+//   Static shared memory only (<= 48 KiB): no dynamic shared bytes.
 //   H200, Llama 3.2 1B shapes, p = MAX_LEN-1, back-to-back launches in a CUDA graph (an empty
-//   kernel: 0.55 us): MAX_LEN 128 ~4.2 us, 1024 ~5.0 us, 4096 ~8.2 us per launch.
+//   kernel: 0.55 us), tensor-core path: MAX_LEN 128 ~2.8 us, 1024 ~4.4 us, 4096 ~6.3 us per
+//   launch (scalar path: 4.3, 6.2, 8.5).
 //   Requires D % 8 == 0, 8 <= D <= 256, HQ % HKV == 0, GROUP <= 8, 8-aligned offsets and
 //   stride, heads inside the row, MAX_LEN >= 1, 1 <= SPLIT, NSPLIT <= 256.
 // =============================================================================================
@@ -421,6 +425,20 @@ SINTER_LP_FN bool attention_decode_supported(int HQ, int HKV, int D, int q_off, 
          q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
          v_off + HKV * D <= row_stride && max_len >= 1 && split >= 1 &&
          attention_decode_num_splits(max_len, split) <= kAttentionDecodeMaxSplits;
+}
+// Whether attention_decode multiplies on tensor cores (q K^T and P V as bf16 MMAs with fp32
+// accumulation, P as bf16 hi + lo parts): whole 32-element k chunks per lane and the staged V
+// (4 warps x 32 keys x (D + 8) bf16) beside the warp merge's buffers inside 48 KiB of static
+// shared memory. Otherwise every lane keeps its own fp32 online softmax over whole K/V
+// vectors (the scalar path). SINTER_ATTENTION_DECODE_TENSOR_CORES=0 keeps the scalar path
+// everywhere (experiments only: the compiler and the generated code must agree).
+#ifndef SINTER_ATTENTION_DECODE_TENSOR_CORES
+#define SINTER_ATTENTION_DECODE_TENSOR_CORES 1
+#endif
+SINTER_LP_FN bool attention_decode_tensor_cores(int D, int GROUP) {
+  constexpr int warps = kAttentionDecodeThreads / 32;
+  return SINTER_ATTENTION_DECODE_TENSOR_CORES && D % 32 == 0 &&
+         warps * 32 * (D + 8) * 2 + warps * GROUP * (D + 2) * 4 + 64 <= 48 * 1024;
 }
 // fp32 elements of `partials` (0 when NSPLIT == 1: pass nullptr).
 SINTER_LP_FN int attention_decode_partials_floats(int HQ, int HKV, int D, int max_len,

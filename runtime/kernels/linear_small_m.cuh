@@ -31,29 +31,6 @@
 
 namespace sinter::kernels {
 
-namespace detail {
-
-__device__ __forceinline__ void mma_bf16_16816(float (&d)[4], uint32_t a0, uint32_t a1,
-                                               uint32_t a2, uint32_t a3, uint32_t b0,
-                                               uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
-// acc += A(16 rows: ra for row g, rb for row g+8; 8 k each) x B(8 k of x row g: xb).
-// The thread's 8 k values are split into two MMAs: elements 0-3 then 4-7; within each, the
-// MMA's logical k pair (2t, 2t+1) takes elements (0,1) and pair (2t+8, 2t+9) elements (2,3).
-__device__ __forceinline__ void mma_16x8(float (&acc)[4], const uint4 &ra, const uint4 &rb,
-                                         const uint4 &xb) {
-  mma_bf16_16816(acc, ra.x, rb.x, ra.y, rb.y, xb.x, xb.y);
-  mma_bf16_16816(acc, ra.z, rb.z, ra.w, rb.w, xb.z, xb.w);
-}
-
-} // namespace detail
-
 template <int M, int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT,
           uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS, typename XT = bf16>
 __global__ void __launch_bounds__(

@@ -336,6 +336,14 @@ int main() {
   ok &= run_case<2, 2, 256, 0, 512, 1024, 1536, 70, 16, s256>("mha d256", 70, {0, 15, 16, 69, 70});
   ok &= run_case<8, 1, 40, 0, 320, 360, 400, 200, 32, s64>("d40 group 8", 71,
                                                            {0, 31, 150, 199, -5});
+  // Tensor-core path (attention_decode_tensor_cores) beyond the 1B shapes: GROUP 8 at D 64,
+  // D 128 at GROUP 4, and 300-key splits (three rounds of 128 keys, the last one partial).
+  ok &= run_case<16, 2, 64, 0, 1024, 1152, 1280, 300, 64, s64>("tc group 8 d64", 73,
+                                                              {0, 31, 32, 63, 64, 200, 299});
+  ok &= run_case<8, 2, 128, 0, 1024, 1280, 1536, 200, 128, s128>("tc d128 group 4", 74,
+                                                                 {0, 100, 127, 128, 199});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 600, 300, s64>(
+      "tc llama split 300", 75, {0, 127, 128, 129, 255, 256, 299, 300, 599});
   // Timings (200 launches each; the caches, 1..4 MiB, stay in L2).
   time_empty(1);
   time_empty(16);
