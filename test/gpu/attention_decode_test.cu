@@ -298,6 +298,19 @@ bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
   return nz == 0;
 }
 
+// Which cases take the tensor-core path (checked at build time, so also on machines without
+// a GPU): the 1B shape, D 96 and D 128 up to GROUP 6; not D % 32 != 0, D 256 or D 128 at
+// GROUP 8 (the staged V and the merge buffers would pass 48 KiB).
+#if SINTER_ATTENTION_DECODE_TENSOR_CORES
+static_assert(attention_decode_tensor_cores(64, 4) && attention_decode_tensor_cores(64, 8) &&
+              attention_decode_tensor_cores(96, 2) && attention_decode_tensor_cores(128, 4) &&
+              attention_decode_tensor_cores(128, 6));
+static_assert(!attention_decode_tensor_cores(16, 2) && !attention_decode_tensor_cores(40, 8) &&
+              !attention_decode_tensor_cores(128, 8) && !attention_decode_tensor_cores(256, 1));
+#else
+static_assert(!attention_decode_tensor_cores(64, 4));
+#endif
+
 int main() {
   if (!have_device()) return 77;
   constexpr uint32_t s64 = 0x3e000000u, s16 = 0x3e800000u, s96 = 0x3dd105ecu,
