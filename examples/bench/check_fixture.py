@@ -13,7 +13,8 @@ takes the stem of its prefill export and finds the decode one beside it:
     python3 examples/bench/check_fixture.py build/kv.so examples/fixtures/llama_tiny_kv
 
 runs prefill on STEM_prefill.input_ids.npy, then the decode steps of STEM_decode.input_ids.npy
-at STEM_decode.cache_position.npy, each compared with the saved logits.
+at STEM_decode.cache_position.npy, each compared with the saved logits. A library compiled
+with --weights=external loads the weights file beside it (or --weights FILE).
 """
 import argparse
 import os
@@ -28,7 +29,12 @@ def main():
     p.add_argument("so")
     p.add_argument("stem")
     p.add_argument("--bound", type=float, default=2e-2, help="max relative L2 error")
+    p.add_argument("--weights", help="the weights file of a library compiled with "
+                   "--weights=external (default: SO's stem + .safetensors, when it exists)")
     a = p.parse_args()
+    if a.weights is None:
+        beside = os.path.splitext(a.so)[0] + ".safetensors"
+        a.weights = beside if os.path.exists(beside) else None
     import numpy as np
     import torch
     import sinter_ctypes
@@ -41,7 +47,7 @@ def main():
     else:
         inputs = [np.load(a.stem + ".input.npy")]
         ref = np.load(a.stem + ".output.npy")
-    model = sinter_ctypes.Model(a.so)
+    model = sinter_ctypes.Model(a.so, weights=a.weights)
     ctx = model.context("direct")
     out = ctx.run([torch.from_numpy(x).cuda() for x in inputs])[0]
     torch.cuda.synchronize()
@@ -72,7 +78,7 @@ def check_kv(a, np, torch, sinter_ctypes):
     step_ids = np.load(a.stem + "_decode.input_ids.npy")
     positions = np.load(a.stem + "_decode.cache_position.npy")
     step_ref = np.load(a.stem + "_decode.logits.npy").astype(np.float32)
-    model = sinter_ctypes.Model(a.so)
+    model = sinter_ctypes.Model(a.so, weights=a.weights)
     ok = True
     for mode in ("direct", "graph"):
         ctx = model.context(mode)
