@@ -101,15 +101,52 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
       detail::prefetch_l2(v_cache + row * D, uint32_t(last - first) * D * 2);
     }
   }
+  // Tensor-core path: round 0's K fragments and staged V rows are loaded before the wait.
+  // Cache rows below the position were written by earlier calls, and no launch that can
+  // still run writes them (launch_params.h); rows at or past the position are fixed after it
+  // is read: row p comes from qkv, later V rows become zeros, later keys are masked.
+  const int r8 = lane >> 2; // tensor-core fragments: row / column group of the lane
+  const int q4 = lane & 3;  // and its k pair
+  constexpr bool PRELOAD = TC && SINTER_ATTENTION_DECODE_PRELOAD;
+  uint4 kf0[PRELOAD ? 4 : 1][PRELOAD ? QC : 1];
+  if constexpr (PRELOAD) {
+    const int kb0 = s * SPLIT + warp * KW;
+    const int stored_end = min(s * SPLIT + SPLIT, MAX_LEN);
+    const bf16 *kc0 = k_cache + size_t(g) * MAX_LEN * D;
+    const bf16 *vc0 = v_cache + size_t(g) * MAX_LEN * D;
+    bf16 *vs0 = v_stage + warp * KW * VS;
+    for (int i = lane; i < KW * DV; i += 32) {
+      const int r = i / DV;
+      const int cv = i - r * DV;
+      const int j = kb0 + r;
+      detail::cp_async16_zfill(vs0 + r * VS + cv * 8,
+                               vc0 + size_t(j < stored_end ? j : s * SPLIT) * D + cv * 8,
+                               j < stored_end ? 16u : 0u);
+    }
+    detail::cp_async_commit();
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt) {
+      const int j = kb0 + 8 * nt + r8;
+#pragma unroll
+      for (int cq = 0; cq < QC; ++cq)
+        kf0[nt][cq] = j < stored_end ? detail::ld16(kc0 + size_t(j) * D + 32 * cq + q4 * 8)
+                                     : make_uint4(0, 0, 0, 0);
+    }
+  }
   detail::pdl_wait();
   trace.waited();
 
   const int64_t p64 = *position;
+  // The new key and value (row p), loaded beside the position for the preloaded round.
+  uint4 nk[PRELOAD ? QC : 1], nv = make_uint4(0, 0, 0, 0);
+  if constexpr (PRELOAD) {
+#pragma unroll
+    for (int cq = 0; cq < QC; ++cq) nk[cq] = detail::ld16(qkv + K_OFF + g * D + 32 * cq + q4 * 8);
+    if (lane < DV) nv = detail::ld16(qkv + V_OFF + g * D + lane * 8);
+  }
   // q chunk c of the GROUP heads, scaled by scale * log2(e), in fp32 registers (loaded while
   // the position, which the K/V addresses depend on, is in flight).
   float q[TC ? 1 : GROUP][8];
-  const int r8 = lane >> 2; // tensor-core fragments: row / column group of the lane
-  const int q4 = lane & 3;  // and its k pair
   uint4 qa[TC ? QC : 1];    // A fragment: q of head r8 (heads >= GROUP: zeros)
   if constexpr (TC) {
 #pragma unroll
@@ -132,15 +169,19 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   }
 
   bf16 *out_g = out + size_t(g) * GROUP * D;
-  if (p64 < 0 || p64 >= MAX_LEN) { // out of range: zeros, no cache access
+  if (p64 < 0 || p64 >= MAX_LEN) { // out of range: zeros, no cache write
     if (s == 0)
       for (int i = tid; i < GROUP * DV; i += THREADS) detail::st16(out_g + i * 8, make_uint4(0, 0, 0, 0));
+    if constexpr (PRELOAD) detail::cp_async_wait<0>();
     return;
   }
   const int p = int(p64);
   trace.mark(0);
   const int start = s * SPLIT;
-  if (start > p) return; // nothing to do for this split (and no counter arrival)
+  if (start > p) { // nothing to do for this split (and no counter arrival)
+    if constexpr (PRELOAD) detail::cp_async_wait<0>();
+    return;
+  }
   const int end = min(start + SPLIT, p + 1);
   const int nact = p / SPLIT + 1; // active splits: s * SPLIT <= p
 
@@ -178,22 +219,38 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
     for (int rb = start; rb < end; rb += ROUND) {
       const int kb = rb + warp * KW;
       if (kb >= end) continue; // warp-uniform
-      for (int i = lane; i < KW * DV; i += 32) {
-        const int r = i / DV;
-        const int cv = i - r * DV;
-        const int j = kb + r;
-        const bf16 *src = j == p ? new_v : vc + size_t(j < end ? j : start) * D;
-        detail::cp_async16_zfill(vs + r * VS + cv * 8, src + cv * 8, j < end ? 16u : 0u);
-      }
-      detail::cp_async_commit();
       uint4 kf[4][QC];
+      if (PRELOAD && rb == start) { // round 0 came in before the wait: fix rows >= p
+        detail::cp_async_wait<0>();
+        __syncwarp();
+        for (int i = lane; i < KW * DV; i += 32) {
+          const int r = i / DV;
+          if (kb + r >= end) detail::st16(vs + r * VS + (i - r * DV) * 8, zero);
+        }
+        if (p >= kb && p < kb + KW && lane < DV) detail::st16(vs + (p - kb) * VS + lane * 8, nv);
 #pragma unroll
-      for (int nt = 0; nt < 4; ++nt) {
-        const int j = kb + 8 * nt + r8;
-        const bf16 *row = j == p ? new_k : kc + size_t(j) * D;
+        for (int nt = 0; nt < 4; ++nt) {
+          const bool fresh = kb + 8 * nt + r8 == p;
 #pragma unroll
-        for (int cq = 0; cq < QC; ++cq)
-          kf[nt][cq] = j < end ? detail::ld16(row + 32 * cq + q4 * 8) : zero;
+          for (int cq = 0; cq < QC; ++cq) kf[nt][cq] = fresh ? nk[cq] : kf0[nt][cq];
+        }
+      } else {
+        for (int i = lane; i < KW * DV; i += 32) {
+          const int r = i / DV;
+          const int cv = i - r * DV;
+          const int j = kb + r;
+          const bf16 *src = j == p ? new_v : vc + size_t(j < end ? j : start) * D;
+          detail::cp_async16_zfill(vs + r * VS + cv * 8, src + cv * 8, j < end ? 16u : 0u);
+        }
+        detail::cp_async_commit();
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+          const int j = kb + 8 * nt + r8;
+          const bf16 *row = j == p ? new_k : kc + size_t(j) * D;
+#pragma unroll
+          for (int cq = 0; cq < QC; ++cq)
+            kf[nt][cq] = j < end ? detail::ld16(row + 32 * cq + q4 * 8) : zero;
+        }
       }
       float sc[4][4];
       float mx = m_run;
@@ -249,6 +306,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
       }
       __syncwarp(); // every lane's ldmatrix is done before the next round restages
     }
+    if constexpr (PRELOAD) detail::cp_async_wait<0>(); // a warp that skipped round 0
     l_run += __shfl_xor_sync(0xffffffffu, l_run, 1);
     l_run += __shfl_xor_sync(0xffffffffu, l_run, 2);
     trace.mark(1);

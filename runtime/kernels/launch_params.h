@@ -377,7 +377,11 @@ SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
 //   writes each row) and out[h] = softmax_j(q_h . K[g, j] * scale) V[g, j] over j in [0, p],
 //   row p taken from qkv (not from the cache), rows < p from the cache; fp32 scores, softmax
 //   and accumulation, bf16 output; scale = bit_cast<float>(SCALE_BITS). Slots > p are never
-//   read. Otherwise out = 0 and no cache row is read or written.
+//   used. Otherwise out = 0 and no cache row is written.
+//   The tensor-core path reads its first 128 cache rows of the split before
+//   griddepcontrol.wait, so no launch that may still run under PDL may write k_cache or
+//   v_cache (in a compiled model only this launch writes its layer's cache, and each call's
+//   first launch waits for the previous call).
 //   Split-KV: grid (HKV, NSPLIT), NSPLIT = ceil(MAX_LEN / SPLIT); block (g, s) takes the GROUP
 //   query heads of kv head g over keys [s*SPLIT, min((s+1)*SPLIT, p+1)); blocks with
 //   s*SPLIT > p return at once. With NACT = p / SPLIT + 1 active splits > 1, each active block
@@ -434,6 +438,11 @@ SINTER_LP_FN bool attention_decode_supported(int HQ, int HKV, int D, int q_off, 
 // everywhere (experiments only: the compiler and the generated code must agree).
 #ifndef SINTER_ATTENTION_DECODE_TENSOR_CORES
 #define SINTER_ATTENTION_DECODE_TENSOR_CORES 1
+#endif
+// The tensor-core path issues its first round's K and V loads before griddepcontrol.wait
+// (SINTER_ATTENTION_DECODE_PRELOAD=0: after the position is read; experiments only).
+#ifndef SINTER_ATTENTION_DECODE_PRELOAD
+#define SINTER_ATTENTION_DECODE_PRELOAD 1
 #endif
 SINTER_LP_FN bool attention_decode_tensor_cores(int D, int GROUP) {
   constexpr int warps = kAttentionDecodeThreads / 32;
