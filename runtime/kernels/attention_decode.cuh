@@ -101,38 +101,42 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
       detail::prefetch_l2(v_cache + row * D, uint32_t(last - first) * D * 2);
     }
   }
-  // Tensor-core path: round 0's K fragments and staged V rows are loaded before the wait.
-  // Cache rows below the position were written by earlier calls, and no launch that can
-  // still run writes them (launch_params.h); rows at or past the position are fixed after it
-  // is read: row p comes from qkv, later V rows become zeros, later keys are masked.
+  const bf16 *new_k = qkv + K_OFF + g * D;
+  const bf16 *new_v = qkv + V_OFF + g * D;
+  const bf16 *kc = k_cache + size_t(g) * MAX_LEN * D;
+  const bf16 *vc = v_cache + size_t(g) * MAX_LEN * D;
   const int r8 = lane >> 2; // tensor-core fragments: row / column group of the lane
   const int q4 = lane & 3;  // and its k pair
-  constexpr bool PRELOAD = TC && SINTER_ATTENTION_DECODE_PRELOAD;
-  uint4 kf0[PRELOAD ? 4 : 1][PRELOAD ? QC : 1];
-  if constexpr (PRELOAD) {
-    const int kb0 = s * SPLIT + warp * KW;
-    const int stored_end = min(s * SPLIT + SPLIT, MAX_LEN);
-    const bf16 *kc0 = k_cache + size_t(g) * MAX_LEN * D;
-    const bf16 *vc0 = v_cache + size_t(g) * MAX_LEN * D;
-    bf16 *vs0 = v_stage + warp * KW * VS;
+  // Tensor-core path: one round of this warp's keys kb .. kb + 31, rows below `limit` only
+  // (zeros from there on), row `fresh` from qkv: the V rows into the warp's stage through
+  // cp.async (one group), the K rows into the B fragments kf[4][QC] of the 4 column tiles.
+  auto load_round = [&](int kb, int limit, int fresh, auto &kf) {
+    bf16 *vsw = v_stage + warp * KW * VS;
     for (int i = lane; i < KW * DV; i += 32) {
       const int r = i / DV;
       const int cv = i - r * DV;
-      const int j = kb0 + r;
-      detail::cp_async16_zfill(vs0 + r * VS + cv * 8,
-                               vc0 + size_t(j < stored_end ? j : s * SPLIT) * D + cv * 8,
-                               j < stored_end ? 16u : 0u);
+      const int j = kb + r;
+      const bf16 *src = j == fresh ? new_v : vc + size_t(j < limit ? j : s * SPLIT) * D;
+      detail::cp_async16_zfill(vsw + r * VS + cv * 8, src + cv * 8, j < limit ? 16u : 0u);
     }
     detail::cp_async_commit();
 #pragma unroll
     for (int nt = 0; nt < 4; ++nt) {
-      const int j = kb0 + 8 * nt + r8;
+      const int j = kb + 8 * nt + r8;
+      const bf16 *row = j == fresh ? new_k : kc + size_t(j) * D;
 #pragma unroll
       for (int cq = 0; cq < QC; ++cq)
-        kf0[nt][cq] = j < stored_end ? detail::ld16(kc0 + size_t(j) * D + 32 * cq + q4 * 8)
-                                     : make_uint4(0, 0, 0, 0);
+        kf[nt][cq] = j < limit ? detail::ld16(row + 32 * cq + q4 * 8) : make_uint4(0, 0, 0, 0);
     }
-  }
+  };
+  // Round 0 is loaded before the wait, bounded by the split's rows (the position is not known
+  // yet). Cache rows below the position were written by earlier calls, and no launch that can
+  // still run writes them (launch_params.h); rows at or past the position are fixed after it
+  // is read: row p comes from qkv, later V rows become zeros, later keys are masked.
+  constexpr bool PRELOAD = TC && SINTER_ATTENTION_DECODE_PRELOAD;
+  uint4 kf0[PRELOAD ? 4 : 1][PRELOAD ? QC : 1];
+  if constexpr (PRELOAD)
+    load_round(s * SPLIT + warp * KW, min(s * SPLIT + SPLIT, MAX_LEN), -1, kf0);
   detail::pdl_wait();
   trace.waited();
 
@@ -141,8 +145,8 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   uint4 nk[PRELOAD ? QC : 1], nv = make_uint4(0, 0, 0, 0);
   if constexpr (PRELOAD) {
 #pragma unroll
-    for (int cq = 0; cq < QC; ++cq) nk[cq] = detail::ld16(qkv + K_OFF + g * D + 32 * cq + q4 * 8);
-    if (lane < DV) nv = detail::ld16(qkv + V_OFF + g * D + lane * 8);
+    for (int cq = 0; cq < QC; ++cq) nk[cq] = detail::ld16(new_k + 32 * cq + q4 * 8);
+    if (lane < DV) nv = detail::ld16(new_v + lane * 8);
   }
   // q chunk c of the GROUP heads, scaled by scale * log2(e), in fp32 registers (loaded while
   // the position, which the K/V addresses depend on, is in flight).
@@ -184,11 +188,6 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   }
   const int end = min(start + SPLIT, p + 1);
   const int nact = p / SPLIT + 1; // active splits: s * SPLIT <= p
-
-  const bf16 *new_k = qkv + K_OFF + g * D;
-  const bf16 *new_v = qkv + V_OFF + g * D;
-  const bf16 *kc = k_cache + size_t(g) * MAX_LEN * D;
-  const bf16 *vc = v_cache + size_t(g) * MAX_LEN * D;
 
   // Cache update: the block whose split holds p writes row p (nobody reads it in this launch).
   if (p < end && tid < 2 * DV) {
@@ -235,22 +234,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
           for (int cq = 0; cq < QC; ++cq) kf[nt][cq] = fresh ? nk[cq] : kf0[nt][cq];
         }
       } else {
-        for (int i = lane; i < KW * DV; i += 32) {
-          const int r = i / DV;
-          const int cv = i - r * DV;
-          const int j = kb + r;
-          const bf16 *src = j == p ? new_v : vc + size_t(j < end ? j : start) * D;
-          detail::cp_async16_zfill(vs + r * VS + cv * 8, src + cv * 8, j < end ? 16u : 0u);
-        }
-        detail::cp_async_commit();
-#pragma unroll
-        for (int nt = 0; nt < 4; ++nt) {
-          const int j = kb + 8 * nt + r8;
-          const bf16 *row = j == p ? new_k : kc + size_t(j) * D;
-#pragma unroll
-          for (int cq = 0; cq < QC; ++cq)
-            kf[nt][cq] = j < end ? detail::ld16(row + 32 * cq + q4 * 8) : zero;
-        }
+        load_round(kb, end, p, kf);
       }
       float sc[4][4];
       float mx = m_run;
