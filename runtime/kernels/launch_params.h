@@ -131,7 +131,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   loads with w_smem): the whole of it (and norm_weight) for RMS_NORM, else each warp copies
 //   just its own slices.
 //   Under programmatic dependent launch its first weight loads (two steps per warp, and
-//   norm_weight) overlap the previous kernel.
+//   norm_weight) overlap the previous kernel; RMS_NORM blocks with several tiles also copy up
+//   to a tile of further steps into shared memory then (linear_small_m_prewait_items).
 //   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, shared bytes <= 227 KiB
 //   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits
 //   K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
@@ -162,6 +163,8 @@ struct LinearTiling {
   LinearXStaging x_staging;
   int x_stride;    // shared-memory row stride of x in elements (linear_small_m_x_stride)
   bool w_smem;      // weight double buffer in shared memory instead of registers
+  int prewait_items; // weight steps after the first tile's, copied to shared memory before
+                     // griddepcontrol.wait (linear_small_m_prewait_items)
   int reg_blocks;   // blocks per SM the registers are budgeted for (__launch_bounds__)
   int blocks_per_sm;
   int tiles_per_block;
@@ -179,6 +182,9 @@ struct LinearTiling {
 #endif
 #ifndef SINTER_LINEAR_WEIGHTS_IN_SHARED
 #define SINTER_LINEAR_WEIGHTS_IN_SHARED 1
+#endif
+#ifndef SINTER_LINEAR_PREWAIT_SHARED
+#define SINTER_LINEAR_PREWAIT_SHARED 1
 #endif
 
 constexpr int kLinearTileRows = 16;
@@ -207,10 +213,10 @@ SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps) {
 
 // Bytes of dynamic shared memory: x (see LinearXStaging), norm_weight (K bf16, RMS_NORM only),
 // the double-buffered cross-warp reduction (2 * warps * mma_n*4 * 32 floats), then with w_smem
-// the weight double buffer.
+// the weight double buffer, or the prewait_items weight steps copied before the wait.
 SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, LinearPrologue pro,
                                                   LinearXStaging xs = LinearXStaging::BF16_ROWS,
-                                                  bool w_smem = false) {
+                                                  bool w_smem = false, int prewait_items = 0) {
   const uint32_t row_bytes = uint32_t(linear_small_m_x_stride(K, xs)) *
                              (xs == LinearXStaging::BF16_ROWS ? 2u : 4u); // planes: 2 x bf16
   const uint32_t rows = xs == LinearXStaging::F32_RING
@@ -219,7 +225,42 @@ SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, Linea
   const uint32_t x = rows * row_bytes;
   return x + (pro == LinearPrologue::RMS_NORM ? uint32_t(K) * 2u : 0u) +
          2u * uint32_t(warps) * uint32_t(M > 8 ? 8 : 4) * 32u * 4u +
-         (w_smem ? linear_small_m_weight_buffer_bytes(K, warps) : 0u);
+         (w_smem ? linear_small_m_weight_buffer_bytes(K, warps) : 0u) +
+         uint32_t(prewait_items) * (linear_small_m_weight_buffer_bytes(K, warps) / 2u);
+}
+
+// Shared memory an SM keeps free of one launch's blocks when they take prewait items: room
+// for the blocks of the launches that run beside them (attention <= 48 KiB, o_proj, down).
+// decode_chain_bench, gate_up at 2 blocks per SM: 2 items (64 KiB a block, 66 KiB left free)
+// -1.9 % per step; 1 item (129 KiB left) -1.4 %; 3 items (2 KiB left) +15 %.
+// (A tuning knob like those above.)
+#ifndef SINTER_LINEAR_PREWAIT_FREE_KIB
+#define SINTER_LINEAR_PREWAIT_FREE_KIB 64
+#endif
+constexpr uint32_t kLinearPrewaitFreeBytesPerSm = SINTER_LINEAR_PREWAIT_FREE_KIB * 1024u;
+
+// Weight steps after a block's first tile that it copies into shared memory before
+// griddepcontrol.wait, beside the first tile's steps in registers. Only launches whose blocks
+// own several tiles and start early gain: gate_up and the LM head start while the attention
+// chain leaves the HBM mostly idle (decode_chain_bench: gate_up's span 17.2 -> 14.9 us, -1.9 %
+// per step), so up to a tile of steps, while blocks_per_sm such blocks leave
+// kLinearPrewaitFreeBytesPerSm free. Register buffers and bf16 x only (w_smem blocks already
+// keep their steps in shared memory), RMS_NORM prologue (its x arrives without cp.async groups,
+// so the copies' groups stay apart).
+SINTER_LP_FN int linear_small_m_prewait_items(int M, int K, LinearPrologue pro,
+                                              const LinearTiling &t) {
+  if (!SINTER_LINEAR_PREWAIT_SHARED || pro != LinearPrologue::RMS_NORM || t.w_smem ||
+      t.x_staging != LinearXStaging::BF16_ROWS || t.tiles_per_block < 2)
+    return 0;
+  for (int items = t.steps; items > 0; --items) {
+    const uint32_t per_block =
+        linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, items) +
+        kReservedSharedPerBlock;
+    if (per_block <= kMaxDynamicSharedBytes &&
+        uint32_t(t.blocks_per_sm) * per_block + kLinearPrewaitFreeBytesPerSm <= kSharedBytesPerSm)
+      return items;
+  }
+  return 0;
 }
 
 SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, LinearPrologue pro,
@@ -262,6 +303,10 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   const int slots = max_int(1, num_sms) * t.blocks_per_sm;
   t.tiles_per_block = max_int(1, ceil_div(t.n_tiles, slots));
   t.grid = max_int(1, ceil_div(t.n_tiles, t.tiles_per_block));
+  t.prewait_items = linear_small_m_prewait_items(M, K, pro, t);
+  if (t.prewait_items > 0)
+    t.shared_bytes =
+        linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, t.prewait_items);
   return t;
 }
 

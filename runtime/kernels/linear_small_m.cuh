@@ -17,7 +17,9 @@
 // reduced through shared memory (double buffered, one barrier per tile), then the epilogue
 // runs on pairs of adjacent rows (gate/up, rope pairs).
 // The first weight loads are issued before griddepcontrol.wait (weights never depend on the
-// previous kernel), so under programmatic dependent launch they overlap the previous kernel.
+// previous kernel), so under programmatic dependent launch they overlap the previous kernel;
+// blocks with several tiles may also copy the next steps into shared memory then (prewait
+// items, see linear_small_m_prewait_items), read back into registers in their turn.
 // x is staged with cp.async: for RMS_NORM the whole block stages all of x (the norm needs
 // whole rows); otherwise each warp copies only the k slices it reads, one cp.async group per
 // step, and waits for a step's group just before that step's MMAs (first tile only).
@@ -49,6 +51,7 @@ __global__ void __launch_bounds__(
   constexpr bool X_PLANES = T.x_staging == LinearXStaging::BF16_PLANES;
   constexpr bool X_RING = T.x_staging == LinearXStaging::F32_RING;
   constexpr bool W_SMEM = T.w_smem; // weight double buffer in shared memory (see tiling)
+  constexpr int PREWAIT = T.prewait_items; // items [STEPS, STEPS + PREWAIT) in shared memory
   constexpr int RING = X_RING ? linear_small_m_ring_slots(K, T.warps) : 1;
   static_assert(!X_RING || T.tiles_per_block == 1, "linear_small_m: the x ring needs one tile");
   constexpr int WARPS = T.warps;
@@ -73,7 +76,8 @@ __global__ void __launch_bounds__(
   bf16 *nws = reinterpret_cast<bf16 *>(smem_raw + X_BYTES);
   float *red = reinterpret_cast<float *>(smem_raw + X_BYTES +
                                          (PRO == LinearPrologue::RMS_NORM ? size_t(K) * 2 : 0));
-  // W_SMEM: [2 steps][L][THREADS] uint4, each lane's own 16-byte slots (conflict-free).
+  // W_SMEM: [2 steps][L][THREADS] uint4, each lane's own 16-byte slots (conflict-free);
+  // PREWAIT: [PREWAIT items][L][THREADS] alike.
   uint4 *wbuf = reinterpret_cast<uint4 *>(red + 2 * WARPS * NT * 4 * 32);
 
   const int tid = threadIdx.x;
@@ -94,6 +98,15 @@ __global__ void __launch_bounds__(
   // cp.async group; with W_SMEM a group is committed for every i, empty past the last item,
   // so that the group of item i is always the second newest when item i is computed.
   auto load = [&](uint4(&buf)[LB], int i) {
+    if constexpr (PREWAIT > 0) {
+      if (i >= STEPS && i < STEPS + PREWAIT) { // copied before the wait (copy_prewait_items)
+        detail::cp_async_wait_dyn(STEPS + PREWAIT - 1 - i);
+#pragma unroll
+        for (int r = 0; r < L; ++r)
+          buf[r] = detail::ld16(wbuf + ((i - STEPS) * L + r) * THREADS + tid);
+        return;
+      }
+    }
     if constexpr (W_SMEM) {
       if (i < n_items) {
         const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
@@ -118,6 +131,27 @@ __global__ void __launch_bounds__(
         buf[c * 4 + 2] = detail::ld_stream16(r1 + c * 64);
         buf[c * 4 + 3] = detail::ld_stream16(r1 + c * 64 + 32);
       }
+    }
+  };
+
+  // PREWAIT: items [STEPS, STEPS + PREWAIT) into their lane-private slots, one cp.async group
+  // each (empty past the last item), so that item i's group is complete once at most
+  // STEPS + PREWAIT - 1 - i newer groups are pending.
+  auto copy_prewait_items = [&] {
+    for (int i = STEPS; i < STEPS + PREWAIT; ++i) {
+      if (i < n_items) {
+        const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
+        const bf16 *r1 = r0 + size_t(8) * K;
+        uint4 *slot = wbuf + (i - STEPS) * L * THREADS + tid;
+#pragma unroll
+        for (int c = 0; c < BATCH; ++c) {
+          detail::cp_async16_stream(slot + (c * 4 + 0) * THREADS, r0 + c * 64);
+          detail::cp_async16_stream(slot + (c * 4 + 1) * THREADS, r0 + c * 64 + 32);
+          detail::cp_async16_stream(slot + (c * 4 + 2) * THREADS, r1 + c * 64);
+          detail::cp_async16_stream(slot + (c * 4 + 3) * THREADS, r1 + c * 64 + 32);
+        }
+      }
+      detail::cp_async_commit();
     }
   };
 
@@ -311,6 +345,7 @@ __global__ void __launch_bounds__(
     for (int i = tid; i < K / 8; i += THREADS)
       detail::cp_async16(nws + i * 8, norm_weight + i * 8);
     detail::cp_async_commit();
+    copy_prewait_items(); // after the norm weights' group, so the prologue need not wait for them
     detail::pdl_wait();
     trace.waited();
     load_epilogue_operands();
@@ -416,7 +451,7 @@ __global__ void __launch_bounds__(
           if (lane == 0) ssum[m * WARPS + warp] = ss;
         }
       }
-      detail::cp_async_wait<0>();
+      detail::cp_async_wait<PREWAIT>(); // the norm weights; prewait items may still pend
       __syncthreads();
       trace.mark(3);
       for (int m = 0; m < M; ++m) {

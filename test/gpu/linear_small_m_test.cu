@@ -349,6 +349,21 @@ int main() {
                     !linear_small_m_tiling(6, 2048, 8192, P::NONE, kSms).w_smem,
                 "w_smem where it fits");
   ok &= run_case<3, 1024, 4096, P::NONE, E::NONE, bf16>("w_smem M=3", 36, false, false);
+  // Prewait items: RMS_NORM blocks with several tiles copy up to a tile of further steps
+  // into shared memory before the wait (gate_up and the LM head: the whole second tile; at
+  // M=6 or K=4096 one step, to leave room for the launches beside them).
+  static_assert(linear_small_m_tiling(1, 16384, 2048, P::RMS_NORM, kSms).prewait_items == 2 &&
+                    linear_small_m_tiling(1, 128256, 2048, P::RMS_NORM, kSms).prewait_items == 2 &&
+                    linear_small_m_tiling(6, 16384, 2048, P::RMS_NORM, kSms).prewait_items == 1 &&
+                    linear_small_m_tiling(1, 4656, 4096, P::RMS_NORM, kSms).prewait_items == 1 &&
+                    linear_small_m_tiling(1, 3072, 2048, P::RMS_NORM, kSms).prewait_items == 0 &&
+                    linear_small_m_tiling(1, 16384, 2048, P::NONE, kSms).prewait_items == 0,
+                "prewait items where blocks own several tiles and room is left");
+  // 291 tiles on 146 blocks: the last block owns one tile (its prewait copies are empty).
+  ok &= run_case<3, 4656, 2048, P::RMS_NORM, E::NONE, bf16>("prewait, a block with one tile", 37,
+                                                          false, false);
+  ok &= run_case<1, 4656, 4096, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("prewait, 1 of 4 steps",
+                                                                     38, false, false);
 
   const double bw = copy_bandwidth();
   std::printf("-- bandwidth (weight bytes / time per launch; copy = D2D bytes read+written)\n");
