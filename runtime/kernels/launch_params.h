@@ -123,8 +123,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   Tiling (linear_small_m_tiling): one 16-row tile of w per block at a time (grid-stride over
 //   tiles); the block's `warps` warps split K: at step s warp w reads k in
 //   [(s*warps + w) * 64*batch, +64*batch). Each lane keeps two steps of 16-byte weight loads
-//   in flight: a register double buffer, or (w_smem: 16-warp blocks, bf16 x, no prologue,
-//   when it fits) a shared-memory one of 2 * threads * batch * 64 bytes at <= 64 registers a
+//   in flight: a register double buffer, or (w_smem: 16-warp blocks and 8-warp blocks that
+//   own one tile, bf16 x, no prologue, when it fits) a shared-memory one of 2 * threads * batch * 64 bytes at <= 64 registers a
 //   thread, so the next launch's blocks start beside it. 16 warps (1 block/SM) when there are
 //   no more tiles than SMs and a tile is more than two steps of 8 warps (K > 2048 at batch 2),
 //   else 8 warps and up to 2 blocks/SM. x is staged in shared memory with cp.async (plain
@@ -289,7 +289,12 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   // A 16-warp block keeps its weight double buffer in shared memory when it fits: at 128
   // registers a thread it would fill the register file, and the next launch's blocks (QKV and
   // the LM head behind `down`) could only start as it exits; at <= 64 they start beside it.
-  t.w_smem = SINTER_LINEAR_WEIGHTS_IN_SHARED && t.warps == 16 && pro == LinearPrologue::NONE &&
+  // So does an 8-warp block that owns one tile (o_proj): at <= 64 registers instead of ~100 it
+  // leaves room for the next launch's blocks, whose early weight copies then fill the HBM
+  // during attention (decode_chain_bench: -2.0 % per step at p=127, -1.2 % at p=1023).
+  t.w_smem = SINTER_LINEAR_WEIGHTS_IN_SHARED &&
+             (t.warps == 16 || (t.warps == 8 && t.n_tiles <= num_sms)) &&
+             pro == LinearPrologue::NONE &&
              t.x_staging == LinearXStaging::BF16_ROWS &&
              linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, true) <=
                  kMaxDynamicSharedBytes;
@@ -299,7 +304,7 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   const int by_regs = t.warps * 32 > 256 ? 1 : 2;
   t.blocks_per_sm =
       max_int(1, min_int(min_int(SINTER_LINEAR_MAX_BLOCKS_PER_SM, by_regs), by_smem));
-  t.reg_blocks = t.w_smem ? 2 : t.blocks_per_sm;
+  t.reg_blocks = t.w_smem ? 2 * 16 / t.warps : t.blocks_per_sm; // w_smem: <= 64 registers
   const int slots = max_int(1, num_sms) * t.blocks_per_sm;
   t.tiles_per_block = max_int(1, ceil_div(t.n_tiles, slots));
   t.grid = max_int(1, ceil_div(t.n_tiles, t.tiles_per_block));

@@ -11,7 +11,7 @@
 // at k = t*8 and 32 + t*8 of rows g and g+8 (each load instruction reads 2 whole 32-byte
 // sectors per row), and the matching 16 bytes of x row g from shared memory are exactly that
 // lane's B fragment. Every lane keeps two steps of weight loads (2 x batch x 4 x 16 bytes) in
-// flight: in registers, or for 16-warp blocks (w_smem) in its own shared-memory slots through
+// flight: in registers, or with w_smem (see the tiling) in its own shared-memory slots through
 // cp.async (one group per step), read back just before the MMAs, so that the block needs <= 64
 // registers a thread and the next launch's blocks fit beside it. Partial sums of the warps are
 // reduced through shared memory (double buffered, one barrier per tile), then the epilogue

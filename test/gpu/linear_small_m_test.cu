@@ -346,8 +346,12 @@ int main() {
   // several rows of x and a tile count below the SM count.
   static_assert(linear_small_m_tiling(1, 2048, 8192, P::NONE, kSms).w_smem &&
                     linear_small_m_tiling(3, 1024, 4096, P::NONE, kSms).w_smem &&
-                    !linear_small_m_tiling(6, 2048, 8192, P::NONE, kSms).w_smem,
-                "w_smem where it fits");
+                    !linear_small_m_tiling(6, 2048, 8192, P::NONE, kSms).w_smem &&
+                    linear_small_m_tiling(1, 2048, 2048, P::NONE, kSms).w_smem &&
+                    linear_small_m_tiling(1, 2048, 2048, P::NONE, kSms).warps == 8 &&
+                    linear_small_m_tiling(1, 2048, 2048, P::NONE, kSms).reg_blocks == 4 &&
+                    !linear_small_m_tiling(1, 4096, 2048, P::NONE, kSms).w_smem,
+                "w_smem where it fits: 16 warps, or 8 warps owning one tile");
   ok &= run_case<3, 1024, 4096, P::NONE, E::NONE, bf16>("w_smem M=3", 36, false, false);
   // Prewait items: RMS_NORM blocks with several tiles copy up to a tile of further steps
   // into shared memory before the wait (gate_up and the LM head: the whole second tile; at
