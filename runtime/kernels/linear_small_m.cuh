@@ -94,6 +94,20 @@ __global__ void __launch_bounds__(
   auto item_tile = [&](int i) { return int(blockIdx.x) + (i / STEPS) * GRID; };
   auto item_k0 = [&](int i) { return ((i % STEPS) * WARPS + warp) * (BATCH * 64); };
 
+  // Item i's weights into the lane-private shared-memory slots at slot_base + r * THREADS
+  // (register r of the lane), through cp.async.
+  auto copy_item = [&](int i, uint4 *slot_base) {
+    const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
+    const bf16 *r1 = r0 + size_t(8) * K;
+#pragma unroll
+    for (int c = 0; c < BATCH; ++c) {
+      detail::cp_async16_stream(slot_base + (c * 4 + 0) * THREADS, r0 + c * 64);
+      detail::cp_async16_stream(slot_base + (c * 4 + 1) * THREADS, r0 + c * 64 + 32);
+      detail::cp_async16_stream(slot_base + (c * 4 + 2) * THREADS, r1 + c * 64);
+      detail::cp_async16_stream(slot_base + (c * 4 + 3) * THREADS, r1 + c * 64 + 32);
+    }
+  };
+
   // Step i's weights into buf (registers), or with W_SMEM into shared-memory slot i % 2 as one
   // cp.async group; with W_SMEM a group is committed for every i, empty past the last item,
   // so that the group of item i is always the second newest when item i is computed.
@@ -108,18 +122,7 @@ __global__ void __launch_bounds__(
       }
     }
     if constexpr (W_SMEM) {
-      if (i < n_items) {
-        const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
-        const bf16 *r1 = r0 + size_t(8) * K;
-        uint4 *slot = wbuf + (i & 1) * L * THREADS + tid; // register r at slot[r * THREADS]
-#pragma unroll
-        for (int c = 0; c < BATCH; ++c) {
-          detail::cp_async16_stream(slot + (c * 4 + 0) * THREADS, r0 + c * 64);
-          detail::cp_async16_stream(slot + (c * 4 + 1) * THREADS, r0 + c * 64 + 32);
-          detail::cp_async16_stream(slot + (c * 4 + 2) * THREADS, r1 + c * 64);
-          detail::cp_async16_stream(slot + (c * 4 + 3) * THREADS, r1 + c * 64 + 32);
-        }
-      }
+      if (i < n_items) copy_item(i, wbuf + (i & 1) * L * THREADS + tid);
       detail::cp_async_commit();
     } else {
       const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
@@ -139,18 +142,7 @@ __global__ void __launch_bounds__(
   // STEPS + PREWAIT - 1 - i newer groups are pending.
   auto copy_prewait_items = [&] {
     for (int i = STEPS; i < STEPS + PREWAIT; ++i) {
-      if (i < n_items) {
-        const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
-        const bf16 *r1 = r0 + size_t(8) * K;
-        uint4 *slot = wbuf + (i - STEPS) * L * THREADS + tid;
-#pragma unroll
-        for (int c = 0; c < BATCH; ++c) {
-          detail::cp_async16_stream(slot + (c * 4 + 0) * THREADS, r0 + c * 64);
-          detail::cp_async16_stream(slot + (c * 4 + 1) * THREADS, r0 + c * 64 + 32);
-          detail::cp_async16_stream(slot + (c * 4 + 2) * THREADS, r1 + c * 64);
-          detail::cp_async16_stream(slot + (c * 4 + 3) * THREADS, r1 + c * 64 + 32);
-        }
-      }
+      if (i < n_items) copy_item(i, wbuf + (i - STEPS) * L * THREADS + tid);
       detail::cp_async_commit();
     }
   };
