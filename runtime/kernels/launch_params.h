@@ -124,8 +124,9 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   tiles); the block's `warps` warps split K: at step s warp w reads k in
 //   [(s*warps + w) * 64*batch, +64*batch). Each lane keeps two steps of 16-byte weight loads
 //   in flight: a register double buffer, or (w_smem: 16-warp blocks and 8-warp blocks that
-//   own one tile, bf16 x, no prologue, when it fits) a shared-memory one of 2 * threads * batch * 64 bytes at <= 64 registers a
-//   thread, so the next launch's blocks start beside it. 16 warps (1 block/SM) when there are
+//   own one tile, bf16 x, no prologue, when it fits) a shared-memory one of
+//   2 * threads * batch * 64 bytes at <= 64 registers a thread, so the next launch's blocks
+//   start beside it. 16 warps (1 block/SM) when there are
 //   no more tiles than SMs and a tile is more than two steps of 8 warps (K > 2048 at batch 2),
 //   else 8 warps and up to 2 blocks/SM. x is staged in shared memory with cp.async (plain
 //   loads with w_smem): the whole of it (and norm_weight) for RMS_NORM, else each warp copies
