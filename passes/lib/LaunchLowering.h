@@ -14,6 +14,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace sinter {
@@ -37,6 +38,24 @@ struct FusedColumns {
   int64_t rowStride = 0;
   int64_t offset = 0;
   bool roped = false;
+};
+
+/// A linear whose output is split into gate and up halves that feed one silu_mul (SwiGLU):
+/// the linear_small_m SILU_MUL_PAIRS epilogue absorbs the slices and the silu_mul.
+struct SiluPairs {
+  graph::SliceOp gate, up;
+  graph::SiluMulOp silu;
+  int64_t gateStart = 0, upStart = 0;
+};
+std::optional<SiluPairs> matchSiluPairs(graph::LinearOp linear);
+
+/// One gate/up -> down pair of linear_small_m launches that hands x over through the context
+/// state (LinearHandoff in launch_params.h), and the buffers involved.
+struct HandoffPair {
+  int64_t index = 0;
+  int64_t producerBlocks = 0;
+  mlir::Value x, count;          // this pair's buffers
+  mlir::Value resetX, resetCount; // the next pair's (the first pair's for the last)
 };
 
 /// The weight blob, shared by every function of the module: entry points of one model
@@ -65,6 +84,9 @@ public:
 
 private:
   mlir::LogicalResult lowerOp(mlir::Operation *op);
+  /// Finds the gate/up -> down pairs that hand x over through the context state
+  /// (LinearHandoff.cpp) and creates their buffers; fills producerOf / consumerOf.
+  void planHandoffs();
   mlir::LogicalResult lowerGemm(graph::LinearOp linear);
 
   // Kernel launches (LowerKernels.cpp).
@@ -123,6 +145,8 @@ private:
   llvm::DenseMap<mlir::Attribute, mlir::Value> weightsByData;
   llvm::StringMap<mlir::Value> states;
   mlir::Operation *lastState = nullptr;
+  /// Handoff pairs by their producer and consumer linear.
+  llvm::DenseMap<mlir::Operation *, HandoffPair> producerOf, consumerOf;
 };
 
 } // namespace sinter

@@ -187,6 +187,31 @@ DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
 
 } // namespace
 
+std::optional<SiluPairs> sinter::matchSiluPairs(graph::LinearOp linear) {
+  if (linear.getBias() || linear.getResidual() ||
+      std::distance(linear->getUsers().begin(), linear->getUsers().end()) != 2)
+    return std::nullopt;
+  SmallVector<graph::SliceOp> slices;
+  for (Operation *user : linear->getUsers())
+    if (auto s = dyn_cast<graph::SliceOp>(user); s && lastAxisColumns(s))
+      slices.push_back(s);
+  if (slices.size() != 2)
+    return std::nullopt;
+  int64_t n = linear.getWeight().getType().getDimSize(1);
+  auto a = *lastAxisColumns(slices[0]), b = *lastAxisColumns(slices[1]);
+  auto silu = dyn_cast_or_null<graph::SiluMulOp>(singleUser(slices[0].getResult()));
+  if (!silu || singleUser(slices[1].getResult()) != silu.getOperation() ||
+      2 * (a.second - a.first) != n || b.second - b.first != a.second - a.first)
+    return std::nullopt;
+  SiluPairs pairs;
+  pairs.silu = silu;
+  pairs.gate = silu.getGate() == slices[0].getResult() ? slices[0] : slices[1];
+  pairs.up = pairs.gate == slices[0] ? slices[1] : slices[0];
+  pairs.gateStart = lastAxisColumns(pairs.gate)->first;
+  pairs.upStart = lastAxisColumns(pairs.up)->first;
+  return pairs;
+}
+
 bool FunctionLowering::wantsKernel(graph::LinearOp linear) const {
   auto in = linear.getInput().getType();
   // bf16 linears go through the kernel-aware lowering, which takes linear_small_m where it
@@ -245,22 +270,16 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       slices.push_back(s);
   bool allSlices = !slices.empty() && (size_t)std::distance(linear->getUsers().begin(),
                                                             linear->getUsers().end()) == slices.size();
-  if (allSlices && slices.size() == 2 && !linear.getBias() && !linear.getResidual()) {
-    auto a = *lastAxisColumns(slices[0]), b = *lastAxisColumns(slices[1]);
-    auto silu = dyn_cast_or_null<graph::SiluMulOp>(singleUser(slices[0].getResult()));
-    if (silu && singleUser(slices[1].getResult()) == silu.getOperation() && 2 * (a.second - a.first) == n &&
-        b.second - b.first == a.second - a.first) {
-      graph::SliceOp gate = silu.getGate() == slices[0].getResult() ? slices[0] : slices[1];
-      gateStart = *lastAxisColumns(gate) == a ? a.first : b.first;
-      upStart = gateStart == a.first ? b.first : a.first;
-      epilogue = kn::LinearEpilogue::SILU_MUL_PAIRS;
-      int64_t g0 = gateStart, u0 = upStart;
-      rowOf = [=](int64_t r) { return (r % 2 ? u0 : g0) + r / 2; };
-      output = silu.getResult();
-      absorbed.insert(slices[0]);
-      absorbed.insert(slices[1]);
-      absorbed.insert(silu);
-    }
+  if (std::optional<SiluPairs> pairs = matchSiluPairs(linear)) {
+    gateStart = pairs->gateStart;
+    upStart = pairs->upStart;
+    epilogue = kn::LinearEpilogue::SILU_MUL_PAIRS;
+    int64_t g0 = gateStart, u0 = upStart;
+    rowOf = [=](int64_t r) { return (r % 2 ? u0 : g0) + r / 2; };
+    output = pairs->silu.getResult();
+    absorbed.insert(pairs->gate);
+    absorbed.insert(pairs->up);
+    absorbed.insert(pairs->silu);
   }
   SmallVector<HeadChain> chains;
   if (epilogue == kn::LinearEpilogue::NONE && allSlices && !linear.getBias() &&
@@ -343,7 +362,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       return failure();
     residual = *b;
   }
-  Value out = destinationFor(output);
+  // A handoff producer writes the pair's state buffer, which its consumer reads as x.
+  auto producer = producerOf.find(linear);
+  auto consumer = consumerOf.find(linear);
+  Value out = producer != producerOf.end() ? producer->second.x : destinationFor(output);
   buffers[output] = out;
   Type xType = elementTypeOf(*x);
   int xBytes = xType.getIntOrFloatBitWidth() / 8;
@@ -438,14 +460,31 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       strParam(builder, cxxType(elementTypeOf(out))),
       strParam(builder, std::to_string(floatBits(eps)) + "u"), intParam(builder, ropeRows),
       intParam(builder, headDim), intParam(builder, smCount), strParam(builder, cxxType(xType))};
+  // Handoff arguments: the pair's count, then (consumer) the next pair's buffers to zero.
+  Value handoffCount, resetX, resetCount;
+  SmallVector<unsigned> writes = {7};
+  if (producer != producerOf.end()) {
+    params.append({strParam(builder, "sinter::kernels::LinearHandoff::PRODUCER"),
+                   intParam(builder, 0)});
+    handoffCount = producer->second.count;
+    writes.push_back(8);
+  } else if (consumer != consumerOf.end()) {
+    params.append({strParam(builder, "sinter::kernels::LinearHandoff::CONSUMER"),
+                   intParam(builder, consumer->second.producerBlocks)});
+    handoffCount = consumer->second.count;
+    resetX = consumer->second.resetX;
+    resetCount = consumer->second.resetCount;
+    writes.append({9, 10});
+  }
   kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes);
   Location loc = output == linear.getResult()
                      ? linear.getLoc()
                      : builder.getFusedLoc({linear.getLoc(), output.getLoc()});
   return emitKernel(loc, "linear_small_m", params,
-                    {*x, weight, normWeight, bias, residual, cosTable, sinTable, out},
+                    {*x, weight, normWeight, bias, residual, cosTable, sinTable, out,
+                     handoffCount, resetX, resetCount},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
-                    lp.shared_bytes, {7});
+                    lp.shared_bytes, writes);
 }
 
 LogicalResult FunctionLowering::lowerGather(graph::GatherOp gather) {

@@ -76,6 +76,7 @@ LogicalResult FunctionLowering::run() {
                                             << "') is not the update of its own cache";
   }
 
+  planHandoffs();
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(lowerOp(&op)))
       return failure();

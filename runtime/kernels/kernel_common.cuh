@@ -177,6 +177,45 @@ __device__ __forceinline__ void pdl_wait() {
 #endif
 }
 
+// Handoff between two launches through the context state (linear_small_m, "Handoff" in
+// launch_params.h): relaxed gpu-scope counter operations, volatile 16-byte loads, and a
+// bounded wait that traps instead of hanging when a pairing is broken.
+__device__ __forceinline__ void red_add_relaxed(uint32_t *p, uint32_t v) {
+  asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint32_t ld_relaxed(const uint32_t *p) {
+  uint32_t v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint4 ld_volatile16(const void *p) {
+  return __ldcv(reinterpret_cast<const uint4 *>(p));
+}
+__device__ __forceinline__ bool has_zero_half(const uint4 &v) {
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  bool z = false;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) z |= (w[i] & 0xFFFFu) == 0u || (w[i] >> 16) == 0u;
+  return z;
+}
+constexpr unsigned long long kHandoffTimeoutNs = 2000000000ull;
+__device__ __forceinline__ unsigned long long handoff_clock_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// Thread 0 waits until *count >= target; then the whole block goes on.
+__device__ __forceinline__ void handoff_wait(const uint32_t *count, uint32_t target) {
+  if (threadIdx.x == 0) {
+    const unsigned long long t0 = handoff_clock_ns();
+    while (ld_relaxed(count) < target) {
+      if (handoff_clock_ns() - t0 > kHandoffTimeoutNs) __trap();
+      __nanosleep(64);
+    }
+  }
+  __syncthreads();
+}
+
 // Asks the L2 for [p, p + bytes) (16-byte aligned, bytes a multiple of 16): a hint that
 // neither reads into registers nor orders anything, so it may run before griddepcontrol.wait.
 __device__ __forceinline__ void prefetch_l2(const void *p, uint32_t bytes) {

@@ -92,9 +92,11 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 }
 
 // =============================================================================================
-// linear_small_m<M, N_ROWS, K, PRO, EPI, OutT, EPS_BITS, ROPE_ROWS, HEAD_DIM, NUM_SMS, XT>(
+// linear_small_m<M, N_ROWS, K, PRO, EPI, OutT, EPS_BITS, ROPE_ROWS, HEAD_DIM, NUM_SMS, XT,
+//                HANDOFF, HANDOFF_BLOCKS>(
 //     const XT *x, const bf16 *w, const bf16 *norm_weight, const bf16 *bias,
-//     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out)
+//     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out,
+//     uint32_t *handoff_count, bf16 *handoff_reset_x, uint32_t *handoff_reset_count)
 //   x [M, K] bf16 or fp32 (XT; must not alias out). fp32 x is split into x_hi = bf16(x) and
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
@@ -137,8 +139,30 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, shared bytes <= 227 KiB
 //   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits
 //   K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
+//
+//   Handoff (HANDOFF, HANDOFF_BLOCKS; the last three arguments handoff_count [1] uint32,
+//   handoff_reset_x [M, K] bf16, handoff_reset_count [1] uint32): a producer launch and the
+//   consumer launched right after it pass x through a buffer in the context state instead of
+//   the consumer's griddepcontrol.wait (decode: gate/up -> down; the release after the
+//   producer's last block is the longest launch boundary of the step, see RESULTS.md).
+//     PRODUCER  out is stored bit-inverted (~bits; a 0xFFFF result, a NaN, is stored as
+//               ~0x7FFF), so a zero halfword means "not written yet"; after its stores each
+//               block adds 1 to handoff_count. OutT bf16.
+//     CONSUMER  instead of griddepcontrol.wait: waits until handoff_count reaches
+//               HANDOFF_BLOCKS (the producer's grid), then reads x (the producer's out) with
+//               volatile loads again until no halfword of it is zero, and un-inverts it; then
+//               zeroes handoff_reset_x and handoff_reset_count: the next pair's buffers (the
+//               first pair's for the last). Launch-order requirements (the
+//               compiler's lowering meets them): the consumer is launched right after its
+//               producer; the buffers start zeroed (context state); the launch that last read
+//               the reset buffers has completed before the producer's griddepcontrol.wait
+//               returns, and their next writer waits for this launch; every input but x was
+//               complete before the producer's wait returned. A wait that lasts over 2 s
+//               traps (a broken pairing fails the call instead of hanging it).
+//               Needs linear_small_m_handoff_consumer_supported.
 // =============================================================================================
 enum class LinearPrologue : int { NONE = 0, RMS_NORM = 1 };
+enum class LinearHandoff : int { NONE = 0, PRODUCER = 1, CONSUMER = 2 };
 enum class LinearEpilogue : int { NONE = 0, BIAS = 1, RESIDUAL = 2, SILU_MUL_PAIRS = 3, ROPE_PAIRS = 4 };
 
 // How x sits in shared memory:
@@ -327,6 +351,17 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
          (epi != LinearEpilogue::ROPE_PAIRS ||
           (head_dim >= 2 && head_dim % 2 == 0 && rope_rows >= 0 && rope_rows <= N_rows &&
            rope_rows % head_dim == 0));
+}
+
+// A consumer of a handoff (see "Handoff" above): bf16 x read by each warp with plain loads
+// (the w_smem staging) and no prologue, at most 32 16-byte vectors per warp and step.
+SINTER_LP_FN bool linear_small_m_handoff_consumer_supported(int M, int N_rows, int K,
+                                                            LinearPrologue pro, int num_sms) {
+  if (!linear_small_m_supported(M, N_rows, K, pro, LinearEpilogue::NONE, 0, 0, 2, num_sms))
+    return false;
+  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, 2);
+  return pro == LinearPrologue::NONE && t.w_smem && t.x_staging == LinearXStaging::BF16_ROWS &&
+         M * t.batch * 64 / 8 <= 32;
 }
 
 SINTER_LP_FN LaunchParams linear_small_m_launch(int M, int N_rows, int K, LinearPrologue pro,

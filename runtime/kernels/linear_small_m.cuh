@@ -27,6 +27,10 @@
 // fragment: twice the MMAs for an fp32-accurate product. With RMS_NORM the prologue reads x
 // from global memory and writes the normalized rows as two bf16 planes (split once, reused by
 // every tile); otherwise x is staged as fp32 and split at each fragment load.
+// Handoff (launch_params.h, "Handoff"): a gate/up launch stores its output bit-inverted into a
+// zeroed state buffer and counts its blocks; the down launch right after it waits on the count
+// and on the data itself instead of griddepcontrol.wait, which releases only a while after the
+// producer's last block exits.
 #pragma once
 
 #include "kernel_common.cuh"
@@ -34,13 +38,15 @@
 namespace sinter::kernels {
 
 template <int M, int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT,
-          uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS, typename XT = bf16>
+          uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS, typename XT = bf16,
+          LinearHandoff HANDOFF = LinearHandoff::NONE, int HANDOFF_BLOCKS = 0>
 __global__ void __launch_bounds__(
     linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT))).warps * 32,
     linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT))).reg_blocks)
     linear_small_m(const XT *x, const bf16 *__restrict__ w, const bf16 *__restrict__ norm_weight,
                    const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
-                   const bf16 *sin, OutT *out) {
+                   const bf16 *sin, OutT *out, uint32_t *handoff_count,
+                   bf16 *handoff_reset_x, uint32_t *handoff_reset_count) {
   static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM,
                                          int(sizeof(XT)), NUM_SMS),
                 "linear_small_m: needs 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, "
@@ -66,6 +72,14 @@ __global__ void __launch_bounds__(
   constexpr int LB = W_SMEM ? 1 : L; // of them held across steps in registers
   constexpr int N_OUT = EPI == LinearEpilogue::SILU_MUL_PAIRS ? N_ROWS / 2 : N_ROWS;
   static_assert(STEPS * WARPS * BATCH * 64 == K, "linear_small_m: K tiling");
+  constexpr bool PRODUCER = HANDOFF == LinearHandoff::PRODUCER;
+  constexpr bool CONSUMER = HANDOFF == LinearHandoff::CONSUMER;
+  static_assert(!PRODUCER || std::is_same_v<OutT, bf16>, "linear_small_m: a handoff is bf16");
+  static_assert(!CONSUMER || (std::is_same_v<XT, bf16> && HANDOFF_BLOCKS > 0 &&
+                              linear_small_m_handoff_consumer_supported(M, N_ROWS, K, PRO,
+                                                                        NUM_SMS)),
+                "linear_small_m: a handoff consumer needs "
+                "linear_small_m_handoff_consumer_supported and the producer's grid");
 
   extern __shared__ __align__(16) unsigned char smem_raw[];
   // x: [M][XS] of XT; (X_PLANES) hi rows [M][XS] then lo rows [M][XS] of bf16; (X_RING)
@@ -255,6 +269,16 @@ __global__ void __launch_bounds__(
     if (tid < 8 * M) read_epilogue_operands(tid >> 3, int(blockIdx.x) * 16 + 2 * (tid & 7), pre);
   };
 
+  // A handoff producer stores ~bits, never zero (a 0xFFFF NaN becomes ~0x7FFF).
+  auto put = [](OutT *p, float v) {
+    if constexpr (PRODUCER) {
+      uint16_t bits = __bfloat16_as_ushort(detail::from_float<bf16>(v));
+      *reinterpret_cast<uint16_t *>(p) = uint16_t(~(bits == 0xFFFFu ? 0x7FFFu : bits));
+    } else {
+      *p = detail::from_float<OutT>(v);
+    }
+  };
+
   // Cross-warp reduction and epilogue of one finished tile.
   auto finish = [&](int i) {
     const int tile = item_tile(i);
@@ -291,30 +315,29 @@ __global__ void __launch_bounds__(
       }
       OutT *orow = out + size_t(m) * N_OUT;
       if constexpr (EPI == LinearEpilogue::NONE) {
-        orow[n0] = detail::from_float<OutT>(v0);
-        orow[n0 + 1] = detail::from_float<OutT>(v1);
+        put(&orow[n0], v0);
+        put(&orow[n0 + 1], v1);
       } else if constexpr (EPI == LinearEpilogue::BIAS) {
-        orow[n0] = detail::from_float<OutT>(v0 + __bfloat162float(bias[n0]));
-        orow[n0 + 1] = detail::from_float<OutT>(v1 + __bfloat162float(bias[n0 + 1]));
+        put(&orow[n0], v0 + __bfloat162float(bias[n0]));
+        put(&orow[n0 + 1], v1 + __bfloat162float(bias[n0 + 1]));
       } else if constexpr (EPI == LinearEpilogue::RESIDUAL) {
-        orow[n0] = detail::from_float<OutT>(detail::round_to<OutT>(v0) + ops[0]);
-        orow[n0 + 1] = detail::from_float<OutT>(detail::round_to<OutT>(v1) + ops[1]);
+        put(&orow[n0], detail::round_to<OutT>(v0) + ops[0]);
+        put(&orow[n0 + 1], detail::round_to<OutT>(v1) + ops[1]);
       } else if constexpr (EPI == LinearEpilogue::SILU_MUL_PAIRS) {
         const float gt = detail::round_to<OutT>(v0), up = detail::round_to<OutT>(v1);
         const float s = detail::round_to<OutT>(gt / (1.f + expf(-gt)));
-        orow[n0 >> 1] = detail::from_float<OutT>(s * up);
+        put(&orow[n0 >> 1], s * up);
       } else if constexpr (EPI == LinearEpilogue::ROPE_PAIRS) {
         if (n0 < ROPE_ROWS) {
           const int head = n0 / HEAD_DIM;
           const int ii = (n0 % HEAD_DIM) >> 1;
           const float q1 = detail::round_to<OutT>(v0), q2 = detail::round_to<OutT>(v1);
           // ops: cos and sin at column ii, then at ii + H/2
-          orow[head * HEAD_DIM + ii] = detail::from_float<OutT>(q1 * ops[0] - q2 * ops[1]);
-          orow[head * HEAD_DIM + ii + HEAD_DIM / 2] =
-              detail::from_float<OutT>(q2 * ops[2] + q1 * ops[3]);
+          put(&orow[head * HEAD_DIM + ii], q1 * ops[0] - q2 * ops[1]);
+          put(&orow[head * HEAD_DIM + ii + HEAD_DIM / 2], q2 * ops[2] + q1 * ops[3]);
         } else {
-          orow[n0] = detail::from_float<OutT>(v0);
-          orow[n0 + 1] = detail::from_float<OutT>(v1);
+          put(&orow[n0], v0);
+          put(&orow[n0 + 1], v1);
         }
       }
     }
@@ -458,10 +481,49 @@ __global__ void __launch_bounds__(
   } else {
     // Each warp copies the x slices it will read: step s, all M rows, k in
     // [(s*WARPS + warp) * 64*BATCH, +64*BATCH): one cp.async group per step.
-    detail::pdl_wait();
+    if constexpr (CONSUMER)
+      detail::handoff_wait(handoff_count, uint32_t(HANDOFF_BLOCKS));
+    else
+      detail::pdl_wait();
     trace.waited();
     load_epilogue_operands();
-    if constexpr (X_RING) {
+    if constexpr (CONSUMER) {
+      // The producer's blocks have all counted themselves, but a store of theirs may still be
+      // on its way: volatile loads again until no halfword is zero, then un-inverted.
+      constexpr int VS = BATCH * 64 / EV;
+      const bool mine = lane < M * VS;
+      const int m = lane / VS;
+      const int v = lane - m * VS;
+      uint4 got[STEPS];
+      const unsigned long long t0 = detail::handoff_clock_ns();
+      for (;;) {
+        // All loads before any test: volatile loads stay in program order, so a test between
+        // them would wait for each round trip in turn.
+#pragma unroll
+        for (int st = 0; st < STEPS; ++st) {
+          const int kb = (st * WARPS + warp) * (BATCH * 64);
+          if (mine) got[st] = detail::ld_volatile16(x + size_t(m) * K + kb + v * EV);
+        }
+        bool missing = false;
+#pragma unroll
+        for (int st = 0; st < STEPS; ++st) missing |= mine && detail::has_zero_half(got[st]);
+        if (!__any_sync(0xffffffffu, missing)) break;
+        if (detail::handoff_clock_ns() - t0 > detail::kHandoffTimeoutNs) __trap();
+        __nanosleep(32);
+      }
+#pragma unroll
+      for (int st = 0; st < STEPS; ++st) {
+        const int kb = (st * WARPS + warp) * (BATCH * 64);
+        if (mine)
+          detail::st16(xs + m * XS + kb + v * EV, make_uint4(~got[st].x, ~got[st].y,
+                                                              ~got[st].z, ~got[st].w));
+      }
+      __syncwarp();
+      // The next pair's buffers back to "not written" (their last reader has completed).
+      for (int i = int(blockIdx.x) + GRID * tid; i < M * K / 8; i += GRID * THREADS)
+        detail::st16(handoff_reset_x + size_t(i) * 8, make_uint4(0u, 0u, 0u, 0u));
+      if (blockIdx.x == 0 && tid == 0) *handoff_reset_count = 0u;
+    } else if constexpr (X_RING) {
 #pragma unroll
       for (int st = 0; st < RING; ++st) stage_ring(st);
     } else if constexpr (W_SMEM) {
@@ -504,6 +566,10 @@ __global__ void __launch_bounds__(
     if ((i + 1) % STEPS == STEPS - 1) finish(i + 1);
   }
   trace.mark(1);
+  if constexpr (PRODUCER) { // every thread's stores are issued; the consumer checks they landed
+    __syncthreads();
+    if (tid == 0) detail::red_add_relaxed(handoff_count, 1u);
+  }
 }
 
 } // namespace sinter::kernels

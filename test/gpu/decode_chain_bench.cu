@@ -1,8 +1,8 @@
 // Llama 3.2 1B decode step as the compiler lowers it (84 launches: 2 RoPE-table gathers, the
 // embedding, 16 x [RMS+QKV+RoPE, attention with the cache write, o_proj+residual,
-// RMS+gate/up+SiLU, down+residual], RMS+LM head), on random weights, launched with PDL and
-// replayed as one CUDA graph. Prints ms per step against the weight bytes / measured copy
-// bandwidth. Not a test (nothing is checked): it times the kernel chain without the compiler
+// RMS+gate/up+SiLU, down+residual (gate/up -> down through the layer's handoff buffers)],
+// RMS+LM head), on random weights, launched with PDL and replayed as one CUDA graph. Prints ms
+// per step against the weight bytes / measured copy bandwidth. Not a test (nothing is checked): it times the kernel chain without the compiler
 // and runtime in the way, and, built with -DSINTER_TRACE (target decode_chain_trace), prints
 // where each launch boundary's time goes from the blocks' own timestamps, and where the time
 // after a block's release goes from its in-kernel marks (BlockTrace::mark).
@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,11 +46,15 @@ auto *const kAttn = &attention_decode<kHeads, kKvHeads, kHeadDim, 0, kHeads * kH
                                       kScaleBits>;
 auto *const kOProj = &linear_small_m<1, kHidden, kHidden, LinearPrologue::NONE,
                                      LinearEpilogue::RESIDUAL, bf16, 0u, 0, 0, kSms, bf16>;
+// gate/up -> down through the handoff buffers of the layer, as the compiler lowers them.
+constexpr int kGateUpBlocks =
+    linear_small_m_tiling(1, 2 * kInter, kHidden, LinearPrologue::RMS_NORM, kSms).grid;
 auto *const kGateUp = &linear_small_m<1, 2 * kInter, kHidden, LinearPrologue::RMS_NORM,
                                       LinearEpilogue::SILU_MUL_PAIRS, bf16, kEpsBits, 0, 0,
-                                      kSms, bf16>;
+                                      kSms, bf16, LinearHandoff::PRODUCER>;
 auto *const kDown = &linear_small_m<1, kHidden, kInter, LinearPrologue::NONE,
-                                    LinearEpilogue::RESIDUAL, bf16, 0u, 0, 0, kSms, bf16>;
+                                    LinearEpilogue::RESIDUAL, bf16, 0u, 0, 0, kSms, bf16,
+                                    LinearHandoff::CONSUMER, kGateUpBlocks>;
 auto *const kLmHead = &linear_small_m<1, kVocab, kHidden, LinearPrologue::RMS_NORM,
                                       LinearEpilogue::NONE, bf16, kEpsBits, 0, 0, kSms, bf16>;
 auto *const kGatherRope = &embedding_gather<1, kHeadDim, kMaxLen, bf16, bf16>;
@@ -81,6 +86,8 @@ bf16 *device_random_bf16(size_t n, uint32_t seed, float scale) {
 
 struct Layer {
   bf16 *norm1, *wqkv, *wo, *norm2, *wgu, *wd, *k_cache, *v_cache;
+  bf16 *act;           // gate/up -> down handoff buffer (zeroed: "not written")
+  uint32_t *act_count; // and its count of gate/up blocks
 };
 
 struct Model {
@@ -88,7 +95,7 @@ struct Model {
   bf16 *embedding, *norm_f, *rope_cos_table, *rope_sin_table;
   std::vector<Layer> layer;
   int64_t *token, *position;
-  bf16 *cos, *sin, *resid, *qkv, *attn, *resid2, *act, *logits;
+  bf16 *cos, *sin, *resid, *qkv, *attn, *resid2, *logits;
   float *partials;
   uint32_t *counters;
   size_t weight_bytes = 0;
@@ -119,6 +126,8 @@ Model make_model(int layers, int64_t position) {
     L.wd = L.wgu + ngu;
     L.k_cache = device_random_bf16(size_t(kKvHeads) * kMaxLen * kHeadDim, seed++, 1.f);
     L.v_cache = device_random_bf16(size_t(kKvHeads) * kMaxLen * kHeadDim, seed++, 1.f);
+    L.act = dalloc<bf16>(kInter);
+    L.act_count = dalloc<uint32_t>(1);
     m.layer.push_back(L);
   }
   m.token = dalloc<int64_t>(1);
@@ -132,7 +141,6 @@ Model make_model(int layers, int64_t position) {
   m.qkv = dalloc<bf16>(kQkvRows);
   m.attn = dalloc<bf16>(kHidden);
   m.resid2 = dalloc<bf16>(kHidden);
-  m.act = dalloc<bf16>(kInter);
   m.logits = dalloc<bf16>(kVocab);
   m.partials = dalloc<float>(attention_decode_partials_floats(kHeads, kKvHeads, kHeadDim,
                                                               kMaxLen, kSplit));
@@ -149,6 +157,8 @@ LaunchParams linear_lp(int n_rows, int k, LinearPrologue pro) {
 std::vector<std::string> enqueue_step(const Model &m, cudaStream_t s) {
   std::vector<std::string> names;
   const bf16 *none = nullptr;
+  uint32_t *no_count = nullptr;
+  bf16 *no_x = nullptr;
   auto check = [&](cudaError_t e, const char *name) {
     CUDA_CHECK(e);
     names.push_back(name);
@@ -162,10 +172,14 @@ std::vector<std::string> enqueue_step(const Model &m, cudaStream_t s) {
   check(launch_pdl(kGatherTok, embedding_gather_launch(1, kHidden, 2), s, m.token,
                    (const bf16 *)m.embedding, m.resid),
         "embedding");
-  for (const Layer &L : m.layer) {
+  for (size_t l = 0; l < m.layer.size(); ++l) {
+    const Layer &L = m.layer[l];
+    // down resets the next layer's handoff buffers (the last layer: the first layer's).
+    const Layer &next = m.layer[(l + 1) % m.layer.size()];
     check(launch_pdl(kQkv, linear_lp(kQkvRows, kHidden, LinearPrologue::RMS_NORM), s,
                      (const bf16 *)m.resid, (const bf16 *)L.wqkv, (const bf16 *)L.norm1, none,
-                     none, (const bf16 *)m.cos, (const bf16 *)m.sin, m.qkv),
+                     none, (const bf16 *)m.cos, (const bf16 *)m.sin, m.qkv, no_count, no_x,
+                     no_count),
           "qkv");
     check(launch_pdl(kAttn, attention_decode_launch(kKvHeads, kMaxLen, kSplit), s,
                      (const bf16 *)m.qkv, (const int64_t *)m.position, L.k_cache, L.v_cache,
@@ -173,20 +187,21 @@ std::vector<std::string> enqueue_step(const Model &m, cudaStream_t s) {
           "attention");
     check(launch_pdl(kOProj, linear_lp(kHidden, kHidden, LinearPrologue::NONE), s,
                      (const bf16 *)m.attn, (const bf16 *)L.wo, none, none,
-                     (const bf16 *)m.resid, none, none, m.resid2),
+                     (const bf16 *)m.resid, none, none, m.resid2, no_count, no_x, no_count),
           "o_proj");
     check(launch_pdl(kGateUp, linear_lp(2 * kInter, kHidden, LinearPrologue::RMS_NORM), s,
                      (const bf16 *)m.resid2, (const bf16 *)L.wgu, (const bf16 *)L.norm2, none,
-                     none, none, none, m.act),
+                     none, none, none, L.act, L.act_count, no_x, no_count),
           "gate_up");
     check(launch_pdl(kDown, linear_lp(kHidden, kInter, LinearPrologue::NONE), s,
-                     (const bf16 *)m.act, (const bf16 *)L.wd, none, none,
-                     (const bf16 *)m.resid2, none, none, m.resid),
+                     (const bf16 *)L.act, (const bf16 *)L.wd, none, none,
+                     (const bf16 *)m.resid2, none, none, m.resid, L.act_count, next.act,
+                     next.act_count),
           "down");
   }
   check(launch_pdl(kLmHead, linear_lp(kVocab, kHidden, LinearPrologue::RMS_NORM), s,
                    (const bf16 *)m.resid, (const bf16 *)m.embedding, (const bf16 *)m.norm_f,
-                   none, none, none, none, m.logits),
+                   none, none, none, none, m.logits, no_count, no_x, no_count),
         "lm_head");
   return names;
 }
@@ -248,6 +263,13 @@ void print_trace(const std::vector<std::string> &names) {
     }
     for (int k = 0; k < detail::kTraceMarks; ++k)
       sp.marks[k] = sp.marked ? sp.marks[k] / double(sp.marked) : 0.0;
+    if (name == "lm_head") { // its tail: block exits after the first release
+      std::printf("lm_head exits (us after the first release):");
+      for (double q : {0.0, 0.1, 0.5, 0.9, 0.99, 1.0})
+        std::printf(" p%.0f %.2f", q * 100,
+                    (en[size_t(q * double(en.size() - 1))] - sp.wait0) / 1e3);
+      std::printf("\n");
+    }
     spans.push_back(sp);
   }
   if (spans.empty()) return;
@@ -322,6 +344,10 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (layers < 2) { // each layer's down resets the next layer's handoff buffers
+    std::fprintf(stderr, "%s: --layers must be at least 2\n", argv[0]);
+    return 2;
+  }
   if (!gputest::have_device()) return 77;
   if (gputest::sm_count() != kSms)
     std::printf("note: the kernels are tiled for %d SMs, this device has %d\n", kSms,
@@ -363,6 +389,17 @@ int main(int argc, char **argv) {
               "ms, %.1f %% of bandwidth\n",
               names.size(), layers, (long long)position, per[2], iterations,
               m.weight_bytes / 1e6, gbs, floor_ms, 100.0 * floor_ms / per[2]);
+  {
+    // A checksum of the logits: variants that must compute the same thing print the same.
+    std::vector<bf16> lg(kVocab);
+    CUDA_CHECK(cudaMemcpy(lg.data(), m.logits, kVocab * sizeof(bf16), cudaMemcpyDeviceToHost));
+    double sum = 0, asum = 0;
+    for (const bf16 &v : lg) {
+      sum += __bfloat162float(v);
+      asum += std::fabs(__bfloat162float(v));
+    }
+    std::printf("logits checksum: sum %.6e, abs sum %.6e\n", sum, asum);
+  }
 #ifdef SINTER_TRACE
   const uint32_t zero = 0;
   CUDA_CHECK(cudaMemcpyToSymbol(detail::trace_count, &zero, sizeof(zero)));

@@ -12,6 +12,8 @@ using namespace gputest;
 
 constexpr int kSms = 132; // compile-time target SM count (H200)
 constexpr uint32_t kEps = 0x3727c5acu; // 1e-5f
+uint32_t *const kNoCount = nullptr; // the handoff arguments of launches without one
+bf16 *const kNoX = nullptr;
 
 struct BenchRow {
   std::string name;
@@ -153,7 +155,8 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
   const OutT *pr = EPI == LinearEpilogue::RESIDUAL ? dres : nullptr;
   const bf16 *pc = EPI == LinearEpilogue::ROPE_PAIRS ? dcs : nullptr;
   const bf16 *ps = EPI == LinearEpilogue::ROPE_PAIRS ? dsn : nullptr;
-  launch(fn, lp, 0, (const XT *)dx, (const bf16 *)dw, pn, pb, pr, pc, ps, dout);
+  launch(fn, lp, 0, (const XT *)dx, (const bf16 *)dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX,
+         kNoCount);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<HT> got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
   std::vector<float> got(got_h.size());
@@ -172,7 +175,8 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
     else
       CUDA_CHECK(cudaMemset(dout, 0xff, sizeof(OutT) * M * N_OUT));
     launch_after_delayed_producer(dx, saved_x, size_t(M) * K * sizeof(XT), fn, lp, (const XT *)dx,
-                                  (const bf16 *)dw, pn, pb, pr, pc, ps, dout);
+                                  (const bf16 *)dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX,
+                                  kNoCount);
     got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
     for (size_t i = 0; i < got.size(); ++i) got[i] = H::get(got_h[i]);
     ok &= report("  same, PDL behind a late producer of x", compare(got, ref, tol));
@@ -195,13 +199,14 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     auto enqueue = [&] {
       for (int it = 0; it < iters; ++it)
-        launch(fn, lp, s, (const XT *)dx, (const bf16 *)ws[it % nc], pn, pb, pr, pc, ps, dout2);
+        launch(fn, lp, s, (const XT *)dx, (const bf16 *)ws[it % nc], pn, pb, pr, pc, ps, dout2,
+               kNoCount, kNoX, kNoCount);
     };
     cudaError_t pdl_err = cudaSuccess;
     auto enqueue_pdl = [&] {
       for (int it = 0; it < iters; ++it) {
         cudaError_t e = launch_pdl(fn, lp, s, (const XT *)dx, (const bf16 *)ws[it % nc], pn, pb,
-                                   pr, pc, ps, dout2);
+                                   pr, pc, ps, dout2, kNoCount, kNoX, kNoCount);
         if (e != cudaSuccess && pdl_err == cudaSuccess) pdl_err = e;
       }
     };
@@ -279,6 +284,108 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
   return ok;
 }
 
+// gate/up -> down through handoff buffers (LinearHandoff): two pairs in a row, each resetting
+// the other's buffers, each producer launched under PDL behind a kernel that writes
+// its x late, so the consumer waits on the handoff, not on the stream. Against the same two
+// launches without a handoff: the consumer's output bit for bit, the producer's buffer holding
+// the inverted bits and its count the producer's grid, the reset buffers zero.
+bool run_handoff_case() {
+  constexpr int K1 = 1024, N1 = 2048, N2 = 1024; // act [N1] = silu(gate) * up, out [N2]
+  using P = LinearPrologue;
+  using E = LinearEpilogue;
+  using Hd = LinearHandoff;
+  static_assert(linear_small_m_handoff_consumer_supported(1, N2, N1, P::NONE, kSms));
+  static_assert(!linear_small_m_handoff_consumer_supported(1, N2, N1, P::RMS_NORM, kSms));
+  static_assert(!linear_small_m_handoff_consumer_supported(6, N2, N1, P::NONE, kSms));
+  constexpr int kProducerBlocks = linear_small_m_tiling(1, 2 * N1, K1, P::RMS_NORM, kSms).grid;
+  auto plain_up = linear_small_m<1, 2 * N1, K1, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, kEps, 0, 2,
+                                 kSms, bf16>;
+  auto plain_down = linear_small_m<1, N2, N1, P::NONE, E::RESIDUAL, bf16, 0u, 0, 2, kSms, bf16>;
+  auto up = linear_small_m<1, 2 * N1, K1, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, kEps, 0, 2, kSms,
+                           bf16, Hd::PRODUCER>;
+  auto down = linear_small_m<1, N2, N1, P::NONE, E::RESIDUAL, bf16, 0u, 0, 2, kSms, bf16,
+                             Hd::CONSUMER, kProducerBlocks>;
+  constexpr LaunchParams lp_up = linear_small_m_launch(1, 2 * N1, K1, P::RMS_NORM, kSms);
+  constexpr LaunchParams lp_down = linear_small_m_launch(1, N2, N1, P::NONE, kSms);
+
+  std::vector<uint16_t> x = random_bf16(K1, 901, -3.f, 3.f);
+  const float a1 = std::sqrt(3.f / K1), a2 = std::sqrt(3.f / N1);
+  bf16 *dx = reinterpret_cast<bf16 *>(to_device(x));
+  bf16 *dw1 = reinterpret_cast<bf16 *>(to_device(random_bf16(size_t(2) * N1 * K1, 902, -a1, a1)));
+  bf16 *dnw = reinterpret_cast<bf16 *>(to_device(random_bf16(K1, 903, 0.5f, 1.5f)));
+  bf16 *dw2 = reinterpret_cast<bf16 *>(to_device(random_bf16(size_t(N2) * N1, 904, -a2, a2)));
+  bf16 *dres = reinterpret_cast<bf16 *>(to_device(random_bf16(N2, 905, -1.f, 1.f)));
+  bf16 *saved_x = device_copy(dx, K1);
+  const bf16 *none = nullptr;
+
+  bf16 *act = nullptr, *ref = nullptr, *out = nullptr;
+  CUDA_CHECK(cudaMalloc(&act, N1 * 2));
+  CUDA_CHECK(cudaMalloc(&ref, N2 * 2));
+  CUDA_CHECK(cudaMalloc(&out, N2 * 2));
+  launch(plain_up, lp_up, 0, (const bf16 *)dx, (const bf16 *)dw1, (const bf16 *)dnw, none, none,
+         none, none, act, kNoCount, kNoX, kNoCount);
+  launch(plain_down, lp_down, 0, (const bf16 *)act, (const bf16 *)dw2, none, none,
+         (const bf16 *)dres, none, none, ref, kNoCount, kNoX, kNoCount);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<uint16_t> act_ref = to_host(reinterpret_cast<const uint16_t *>(act), N1);
+  const std::vector<uint16_t> out_ref = to_host(reinterpret_cast<const uint16_t *>(ref), N2);
+
+  // Pair buffers: x [N1] and a count each, zeroed like the context state.
+  bf16 *hx[2];
+  uint32_t *hc[2];
+  for (int p = 0; p < 2; ++p) {
+    CUDA_CHECK(cudaMalloc(&hx[p], N1 * 2));
+    CUDA_CHECK(cudaMalloc(&hc[p], 4));
+    CUDA_CHECK(cudaMemset(hx[p], 0, N1 * 2));
+    CUDA_CHECK(cudaMemset(hc[p], 0, 4));
+  }
+  // Pair 1's buffers hold a finished handoff (as after the previous call) for pair 0 to reset.
+  CUDA_CHECK(cudaMemset(hx[1], 0x5a, N1 * 2));
+  const uint32_t stale = kProducerBlocks;
+  CUDA_CHECK(cudaMemcpy(hc[1], &stale, 4, cudaMemcpyHostToDevice));
+
+  bool ok = true;
+  for (int p = 0; p < 2; ++p) {
+    const int q = 1 - p;
+    CUDA_CHECK(cudaMemset(out, 0xff, N2 * 2));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemset(dx, 0, K1 * 2));
+    delayed_copy_kernel<<<16, 256>>>(reinterpret_cast<const unsigned char *>(saved_x),
+                                     reinterpret_cast<unsigned char *>(dx), K1 * 2, 30000ull);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(launch_pdl(up, lp_up, 0, (const bf16 *)dx, (const bf16 *)dw1, (const bf16 *)dnw,
+                          none, none, none, none, hx[p], hc[p], kNoX, kNoCount));
+    CUDA_CHECK(launch_pdl(down, lp_down, 0, (const bf16 *)hx[p], (const bf16 *)dw2, none, none,
+                          (const bf16 *)dres, none, none, out, hc[p], hx[q], hc[q]));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<uint16_t> got = to_host(reinterpret_cast<const uint16_t *>(out), N2);
+    const std::vector<uint16_t> buf = to_host(reinterpret_cast<const uint16_t *>(hx[p]), N1);
+    const std::vector<uint16_t> reset = to_host(reinterpret_cast<const uint16_t *>(hx[q]), N1);
+    uint32_t count = 0, reset_count = 1;
+    CUDA_CHECK(cudaMemcpy(&count, hc[p], 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&reset_count, hc[q], 4, cudaMemcpyDeviceToHost));
+    size_t out_diff = 0, buf_diff = 0, not_reset = 0;
+    for (int i = 0; i < N2; ++i) out_diff += got[i] != out_ref[i];
+    for (int i = 0; i < N1; ++i) {
+      buf_diff += buf[i] != uint16_t(~act_ref[i]);
+      not_reset += reset[i] != 0;
+    }
+    const bool pass = out_diff == 0 && buf_diff == 0 && not_reset == 0 &&
+                      count == uint32_t(kProducerBlocks) && reset_count == 0;
+    std::printf("%-44s %s  out differs at %zu/%d, buffer at %zu/%d, %zu not reset, count %u "
+                "(want %d), reset count %u\n",
+                p == 0 ? "handoff gate/up -> down, pair 0" : "handoff, pair 1 (resets pair 0)",
+                pass ? "ok  " : "FAIL", out_diff, N2, buf_diff, N1, not_reset, count,
+                kProducerBlocks, reset_count);
+    ok &= pass;
+  }
+  for (void *ptr : {(void *)dx, (void *)dw1, (void *)dnw, (void *)dw2, (void *)dres,
+                    (void *)saved_x, (void *)act, (void *)ref, (void *)out, (void *)hx[0],
+                    (void *)hx[1], (void *)hc[0], (void *)hc[1]})
+    CUDA_CHECK(cudaFree(ptr));
+  return ok;
+}
+
 int main() {
   if (!have_device()) return 77;
   if (sm_count() != kSms)
@@ -286,6 +393,7 @@ int main() {
   using P = LinearPrologue;
   using E = LinearEpilogue;
   bool ok = true;
+  if (!g_bench_only) ok &= run_handoff_case();
   std::printf("-- odd shapes\n");
   ok &= run_case<1, 48, 192, P::NONE, E::BIAS, float>("bias f32", 11, false, false);
   ok &= run_case<3, 64, 320, P::NONE, E::NONE, bf16>("none", 12, false, false);

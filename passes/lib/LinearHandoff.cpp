@@ -1,0 +1,98 @@
+// Which gate/up -> down pairs of linear_small_m launches hand x over through the context state
+// instead of the down launch's griddepcontrol.wait (LinearHandoff in launch_params.h). The
+// release after the gate/up launch's last block is the longest launch boundary of a decode
+// step; with the handoff the down launch starts on the data itself (decode_chain_bench: -1.0 %
+// per step at position 127, RESULTS.md).
+//
+// A pair qualifies when the down linear's input is the SwiGLU output of the gate/up linear and
+// nothing else, both take linear_small_m, the down launch is a handoff consumer
+// (linear_small_m_handoff_consumer_supported: one decode row, x staged by plain loads), and no
+// launch comes between them (only the slices and the silu_mul that the gate/up launch absorbs,
+// and constants). Each consumer zeroes the next pair's buffers and the last consumer the
+// first's, so a function needs at least two pairs; with fewer it keeps the plain launches.
+#include "LaunchLowering.h"
+
+#include "launch_params.h"
+
+using namespace mlir;
+using namespace sinter;
+namespace kn = sinter::kernels;
+
+namespace {
+
+int64_t rowsOf(graph::LinearOp linear, int64_t &k) {
+  auto type = linear.getInput().getType();
+  k = type.getShape().back();
+  return type.getNumElements() / k;
+}
+
+/// Whether only the ops of `pairs` (absorbed by the gate/up launch) and constants lie between
+/// `up` and `down` in their block.
+bool adjacent(graph::LinearOp up, graph::LinearOp down, SiluPairs pairs) {
+  if (up->getBlock() != down->getBlock() || !up->isBeforeInBlock(down))
+    return false;
+  for (Operation *op = up->getNextNode(); op && op != down.getOperation(); op = op->getNextNode())
+    if (op != pairs.gate.getOperation() && op != pairs.up.getOperation() &&
+        op != pairs.silu.getOperation() && !isa<graph::ConstantOp>(op))
+      return false;
+  return true;
+}
+
+} // namespace
+
+void FunctionLowering::planHandoffs() {
+  if (f32Activations)
+    return;
+  struct Candidate {
+    graph::LinearOp up, down;
+    int64_t m, k, producerBlocks;
+  };
+  SmallVector<Candidate> found;
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    auto up = dyn_cast<graph::LinearOp>(&op);
+    if (!up || !wantsKernel(up))
+      continue;
+    std::optional<SiluPairs> pairs = matchSiluPairs(up);
+    if (!pairs)
+      continue;
+    auto down = dyn_cast_or_null<graph::LinearOp>(singleUser(pairs->silu.getResult()));
+    if (!down || down.getInput() != pairs->silu.getResult() || !wantsKernel(down) ||
+        down.getNormWeight() || !adjacent(up, down, *pairs) ||
+        !pairs->silu.getType().getElementType().isBF16())
+      continue;
+    int64_t k1 = 0, k2 = 0;
+    int64_t m = rowsOf(up, k1);
+    if (rowsOf(down, k2) != m)
+      continue;
+    int64_t n1 = up.getWeight().getType().getDimSize(1);
+    int64_t n2 = down.getWeight().getType().getDimSize(1);
+    auto prologue = up.getNormWeight() ? kn::LinearPrologue::RMS_NORM : kn::LinearPrologue::NONE;
+    if (!kn::linear_small_m_supported(m, n1, k1, prologue, kn::LinearEpilogue::SILU_MUL_PAIRS, 0,
+                                      0, 2, smCount) ||
+        !kn::linear_small_m_handoff_consumer_supported(m, n2, k2, kn::LinearPrologue::NONE,
+                                                       smCount))
+      continue;
+    found.push_back(
+        {up, down, m, k2, kn::linear_small_m_tiling(m, n1, k1, prologue, smCount).grid});
+  }
+  if (found.size() < 2)
+    return;
+  std::string prefix = (func.getName() + ".linear_handoff.").str();
+  SmallVector<HandoffPair> pairs(found.size());
+  for (auto [i, c] : llvm::enumerate(found)) {
+    std::string name = prefix + std::to_string(i);
+    pairs[i].index = i;
+    pairs[i].producerBlocks = c.producerBlocks;
+    pairs[i].x = stateBuffer(c.up.getLoc(), name + ".x",
+                             MemRefType::get({c.m, c.k}, builder.getBF16Type()));
+    pairs[i].count = stateBuffer(c.up.getLoc(), name + ".count",
+                                 MemRefType::get({1}, builder.getI32Type()));
+  }
+  for (auto [i, c] : llvm::enumerate(found)) {
+    const HandoffPair &next = pairs[(i + 1) % pairs.size()];
+    pairs[i].resetX = next.x;
+    pairs[i].resetCount = next.count;
+    producerOf[c.up] = pairs[i];
+    consumerOf[c.down] = pairs[i];
+  }
+}

@@ -1,0 +1,150 @@
+// RUN: sinter-opt %s -split-input-file --sinter-lower-to-launch | FileCheck %s
+
+// Decode MLPs (one row): each gate/up launch hands its SwiGLU output to the down launch right
+// after it through the context state (LinearHandoff): the pair's x and count are state
+// buffers, the producer writes them, the consumer waits on them instead of
+// griddepcontrol.wait and zeroes the next pair's (the last consumer the first pair's).
+// CHECK-LABEL: func.func @three_mlps
+// CHECK-DAG: %[[X0:.+]] = launch.state "three_mlps.linear_handoff.0.x" {{.*}}: memref<1x1024xbf16>
+// CHECK-DAG: %[[C0:.+]] = launch.state "three_mlps.linear_handoff.0.count" {{.*}}: memref<1xi32>
+// CHECK-DAG: %[[X1:.+]] = launch.state "three_mlps.linear_handoff.1.x" {{.*}}: memref<1x1024xbf16>
+// CHECK-DAG: %[[C1:.+]] = launch.state "three_mlps.linear_handoff.1.count" {{.*}}: memref<1xi32>
+// CHECK-DAG: %[[X2:.+]] = launch.state "three_mlps.linear_handoff.2.x" {{.*}}: memref<1x1024xbf16>
+// CHECK-DAG: %[[C2:.+]] = launch.state "three_mlps.linear_handoff.2.count" {{.*}}: memref<1xi32>
+// CHECK: launch.kernel "linear_small_m"(%arg0, %{{.+}}, %{{.+}}, %[[X0]], %[[C0]]) {{.*}}"sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS", "__nv_bfloat16", "925353388u", 0, 0, 132, "__nv_bfloat16", "sinter::kernels::LinearHandoff::PRODUCER", 0]
+// CHECK-SAME: writes = array<i64: 3, 4>
+// CHECK: launch.kernel "linear_small_m"(%[[X0]], %{{.+}}, %arg0, %[[Y0:.+]], %[[C0]], %[[X1]], %[[C1]]) {{.*}}"sinter::kernels::LinearEpilogue::RESIDUAL", "__nv_bfloat16", "0u", 0, 0, 132, "__nv_bfloat16", "sinter::kernels::LinearHandoff::CONSUMER", 128]
+// CHECK-SAME: writes = array<i64: 3, 5, 6>
+// CHECK: launch.kernel "linear_small_m"(%[[Y0]], %{{.+}}, %{{.+}}, %[[X1]], %[[C1]]) {{.*}}LinearHandoff::PRODUCER", 0]
+// CHECK: launch.kernel "linear_small_m"(%[[X1]], %{{.+}}, %[[Y0]], %[[Y1:.+]], %[[C1]], %[[X2]], %[[C2]]) {{.*}}LinearHandoff::CONSUMER", 128]
+// CHECK: launch.kernel "linear_small_m"(%[[Y1]], %{{.+}}, %{{.+}}, %[[X2]], %[[C2]]) {{.*}}LinearHandoff::PRODUCER", 0]
+// CHECK: launch.kernel "linear_small_m"(%[[X2]], %{{.+}}, %[[Y1]], %arg1, %[[C2]], %[[X0]], %[[C0]]) {{.*}}LinearHandoff::CONSUMER", 128]
+func.func @three_mlps(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
+  %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %gate1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %up1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.silu_mul %gate1, %up1 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  %g2 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu2 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu2 = sinter.linear %y1, %wgu2 norm %g2 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %gate2 = sinter.slice %gu2 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %up2 = sinter.slice %gu2 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %act2 = sinter.silu_mul %gate2, %up2 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %wd2 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y2 = sinter.linear %act2, %wd2 residual %y1 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  return %y2 : tensor<1x1x64xbf16>
+}
+
+// -----
+
+// Negative: one pair alone keeps the plain launches (its consumer would have to zero its own
+// buffers while other blocks still read them).
+// CHECK-LABEL: func.func @one_mlp
+// CHECK-NOT: launch.state
+// CHECK-NOT: LinearHandoff
+// CHECK: return
+func.func @one_mlp(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
+  %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  return %y0 : tensor<1x1x64xbf16>
+}
+
+// -----
+
+// Negative: six rows (prefill) are more than a handoff consumer stages.
+// CHECK-LABEL: func.func @six_rows
+// CHECK-NOT: LinearHandoff
+// CHECK: return
+func.func @six_rows(%x: tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16> {
+  %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x2048xbf16>
+  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x2048xbf16>) -> tensor<1x6x1024xbf16>
+  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 6, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x2048xbf16>) -> tensor<1x6x1024xbf16>
+  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x6x1024xbf16>, tensor<1x6x1024xbf16>) -> tensor<1x6x1024xbf16>
+  %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x6x1024xbf16>, tensor<1024x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x2048xbf16>
+  %gate1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x2048xbf16>) -> tensor<1x6x1024xbf16>
+  %up1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 6, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x2048xbf16>) -> tensor<1x6x1024xbf16>
+  %act1 = sinter.silu_mul %gate1, %up1 : (tensor<1x6x1024xbf16>, tensor<1x6x1024xbf16>) -> tensor<1x6x1024xbf16>
+  %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x6x1024xbf16>, tensor<1024x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
+  return %y1 : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// Negative: a SwiGLU output that is also a model output has another reader than the down
+// launch, so that pair keeps its plain launches (and alone, the other pair does too).
+// CHECK-LABEL: func.func @act_is_an_output
+// CHECK-NOT: LinearHandoff
+// CHECK: return
+func.func @act_is_an_output(%x: tensor<1x1x64xbf16>) -> (tensor<1x1x64xbf16>, tensor<1x1x1024xbf16>) {
+  %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %gate1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %up1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.silu_mul %gate1, %up1 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  return %y1, %act0 : tensor<1x1x64xbf16>, tensor<1x1x1024xbf16>
+}
+
+// -----
+
+// Negative: a down projection with its own RMS normalization prologue stages x for the norm,
+// not by the plain loads a handoff consumer checks, so both pairs keep the plain launches.
+// CHECK-LABEL: func.func @normalized_down
+// CHECK-NOT: LinearHandoff
+// CHECK: return
+func.func @normalized_down(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
+  %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %nd0 = sinter.constant dense<1.0> : tensor<1024xbf16>
+  %y0 = sinter.linear %act0, %wd0 residual %x norm %nd0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>, tensor<1024xbf16>) -> tensor<1x1x64xbf16>
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %gu1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %gate1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %up1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.silu_mul %gate1, %up1 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %nd1 = sinter.constant dense<1.0> : tensor<1024xbf16>
+  %y1 = sinter.linear %act1, %wd1 residual %y0 norm %nd1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>, tensor<1024xbf16>) -> tensor<1x1x64xbf16>
+  return %y1 : tensor<1x1x64xbf16>
+}
