@@ -424,7 +424,8 @@ def main(argv=None):
     t0 = time.time()
     sm = sinter_ctypes.Model(so_path, weights=weights)
     print(f"model load: {time.time() - t0:.1f} s; entries {sm.entries}; state "
-          f"{sm.state_bytes / 1e6:.1f} MB (expected {kv_pos_bytes * a.max_cache / 1e6:.1f} MB)",
+          f"{sm.state_bytes / 1e6:.1f} MB (KV caches {kv_pos_bytes * a.max_cache / 1e6:.1f} MB; "
+          f"the rest is kernel scratch)",
           flush=True)
     for e in sm.entries:
         info = sm.entry(e)
