@@ -384,6 +384,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     if (failed(requireModelActivations(linear, "a linear on " + std::to_string(m) + " rows of " +
                                                    std::to_string(k) + " (past linear_small_m)")))
       return failure();
+    if (producer != producerOf.end() || consumer != consumerOf.end())
+      return linear.emitError("internal: a handoff pair (planHandoffs) has no linear_small_m "
+                              "launch");
     // Too many rows for the streaming kernel: a library GEMM with the fused ops as their own
     // small launches around it (normalization before; RoPE in place or SwiGLU after).
     Value input = *x;

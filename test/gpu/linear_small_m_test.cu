@@ -461,6 +461,17 @@ int main() {
                     !linear_small_m_tiling(1, 4096, 2048, P::NONE, kSms).w_smem,
                 "w_smem where it fits: 16 warps, or 8 warps owning one tile");
   ok &= run_case<3, 1024, 4096, P::NONE, E::NONE, bf16>("w_smem M=3", 36, false, false);
+  // Handoff consumers: the 1B decode down projection and o_proj (w_smem, one or two rows);
+  // not prefill rows, not a prologue, not register-buffered tiles.
+  static_assert(linear_small_m_handoff_consumer_supported(1, 2048, 8192, P::NONE, kSms) &&
+                    linear_small_m_handoff_consumer_supported(1, 2048, 2048, P::NONE, kSms) &&
+                    linear_small_m_handoff_consumer_supported(2, 2048, 8192, P::NONE, kSms) &&
+                    !linear_small_m_handoff_consumer_supported(3, 1024, 4096, P::NONE, kSms) &&
+                    !linear_small_m_handoff_consumer_supported(6, 2048, 8192, P::NONE, kSms) &&
+                    !linear_small_m_handoff_consumer_supported(1, 2048, 8192, P::RMS_NORM,
+                                                               kSms) &&
+                    !linear_small_m_handoff_consumer_supported(1, 4096, 2048, P::NONE, kSms),
+                "handoff consumers: w_smem staging of at most 32 vectors per warp and step");
   // Prewait items: RMS_NORM blocks with several tiles copy up to a tile of further steps
   // into shared memory before the wait (gate_up and the LM head: the whole second tile; at
   // M=6 or K=4096 one step, to leave room for the launches beside them).
