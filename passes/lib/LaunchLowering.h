@@ -52,7 +52,6 @@ std::optional<SiluPairs> matchSiluPairs(graph::LinearOp linear);
 /// One gate/up -> down pair of linear_small_m launches that hands x over through the context
 /// state (LinearHandoff in launch_params.h), and the buffers involved.
 struct HandoffPair {
-  int64_t index = 0;
   int64_t producerBlocks = 0;
   mlir::Value x, count;          // this pair's buffers
   mlir::Value resetX, resetCount; // the next pair's (the first pair's for the last)

@@ -81,7 +81,6 @@ void FunctionLowering::planHandoffs() {
   SmallVector<HandoffPair> pairs(found.size());
   for (auto [i, c] : llvm::enumerate(found)) {
     std::string name = prefix + std::to_string(i);
-    pairs[i].index = i;
     pairs[i].producerBlocks = c.producerBlocks;
     pairs[i].x = stateBuffer(c.up.getLoc(), name + ".x",
                              MemRefType::get({c.m, c.k}, builder.getBF16Type()));

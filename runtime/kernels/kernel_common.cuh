@@ -179,7 +179,8 @@ __device__ __forceinline__ void pdl_wait() {
 
 // Handoff between two launches through the context state (linear_small_m, "Handoff" in
 // launch_params.h): relaxed gpu-scope counter operations, volatile 16-byte loads, and a
-// bounded wait that traps instead of hanging when a pairing is broken.
+// bounded wait (on the globaltimer, ns; BlockTrace reads it too) that traps instead of
+// hanging when a pairing is broken.
 __device__ __forceinline__ void red_add_relaxed(uint32_t *p, uint32_t v) {
   asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
@@ -199,7 +200,7 @@ __device__ __forceinline__ bool has_zero_half(const uint4 &v) {
   return z;
 }
 constexpr unsigned long long kHandoffTimeoutNs = 2000000000ull;
-__device__ __forceinline__ unsigned long long handoff_clock_ns() {
+__device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
@@ -207,9 +208,9 @@ __device__ __forceinline__ unsigned long long handoff_clock_ns() {
 // Thread 0 waits until *count >= target; then the whole block goes on.
 __device__ __forceinline__ void handoff_wait(const uint32_t *count, uint32_t target) {
   if (threadIdx.x == 0) {
-    const unsigned long long t0 = handoff_clock_ns();
+    const unsigned long long t0 = global_ns();
     while (ld_relaxed(count) < target) {
-      if (handoff_clock_ns() - t0 > kHandoffTimeoutNs) __trap();
+      if (global_ns() - t0 > kHandoffTimeoutNs) __trap();
       __nanosleep(64);
     }
   }
@@ -239,11 +240,6 @@ struct TraceRecord {
 constexpr uint32_t kTraceCapacity = 1u << 17;
 __device__ TraceRecord trace_records[kTraceCapacity];
 __device__ uint32_t trace_count;
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 struct BlockTrace {
   unsigned long long start = 0, waited_at = 0;
   long long waited_clock = 0;

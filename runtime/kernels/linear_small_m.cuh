@@ -495,7 +495,7 @@ __global__ void __launch_bounds__(
       const int m = lane / VS;
       const int v = lane - m * VS;
       uint4 got[STEPS];
-      const unsigned long long t0 = detail::handoff_clock_ns();
+      const unsigned long long t0 = detail::global_ns();
       for (;;) {
         // All loads before any test: volatile loads stay in program order, so a test between
         // them would wait for each round trip in turn.
@@ -508,7 +508,7 @@ __global__ void __launch_bounds__(
 #pragma unroll
         for (int st = 0; st < STEPS; ++st) missing |= mine && detail::has_zero_half(got[st]);
         if (!__any_sync(0xffffffffu, missing)) break;
-        if (detail::handoff_clock_ns() - t0 > detail::kHandoffTimeoutNs) __trap();
+        if (detail::global_ns() - t0 > detail::kHandoffTimeoutNs) __trap();
         __nanosleep(32);
       }
 #pragma unroll
