@@ -2,10 +2,11 @@
 // embedding, 16 x [RMS+QKV+RoPE, attention with the cache write, o_proj+residual,
 // RMS+gate/up+SiLU, down+residual (gate/up -> down through the layer's handoff buffers)],
 // RMS+LM head), on random weights, launched with PDL and replayed as one CUDA graph. Prints ms
-// per step against the weight bytes / measured copy bandwidth. Not a test (nothing is checked): it times the kernel chain without the compiler
-// and runtime in the way, and, built with -DSINTER_TRACE (target decode_chain_trace), prints
-// where each launch boundary's time goes from the blocks' own timestamps, and where the time
-// after a block's release goes from its in-kernel marks (BlockTrace::mark).
+// per step against the weight bytes / measured copy bandwidth, and a checksum of the logits.
+// Not a test (nothing is checked): it times the kernel chain without the compiler and runtime
+// in the way, and, built with -DSINTER_TRACE (target decode_chain_trace), prints where each
+// launch boundary's time goes from the blocks' own timestamps, and where the time after a
+// block's release goes from its in-kernel marks (BlockTrace::mark).
 //
 //   decode_chain_bench [--position P] [--iterations N] [--layers L]
 #include <cuda_bf16.h>
