@@ -84,8 +84,11 @@ struct MergeLoraBranch : OpRewritePattern<AddOp> {
       for (Operation *extra : branch->ops)
         locs.push_back(extra->getLoc());
       Location loc = rewriter.getFusedLoc(locs);
-      Value weight = ConstantOp::create(rewriter, base.getWeight().getLoc(),
-                                        fromFloat32(wType, merged));
+      Value weight = ConstantOp::create(
+          rewriter,
+          rewriter.getFusedLoc({base.getWeight().getLoc(), branch->down.getWeight().getLoc(),
+                                branch->up.getWeight().getLoc()}),
+          fromFloat32(wType, merged));
       Value fused = LinearOp::create(rewriter, loc, op.getType(), base.getInput(), weight,
                                      base.getBias(), Value());
       rewriter.replaceOp(op, fused);

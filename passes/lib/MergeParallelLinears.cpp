@@ -72,18 +72,21 @@ struct MergeParallelLinearsPass
       if (l->getBlock() != group.front()->getBlock())
         return;
     SmallVector<DenseElementsAttr> weights;
-    SmallVector<Location> locs;
+    SmallVector<Location> locs, weightLocs;
     int64_t total = 0;
     for (LinearOp l : group) {
       weights.push_back(plainWeight(l));
       total += l.getWeight().getType().getDimSize(1);
       locs.push_back(l.getLoc());
+      weightLocs.push_back(l.getWeight().getLoc());
     }
     auto first = cast<RankedTensorType>(weights.front().getType());
     auto weightType = RankedTensorType::get({first.getDimSize(0), total}, first.getElementType());
     OpBuilder builder(group.front());
     Location loc = builder.getFusedLoc(locs);
-    Value weight = ConstantOp::create(builder, loc, concatColumns(weights, weightType));
+    // The merged weight keeps where its parts came from (sinter inspect names them).
+    Value weight = ConstantOp::create(builder, builder.getFusedLoc(weightLocs),
+                                      concatColumns(weights, weightType));
     auto outType = group.front().getType();
     SmallVector<int64_t> shape(outType.getShape());
     shape.back() = total;

@@ -143,6 +143,12 @@ bool formatInspectReport(const std::string &text, std::string &report, std::stri
       if (const auto *o = st.getAsObject())
         os << "state  " << str(o->get("name")) << " " << str(o->get("dtype")) << " "
            << str(o->get("shape")) << " at " << str(o->get("offset")) << "\n";
+  // Absent in libraries built before weight sources were recorded.
+  if (const auto *weights = root->getArray("weight_tensors"))
+    for (const auto &w : *weights)
+      if (const auto *o = w.getAsObject())
+        os << "weight " << str(o->get("name")) << " " << str(o->get("dtype")) << " "
+           << str(o->get("shape")) << " from " << str(o->get("sources")) << "\n";
   for (const auto &e : *entries) {
     const auto *entry = e.getAsObject();
     if (!entry)

@@ -3,6 +3,8 @@
 #include "safetensors_writer.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -26,7 +28,12 @@ static bool writeFile(const std::string &path, llvm::StringRef data, std::string
 static bool writeWeightsFile(const EmittedProgram &program, const std::string &path,
                              std::string &error) {
   std::vector<safetensors::TensorData> tensors;
+  // Where each tensor came from, as a JSON array of ONNX initializer and node names (the
+  // tensor names are the compiler's: a tensor may be several initializers merged).
+  std::map<std::string, std::string> metadata = {{"format", "sinter"}};
   for (const auto &t : program.tensors) {
+    metadata["sinter.sources." + t.name] =
+        llvm::formatv("{0}", llvm::json::Value(llvm::json::Array(t.sources))).str();
     const char *dtype = safetensors::dtype_for_sinter(t.dtype);
     if (!dtype) {
       error = "weight '" + t.name + "' has a dtype safetensors cannot store";
@@ -34,7 +41,7 @@ static bool writeWeightsFile(const EmittedProgram &program, const std::string &p
     }
     tensors.push_back({t.name, dtype, t.shape, program.weights.data() + t.offset, t.bytes});
   }
-  if (!safetensors::write_file(path, tensors, {{"format", "sinter"}}, error)) {
+  if (!safetensors::write_file(path, tensors, metadata, error)) {
     error = "cannot write the weights file '" + path + "': " + error;
     return false;
   }

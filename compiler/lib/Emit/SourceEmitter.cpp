@@ -179,9 +179,11 @@ private:
         if (it->second != offset)
           return weight.emitError("weight '") << weight.getSymName() << "' has two offsets";
         refs[weight] = BufferRef{"SINTER_BUFFER_WEIGHTS", 0, offset};
+        addSources(out.tensors[weightIndex.lookup(weight.getSymName())], weight.getLoc());
         continue;
       }
       weightOffsets[weight.getSymName()] = offset;
+      weightIndex[weight.getSymName()] = out.tensors.size();
       int64_t bytes = launch::bufferBytes(weight.getBuffer().getType());
       std::string data;
       if (dense.getElementType().isInteger(1)) {
@@ -201,7 +203,9 @@ private:
       auto type = weight.getBuffer().getType();
       out.tensors.push_back({weight.getSymName().str(), dtypeValue(type.getElementType()),
                              std::vector<int64_t>(type.getShape().begin(), type.getShape().end()),
-                             (uint64_t)offset, (uint64_t)data.size()});
+                             (uint64_t)offset, (uint64_t)data.size(), {}});
+      addSources(out.tensors.back(), weight.getLoc());
+      weightElementTypes.push_back(type.getElementType());
       out.weights.resize(offset, 0);
       out.weights += data;
       refs[weight] = BufferRef{"SINTER_BUFFER_WEIGHTS", 0, offset};
@@ -415,6 +419,26 @@ private:
        << "extern \"C\" const sinter_program *sinter_generated_program(void) { return &kProgram; }\n";
   }
 
+  static void addSources(EmittedProgram::Tensor &tensor, Location loc) {
+    llvm::SetVector<StringRef> names;
+    collectSources(loc, names);
+    for (StringRef name : names)
+      if (!llvm::is_contained(tensor.sources, name))
+        tensor.sources.push_back(name.str());
+  }
+
+  llvm::json::Array weightTensorsJson() const {
+    llvm::json::Array arr;
+    for (auto [i, t] : llvm::enumerate(out.tensors))
+      arr.push_back(llvm::json::Object{{"name", t.name},
+                                       {"dtype", dtypeName(weightElementTypes[i])},
+                                       {"shape", llvm::json::Array(t.shape)},
+                                       {"offset", (int64_t)t.offset},
+                                       {"bytes", (int64_t)t.bytes},
+                                       {"sources", llvm::json::Array(t.sources)}});
+    return arr;
+  }
+
   llvm::json::Value bufferJson(Value v) {
     if (!v)
       return nullptr;
@@ -504,7 +528,8 @@ private:
                             {"states", std::move(stateJson)},
                             {"state_bytes", stateBytes ? stateBytes.getInt() : 0},
                             {"arena_bytes", arena ? arena.getInt() : 0},
-                            {"weight_bytes", (int64_t)out.weights.size()}};
+                            {"weight_bytes", (int64_t)out.weights.size()},
+                            {"weight_tensors", weightTensorsJson()}};
     out.inspectJson = llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
   }
 
@@ -514,6 +539,8 @@ private:
   EmittedProgram &out;
   llvm::DenseMap<Value, BufferRef> refs;
   llvm::StringMap<int64_t> weightOffsets;
+  llvm::StringMap<size_t> weightIndex;        // out.tensors index by weight name
+  std::vector<Type> weightElementTypes;       // parallel to out.tensors
   std::vector<Entry> entries;
   std::vector<StateInfo> states;
 };

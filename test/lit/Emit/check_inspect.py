@@ -37,6 +37,14 @@ if any(o + 1 > d.get("arena_bytes", 0) for o in arena_offsets):
     errors.append("an arena offset lies outside arena_bytes")
 if d.get("weight_bytes", 0) <= 0:
     errors.append("no weights")
+tensors = d.get("weight_tensors", [])
+if not tensors:
+    errors.append("no weight_tensors")
+for t in tensors:
+    if not t.get("sources"):
+        errors.append(f"weight {t.get('name')} has no ONNX sources")
+    if t.get("offset", -1) < 0 or t.get("offset", 0) + t.get("bytes", 0) > d.get("weight_bytes", 0):
+        errors.append(f"weight {t.get('name')} lies outside weight_bytes")
 if errors:
     print("\n".join(errors))
     sys.exit(1)

@@ -1,4 +1,5 @@
 // RUN: sinter-opt %s -split-input-file --sinter-merge-lora | FileCheck %s
+// RUN: sinter-opt %s -split-input-file --sinter-merge-lora -mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
 
 // W' = W + s * A @ B: I + 2 * (ones[2x1] @ [[0.5, 0.25]]) = [[2, 0.5], [1, 1.5]].
 // CHECK-LABEL: func.func @merge
@@ -88,4 +89,26 @@ func.func @vector_scale(%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
   %m = sinter.mul %up, %s : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
   %y = sinter.add %base, %m : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
   return %y : tensor<1x2xf32>
+}
+
+// -----
+
+// The merged weight is located at the base weight and both adapter weights (what `sinter
+// inspect` lists as its sources).
+// CHECK-LABEL: func.func @weight_sources
+// LOC-LABEL: func.func @weight_sources
+// LOC: sinter.constant dense<1.500000e+00> {{.*}} loc(#[[WLOC:loc[0-9]+]])
+// LOC: #[[W:loc[0-9]+]] = loc("base.weight")
+// LOC: #[[A:loc[0-9]+]] = loc("lora_A.weight")
+// LOC: #[[B:loc[0-9]+]] = loc("lora_B.weight")
+// LOC: #[[WLOC]] = loc(fused[#[[W]], #[[A]], #[[B]]])
+func.func @weight_sources(%x: tensor<1x2xbf16>) -> tensor<1x2xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<2x2xbf16> loc("base.weight")
+  %a = sinter.constant dense<1.0> : tensor<2x1xbf16> loc("lora_A.weight")
+  %bb = sinter.constant dense<0.5> : tensor<1x2xbf16> loc("lora_B.weight")
+  %base = sinter.linear %x, %w : (tensor<1x2xbf16>, tensor<2x2xbf16>) -> tensor<1x2xbf16>
+  %down = sinter.linear %x, %a : (tensor<1x2xbf16>, tensor<2x1xbf16>) -> tensor<1x1xbf16>
+  %up = sinter.linear %down, %bb : (tensor<1x1xbf16>, tensor<1x2xbf16>) -> tensor<1x2xbf16>
+  %y = sinter.add %base, %up : (tensor<1x2xbf16>, tensor<1x2xbf16>) -> tensor<1x2xbf16>
+  return %y : tensor<1x2xbf16>
 }

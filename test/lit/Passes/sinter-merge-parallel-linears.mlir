@@ -1,4 +1,5 @@
 // RUN: sinter-opt %s -split-input-file --sinter-merge-parallel-linears | FileCheck %s
+// RUN: sinter-opt %s -split-input-file --sinter-merge-parallel-linears -mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
 
 // Q, K and V read one input: one linear over the concatenated columns, then slices.
 // CHECK-LABEL: func.func @qkv
@@ -44,4 +45,26 @@ func.func @different_inputs(%x: tensor<3x2xf32>, %y: tensor<3x2xf32>) -> (tensor
   %a = sinter.linear %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   %c = sinter.linear %y, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   return %a, %c : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// The merged weight is located at its parts' constants (what `sinter inspect` lists as its
+// sources); the merged linear at the linears.
+// CHECK-LABEL: func.func @weight_sources
+// LOC-LABEL: func.func @weight_sources
+// LOC: sinter.constant dense<{{\[}}[1.000000e+00, 2.000000e+00]{{.*}} loc(#[[WLOC:loc[0-9]+]])
+// LOC: sinter.linear {{.*}} loc(#[[LLOC:loc[0-9]+]])
+// LOC: #[[WQ:loc[0-9]+]] = loc("wq")
+// LOC: #[[WK:loc[0-9]+]] = loc("wk")
+// LOC: #[[Q:loc[0-9]+]] = loc("q")
+// LOC: #[[K:loc[0-9]+]] = loc("k")
+// LOC: #[[WLOC]] = loc(fused[#[[WQ]], #[[WK]]])
+// LOC: #[[LLOC]] = loc(fused[#[[Q]], #[[K]]])
+func.func @weight_sources(%x: tensor<3x2xbf16>) -> (tensor<3x1xbf16>, tensor<3x1xbf16>) {
+  %wq = sinter.constant dense<[[1.0], [1.0]]> : tensor<2x1xbf16> loc("wq")
+  %wk = sinter.constant dense<[[2.0], [2.0]]> : tensor<2x1xbf16> loc("wk")
+  %q = sinter.linear %x, %wq : (tensor<3x2xbf16>, tensor<2x1xbf16>) -> tensor<3x1xbf16> loc("q")
+  %k = sinter.linear %x, %wk : (tensor<3x2xbf16>, tensor<2x1xbf16>) -> tensor<3x1xbf16> loc("k")
+  return %q, %k : tensor<3x1xbf16>, tensor<3x1xbf16>
 }

@@ -21,6 +21,9 @@ struct EmittedProgram {
     int32_t dtype; // sinter_dtype
     std::vector<int64_t> shape;
     uint64_t offset, bytes;
+    /// The ONNX initializers and nodes the tensor was computed from (its locations), in
+    /// first-seen order over every entry point that uses it.
+    std::vector<std::string> sources;
   };
   std::vector<Tensor> tensors;
   bool externalWeights = false;
