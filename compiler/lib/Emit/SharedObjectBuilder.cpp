@@ -55,7 +55,7 @@ bool buildSharedObject(const EmittedProgram &program, const Toolchain &toolchain
     error = "cannot create a temporary folder: " + ec.message();
     return false;
   }
-  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove_directories(dir); });
   std::string source = (dir + "/program.cu").str();
   std::string weights = (dir + "/" + kWeightsFileName).str();
   std::string log = (dir + "/nvcc.log").str();
@@ -75,7 +75,7 @@ bool buildSharedObject(const EmittedProgram &program, const Toolchain &toolchain
     error = "cannot enter the build folder: " + ec.message();
     return false;
   }
-  auto restoreDir = llvm::make_scope_exit([&] { llvm::sys::fs::set_current_path(previousDir); });
+  llvm::scope_exit restoreDir([&] { llvm::sys::fs::set_current_path(previousDir); });
   std::vector<std::string> args = {
       toolchain.nvcc, "-O3", "-std=c++17", "-arch=" + target.arch, "-shared",
       "-cudart", "static", "-Xcompiler", "-fPIC,-fvisibility=hidden",
