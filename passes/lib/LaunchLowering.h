@@ -30,6 +30,15 @@ inline uint32_t floatBits(float f) {
 inline mlir::Operation *singleUser(mlir::Value v) {
   return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
 }
+/// A linear's input as a matrix: m rows (every leading dimension) of k.
+struct LinearRows {
+  int64_t m, k;
+};
+inline LinearRows linearRows(graph::LinearOp linear) {
+  auto type = linear.getInput().getType();
+  int64_t k = type.getShape().back();
+  return {type.getNumElements() / k, k};
+}
 
 /// Where a slice of a fused QKV projection's output lives: the projection's buffer and the
 /// first column of the slice.

@@ -20,12 +20,6 @@ namespace kn = sinter::kernels;
 
 namespace {
 
-int64_t rowsOf(graph::LinearOp linear, int64_t &k) {
-  auto type = linear.getInput().getType();
-  k = type.getShape().back();
-  return type.getNumElements() / k;
-}
-
 /// Whether only the ops of `pairs` (absorbed by the gate/up launch) and constants lie between
 /// `up` and `down` in their block.
 bool adjacent(graph::LinearOp up, graph::LinearOp down, SiluPairs pairs) {
@@ -60,9 +54,9 @@ void FunctionLowering::planHandoffs() {
         down.getNormWeight() || !adjacent(up, down, *pairs) ||
         !pairs->silu.getType().getElementType().isBF16())
       continue;
-    int64_t k1 = 0, k2 = 0;
-    int64_t m = rowsOf(up, k1);
-    if (rowsOf(down, k2) != m)
+    auto [m, k1] = linearRows(up);
+    auto [m2, k2] = linearRows(down);
+    if (m2 != m)
       continue;
     int64_t n1 = up.getWeight().getType().getDimSize(1);
     int64_t n2 = down.getWeight().getType().getDimSize(1);

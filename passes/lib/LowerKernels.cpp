@@ -247,8 +247,7 @@ LogicalResult FunctionLowering::emitKernel(Location loc, StringRef name,
 
 LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   auto inType = linear.getInput().getType();
-  int64_t k = inType.getShape().back();
-  int64_t m = inType.getNumElements() / k;
+  auto [m, k] = linearRows(linear);
   DenseElementsAttr w = constantData(linear.getWeight());
   if (!w)
     return linear.emitError("linear kernel needs a constant weight");

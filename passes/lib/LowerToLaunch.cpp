@@ -211,8 +211,7 @@ LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
   StringRef mode = et.isF32() ? precision : StringRef("native");
   if (!et.isF32() && !et.isBF16() && !et.isF16())
     return linear.emitError("linear on ") << et << " is not supported";
-  int64_t k = inType.getShape().back();
-  int64_t m = inType.getNumElements() / k;
+  auto [m, k] = linearRows(linear);
   int64_t n = linear.getWeight().getType().getDimSize(1);
   auto input = bufferOf(linear.getInput());
   auto weight = bufferOf(linear.getWeight());
