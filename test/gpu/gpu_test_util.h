@@ -250,6 +250,29 @@ inline bool report(const char *name, const Compare &c) {
   return c.bad == 0;
 }
 
+// Milliseconds per call of f() (work queued on the default stream): two warm-up calls, then
+// the median of 7 event-timed runs of `calls` back-to-back calls.
+template <typename F> double median_ms(F f, int calls) {
+  cudaEvent_t e0, e1;
+  CUDA_CHECK(cudaEventCreate(&e0));
+  CUDA_CHECK(cudaEventCreate(&e1));
+  for (int i = 0; i < 2; ++i) f();
+  std::vector<float> ms;
+  for (int r = 0; r < 7; ++r) {
+    CUDA_CHECK(cudaEventRecord(e0));
+    for (int i = 0; i < calls; ++i) f();
+    CUDA_CHECK(cudaEventRecord(e1));
+    CUDA_CHECK(cudaEventSynchronize(e1));
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+    ms.push_back(t / calls);
+  }
+  std::sort(ms.begin(), ms.end());
+  CUDA_CHECK(cudaEventDestroy(e0));
+  CUDA_CHECK(cudaEventDestroy(e1));
+  return ms[3];
+}
+
 // Device-to-device copy bandwidth (bytes read + written per second), median of 7.
 inline double copy_bandwidth() {
   const size_t bytes = size_t(1) << 30;
@@ -257,26 +280,11 @@ inline double copy_bandwidth() {
   CUDA_CHECK(cudaMalloc(&a, bytes));
   CUDA_CHECK(cudaMalloc(&b, bytes));
   CUDA_CHECK(cudaMemset(a, 1, bytes));
-  cudaEvent_t e0, e1;
-  CUDA_CHECK(cudaEventCreate(&e0));
-  CUDA_CHECK(cudaEventCreate(&e1));
-  for (int i = 0; i < 2; ++i) CUDA_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-  std::vector<float> ms;
-  for (int r = 0; r < 7; ++r) {
-    CUDA_CHECK(cudaEventRecord(e0));
-    for (int i = 0; i < 5; ++i) CUDA_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaEventRecord(e1));
-    CUDA_CHECK(cudaEventSynchronize(e1));
-    float t = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-    ms.push_back(t / 5);
-  }
-  std::sort(ms.begin(), ms.end());
+  const double ms = median_ms(
+      [&] { CUDA_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); }, 5);
   CUDA_CHECK(cudaFree(a));
   CUDA_CHECK(cudaFree(b));
-  CUDA_CHECK(cudaEventDestroy(e0));
-  CUDA_CHECK(cudaEventDestroy(e1));
-  return 2.0 * bytes / (ms[3] * 1e-3);
+  return 2.0 * bytes / (ms * 1e-3);
 }
 
 } // namespace gputest

@@ -11,9 +11,7 @@
 // share of the D2D copy bandwidth.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
 #include "gpu_test_util.h"
 #include "linear_small_m.cuh"
@@ -24,6 +22,7 @@ namespace {
 
 constexpr int K = 2048, WARPS = 8, STEPS = 2, L = 8, THREADS = WARPS * 32, BLOCKS = 264;
 constexpr int NTILES = 8016; // 128256 rows
+constexpr int kCalls = 20;    // back-to-back calls per timed run
 
 enum class Load { STREAM, NO_ALLOC, COALESCED };
 
@@ -103,28 +102,6 @@ template <bool CURRENT> __global__ void __launch_bounds__(THREADS, 2)
   if (acc == 0x12345678u) *sink = acc;
 }
 
-template <typename F> double median_ms(F f, int reps = 20) {
-  cudaEvent_t a, b;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  f();
-  f();
-  std::vector<float> v;
-  for (int r = 0; r < 7; ++r) {
-    CUDA_CHECK(cudaEventRecord(a));
-    for (int i = 0; i < reps; ++i) f();
-    CUDA_CHECK(cudaEventRecord(b));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-    v.push_back(t / reps);
-  }
-  std::sort(v.begin(), v.end());
-  CUDA_CHECK(cudaEventDestroy(a));
-  CUDA_CHECK(cudaEventDestroy(b));
-  return v[3];
-}
-
 } // namespace
 
 int main() {
@@ -143,18 +120,18 @@ int main() {
                 bytes / (ms * 1e-3) / 1e9, 100.0 * bytes / (ms * 1e-3) / copy);
   };
   report("registers, ld_stream16",
-         median_ms([&] { stream<Load::STREAM><<<BLOCKS, THREADS>>>(w, sink); }));
+         gputest::median_ms([&] { stream<Load::STREAM><<<BLOCKS, THREADS>>>(w, sink); }, kCalls));
   report("registers, no_allocate + L2::256B (before)",
-         median_ms([&] { stream<Load::NO_ALLOC><<<BLOCKS, THREADS>>>(w, sink); }));
+         gputest::median_ms([&] { stream<Load::NO_ALLOC><<<BLOCKS, THREADS>>>(w, sink); }, kCalls));
   report("registers, coalesced (ceiling)",
-         median_ms([&] { stream<Load::COALESCED><<<BLOCKS, THREADS>>>(w, sink); }));
+         gputest::median_ms([&] { stream<Load::COALESCED><<<BLOCKS, THREADS>>>(w, sink); }, kCalls));
   constexpr int SMEM = STEPS * L * THREADS * 16;
   CUDA_CHECK(cudaFuncSetAttribute(stream_cp<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
   CUDA_CHECK(cudaFuncSetAttribute(stream_cp<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
   report("shared memory, cp_async16_stream",
-         median_ms([&] { stream_cp<true><<<BLOCKS, THREADS, SMEM>>>(w, sink); }));
+         gputest::median_ms([&] { stream_cp<true><<<BLOCKS, THREADS, SMEM>>>(w, sink); }, kCalls));
   report("shared memory, cp.async.cg + L2::256B (before)",
-         median_ms([&] { stream_cp<false><<<BLOCKS, THREADS, SMEM>>>(w, sink); }));
+         gputest::median_ms([&] { stream_cp<false><<<BLOCKS, THREADS, SMEM>>>(w, sink); }, kCalls));
   CUDA_CHECK(cudaGetLastError());
 
   // The LM head launch itself (RMS prologue, 128256 x 2048), back to back under PDL.
@@ -171,11 +148,11 @@ int main() {
   const bf16 *none = nullptr;
   uint32_t *no_count = nullptr;
   bf16 *no_x = nullptr;
-  report("linear_small_m LM head launch", median_ms([&] {
+  report("linear_small_m LM head launch", gputest::median_ms([&] {
            CUDA_CHECK(gputest::launch_pdl(lm_head, lp, 0, (const bf16 *)x, (const bf16 *)w,
                                           (const bf16 *)norm, none, none, none, none, out,
                                           no_count, no_x, no_count));
-         }));
+         }, kCalls));
   CUDA_CHECK(cudaDeviceSynchronize());
   return 0;
 }
