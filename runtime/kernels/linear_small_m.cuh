@@ -500,10 +500,8 @@ __global__ void __launch_bounds__(
         // All loads before any test: volatile loads stay in program order, so a test between
         // them would wait for each round trip in turn.
 #pragma unroll
-        for (int st = 0; st < STEPS; ++st) {
-          const int kb = (st * WARPS + warp) * (BATCH * 64);
-          if (mine) got[st] = detail::ld_volatile16(x + size_t(m) * K + kb + v * EV);
-        }
+        for (int st = 0; st < STEPS; ++st)
+          if (mine) got[st] = detail::ld_volatile16(x + size_t(m) * K + item_k0(st) + v * EV);
         bool missing = false;
 #pragma unroll
         for (int st = 0; st < STEPS; ++st) missing |= mine && detail::has_zero_half(got[st]);
@@ -512,12 +510,10 @@ __global__ void __launch_bounds__(
         __nanosleep(32);
       }
 #pragma unroll
-      for (int st = 0; st < STEPS; ++st) {
-        const int kb = (st * WARPS + warp) * (BATCH * 64);
+      for (int st = 0; st < STEPS; ++st)
         if (mine)
-          detail::st16(xs + m * XS + kb + v * EV, make_uint4(~got[st].x, ~got[st].y,
-                                                              ~got[st].z, ~got[st].w));
-      }
+          detail::st16(xs + m * XS + item_k0(st) + v * EV,
+                       make_uint4(~got[st].x, ~got[st].y, ~got[st].z, ~got[st].w));
       __syncwarp();
       // The next pair's buffers back to "not written" (their last reader has completed).
       for (int i = int(blockIdx.x) + GRID * tid; i < M * K / 8; i += GRID * THREADS)
