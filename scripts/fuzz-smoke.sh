@@ -4,7 +4,7 @@
 #
 #   sinter-onnx-import-fuzz  raw bytes as an ONNX model through the importer; seeds are the
 #                            committed exports (examples/fixtures/*.onnx) and the importer's
-#                            test inputs (test/lit/Import/Inputs/*.onnx)
+#                            test inputs (test/lit/Import/Inputs/*.onnx, one model per op in ops/)
 #   sinter-program-fuzz      a program table and weights through the runtime's load-time checks
 #   sinter-weights-fuzz      raw bytes as a safetensors weights file through the weights loader;
 #                            seeds in fuzz/corpus/weights
@@ -32,7 +32,7 @@ out=build-fuzz
 rm -rf "$out/fuzz-corpus" "$out/fuzz-logs" "$out/fuzz-artifacts"
 mkdir -p "$out/fuzz-corpus/onnx" "$out/fuzz-corpus/program" "$out/fuzz-corpus/weights" \
   "$out/fuzz-artifacts" "$out/fuzz-logs"
-cp examples/fixtures/*.onnx test/lit/Import/Inputs/*.onnx "$out/fuzz-corpus/onnx/"
+cp examples/fixtures/*.onnx test/lit/Import/Inputs/*.onnx test/lit/Import/Inputs/ops/*.onnx "$out/fuzz-corpus/onnx/"
 cp fuzz/corpus/weights/* "$out/fuzz-corpus/weights/"
 # Reproducers of bugs the fuzzers found once: replayed every run.
 cp fuzz/regressions/onnx/* "$out/fuzz-corpus/onnx/" 2>/dev/null || true

@@ -97,6 +97,18 @@ private:
   void planHandoffs();
   mlir::LogicalResult lowerGemm(graph::LinearOp linear);
 
+  // The generic tier (LowerGeneric.cpp): a fusion group, or one op no pattern kernel takes,
+  // as one generated kernel; a matrix product of activations as a (batched) library GEMM;
+  // an output that is an input, a constant or another output as a copy.
+  mlir::LogicalResult lowerGeneric(mlir::Operation *op);
+  mlir::LogicalResult lowerMatMul(graph::MatMulOp matmul);
+  mlir::LogicalResult emitCopy(mlir::Value source, mlir::Value slot);
+  /// A launch.generic computing `body` (built by `fill` from the body's arguments, one per
+  /// entry of `inputs`) into `outputs`.
+  mlir::LogicalResult emitGeneric(
+      mlir::Location loc, llvm::ArrayRef<mlir::Value> inputs, llvm::ArrayRef<mlir::Value> outputs,
+      llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &, mlir::ValueRange)> fill);
+
   // Kernel launches (LowerKernels.cpp).
   bool wantsKernel(graph::LinearOp linear) const;
   mlir::LogicalResult lowerLinearKernel(graph::LinearOp linear);
@@ -145,6 +157,8 @@ private:
   mlir::OpBuilder builder;
   llvm::DenseMap<mlir::Value, mlir::Value> buffers;
   llvm::DenseMap<mlir::Value, mlir::Value> outputSlots;
+  /// Outputs that copy a value held elsewhere (an input, a constant, another output).
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> outputCopies;
   /// Graph ops whose work a launch already covers (views, fused epilogues).
   llvm::DenseSet<mlir::Operation *> absorbed;
   /// Attention operands found inside a fused QKV projection's output.

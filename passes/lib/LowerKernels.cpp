@@ -1,6 +1,7 @@
 // Lowering of graph ops to launches of the kernel templates in runtime/kernels, with every
 // launch parameter taken from runtime/kernels/launch_params.h (shared with the kernels).
 #include "LaunchLowering.h"
+#include "PatternKernels.h"
 
 #include "sinter/Dialect/Graph/IR/ElementsFolding.h"
 
@@ -487,6 +488,27 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                      handoffCount, resetX, resetCount},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
                     lp.shared_bytes, writes);
+}
+
+bool sinter::gatherHasKernel(graph::GatherOp gather) {
+  DenseElementsAttr table = constantData(gather.getInput());
+  if (!table || gather.getAxis() != 0 || cast<RankedTensorType>(table.getType()).getRank() != 2)
+    return false;
+  auto tableType = cast<RankedTensorType>(table.getType());
+  auto ids = cast<RankedTensorType>(gather.getIndices().getType());
+  return ids.getElementType().isInteger(64) &&
+         kn::embedding_gather_supported(ids.getNumElements(), tableType.getDimSize(1),
+                                        tableType.getDimSize(0),
+                                        tableType.getElementTypeBitWidth() / 8);
+}
+
+bool sinter::rmsNormHasKernel(graph::RMSNormalizationOp norm) {
+  auto in = cast<RankedTensorType>(norm.getInput().getType());
+  if (in.getRank() == 0)
+    return false;
+  int64_t d = in.getShape().back(), m = d ? in.getNumElements() / d : 0;
+  return in.getElementType().isBF16() && norm.getType() == in &&
+         norm.getAxis() == in.getRank() - 1 && kn::rms_norm_supported(m, d);
 }
 
 LogicalResult FunctionLowering::lowerGather(graph::GatherOp gather) {

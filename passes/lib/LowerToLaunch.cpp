@@ -1,4 +1,6 @@
 #include "LaunchLowering.h"
+#include "PatternKernels.h"
+#include "sinter/Passes/GenericPlan.h"
 #include "sinter/Passes/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -59,11 +61,12 @@ LogicalResult FunctionLowering::run() {
     unsigned argIndex = inputArgs.size() + slot;
     copyArgAttrs(func.getResultAttrDict(i), lowered, argIndex, /*isOutput=*/true);
     Value produced = ret.getOperand(i);
-    if (isa<BlockArgument>(produced) || produced.getDefiningOp<graph::ConstantOp>())
-      return ret.emitError("output ") << i << " is an input or a constant; copies are not supported";
-    if (outputSlots.count(produced))
-      return ret.emitError("output ") << i << " repeats another output";
-    outputSlots[produced] = entry->getArgument(argIndex);
+    // An input, a constant or a value already given to another output is copied.
+    if (isa<BlockArgument>(produced) || produced.getDefiningOp<graph::ConstantOp>() ||
+        outputSlots.count(produced))
+      outputCopies.push_back({produced, entry->getArgument(argIndex)});
+    else
+      outputSlots[produced] = entry->getArgument(argIndex);
   }
   for (unsigned i = 0; i < oldType.getNumResults(); ++i) {
     StringAttr name = stateName(func.getResultAttrDict(i));
@@ -79,6 +82,9 @@ LogicalResult FunctionLowering::run() {
   planHandoffs();
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(lowerOp(&op)))
+      return failure();
+  for (auto [value, slot] : outputCopies)
+    if (failed(emitCopy(value, slot)))
       return failure();
   for (unsigned i : outputResults)
     if (!buffers.count(ret.getOperand(i)))
@@ -182,10 +188,12 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
   if (auto linear = dyn_cast<graph::LinearOp>(op))
     return wantsKernel(linear) ? lowerLinearKernel(linear) : lowerGemm(linear);
   if (auto gather = dyn_cast<graph::GatherOp>(op))
-    return lowerGather(gather);
+    return gatherHasKernel(gather) ? lowerGather(gather) : lowerGeneric(op);
+  if (auto matmul = dyn_cast<graph::MatMulOp>(op))
+    return lowerMatMul(matmul);
   if (auto attention = dyn_cast<graph::FusedAttentionOp>(op))
     return lowerAttention(attention);
-  if (auto norm = dyn_cast<graph::RMSNormalizationOp>(op))
+  if (auto norm = dyn_cast<graph::RMSNormalizationOp>(op); norm && rmsNormHasKernel(norm))
     return failure(failed(requireModelActivations(op, "a standalone RMS normalization")) ||
                    failed(lowerRmsNorm(norm)));
   if (auto write = dyn_cast<graph::CacheWriteOp>(op))
@@ -195,11 +203,13 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
     return failure(failed(requireModelActivations(op, "decode attention")) ||
                    failed(lowerDecodeAttention(attention)));
   if (auto reshape = dyn_cast<graph::ReshapeOp>(op)) {
-    // Views cost nothing; outputs that are views would need a copy.
+    // Views cost nothing; an output that is a view is a copy.
     if (outputSlots.count(reshape.getResult()))
-      return reshape.emitError("a model output that is a reshape needs a copy; not supported");
+      return lowerGeneric(reshape);
     return success(succeeded(bufferOf(reshape.getResult())));
   }
+  if (isa<graph::FusionGroupOp>(op) || isGenericOp(op))
+    return lowerGeneric(op);
   return op->emitError("no launch lowering for '") << op->getName() << "'";
 }
 

@@ -52,6 +52,22 @@ sinter_status gemm_plan_init(const sinter_gemm_desc &g, GemmPlan &plan) {
       (st = cublasLtMatrixLayoutCreate(&plan.layout_c, type, n, m, int64_t(n))) !=
           CUBLAS_STATUS_SUCCESS)
     return fail_lt(st, "cublasLtMatrixLayoutCreate");
+  if (g.batch > 1) {
+    // cuBLASLt's A is our b, its B our a (see gemm.h); a broadcast operand has stride 0.
+    const int32_t count = int32_t(g.batch);
+    const int64_t strides[3] = {g.broadcast_b ? 0 : int64_t(k * n),
+                                g.broadcast_a ? 0 : int64_t(m * k), int64_t(m * n)};
+    cublasLtMatrixLayout_t layouts[3] = {plan.layout_b, plan.layout_a, plan.layout_c};
+    for (int i = 0; i < 3; ++i) {
+      if ((st = cublasLtMatrixLayoutSetAttribute(layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                                 &count, sizeof count)) != CUBLAS_STATUS_SUCCESS ||
+          (st = cublasLtMatrixLayoutSetAttribute(layouts[i],
+                                                 CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                 &strides[i], sizeof strides[i])) !=
+              CUBLAS_STATUS_SUCCESS)
+        return fail_lt(st, "setting the batch of a gemm layout");
+    }
+  }
   return SINTER_OK;
 }
 

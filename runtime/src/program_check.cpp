@@ -128,6 +128,16 @@ sinter_status check_gemm(const LaunchScope &p, uint32_t i, const sinter_gemm_des
                 "malformed program: %slaunch %u gemm m=%lld n=%lld k=%lld overflows 64-bit sizes",
                 in, i, static_cast<long long>(g.m), static_cast<long long>(g.n),
                 static_cast<long long>(g.k));
+  if (g.batch < 0 || g.batch > INT32_MAX || (g.batch > 1 && (g.bias.space != SINTER_BUFFER_NONE ||
+                                      g.residual.space != SINTER_BUFFER_NONE)))
+    return fail(SINTER_INTERNAL,
+                "malformed program: %slaunch %u gemm has batch %lld with a bias or residual", in,
+                i, static_cast<long long>(g.batch));
+  const uint64_t batch = g.batch > 1 ? uint64_t(g.batch) : 1;
+  if (!mul_u64(a_bytes, g.broadcast_a ? 1 : batch, &a_bytes) ||
+      !mul_u64(b_bytes, g.broadcast_b ? 1 : batch, &b_bytes) || !mul_u64(c_bytes, batch, &c_bytes))
+    return fail(SINTER_INTERNAL, "malformed program: %slaunch %u gemm batch %lld overflows",
+                in, i, static_cast<long long>(g.batch));
   sinter_status s;
   if ((s = check_ref(p, i, "a", g.a, a_bytes, false)) != SINTER_OK) return s;
   if ((s = check_ref(p, i, "b", g.b, b_bytes, false)) != SINTER_OK) return s;

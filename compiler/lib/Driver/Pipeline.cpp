@@ -36,6 +36,7 @@ LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config
   if (passTiming)
     pm.enableTiming();
   if (phase == Phase::Graph) {
+    pm.addPass(createSinterExpandGemm());
     pm.addPass(createSinterFoldConstants());
     pm.addPass(createSinterFormLinear());
     if (config.mergeLora)
@@ -56,6 +57,10 @@ LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config
     // Launch-shaping fusions last, once the graph holds only the ops they combine.
     pm.addPass(createSinterMergeParallelLinears());
     pm.addPass(createSinterFuseLinearPrologue());
+    // Attention the kernels cannot take goes back to primitives, and whatever no pattern
+    // claimed goes to the generic tier.
+    pm.addPass(createSinterExpandAttention());
+    pm.addPass(createSinterFormFusionGroups());
   } else if (phase == Phase::Launch) {
     SinterLowerToLaunchOptions options;
     options.precision = config.precision;
@@ -76,6 +81,9 @@ LogicalResult verifyPhase(ModuleOp module, Phase phase) {
   WalkResult result = module.walk([&](Operation *op) {
     if (isa<ModuleOp, func::FuncOp, func::ReturnOp>(op))
       return WalkResult::advance();
+    // A generated kernel's body holds graph ops: what the kernel computes.
+    if (isa<launch::GenericOp>(op->getParentOp()))
+      return WalkResult::skip();
     if (op->getDialect() && op->getDialect()->getNamespace() == expected)
       return WalkResult::advance();
     op->emitError("'") << op->getName() << "' is left after the " << phaseName(phase)

@@ -1,4 +1,5 @@
 #include "sinter/Compiler/Emitter.h"
+#include "sinter/Compiler/GenericKernelEmitter.h"
 
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
 #include "sinter/sinter.h" // SINTER_ABI_VERSION_MAJOR/MINOR: the ABI the emitted code implements
@@ -235,8 +236,17 @@ private:
     for (Operation &op : entry.func.getBody().front()) {
       if (isa<launch::WeightOp, launch::AllocOp, launch::StateOp, func::ReturnOp>(op))
         continue;
-      if (!isa<launch::GemmOp, launch::KernelOp>(op))
+      if (!isa<launch::GemmOp, launch::KernelOp, launch::GenericOp>(op))
         return op.emitError("the emitter has no C++ form for '") << op.getName() << "'";
+      if (auto generic = dyn_cast<launch::GenericOp>(op)) {
+        std::string name = "sinter_generic_" + std::to_string(entries.size() - 1) + "_" +
+                           std::to_string(entry.launches.size());
+        auto source = emitGenericKernel(generic, name);
+        if (failed(source))
+          return failure();
+        genericKernels += *source + "\n";
+        genericNames[&op] = name;
+      }
       entry.launches.push_back(&op);
     }
     return success();
@@ -288,6 +298,12 @@ private:
     const auto &launches = entry.launches;
     // Kernel argument lists, one array per kernel launch.
     for (auto [i, op] : llvm::enumerate(launches)) {
+      if (auto generic = dyn_cast<launch::GenericOp>(op)) {
+        os << "static const sinter_buffer_ref kArgs" << suffix << "_" << i << "[] = {";
+        llvm::interleaveComma(generic->getOperands(), os, [&](Value v) { os << ref(v); });
+        os << "};\n";
+        continue;
+      }
       auto kernel = dyn_cast<launch::KernelOp>(op);
       if (!kernel)
         continue;
@@ -299,6 +315,16 @@ private:
     }
     os << "\nstatic const sinter_launch_desc kLaunches" << suffix << "[] = {\n";
     for (auto [i, op] : llvm::enumerate(launches)) {
+      if (auto generic = dyn_cast<launch::GenericOp>(op)) {
+        os << "  {SINTER_LAUNCH_KERNEL, \"generic\", " << cString(sourcesOf(generic))
+           << ",\n   {},\n   {(const void *)&" << genericNames.lookup(op) << ",\n    {";
+        llvm::interleaveComma(generic.getGrid(), os);
+        os << "}, {";
+        llvm::interleaveComma(generic.getBlock(), os);
+        os << "}, " << generic.getSharedBytes() << ", " << generic->getNumOperands() << ", kArgs"
+           << suffix << "_" << i << "}},\n";
+        continue;
+      }
       if (auto kernel = dyn_cast<launch::KernelOp>(op)) {
         os << "  {SINTER_LAUNCH_KERNEL, " << cString(kernel.getKernelTemplate()) << ", "
            << cString(sourcesOf(kernel)) << ",\n   {},\n   {(const void *)&"
@@ -321,7 +347,8 @@ private:
          << dtypeEnum(et) << ", " << precision << ",\n"
          << "    " << ref(g.getInput()) << ", " << ref(g.getWeight()) << ", "
          << ref(g.getBias()) << ", " << ref(g.getOutput()) << ",\n"
-         << "    " << ref(g.getResidual()) << "},\n"
+         << "    " << ref(g.getResidual()) << ", " << g.getBatch() << ", "
+         << (g.getBroadcastInput() ? 1 : 0) << ", " << (g.getBroadcastWeight() ? 1 : 0) << "},\n"
          << "   {0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}},\n";
     }
     if (launches.empty())
@@ -343,6 +370,8 @@ private:
           templates.insert(kernel.getKernelTemplate().str());
     for (const std::string &t : templates)
       os << "#include \"" << t << ".cuh\"\n";
+    if (!genericKernels.empty())
+      os << "#include \"generic.cuh\"\n\n// Generated kernels of the generic tier.\n" << genericKernels;
     os << "\n";
     if (!out.externalWeights) {
     // A large ("l") read-only section: the linker places it after .data/.bss, so a blob of
@@ -462,12 +491,29 @@ private:
       llvm::SetVector<StringRef> names;
       collectSources(op->getLoc(), names);
       auto sources = llvm::json::Array(llvm::map_range(names, [](StringRef s) { return s.str(); }));
+      if (auto generic = dyn_cast<launch::GenericOp>(op)) {
+        llvm::json::Array args;
+        for (Value v : generic->getOperands())
+          args.push_back(bufferJson(v));
+        launchJson.push_back(llvm::json::Object{
+            {"kind", "kernel"},
+            {"tier", "generic"},
+            {"kernel", "generic"},
+            {"function", genericNames.lookup(op)},
+            {"grid", llvm::json::Array(generic.getGrid())},
+            {"block", llvm::json::Array(generic.getBlock())},
+            {"shared_bytes", generic.getSharedBytes()},
+            {"args", std::move(args)},
+            {"sources", std::move(sources)}});
+        continue;
+      }
       if (auto kernel = dyn_cast<launch::KernelOp>(op)) {
         llvm::json::Array args;
         for (int64_t slot : kernel.getArgs())
           args.push_back(slot < 0 ? llvm::json::Value(nullptr) : bufferJson(kernel.getBuffers()[slot]));
         launchJson.push_back(llvm::json::Object{
             {"kind", "kernel"},
+            {"tier", "pattern"},
             {"kernel", kernelSymbol(kernel)},
             {"grid", llvm::json::Array(kernel.getGrid())},
             {"block", llvm::json::Array(kernel.getBlock())},
@@ -479,7 +525,9 @@ private:
       auto g = cast<launch::GemmOp>(op);
       launchJson.push_back(llvm::json::Object{
           {"kind", "gemm"},
+          {"tier", "gemm"},
           {"library", "cublasLt"},
+          {"batch", g.getBatch()},
           {"m", g.getM()}, {"n", g.getN()}, {"k", g.getK()},
           {"dtype", dtypeName(g.getInput().getType().getElementType())},
           {"precision", g.getPrecision().str()},
@@ -543,6 +591,9 @@ private:
   std::vector<Type> weightElementTypes;       // parallel to out.tensors
   std::vector<Entry> entries;
   std::vector<StateInfo> states;
+  /// The generated kernels' source and each generic launch's function name.
+  std::string genericKernels;
+  llvm::DenseMap<Operation *, std::string> genericNames;
 };
 
 } // namespace

@@ -120,13 +120,6 @@ LogicalResult importConstant(NodeImporter &n) {
   return n.setResult(op);
 }
 
-/// ONNX Max is variadic; the exports use its two-input form.
-LogicalResult importMax(NodeImporter &n) {
-  if (n.numInputs() != 2)
-    return n.fail("Max with " + Twine(n.numInputs()) + " inputs is not supported (2 only)");
-  return importBinary<MaxOp>(n);
-}
-
 LogicalResult importIdentity(NodeImporter &n) {
   auto v = n.input(0);
   if (failed(v))
@@ -145,7 +138,6 @@ void registerElementwiseImports(OpImportRegistry &r) {
   r["And"] = {importBinary<AndOp>};
   r["Equal"] = {importBinary<EqualOp, true>};
   r["LessOrEqual"] = {importBinary<LessOrEqualOp, true>, 16};
-  r["Max"] = {importMax, 13};
   r["Cos"] = {importUnary<CosOp>};
   r["Sin"] = {importUnary<SinOp>};
   r["Sqrt"] = {importUnary<SqrtOp>};

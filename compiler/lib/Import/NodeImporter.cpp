@@ -110,6 +110,44 @@ std::optional<SmallVector<int64_t>> NodeImporter::attrInts(StringRef name) const
   return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
+std::string NodeImporter::attrString(StringRef name, StringRef defaultValue) const {
+  const auto *a = typedAttr(*this, name, onnx::AttributeProto::STRING);
+  return a ? a->s() : defaultValue.str();
+}
+
+FailureOr<int64_t> normalizeAxis(NodeImporter &n, int64_t axis, int64_t rank,
+                                 const llvm::Twine &what) {
+  if (axis < -rank || axis >= rank) {
+    (void)n.fail(what + " " + llvm::Twine(axis) + " is out of range for rank " +
+                 llvm::Twine(rank));
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<SmallVector<int64_t>> normalizeAxes(NodeImporter &n, ArrayRef<int64_t> axes,
+                                              int64_t rank, const llvm::Twine &what) {
+  SmallVector<int64_t> out;
+  for (int64_t a : axes) {
+    auto axis = normalizeAxis(n, a, rank, what);
+    if (failed(axis))
+      return failure();
+    out.push_back(*axis);
+  }
+  llvm::sort(out);
+  if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
+    (void)n.fail(what + " holds a duplicate axis");
+    return failure();
+  }
+  return out;
+}
+
+LogicalResult requireFloat(NodeImporter &n, RankedTensorType type, const llvm::Twine &what) {
+  if (!isa<FloatType>(type.getElementType()))
+    return n.fail(what + " must be floating point");
+  return success();
+}
+
 LogicalResult NodeImporter::setOutput(unsigned i, Value value) {
   if (i >= (unsigned)node.output_size())
     return fail("declares " + llvm::Twine(node.output_size()) + " outputs; output " +

@@ -73,6 +73,7 @@ public:
   int64_t attrInt(llvm::StringRef name, int64_t defaultValue) const;
   float attrFloat(llvm::StringRef name, float defaultValue) const;
   std::optional<llvm::SmallVector<int64_t>> attrInts(llvm::StringRef name) const;
+  std::string attrString(llvm::StringRef name, llvm::StringRef defaultValue) const;
   mutable std::string attrError;
 
   /// Binds output i to `value` and records its constant value when its op folds.
@@ -87,6 +88,17 @@ public:
   }
 };
 
+/// Normalizes a possibly negative axis into [0, rank); fails naming `what`.
+mlir::FailureOr<int64_t> normalizeAxis(NodeImporter &n, int64_t axis, int64_t rank,
+                                       const llvm::Twine &what);
+/// Normalizes a list of axes against `rank`, sorts them and rejects duplicates.
+mlir::FailureOr<llvm::SmallVector<int64_t>> normalizeAxes(NodeImporter &n,
+                                                          llvm::ArrayRef<int64_t> axes,
+                                                          int64_t rank, const llvm::Twine &what);
+/// Fails unless `type` has a floating-point element type, naming `what`.
+mlir::LogicalResult requireFloat(NodeImporter &n, mlir::RankedTensorType type,
+                                 const llvm::Twine &what);
+
 using OpImportFn = mlir::LogicalResult (*)(NodeImporter &);
 
 struct OpImportEntry {
@@ -100,6 +112,7 @@ void registerElementwiseImports(OpImportRegistry &registry);
 void registerMatrixImports(OpImportRegistry &registry);
 void registerShapeImports(OpImportRegistry &registry);
 void registerTensorImports(OpImportRegistry &registry);
+void registerGenericImports(OpImportRegistry &registry);
 
 /// Converts a TensorProto (inline or external data) to a dense attribute.
 mlir::FailureOr<mlir::DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,

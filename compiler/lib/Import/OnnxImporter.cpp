@@ -27,6 +27,7 @@ const OpImportRegistry &registry() {
     registerMatrixImports(r);
     registerShapeImports(r);
     registerTensorImports(r);
+    registerGenericImports(r);
     return r;
   }();
   return instance;

@@ -16,33 +16,6 @@ using namespace sinter::graph;
 namespace sinter::import {
 namespace {
 
-/// Normalizes a possibly negative axis into [0, rank); fails naming `what`.
-FailureOr<int64_t> normalizeAxis(NodeImporter &n, int64_t axis, int64_t rank,
-                                 const Twine &what) {
-  if (axis < -rank || axis >= rank) {
-    (void)n.fail(what + " " + Twine(axis) + " is out of range for rank " + Twine(rank));
-    return failure();
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
-/// Normalizes a list of axes against `rank`, sorts them and rejects duplicates.
-FailureOr<SmallVector<int64_t>> normalizeAxes(NodeImporter &n, ArrayRef<int64_t> axes,
-                                              int64_t rank, const Twine &what) {
-  SmallVector<int64_t> out;
-  for (int64_t a : axes) {
-    auto axis = normalizeAxis(n, a, rank, what);
-    if (failed(axis))
-      return failure();
-    out.push_back(*axis);
-  }
-  llvm::sort(out);
-  if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
-    (void)n.fail(what + " holds a duplicate axis");
-    return failure();
-  }
-  return out;
-}
 
 /// Fails when a shape read from a constant holds a negative entry or too many elements.
 LogicalResult checkShapeValues(NodeImporter &n, ArrayRef<int64_t> shape) {

@@ -11,58 +11,6 @@ using namespace sinter::graph;
 namespace sinter::import {
 namespace {
 
-FailureOr<int64_t> normalizeAxis(NodeImporter &n, int64_t axis, int64_t rank,
-                                 const Twine &what) {
-  if (axis < -rank || axis >= rank) {
-    (void)n.fail(what + " " + Twine(axis) + " is out of range for rank " + Twine(rank));
-    return failure();
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
-LogicalResult requireFloat(NodeImporter &n, RankedTensorType type, const Twine &what) {
-  if (!isa<FloatType>(type.getElementType()))
-    return n.fail(what + " must be floating point");
-  return success();
-}
-
-LogicalResult importReduceMean(NodeImporter &n) {
-  if (n.attr("axes"))
-    return n.fail(
-        "attribute 'axes' is the pre-opset-18 form of ReduceMean; axes must be an input");
-  auto in = n.inputType(0);
-  if (!in || failed(requireFloat(n, in, "ReduceMean input")))
-    return failure();
-  int64_t rank = in.getRank();
-  bool keepdims = n.attrInt("keepdims", 1) != 0;
-  bool noop = n.attrInt("noop_with_empty_axes", 0) != 0;
-  SmallVector<int64_t> axes;
-  if (n.hasInput(1)) {
-    auto given = n.constantInts(1);
-    if (failed(given))
-      return failure();
-    for (int64_t a : *given) {
-      auto axis = normalizeAxis(n, a, rank, "axes entry");
-      if (failed(axis))
-        return failure();
-      axes.push_back(*axis);
-    }
-    llvm::sort(axes);
-    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
-      return n.fail("axes holds a duplicate axis");
-  }
-  if (axes.empty() && !noop)
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-  std::string error;
-  auto shape = ReduceMeanOp::inferShape(in.getShape(), axes, keepdims, error);
-  if (failed(shape))
-    return n.fail(error);
-  auto op = ReduceMeanOp::create(n.builder, n.loc, n.tensorType(*shape, in.getElementType()),
-                                 *n.input(0), n.builder.getDenseI64ArrayAttr(axes),
-                                 n.builder.getBoolAttr(keepdims));
-  return n.setResult(op);
-}
 
 LogicalResult importSoftmax(NodeImporter &n) {
   auto in = n.inputType(0);
@@ -210,7 +158,6 @@ LogicalResult importAttention(NodeImporter &n) {
 } // namespace
 
 void registerTensorImports(OpImportRegistry &r) {
-  r["ReduceMean"] = {importReduceMean, 18};
   r["Softmax"] = {importSoftmax, 13};
   r["RMSNormalization"] = {importRMSNormalization, 23};
   r["Trilu"] = {importTrilu, 14};

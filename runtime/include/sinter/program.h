@@ -55,13 +55,19 @@ typedef enum sinter_gemm_precision {
   SINTER_PRECISION_NATIVE = 2  /* bf16/f16 operands on tensor cores, fp32 accumulation */
 } sinter_gemm_precision;
 
-/* Row-major c[m, n] = a[m, k] @ b[k, n] (+ bias[n]) (+ residual[m, n]) through cuBLASLt. */
+/* Row-major c[m, n] = a[m, k] @ b[k, n] (+ bias[n]) (+ residual[m, n]) through cuBLASLt,
+ * per batch. */
 typedef struct sinter_gemm_desc {
   int64_t m, n, k;
   int32_t dtype;     /* of a, b, bias and c */
   int32_t precision; /* sinter_gemm_precision */
   sinter_buffer_ref a, b, bias, c; /* bias.space == SINTER_BUFFER_NONE when absent */
   sinter_buffer_ref residual;      /* SINTER_BUFFER_NONE when absent; may alias c */
+  /* Strided batches: `batch` products over consecutive [m, k], [k, n], [m, n] matrices (0 or
+   * 1: one product). An operand marked broadcast is one matrix read by every batch. A batched
+   * product has no bias or residual. */
+  int64_t batch;
+  int32_t broadcast_a, broadcast_b;
 } sinter_gemm_desc;
 
 /* A __global__ function taking one pointer per buffer, in order. */

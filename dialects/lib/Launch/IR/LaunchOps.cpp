@@ -50,14 +50,26 @@ LogicalResult GemmOp::verify() {
   if (m <= 0 || n <= 0 || k <= 0)
     return emitOpError("m, n and k must be positive");
   auto in = getInput().getType(), w = getWeight().getType(), out = getOutput().getType();
-  if (in.getNumElements() != m * k)
-    return emitOpError("input holds ") << in.getNumElements() << " elements, expected m*k = "
-                                       << m * k;
-  if (w.getRank() != 2 || w.getDimSize(0) != k || w.getDimSize(1) != n)
+  int64_t batch = getBatch();
+  if (batch <= 0)
+    return emitOpError("batch must be positive");
+  if (batch > 1 && (getBias() || getResidual()))
+    return emitOpError("a batched product has no bias or residual");
+  int64_t inBatch = getBroadcastInput() ? 1 : batch, wBatch = getBroadcastWeight() ? 1 : batch;
+  StringRef per = batch > 1 ? "batch*" : "";
+  if (in.getNumElements() != inBatch * m * k)
+    return emitOpError("input holds ") << in.getNumElements() << " elements, expected "
+                                       << (inBatch > 1 ? per : "") << "m*k = " << inBatch * m * k;
+  if (batch == 1 && w.getRank() == 2 && (w.getDimSize(0) != k || w.getDimSize(1) != n))
     return emitOpError("weight must be [") << k << "x" << n << "], got " << w;
-  if (out.getNumElements() != m * n)
-    return emitOpError("output holds ") << out.getNumElements()
-                                        << " elements, expected m*n = " << m * n;
+  if (w.getNumElements() != wBatch * k * n)
+    return emitOpError("weight holds ") << w.getNumElements() << " elements, expected "
+                                        << (wBatch > 1 ? per : "") << "k*n = " << wBatch * k * n;
+  if (out.getNumElements() != batch * m * n)
+    return emitOpError("output holds ") << out.getNumElements() << " elements, expected " << per
+                                        << "m*n = " << batch * m * n;
+  if (in.getElementType() != w.getElementType() || in.getElementType() != out.getElementType())
+    return emitOpError("operands and output must have one element type");
   if (getBias() && getBias().getType().getNumElements() != n)
     return emitOpError("bias must hold n = ") << n << " elements";
   if (getResidual() && getResidual().getType().getNumElements() != m * n)
@@ -95,5 +107,49 @@ LogicalResult KernelOp::verify() {
   for (Attribute p : getParams())
     if (!isa<IntegerAttr, StringAttr>(p))
       return emitOpError("params must be integers or strings");
+  return success();
+}
+
+LogicalResult GenericOp::verify() {
+  if (getGrid().size() != 3 || getBlock().size() != 3)
+    return emitOpError("grid and block must have 3 entries");
+  int64_t threads = 1;
+  for (int64_t g : getGrid())
+    if (g <= 0)
+      return emitOpError("grid dimensions must be positive");
+  for (int64_t b : getBlock()) {
+    if (b <= 0)
+      return emitOpError("block dimensions must be positive");
+    threads *= b;
+  }
+  if (threads > 1024)
+    return emitOpError("block has ") << threads << " threads, more than 1024";
+  if (getSharedBytes() < 0 || getThreadsPerRow() < 0 || getRowsPerBlock() <= 0 ||
+      getElementsPerThread() <= 0)
+    return emitOpError("launch parameters must be positive");
+  if (getOutputs().empty())
+    return emitOpError("writes no output");
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("the body takes ") << body.getNumArguments() << " arguments for "
+                                          << getInputs().size() << " inputs";
+  for (auto [arg, buffer] : llvm::zip(body.getArguments(), getInputs())) {
+    auto tensor = dyn_cast<RankedTensorType>(arg.getType());
+    auto memref = cast<MemRefType>(buffer.getType());
+    if (!tensor || tensor.getShape() != memref.getShape() ||
+        tensor.getElementType() != memref.getElementType())
+      return emitOpError("body argument ") << arg.getType() << " does not match its buffer "
+                                           << memref;
+  }
+  Operation *terminator = body.empty() ? nullptr : &body.back();
+  if (!terminator || terminator->getNumOperands() != getOutputs().size())
+    return emitOpError("the body must yield one value per output");
+  for (auto [value, buffer] : llvm::zip(terminator->getOperands(), getOutputs())) {
+    auto tensor = cast<RankedTensorType>(value.getType());
+    auto memref = cast<MemRefType>(buffer.getType());
+    if (tensor.getNumElements() != memref.getNumElements() ||
+        tensor.getElementType() != memref.getElementType())
+      return emitOpError("yielded ") << tensor << " does not fit its output buffer " << memref;
+  }
   return success();
 }

@@ -11,6 +11,16 @@ def SinterFoldConstants : Pass<"sinter-fold-constants", "mlir::ModuleOp"> {
   }];
 }
 
+def SinterExpandGemm : Pass<"sinter-expand-gemm", "mlir::ModuleOp"> {
+  let summary = "Write ONNX Gemm as transposes, a matmul, a scale and a bias add";
+  let description = [{
+    `gemm(A, B, C) {alpha, beta, trans_a, trans_b}` becomes
+    `matmul(op(A), op(B)) [* alpha] [+ C [* beta]]`, so that the linear formation, constant
+    folding and the generic tier see the primitives they handle.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterFormLinear : Pass<"sinter-form-linear", "mlir::ModuleOp"> {
   let summary = "Turn matmuls with a constant 2-D right-hand side into sinter.linear, fusing bias adds";
   let dependentDialects = ["::sinter::graph::GraphDialect"];
@@ -126,6 +136,36 @@ def SinterFuseLinearPrologue : Pass<"sinter-fuse-linear-prologue", "mlir::Module
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterExpandAttention : Pass<"sinter-expand-attention", "mlir::ModuleOp"> {
+  let summary = "Write attention that no kernel takes as matmul, mask, softmax and matmul";
+  let description = [{
+    Runs after the raising and linear-merging passes. A `sinter.attention` that was not
+    raised, and a `sinter.fused_attention` the attention kernels cannot take (batch other
+    than 1, operands that are not the head split of one fused QKV projection, a non-i64 key
+    mask, an output not merged back to [B, S, heads * D]), become
+    `matmul(softmax(q @ kE^T * scale [masked] [causal]), vE)` with kE and vE the grouped-query
+    expansions of k and v (3-D operands are split into heads first): the products go to the
+    library GEMM, the rest to generated kernels. A query row whose keys are all masked gives
+    NaN here (the kernels give zeros).
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
+def SinterFormFusionGroups : Pass<"sinter-form-fusion-groups", "mlir::ModuleOp"> {
+  let summary = "Partition what no pattern claimed into fusion groups for generated kernels";
+  let description = [{
+    Runs last in the graph phase. Every op the generic tier computes (elementwise,
+    broadcast, data movement, reductions, softmax, normalizations) that no pattern kernel
+    takes joins a `sinter.fusion_group`: walking from the last op back, a producer joins its
+    consumers' group when all its users are in that group and the group keeps at most one
+    row operation, read by the group only at its own shape. Ops around the pattern tier's
+    fused ops (the slices, head reshapes and transposes, RoPE and SwiGLU that the linear and
+    attention kernels absorb) are left alone, as are views (reshapes) of materialized values.
+    Splat and small constants move into the groups that read them.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
   let summary = "Lower the graph of fused ops to launches over buffers";
   let description = [{
@@ -146,7 +186,9 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
            "bf16 activations between launches and bf16 outputs: model (as the graph "
            "rounds them) or f32 (kept in fp32; weights and state keep their types)">
   ];
-  let dependentDialects = ["::sinter::launch::LaunchDialect", "::mlir::memref::MemRefDialect"];
+  // The graph dialect too: generated kernels' bodies hold graph ops the lowering creates.
+  let dependentDialects = ["::sinter::launch::LaunchDialect", "::mlir::memref::MemRefDialect",
+                           "::sinter::graph::GraphDialect"];
 }
 
 def LaunchPlanArena : Pass<"launch-plan-arena", "mlir::ModuleOp"> {

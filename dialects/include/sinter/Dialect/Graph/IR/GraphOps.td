@@ -157,5 +157,6 @@ def Graph_ReshapeOp : Graph_Op<"reshape"> {
 
 include "sinter/Dialect/Graph/IR/GraphTensorOps.td"
 include "sinter/Dialect/Graph/IR/GraphFusedOps.td"
+include "sinter/Dialect/Graph/IR/GraphGenericOps.td"
 
 #endif // SINTER_GRAPH_OPS

@@ -57,6 +57,9 @@ def Launch_GemmOp : Launch_Op<"gemm", [AttrSizedOperandSegments]> {
     Row-major operands. `precision` is the math the library may use: "strict" (fp32 FMA),
     "tf32" (tensor cores, 10-bit mantissa inputs) or "native" (the operand type's own
     tensor-core path, for bf16/f16). The algorithm is chosen once when the model loads.
+    With `batch` > 1 the product runs `batch` times over consecutive [m, k], [k, n] and
+    [m, n] matrices (strided batched); an operand marked `broadcast_*` is one matrix read
+    by every batch. A batched product has no bias or residual.
   }];
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$input,
                        Arg<AnyStaticShapeMemRef, "", [MemRead]>:$weight,
@@ -64,7 +67,10 @@ def Launch_GemmOp : Launch_Op<"gemm", [AttrSizedOperandSegments]> {
                        Arg<Optional<AnyStaticShapeMemRef>, "", [MemRead]>:$residual,
                        Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$output,
                        I64Attr:$m, I64Attr:$n, I64Attr:$k,
-                       StrAttr:$precision);
+                       StrAttr:$precision,
+                       DefaultValuedAttr<I64Attr, "1">:$batch,
+                       DefaultValuedAttr<BoolAttr, "false">:$broadcast_input,
+                       DefaultValuedAttr<BoolAttr, "false">:$broadcast_weight);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^)? (`residual` $residual^)? `->` $output attr-dict `:`
     type($input) `,` type($weight) (`,` type($bias)^)? (`,` type($residual)^)? `->` type($output)
@@ -87,6 +93,29 @@ def Launch_KernelOp : Launch_Op<"kernel"> {
                        DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block,
                        I64Attr:$shared_bytes, DenseI64ArrayAttr:$writes);
   let assemblyFormat = "$kernel_template `(` $buffers `)` attr-dict `:` type($buffers)";
+  let hasVerifier = 1;
+}
+
+def Launch_GenericOp : Launch_Op<"generic", [AttrSizedOperandSegments, IsolatedFromAbove]> {
+  let summary = "A kernel generated from its body: the generic tier's one launch per fusion group";
+  let description = [{
+    The body (graph-dialect ops over tensors, ended by `sinter.yield`) takes one argument
+    per input buffer, of the same shape and element type, and yields one value per output
+    buffer. The emitter writes it as one CUDA kernel with every shape and stride a
+    compile-time constant. `threads_per_row` = 0: one thread per output element,
+    `elements_per_thread` of them each. Otherwise the body holds one row operation
+    (reduction, softmax, normalization): `threads_per_row` threads share each row,
+    `rows_per_block` rows a block. Grid, block and shared memory are fixed here.
+  }];
+  let arguments = (ins Arg<Variadic<AnyStaticShapeMemRef>, "", [MemRead]>:$inputs,
+                       Arg<Variadic<AnyStaticShapeMemRef>, "", [MemWrite]>:$outputs,
+                       DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block,
+                       I64Attr:$shared_bytes, I64Attr:$threads_per_row,
+                       I64Attr:$rows_per_block, I64Attr:$elements_per_thread);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` `->` `(` $outputs `)` attr-dict `:` functional-type($inputs, $outputs) $body
+  }];
   let hasVerifier = 1;
 }
 

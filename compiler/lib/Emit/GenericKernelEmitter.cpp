@@ -1,0 +1,794 @@
+// Writes a launch.generic's body as one CUDA kernel. Values are computed "at an index": a
+// vector of C++ index expressions, one per dimension of the value's shape. Data movement
+// (transpose, slice, reshape, broadcast, concat, gather) only rewrites the index its operand
+// is read at; elementwise ops combine their operands read at the broadcast index; body
+// arguments are loads. Every shape, stride and bound is a literal.
+#include "sinter/Compiler/GenericKernelEmitter.h"
+
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/GenericPlan.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <map>
+
+using namespace mlir;
+
+namespace sinter {
+namespace {
+
+using Index = SmallVector<std::string>;
+
+Type elementOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
+
+/// The C++ type a tensor element is stored as.
+std::string storageType(Type t) {
+  if (t.isF32()) return "float";
+  if (t.isF16()) return "sinter::generic::f16";
+  if (t.isBF16()) return "sinter::generic::bf16";
+  if (t.isF64()) return "double";
+  if (t.isInteger(64)) return "long long";
+  if (t.isInteger(32)) return "int";
+  if (t.isInteger(8)) return "signed char";
+  if (t.isInteger(1)) return "bool";
+  return "";
+}
+
+/// The C++ type a value is computed in: float for every float type narrower than f64.
+std::string computeType(Type t) {
+  if (t.isF16() || t.isBF16()) return "float";
+  return storageType(t);
+}
+
+/// `expr` (in computeType(t)) rounded to t's precision.
+std::string rounded(Type t, const std::string &expr) {
+  if (t.isF16()) return "sinter::generic::round_f16(" + expr + ")";
+  if (t.isBF16()) return "sinter::generic::round_bf16(" + expr + ")";
+  return expr;
+}
+
+std::string floatLiteral(double v, Type t) {
+  if (t.isF64()) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    return "__longlong_as_double(" + std::to_string((long long)bits) + "LL)";
+  }
+  float f = (float)v;
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return "__int_as_float(" + std::to_string((int32_t)bits) + ")";
+}
+
+/// A literal of compute type for one element of `attr`.
+std::string literal(DenseElementsAttr attr, int64_t i) {
+  Type t = attr.getElementType();
+  if (t.isInteger(1))
+    return attr.getValues<bool>()[i] ? "true" : "false";
+  if (auto it = dyn_cast<IntegerType>(t))
+    return "(" + storageType(t) + ")" + std::to_string(attr.getValues<APInt>()[i].getSExtValue()) +
+           "LL";
+  return floatLiteral(attr.getValues<APFloat>()[i].convertToDouble(), t);
+}
+
+class KernelWriter {
+public:
+  KernelWriter(launch::GenericOp op, const GenericPlan &plan) : op(op), plan(plan) {}
+
+  FailureOr<std::string> write(StringRef name);
+
+private:
+  // Statements go to `os` at the current indentation.
+  void line(const Twine &text) { os << indent << text << "\n"; }
+  std::string fresh(StringRef prefix) { return (prefix + Twine(counter++)).str(); }
+  /// Binds `expr` to a new const variable of `type` and returns its name.
+  std::string bind(StringRef type, const std::string &expr, StringRef prefix = "v") {
+    std::string name = fresh(prefix);
+    line("const " + type + " " + name + " = " + expr + ";");
+    return name;
+  }
+  std::string indexType() const { return wideIndex ? "long long" : "int"; }
+
+  /// The row-major offset of `idx` in `shape` (dimensions of extent 1 contribute nothing).
+  std::string linear(ArrayRef<int64_t> shape, const Index &idx) {
+    std::string out;
+    int64_t stride = 1;
+    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+      if (shape[d] != 1) {
+        std::string term = stride == 1 ? "(" + idx[d] + ")"
+                                       : "(" + idx[d] + ") * " + std::to_string(stride);
+        out = out.empty() ? term : term + " + " + out;
+      }
+      stride *= shape[d];
+    }
+    return out.empty() ? "0" : out;
+  }
+  /// `flat` (an expression) as a multi-index of `shape`.
+  Index delinearize(const std::string &flat, ArrayRef<int64_t> shape) {
+    Index idx(shape.size(), "0");
+    std::string var = bind(indexType(), flat, "f");
+    int64_t stride = 1;
+    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+      if (shape[d] != 1) {
+        std::string q = stride == 1 ? var : "(" + var + " / " + std::to_string(stride) + ")";
+        idx[d] = d == 0 ? q : "(" + q + " % " + std::to_string(shape[d]) + ")";
+      }
+      stride *= shape[d];
+    }
+    return idx;
+  }
+  /// The index an operand of shape `from` is read at for a broadcast to `idx` (numpy rules).
+  static Index broadcastIndex(const Index &idx, ArrayRef<int64_t> from) {
+    Index out(from.size(), "0");
+    size_t offset = idx.size() - from.size();
+    for (size_t d = 0; d < from.size(); ++d)
+      if (from[d] != 1)
+        out[d] = idx[d + offset];
+    return out;
+  }
+
+  FailureOr<std::string> valueAt(Value v, const Index &idx);
+  FailureOr<std::string> computeAt(Operation *def, Value v, const Index &idx);
+  FailureOr<std::string> operandAt(Operation *def, unsigned i, const Index &resultIdx) {
+    return valueAt(def->getOperand(i), broadcastIndex(resultIdx, shapeOf(def->getOperand(i))));
+  }
+  FailureOr<std::string> convert(Value from, Type to, const std::string &expr);
+
+  /// Row kernels: the row operation's input at the element of the current loop.
+  FailureOr<std::string> rowInputAt(const Index &idx) {
+    if (!cachedRowInput.empty())
+      return cachedRowInput;
+    return valueAt(plan.rowOp->getOperand(0), idx);
+  }
+  /// The input index of row element `e` (an expression) of the current row.
+  Index rowElementIndex(const std::string &e);
+  /// Emits `body` for each element of the row this thread covers; `body` gets its index.
+  LogicalResult forEachRowElement(function_ref<LogicalResult(const Index &)> body,
+                                  bool useCache);
+  LogicalResult writeElementwise();
+  LogicalResult writeRow();
+  LogicalResult storeOutputs(const Index &idx);
+
+  launch::GenericOp op;
+  const GenericPlan &plan;
+  std::string text;
+  llvm::raw_string_ostream os{text};
+  std::string indent = "  ";
+  int counter = 0;
+  bool wideIndex = false;
+  /// Values already computed in the current scope, by value and index.
+  std::map<std::pair<void *, std::string>, std::string> memo;
+  /// Row kernels: the current row's non-reduced index entries and statistics.
+  Index rowOuterIndex;
+  std::string rowMax, rowSum, rowMean, rowScale, rowResult;
+  /// The index of the current row element and, when rows are cached in registers, the
+  /// variable holding the row input there.
+  std::string currentElementKey, cachedRowInput;
+  std::string cacheArray;
+};
+
+FailureOr<std::string> KernelWriter::valueAt(Value v, const Index &idx) {
+  std::string key = llvm::join(idx, ",");
+  auto memoKey = std::make_pair(v.getAsOpaquePointer(), key);
+  if (auto it = memo.find(memoKey); it != memo.end())
+    return it->second;
+  FailureOr<std::string> result = failure();
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Type t = elementOf(v);
+    result = bind(computeType(t),
+                  "sinter::generic::widen(in" + std::to_string(arg.getArgNumber()) + "[" +
+                      linear(shapeOf(v), idx) + "])");
+  } else {
+    result = computeAt(v.getDefiningOp(), v, idx);
+  }
+  if (succeeded(result))
+    memo[memoKey] = *result;
+  return result;
+}
+
+FailureOr<std::string> KernelWriter::convert(Value from, Type to, const std::string &expr) {
+  Type src = elementOf(from);
+  std::string type = computeType(to);
+  if (to.isInteger(1))
+    return "(" + expr + " != 0)";
+  if (isa<IntegerType>(to) && isa<FloatType>(src))
+    return "sinter::generic::to_int<" + type + ">(" + expr + ")";
+  return rounded(to, "(" + type + ")(" + expr + ")");
+}
+
+FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const Index &idx) {
+  Type et = elementOf(v);
+  std::string ct = computeType(et);
+  auto at = [&](unsigned i) { return operandAt(def, i, idx); };
+  auto binary = [&](auto combine) -> FailureOr<std::string> {
+    auto a = at(0), b = at(1);
+    if (failed(a) || failed(b))
+      return failure();
+    return bind(ct, rounded(et, combine(*a, *b)));
+  };
+  auto unary = [&](auto apply) -> FailureOr<std::string> {
+    auto a = at(0);
+    if (failed(a))
+      return failure();
+    return bind(ct, rounded(et, apply(*a)));
+  };
+  bool isInt = isa<IntegerType>(et);
+
+  if (plan.rowOp == def) {
+    if (plan.reducesShape)
+      return rowResult;
+    auto x = rowInputAt(idx);
+    if (failed(x))
+      return failure();
+    std::string expr;
+    if (isa<graph::SoftmaxOp>(def))
+      expr = "sinter::generic::fn_exp((" + ct + ")(" + *x + " - " + rowMax + "), 0.f, 0.f) * " +
+             rowScale;
+    else if (isa<graph::LogSoftmaxOp>(def))
+      expr = *x + " - " + rowMax + " - " + rowScale;
+    else if (auto ln = dyn_cast<graph::LayerNormalizationOp>(def)) {
+      auto scale = at(1);
+      if (failed(scale))
+        return failure();
+      expr = "(" + *x + " - " + rowMean + ") * " + rowScale + " * " + *scale;
+      if (ln.getBias()) {
+        auto bias = at(2);
+        if (failed(bias))
+          return failure();
+        expr = "(" + expr + ") + " + *bias;
+      }
+    } else { // rms_normalization: the scale's type is the result's
+      auto scale = at(1);
+      if (failed(scale))
+        return failure();
+      Type inType = elementOf(def->getOperand(0));
+      expr = rounded(inType, *x + " * " + rowScale) + " * " + *scale;
+    }
+    return bind(ct, rounded(et, expr));
+  }
+
+  return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(def)
+      .Case([&](graph::ConstantOp c) -> FailureOr<std::string> {
+        auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+        if (!dense)
+          return c.emitError("a generated kernel needs dense constants"), failure();
+        if (dense.isSplat())
+          return literal(dense, 0);
+        // Small tables are read from an array literal in the kernel.
+        std::string table = fresh("table");
+        std::string values;
+        llvm::raw_string_ostream vs(values);
+        for (int64_t i = 0; i < dense.getNumElements(); ++i)
+          vs << (i ? ", " : "") << literal(dense, i);
+        line("const " + ct + " " + table + "[] = {" + values + "};");
+        return bind(ct, table + "[" + linear(shapeOf(v), idx) + "]");
+      })
+      .Case([&](graph::AddOp) { return binary([](auto a, auto b) { return a + " + " + b; }); })
+      .Case([&](graph::SubOp) { return binary([](auto a, auto b) { return a + " - " + b; }); })
+      .Case([&](graph::MulOp) { return binary([](auto a, auto b) { return a + " * " + b; }); })
+      .Case([&](graph::DivOp) {
+        return binary([&](auto a, auto b) {
+          // Integer division by zero is undefined in ONNX; the kernel gives 0 instead of trapping.
+          return isInt ? "(" + b + " == 0 ? (" + ct + ")0 : (" + ct + ")(" + a + " / " + b + "))"
+                       : a + " / " + b;
+        });
+      })
+      .Case([&](graph::PowOp p) -> FailureOr<std::string> {
+        auto a = at(0), b = at(1);
+        if (failed(a) || failed(b))
+          return failure();
+        return bind(ct, rounded(et, "sinter::generic::pow_((" + ct + ")" + *a + ", (" + ct +
+                                        ")" + *b + ")"));
+      })
+      .Case([&](graph::AndOp) { return binary([](auto a, auto b) { return a + " && " + b; }); })
+      .Case([&](graph::EqualOp) { return binary([](auto a, auto b) { return a + " == " + b; }); })
+      .Case([&](graph::LessOrEqualOp) {
+        return binary([](auto a, auto b) { return a + " <= " + b; });
+      })
+      .Case([&](graph::MaxOp) {
+        return binary([](auto a, auto b) { return "sinter::generic::max_(" + a + ", " + b + ")"; });
+      })
+      .Case([&](graph::SqrtOp) { return unary([&](auto a) { return "sqrt((" + ct + ")" + a + ")"; }); })
+      .Case([&](graph::ReciprocalOp) {
+        return unary([&](auto a) { return "(" + ct + ")1 / " + a; });
+      })
+      .Case([&](graph::NegOp) { return unary([](auto a) { return "-" + a; }); })
+      .Case([&](graph::SigmoidOp) {
+        return unary([](auto a) { return "sinter::generic::sigmoid_(" + a + ")"; });
+      })
+      .Case([&](graph::CosOp) { return unary([&](auto a) { return "cos((" + ct + ")" + a + ")"; }); })
+      .Case([&](graph::SinOp) { return unary([&](auto a) { return "sin((" + ct + ")" + a + ")"; }); })
+      .Case([&](graph::IsNaNOp) { return unary([](auto a) { return "(" + a + " != " + a + ")"; }); })
+      .Case([&](graph::CastOp c) -> FailureOr<std::string> {
+        auto a = at(0);
+        if (failed(a))
+          return failure();
+        auto expr = convert(c.getInput(), et, *a);
+        if (failed(expr))
+          return failure();
+        return bind(ct, *expr);
+      })
+      .Case([&](graph::WhereOp) -> FailureOr<std::string> {
+        auto c = at(0), x = at(1), y = at(2);
+        if (failed(c) || failed(x) || failed(y))
+          return failure();
+        return bind(ct, *c + " ? " + *x + " : " + *y);
+      })
+      .Case([&](graph::UnaryFnOp u) -> FailureOr<std::string> {
+        auto a = at(0);
+        if (failed(a))
+          return failure();
+        Type in = elementOf(u.getInput());
+        std::string args = "(" + computeType(in) + ")" + *a + ", " +
+                           floatLiteral(u.getAlpha().convertToDouble(), Float32Type::get(u.getContext())) +
+                           ", " +
+                           floatLiteral(u.getBeta().convertToDouble(), Float32Type::get(u.getContext()));
+        return bind(ct, rounded(et, "sinter::generic::fn_" + u.getFn().str() + "(" + args + ")"));
+      })
+      .Case([&](graph::BinaryFnOp b) -> FailureOr<std::string> {
+        auto x = at(0), y = at(1);
+        if (failed(x) || failed(y))
+          return failure();
+        std::string in = computeType(elementOf(b.getLhs()));
+        return bind(ct, rounded(et, "sinter::generic::fn_" + b.getFn().str() + "((" + in + ")" +
+                                        *x + ", (" + in + ")" + *y + ")"));
+      })
+      .Case([&](graph::SiluMulOp s) -> FailureOr<std::string> {
+        auto g = at(0), u = at(1);
+        if (failed(g) || failed(u))
+          return failure();
+        std::string silu = rounded(et, *g + " * sinter::generic::sigmoid_(" + *g + ")");
+        return bind(ct, rounded(et, "(" + silu + ") * " + *u));
+      })
+      .Case([&](graph::RopeOp r) -> FailureOr<std::string> {
+        // x * cos + concat(-x2, x1) * sin over the last axis.
+        int64_t d = idx.size() - 1, half = shapeOf(v).back() / 2;
+        auto x = valueAt(r.getInput(), idx);
+        Index lo = idx, hi = idx;
+        lo[d] = "(" + idx[d] + " >= " + std::to_string(half) + " ? " + idx[d] + " - " +
+                std::to_string(half) + " : " + idx[d] + ")";
+        hi[d] = "(" + idx[d] + " < " + std::to_string(half) + " ? " + idx[d] + " + " +
+                std::to_string(half) + " : " + idx[d] + ")";
+        auto partnerLo = valueAt(r.getInput(), lo), partnerHi = valueAt(r.getInput(), hi);
+        auto c = operandAt(def, 1, idx), s = operandAt(def, 2, idx);
+        if (failed(x) || failed(partnerLo) || failed(partnerHi) || failed(c) || failed(s))
+          return failure();
+        std::string rotated = "(" + idx[d] + " < " + std::to_string(half) + " ? -" +
+                              *partnerHi + " : " + *partnerLo + ")";
+        return bind(ct, rounded(et, rounded(et, *x + " * " + *c) + " + " +
+                                        rounded(et, rotated + " * " + *s)));
+      })
+      .Case([&](graph::TransposeOp t) {
+        Index in(idx.size());
+        for (auto [i, p] : llvm::enumerate(t.getPerm()))
+          in[p] = idx[i];
+        return valueAt(t.getInput(), in);
+      })
+      .Case([&](graph::SliceOp s) {
+        Index in(idx.size());
+        for (size_t d = 0; d < idx.size(); ++d) {
+          int64_t start = s.getStarts()[d], step = s.getSteps()[d];
+          in[d] = step == 1 && start == 0 ? idx[d]
+                                          : "(" + std::to_string(start) + " + (" + idx[d] +
+                                                ") * " + std::to_string(step) + ")";
+        }
+        return valueAt(s.getInput(), in);
+      })
+      .Case([&](graph::ReshapeOp r) {
+        return valueAt(r.getInput(), delinearize(linear(shapeOf(v), idx), shapeOf(r.getInput())));
+      })
+      .Case([&](graph::UnsqueezeOp u) {
+        Index in;
+        for (size_t d = 0; d < idx.size(); ++d)
+          if (!llvm::is_contained(u.getAxes(), (int64_t)d))
+            in.push_back(idx[d]);
+        return valueAt(u.getInput(), in);
+      })
+      .Case([&](graph::SqueezeOp s) {
+        Index in;
+        size_t next = 0;
+        for (int64_t d = 0; d < (int64_t)shapeOf(s.getInput()).size(); ++d)
+          in.push_back(llvm::is_contained(s.getAxes(), d) ? "0" : idx[next++]);
+        return valueAt(s.getInput(), in);
+      })
+      .Case([&](graph::ExpandOp e) { return operandAt(def, 0, idx); })
+      .Case([&](graph::ConcatOp c) -> FailureOr<std::string> {
+        int64_t axis = c.getAxis(), offset = 0;
+        std::string result;
+        SmallVector<std::pair<std::string, std::string>> parts; // (bound, value)
+        for (Value in : c.getInputs()) {
+          int64_t n = shapeOf(in)[axis];
+          if (n == 0)
+            continue;
+          Index at = idx;
+          std::string ix = indexType();
+          at[axis] = "min(max((" + ix + ")(" + idx[axis] + ") - (" + ix + ")" +
+                     std::to_string(offset) + ", (" + ix + ")0), (" + ix + ")" +
+                     std::to_string(n - 1) + ")";
+          auto value = valueAt(in, at);
+          if (failed(value))
+            return failure();
+          offset += n;
+          parts.push_back({std::to_string(offset), *value});
+        }
+        result = parts.back().second;
+        for (int64_t i = (int64_t)parts.size() - 2; i >= 0; --i)
+          result = "(" + idx[axis] + " < " + parts[i].first + " ? " + parts[i].second + " : " +
+                   result + ")";
+        return bind(ct, result);
+      })
+      .Case([&](graph::GatherOp g) -> FailureOr<std::string> {
+        int64_t axis = g.getAxis(), indexRank = shapeOf(g.getIndices()).size();
+        int64_t dim = shapeOf(g.getInput())[axis];
+        Index at(idx.begin() + axis, idx.begin() + axis + indexRank);
+        auto q = valueAt(g.getIndices(), at);
+        if (failed(q))
+          return failure();
+        // Negative indices count from the end; out-of-range ones are clamped, never read
+        // outside the tensor.
+        std::string wrapped = bind("long long", "(long long)" + *q + " < 0 ? (long long)" + *q +
+                                                    " + " + std::to_string(dim) + " : (long long)" + *q,
+                                   "g");
+        Index in(idx.begin(), idx.begin() + axis);
+        in.push_back("(" + indexType() + ")min(max(" + wrapped + ", 0LL), " +
+                     std::to_string(dim - 1) + "LL)");
+        in.append(idx.begin() + axis + indexRank, idx.end());
+        return valueAt(g.getInput(), in);
+      })
+      .Case([&](graph::GatherNDOp g) -> FailureOr<std::string> {
+        auto data = shapeOf(g.getInput()), indices = shapeOf(g.getIndices());
+        int64_t batch = g.getBatchDims(), k = indices.back(), outer = indices.size() - 1;
+        Index in(idx.begin(), idx.begin() + batch);
+        for (int64_t j = 0; j < k; ++j) {
+          Index at(idx.begin(), idx.begin() + outer);
+          at.push_back(std::to_string(j));
+          auto q = valueAt(g.getIndices(), at);
+          if (failed(q))
+            return failure();
+          int64_t dim = data[batch + j];
+          std::string w = bind("long long", "(long long)" + *q + " < 0 ? (long long)" + *q + " + " +
+                                                std::to_string(dim) + " : (long long)" + *q,
+                               "g");
+          in.push_back("(" + indexType() + ")min(max(" + w + ", 0LL), " +
+                       std::to_string(dim - 1) + "LL)");
+        }
+        in.append(idx.begin() + outer, idx.end());
+        return valueAt(g.getInput(), in);
+      })
+      .Case([&](graph::TriluOp t) -> FailureOr<std::string> {
+        auto x = valueAt(t.getInput(), idx);
+        if (failed(x))
+          return failure();
+        size_t r = idx.size();
+        std::string diff = "((long long)(" + idx[r - 1] + ") - (long long)(" + idx[r - 2] + "))";
+        std::string keep = diff + (t.getUpper() ? " >= " : " <= ") + std::to_string(t.getK()) + "LL";
+        return bind(ct, keep + " ? " + *x + " : (" + ct + ")0");
+      })
+      .Case([&](graph::RangeOp r) -> FailureOr<std::string> {
+        auto start = valueAt(r.getStart(), {}), delta = valueAt(r.getDelta(), {});
+        if (failed(start) || failed(delta))
+          return failure();
+        return bind(ct, rounded(et, *start + " + (" + ct + ")(" + idx[0] + ") * " + *delta));
+      })
+      .Case([&](graph::ConstantOfShapeOp c) -> FailureOr<std::string> {
+        auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+        if (!dense || dense.getNumElements() != 1)
+          return c.emitError("constant_of_shape needs a one-element value"), failure();
+        return literal(dense, 0);
+      })
+      .Default([&](Operation *other) -> FailureOr<std::string> {
+        return other->emitError("a generated kernel cannot compute '")
+               << other->getName() << "' here", failure();
+      });
+}
+
+LogicalResult KernelWriter::storeOutputs(const Index &idx) {
+  Operation *yield = op.getBody().front().getTerminator();
+  for (auto [i, value] : llvm::enumerate(yield->getOperands())) {
+    auto computed = valueAt(value, idx);
+    if (failed(computed))
+      return failure();
+    Type t = elementOf(value);
+    line("out" + std::to_string(i) + "[" + linear(shapeOf(value), idx) + "] = sinter::generic::narrow<" +
+         storageType(t) + ">(" + *computed + ");");
+  }
+  return success();
+}
+
+LogicalResult KernelWriter::writeElementwise() {
+  ArrayRef<int64_t> shape = plan.iterationShape;
+  int64_t total = 1;
+  for (int64_t d : shape)
+    total *= d;
+  int64_t perBlock = plan.block * plan.elementsPerThread;
+  line("const " + indexType() + " first = (" + indexType() + ")blockIdx.x * " +
+       std::to_string(perBlock) + " + threadIdx.x;");
+  line("#pragma unroll");
+  line("for (int e = 0; e < " + std::to_string(plan.elementsPerThread) + "; ++e) {");
+  indent += "  ";
+  line("const " + indexType() + " i = first + e * " + std::to_string(plan.block) + ";");
+  line("if (i < " + std::to_string(total) + ") {");
+  indent += "  ";
+  memo.clear();
+  if (failed(storeOutputs(delinearize("i", shape))))
+    return failure();
+  indent.resize(indent.size() - 2);
+  line("}");
+  indent.resize(indent.size() - 2);
+  line("}");
+  return success();
+}
+
+Index KernelWriter::rowElementIndex(const std::string &e) {
+  SmallVector<int64_t> reducedExtents;
+  for (int64_t d : plan.reducedDims)
+    reducedExtents.push_back(plan.rowInputShape[d]);
+  Index reduced = delinearize(e, reducedExtents);
+  Index idx(plan.rowInputShape.size());
+  size_t r = 0, o = 0;
+  for (size_t d = 0; d < idx.size(); ++d)
+    idx[d] = llvm::is_contained(plan.reducedDims, (int64_t)d) ? reduced[r++] : rowOuterIndex[o++];
+  return idx;
+}
+
+LogicalResult KernelWriter::forEachRowElement(function_ref<LogicalResult(const Index &)> body,
+                                              bool useCache) {
+  int64_t perThread = llvm::divideCeil(plan.rowLength, plan.threadsPerRow);
+  line("#pragma unroll");
+  line("for (int j = 0; j < " + std::to_string(perThread) + "; ++j) {");
+  indent += "  ";
+  line("const int e = lane + j * " + std::to_string(plan.threadsPerRow) + ";");
+  line("if (e < " + std::to_string(plan.rowLength) + ") {");
+  indent += "  ";
+  auto saved = memo;
+  Index idx = rowElementIndex("e");
+  cachedRowInput = useCache && !cacheArray.empty() ? cacheArray + "[j]" : "";
+  LogicalResult result = body(idx);
+  cachedRowInput.clear();
+  memo = saved;
+  indent.resize(indent.size() - 2);
+  line("}");
+  indent.resize(indent.size() - 2);
+  line("}");
+  return result;
+}
+
+LogicalResult KernelWriter::writeRow() {
+  Operation *row = plan.rowOp;
+  Value x = row->getOperand(0);
+  Type xt = elementOf(x);
+  std::string acc = xt.isF64() ? "double" : isa<FloatType>(xt) ? "float" : "long long";
+  int64_t tpr = plan.threadsPerRow;
+  std::string tprText = std::to_string(tpr);
+  line("const int lane = threadIdx.x % " + tprText + ";");
+  line("const long long row_unclamped = (long long)blockIdx.x * " +
+       std::to_string(plan.rowsPerBlock) + " + threadIdx.x / " + tprText + ";");
+  // Rows past the end compute the last row again and store nothing: their lanes take part in
+  // the shuffles of the rows beside them.
+  line("const bool active = row_unclamped < " + std::to_string(plan.rows) + "LL;");
+  line("const " + indexType() + " row = (" + indexType() + ")(active ? row_unclamped : " +
+       std::to_string(plan.rows - 1) + "LL);");
+  SmallVector<int64_t> outerExtents;
+  for (size_t d = 0; d < plan.rowInputShape.size(); ++d)
+    if (!llvm::is_contained(plan.reducedDims, (int64_t)d))
+      outerExtents.push_back(plan.rowInputShape[d]);
+  rowOuterIndex = delinearize("row", outerExtents);
+
+  // The row's input, in registers when it is short enough.
+  int64_t perThread = llvm::divideCeil(plan.rowLength, tpr);
+  std::string xct = computeType(xt);
+  if (perThread <= 16) {
+    cacheArray = "row_input";
+    line(xct + " " + cacheArray + "[" + std::to_string(perThread) + "];");
+    if (failed(forEachRowElement(
+            [&](const Index &idx) -> LogicalResult {
+              auto value = valueAt(x, idx);
+              if (failed(value))
+                return failure();
+              line(cacheArray + "[j] = " + *value + ";");
+              return success();
+            },
+            /*useCache=*/false)))
+      return failure();
+  }
+  auto reduceAll = [&](const std::string &var, const std::string &identity,
+                       const std::string &combine,
+                       function_ref<FailureOr<std::string>(const std::string &)> element)
+      -> LogicalResult {
+    line(acc + " " + var + " = " + identity + ";");
+    if (failed(forEachRowElement(
+            [&](const Index &idx) -> LogicalResult {
+              auto xv = rowInputAt(idx);
+              if (failed(xv))
+                return failure();
+              auto term = element(*xv);
+              if (failed(term))
+                return failure();
+              line(var + " = " + llvm::formatv(combine.c_str(), var, "(" + acc + ")(" + *term + ")").str() + ";");
+              return success();
+            },
+            true)))
+      return failure();
+    line(var + " = sinter::generic::row_reduce<" + tprText + ">(" + var + ", (" + acc + ")(" +
+         identity + "), [](" + acc + " a, " + acc + " b) { return " +
+         llvm::formatv(combine.c_str(), "a", "b").str() + "; });");
+    return success();
+  };
+  std::string inf = acc == "long long" ? "9223372036854775807LL" : "(" + acc + ")CUDART_INF";
+  std::string ninf = acc == "long long" ? "(-9223372036854775807LL - 1)" : "-(" + acc + ")CUDART_INF";
+  const char *sum = "{0} + {1}";
+  const char *maxOf = "sinter::generic::max_({0}, {1})";
+  const char *minOf = "sinter::generic::fn_min({0}, {1})";
+  auto same = [](const std::string &v) -> FailureOr<std::string> { return v; };
+  std::string len = "(" + acc + ")" + std::to_string(plan.rowLength);
+
+  if (isa<graph::SoftmaxOp, graph::LogSoftmaxOp>(row)) {
+    rowMax = fresh("row_max");
+    if (failed(reduceAll(rowMax, ninf, maxOf, same)))
+      return failure();
+    std::string total = fresh("row_sum");
+    if (failed(reduceAll(total, "0", sum, [&](const std::string &v) -> FailureOr<std::string> {
+          return "sinter::generic::fn_exp((" + acc + ")(" + v + " - " + rowMax + "), 0.f, 0.f)";
+        })))
+      return failure();
+    rowScale = isa<graph::SoftmaxOp>(row) ? bind(acc, "(" + acc + ")1 / " + total, "row_scale")
+                                          : bind(acc, "log(" + total + ")", "row_scale");
+  } else if (isa<graph::LayerNormalizationOp>(row)) {
+    std::string total = fresh("row_sum");
+    if (failed(reduceAll(total, "0", sum, same)))
+      return failure();
+    rowMean = bind(acc, total + " / " + len, "row_mean");
+    std::string var = fresh("row_var");
+    if (failed(reduceAll(var, "0", sum, [&](const std::string &v) -> FailureOr<std::string> {
+          return "(" + v + " - " + rowMean + ") * (" + v + " - " + rowMean + ")";
+        })))
+      return failure();
+    float eps = cast<graph::LayerNormalizationOp>(row).getEpsilon().convertToFloat();
+    rowScale = bind(acc, "(" + acc + ")1 / sqrt(" + var + " / " + len + " + " +
+                             floatLiteral(eps, Float32Type::get(row->getContext())) + ")",
+                    "row_rstd");
+  } else if (auto rms = dyn_cast<graph::RMSNormalizationOp>(row)) {
+    std::string total = fresh("row_sum");
+    if (failed(reduceAll(total, "0", sum, [](const std::string &v) -> FailureOr<std::string> {
+          return v + " * " + v;
+        })))
+      return failure();
+    float eps = rms.getEpsilon().convertToFloat();
+    rowScale = bind(acc, "(" + acc + ")1 / sqrt(" + total + " / " + len + " + " +
+                             floatLiteral(eps, Float32Type::get(row->getContext())) + ")",
+                    "row_rstd");
+  } else if (auto arg = dyn_cast<graph::ArgReduceOp>(row)) {
+    bool isMax = arg.getKind() == "max";
+    std::string best = fresh("best"), bestIndex = fresh("best_index");
+    line(xct + " " + best + " = 0;");
+    line("long long " + bestIndex + " = -1;");
+    std::string flags = std::string(isMax ? "true" : "false") + ", " +
+                        (arg.getSelectLastIndex() ? "true" : "false");
+    if (failed(forEachRowElement(
+            [&](const Index &idx) -> LogicalResult {
+              auto xv = rowInputAt(idx);
+              if (failed(xv))
+                return failure();
+              line("if (sinter::generic::arg_better<" + flags + ">(" + *xv + ", (long long)e, " +
+                   best + ", " + bestIndex + ")) { " + best + " = " + *xv + "; " + bestIndex +
+                   " = e; }");
+              return success();
+            },
+            true)))
+      return failure();
+    rowResult = fresh("row_result");
+    line("const long long " + rowResult + " = sinter::generic::row_arg_reduce<" + tprText + ", " +
+         flags + ">(" + best + ", " + bestIndex + ");");
+  } else {
+    StringRef kind = isa<graph::ReduceMeanOp>(row) ? "mean" : cast<graph::ReduceOp>(row).getKind();
+    std::string total = fresh("row_acc");
+    auto square = [](const std::string &v) -> FailureOr<std::string> { return v + " * " + v; };
+    auto absolute = [&](const std::string &v) -> FailureOr<std::string> {
+      return "sinter::generic::fn_abs((" + acc + ")" + v + ", 0.f, 0.f)";
+    };
+    LogicalResult ok = success();
+    std::string finalValue = total;
+    if (kind == "sum" || kind == "mean")
+      ok = reduceAll(total, "0", sum, same);
+    else if (kind == "max")
+      ok = reduceAll(total, ninf, maxOf, same);
+    else if (kind == "min")
+      ok = reduceAll(total, inf, minOf, same);
+    else if (kind == "prod")
+      ok = reduceAll(total, "1", "{0} * {1}", same);
+    else if (kind == "l1")
+      ok = reduceAll(total, "0", sum, absolute);
+    else if (kind == "l2" || kind == "sum_square")
+      ok = reduceAll(total, "0", sum, square);
+    else if (kind == "log_sum_exp") {
+      rowMax = fresh("row_max");
+      ok = reduceAll(rowMax, ninf, maxOf, same);
+      if (succeeded(ok))
+        ok = reduceAll(total, "0", sum, [&](const std::string &v) -> FailureOr<std::string> {
+          return "exp((" + acc + ")(" + v + " - " + rowMax + "))";
+        });
+      // An all -inf row has max -inf: log(0) + -inf stays -inf instead of NaN.
+      finalValue = "(" + rowMax + " == " + ninf + " ? " + rowMax + " : " + rowMax + " + log(" +
+                   total + "))";
+    }
+    if (failed(ok))
+      return failure();
+    if (kind == "mean")
+      finalValue = total + " / " + len;
+    else if (kind == "l2")
+      finalValue = "sqrt(" + total + ")";
+    Type rt = elementOf(row->getResult(0));
+    rowResult = bind(computeType(rt), rounded(rt, "(" + computeType(rt) + ")(" + finalValue + ")"),
+                     "row_result");
+  }
+
+  // Outputs: at every element for row-shaped results, once per row (lane 0) for reductions.
+  if (plan.reducesShape) {
+    line("if (active && lane == 0) {");
+    indent += "  ";
+    Index out;
+    size_t o = 0;
+    auto keep = isa<graph::ArgReduceOp>(row) ? cast<graph::ArgReduceOp>(row).getKeepdims()
+                : isa<graph::ReduceMeanOp>(row) ? cast<graph::ReduceMeanOp>(row).getKeepdims()
+                                                : cast<graph::ReduceOp>(row).getKeepdims();
+    for (size_t d = 0; d < plan.rowInputShape.size(); ++d) {
+      if (!llvm::is_contained(plan.reducedDims, (int64_t)d))
+        out.push_back(rowOuterIndex[o++]);
+      else if (keep)
+        out.push_back("0");
+    }
+    if (failed(storeOutputs(out)))
+      return failure();
+    indent.resize(indent.size() - 2);
+    line("}");
+    return success();
+  }
+  line("if (active) {");
+  indent += "  ";
+  LogicalResult stored = forEachRowElement([&](const Index &idx) { return storeOutputs(idx); }, true);
+  indent.resize(indent.size() - 2);
+  line("}");
+  return stored;
+}
+
+FailureOr<std::string> KernelWriter::write(StringRef name) {
+  int64_t largest = 1;
+  for (Value v : op->getOperands())
+    largest = std::max(largest, cast<ShapedType>(v.getType()).getNumElements());
+  // 32-bit index math unless an index (or a block's first index) could pass 2^31.
+  wideIndex = largest >= ((int64_t)1 << 31) - ((int64_t)1 << 24);
+  LogicalResult body = plan.rowOp ? writeRow() : writeElementwise();
+  if (failed(body))
+    return failure();
+  std::string out;
+  llvm::raw_string_ostream head(out);
+  head << "__global__ void __launch_bounds__(" << plan.block << ") " << name << "(";
+  llvm::ListSeparator comma;
+  for (auto [i, in] : llvm::enumerate(op.getInputs()))
+    head << comma << "const " << storageType(elementOf(in)) << " *__restrict__ in" << i;
+  for (auto [o, outBuffer] : llvm::enumerate(op.getOutputs()))
+    head << comma << storageType(elementOf(outBuffer)) << " *__restrict__ out" << o;
+  head << ") {\n  sinter::generic::pdl_start();\n" << text << "}\n";
+  return out;
+}
+
+} // namespace
+
+FailureOr<std::string> emitGenericKernel(launch::GenericOp op, StringRef name) {
+  std::string error;
+  auto plan = planGenericKernel(op.getBody().front(), error);
+  if (failed(plan))
+    return op.emitError(error), failure();
+  for (Value v : op->getOperands())
+    if (storageType(cast<ShapedType>(v.getType()).getElementType()).empty())
+      return op.emitError("a generated kernel cannot hold ")
+             << cast<ShapedType>(v.getType()).getElementType(), failure();
+  return KernelWriter(op, *plan).write(name);
+}
+
+} // namespace sinter

@@ -1,0 +1,502 @@
+// Import of the ops the generic tier computes: scalar functions (sinter.unary/binary),
+// reductions, LogSoftmax, LayerNormalization, and the ops that are compositions of existing
+// ones (Clip, variadic Min/Max, Flatten, Split, Tile, Dropout, CastLike, Size).
+#include "NodeImporter.h"
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace sinter::import {
+namespace {
+
+/// A helper constant the import itself needs (a shape, a bound); known to later folds.
+Value makeConstant(NodeImporter &n, DenseElementsAttr value) {
+  auto op = ConstantOp::create(n.builder, n.loc, value);
+  n.state.constants[op] = value;
+  return op;
+}
+
+Value shapeConstant(NodeImporter &n, ArrayRef<int64_t> shape) {
+  auto type = RankedTensorType::get({(int64_t)shape.size()}, n.builder.getI64Type());
+  return makeConstant(n, DenseElementsAttr::get(type, shape));
+}
+
+/// `value` reshaped (a view) to `shape`, folded when it is known.
+Value reshapeTo(NodeImporter &n, Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto op = ReshapeOp::create(n.builder, n.loc, n.tensorType(shape, type.getElementType()), value,
+                              shapeConstant(n, shape));
+  return op;
+}
+
+template <const char *fn, bool predicate = false>
+LogicalResult importUnaryFn(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  Type et = predicate ? n.builder.getI1Type() : in.getElementType();
+  float alpha = 0, beta = 0;
+  StringRef name = fn;
+  if (name == "leaky_relu")
+    alpha = n.attrFloat("alpha", 0.01f);
+  else if (name == "elu")
+    alpha = n.attrFloat("alpha", 1.0f);
+  else if (name == "hard_sigmoid")
+    alpha = n.attrFloat("alpha", 0.2f), beta = n.attrFloat("beta", 0.5f);
+  else if (name == "is_inf")
+    alpha = n.attrInt("detect_positive", 1) != 0, beta = n.attrInt("detect_negative", 1) != 0;
+  auto op = UnaryFnOp::create(n.builder, n.loc, n.tensorType(in.getShape(), et), *n.input(0),
+                              n.builder.getStringAttr(name), n.builder.getF32FloatAttr(alpha),
+                              n.builder.getF32FloatAttr(beta));
+  return n.setResult(op);
+}
+
+FailureOr<Value> binaryFn(NodeImporter &n, StringRef fn, Value lhs, Value rhs, bool predicate) {
+  auto l = cast<RankedTensorType>(lhs.getType()), r = cast<RankedTensorType>(rhs.getType());
+  if (l.getElementType() != r.getElementType()) {
+    (void)n.fail("operands have different element types");
+    return failure();
+  }
+  auto shape = broadcastShapes(l.getShape(), r.getShape());
+  if (failed(shape)) {
+    (void)n.fail("input shapes are not broadcast-compatible");
+    return failure();
+  }
+  Type et = predicate ? n.builder.getI1Type() : l.getElementType();
+  return BinaryFnOp::create(n.builder, n.loc, n.tensorType(*shape, et), lhs, rhs,
+                            n.builder.getStringAttr(fn))
+      .getResult();
+}
+
+template <const char *fn, bool predicate = false>
+LogicalResult importBinaryFn(NodeImporter &n) {
+  auto lhs = n.input(0), rhs = n.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  auto v = binaryFn(n, fn, *lhs, *rhs, predicate);
+  return failed(v) ? failure() : n.setOutput(0, *v);
+}
+
+LogicalResult importMod(NodeImporter &n) {
+  auto lhs = n.input(0), rhs = n.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  auto v = binaryFn(n, n.attrInt("fmod", 0) ? "fmod" : "mod", *lhs, *rhs, false);
+  return failed(v) ? failure() : n.setOutput(0, *v);
+}
+
+FailureOr<Value> maxOf(NodeImporter &n, Value lhs, Value rhs) {
+  auto l = cast<RankedTensorType>(lhs.getType()), r = cast<RankedTensorType>(rhs.getType());
+  auto shape = broadcastShapes(l.getShape(), r.getShape());
+  if (l.getElementType() != r.getElementType() || failed(shape)) {
+    (void)n.fail("operands must have one element type and broadcast-compatible shapes");
+    return failure();
+  }
+  return MaxOp::create(n.builder, n.loc, n.tensorType(*shape, l.getElementType()), lhs, rhs)
+      .getResult();
+}
+
+/// Variadic Min / Max: a chain of two-operand ops (one input is the identity).
+template <bool isMax>
+LogicalResult importMinMax(NodeImporter &n) {
+  if (n.numInputs() == 0)
+    return n.fail("needs at least one input");
+  auto acc = n.input(0);
+  if (failed(acc))
+    return failure();
+  Value result = *acc;
+  for (unsigned i = 1; i < n.numInputs(); ++i) {
+    auto next = n.input(i);
+    if (failed(next))
+      return failure();
+    auto v = isMax ? maxOf(n, result, *next) : binaryFn(n, "min", result, *next, false);
+    if (failed(v))
+      return failure();
+    result = *v;
+  }
+  return n.setOutput(0, result);
+}
+
+/// Clip(x, min, max) = min(max(x, lo), hi); absent bounds are skipped.
+LogicalResult importClip(NodeImporter &n) {
+  auto x = n.input(0);
+  if (failed(x))
+    return failure();
+  Value result = *x;
+  if (n.hasInput(1)) {
+    auto lo = n.input(1);
+    if (failed(lo))
+      return failure();
+    auto v = maxOf(n, result, *lo);
+    if (failed(v))
+      return failure();
+    result = *v;
+  }
+  if (n.hasInput(2)) {
+    auto hi = n.input(2);
+    if (failed(hi))
+      return failure();
+    auto v = binaryFn(n, "min", result, *hi, false);
+    if (failed(v))
+      return failure();
+    result = *v;
+  }
+  return n.setOutput(0, result);
+}
+
+/// The reduced axes of a Reduce* node: the `axes` attribute (older opsets) or input 1, all
+/// axes when absent and noop_with_empty_axes is 0.
+FailureOr<SmallVector<int64_t>> reductionAxes(NodeImporter &n, int64_t rank) {
+  SmallVector<int64_t> given;
+  if (auto attr = n.attrInts("axes")) {
+    given = *attr;
+  } else if (n.hasInput(1)) {
+    auto ints = n.constantInts(1);
+    if (failed(ints))
+      return failure();
+    given = *ints;
+  }
+  if (!n.attrError.empty()) {
+    (void)n.fail(n.attrError);
+    return failure();
+  }
+  auto axes = normalizeAxes(n, given, rank, "axes entry");
+  if (failed(axes))
+    return failure();
+  if (axes->empty() && n.attrInt("noop_with_empty_axes", 0) == 0)
+    for (int64_t d = 0; d < rank; ++d)
+      axes->push_back(d);
+  return axes;
+}
+
+SmallVector<int64_t> reducedShape(ArrayRef<int64_t> in, ArrayRef<int64_t> axes, bool keepdims) {
+  SmallVector<int64_t> out;
+  for (int64_t d = 0; d < (int64_t)in.size(); ++d)
+    if (!llvm::is_contained(axes, d))
+      out.push_back(in[d]);
+    else if (keepdims)
+      out.push_back(1);
+  return out;
+}
+
+template <const char *kind>
+LogicalResult importReduce(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  auto axes = reductionAxes(n, in.getRank());
+  if (failed(axes))
+    return failure();
+  bool keepdims = n.attrInt("keepdims", 1) != 0;
+  StringRef k = kind;
+  if (axes->empty() && (k == "sum" || k == "mean" || k == "max" || k == "min" || k == "prod"))
+    return n.setOutput(0, *n.input(0)); // noop_with_empty_axes: the identity
+  auto type = n.tensorType(reducedShape(in.getShape(), *axes, keepdims), in.getElementType());
+  // ReduceMean keeps its own op: the RMSNorm pattern matches it.
+  if (k == "mean" && isa<FloatType>(in.getElementType()))
+    return n.setResult(ReduceMeanOp::create(n.builder, n.loc, type, *n.input(0),
+                                            n.builder.getDenseI64ArrayAttr(*axes),
+                                            n.builder.getBoolAttr(keepdims)));
+  return n.setResult(ReduceOp::create(n.builder, n.loc, type, *n.input(0),
+                                      n.builder.getStringAttr(k),
+                                      n.builder.getDenseI64ArrayAttr(*axes),
+                                      n.builder.getBoolAttr(keepdims)));
+}
+
+template <bool isMax>
+LogicalResult importArgReduce(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  if (in.getRank() == 0)
+    return n.fail("input must have rank >= 1");
+  auto axis = normalizeAxis(n, n.attrInt("axis", 0), in.getRank(), "attribute 'axis'");
+  if (failed(axis))
+    return failure();
+  bool keepdims = n.attrInt("keepdims", 1) != 0;
+  auto type = n.tensorType(reducedShape(in.getShape(), {*axis}, keepdims), n.builder.getI64Type());
+  return n.setResult(ArgReduceOp::create(
+      n.builder, n.loc, type, *n.input(0), n.builder.getStringAttr(isMax ? "max" : "min"),
+      n.builder.getI64IntegerAttr(*axis), n.builder.getBoolAttr(keepdims),
+      n.builder.getBoolAttr(n.attrInt("select_last_index", 0) != 0)));
+}
+
+LogicalResult importLogSoftmax(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in || failed(requireFloat(n, in, "LogSoftmax input")))
+    return failure();
+  if (in.getRank() == 0)
+    return n.fail("LogSoftmax input must have rank >= 1");
+  auto axis = normalizeAxis(n, n.attrInt("axis", -1), in.getRank(), "attribute 'axis'");
+  if (failed(axis))
+    return failure();
+  return n.setResult(LogSoftmaxOp::create(n.builder, n.loc, in, *n.input(0),
+                                          n.builder.getI64IntegerAttr(*axis)));
+}
+
+LogicalResult importLayerNormalization(NodeImporter &n) {
+  auto in = n.inputType(0), scale = n.inputType(1);
+  if (!in || !scale || failed(requireFloat(n, in, "input X")))
+    return failure();
+  if (int64_t stash = n.attrInt("stash_type", 1); stash != 1)
+    return n.fail("attribute 'stash_type' = " + Twine(stash) + " is not supported (only 1, float32)");
+  if (in.getRank() == 0)
+    return n.fail("input X must have rank >= 1");
+  auto axis = normalizeAxis(n, n.attrInt("axis", -1), in.getRank(), "attribute 'axis'");
+  if (failed(axis))
+    return failure();
+  Value bias;
+  if (n.hasInput(2)) {
+    auto b = n.input(2);
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  float eps = n.attrFloat("epsilon", 1e-5f);
+  auto op = LayerNormalizationOp::create(n.builder, n.loc, in, *n.input(0), *n.input(1), bias,
+                                         n.builder.getI64IntegerAttr(*axis),
+                                         n.builder.getF32FloatAttr(eps));
+  if (failed(n.setResult(op)))
+    return failure();
+  bool wantsMean = n.node.output_size() > 1 && !n.node.output(1).empty();
+  bool wantsInvStd = n.node.output_size() > 2 && !n.node.output(2).empty();
+  if (!wantsMean && !wantsInvStd)
+    return success();
+  // The statistics outputs (f32, reduced dims kept as 1), from primitives.
+  SmallVector<int64_t> axes;
+  for (int64_t d = *axis; d < in.getRank(); ++d)
+    axes.push_back(d);
+  Type f32 = n.builder.getF32Type();
+  Value x = *n.input(0);
+  if (!in.getElementType().isF32())
+    x = CastOp::create(n.builder, n.loc, n.tensorType(in.getShape(), f32), x);
+  auto statType = n.tensorType(reducedShape(in.getShape(), axes, true), f32);
+  auto mean = [&](Value v) {
+    return ReduceMeanOp::create(n.builder, n.loc, statType, v, n.builder.getDenseI64ArrayAttr(axes),
+                                n.builder.getBoolAttr(true))
+        .getResult();
+  };
+  Value mu = mean(x);
+  auto fullType = n.tensorType(in.getShape(), f32);
+  Value centered = SubOp::create(n.builder, n.loc, fullType, x, mu);
+  Value var = mean(MulOp::create(n.builder, n.loc, fullType, centered, centered));
+  Value epsValue = makeConstant(
+      n, DenseElementsAttr::get(RankedTensorType::get({}, f32), n.builder.getF32FloatAttr(eps).getValue()));
+  Value invStd = ReciprocalOp::create(
+      n.builder, n.loc, statType,
+      SqrtOp::create(n.builder, n.loc, statType, AddOp::create(n.builder, n.loc, statType, var, epsValue)));
+  if (wantsMean && failed(n.setOutput(1, mu)))
+    return failure();
+  return wantsInvStd ? n.setOutput(2, invStd) : success();
+}
+
+LogicalResult importGelu(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in || failed(requireFloat(n, in, "Gelu input")))
+    return failure();
+  std::string approximate = n.attrString("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return n.fail("attribute 'approximate' = '" + approximate + "' (none or tanh)");
+  auto op = UnaryFnOp::create(n.builder, n.loc, in, *n.input(0),
+                              n.builder.getStringAttr(approximate == "tanh" ? "gelu_tanh" : "gelu"),
+                              n.builder.getF32FloatAttr(0), n.builder.getF32FloatAttr(0));
+  return n.setResult(op);
+}
+
+LogicalResult importFlatten(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  int64_t rank = in.getRank(), axis = n.attrInt("axis", 1);
+  if (axis < -rank || axis > rank)
+    return n.fail("attribute 'axis' " + Twine(axis) + " is out of range for rank " + Twine(rank));
+  if (axis < 0)
+    axis += rank;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < axis ? outer : inner) *= in.getDimSize(d);
+  return n.setOutput(0, reshapeTo(n, *n.input(0), {outer, inner}));
+}
+
+LogicalResult importSplit(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  if (in.getRank() == 0)
+    return n.fail("Split input must have rank >= 1");
+  auto axis = normalizeAxis(n, n.attrInt("axis", 0), in.getRank(), "attribute 'axis'");
+  if (failed(axis))
+    return failure();
+  int64_t dim = in.getDimSize(*axis), outputs = n.node.output_size();
+  SmallVector<int64_t> sizes;
+  if (n.hasInput(1)) {
+    auto given = n.constantInts(1);
+    if (failed(given))
+      return failure();
+    sizes = *given;
+  } else if (auto attr = n.attrInts("split")) {
+    sizes = *attr;
+  } else {
+    int64_t parts = n.attrInt("num_outputs", outputs);
+    if (parts <= 0 || parts != outputs)
+      return n.fail("num_outputs must equal the number of outputs");
+    int64_t chunk = (dim + parts - 1) / parts;
+    for (int64_t i = 0, left = dim; i < parts; ++i, left -= chunk)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, left)));
+  }
+  if ((int64_t)sizes.size() != outputs)
+    return n.fail("split has " + Twine(sizes.size()) + " sizes for " + Twine(outputs) + " outputs");
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return n.fail("split sizes must be non-negative");
+    total += s;
+  }
+  if (total != dim)
+    return n.fail("split sizes add up to " + Twine(total) + ", the axis has " + Twine(dim));
+  int64_t rank = in.getRank(), start = 0;
+  for (int64_t i = 0; i < outputs; ++i) {
+    SmallVector<int64_t> starts(rank, 0), ends(in.getShape()), steps(rank, 1), shape(in.getShape());
+    starts[*axis] = start;
+    ends[*axis] = start + sizes[i];
+    shape[*axis] = sizes[i];
+    start += sizes[i];
+    auto op = SliceOp::create(n.builder, n.loc, n.tensorType(shape, in.getElementType()),
+                              *n.input(0), n.builder.getDenseI64ArrayAttr(starts),
+                              n.builder.getDenseI64ArrayAttr(ends),
+                              n.builder.getDenseI64ArrayAttr(steps));
+    if (failed(n.setOutput(i, op)))
+      return failure();
+  }
+  return success();
+}
+
+/// Tile = reshape to [1, d0, 1, d1, ...], broadcast to [r0, d0, r1, d1, ...], reshape.
+LogicalResult importTile(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  auto repeats = n.constantInts(1);
+  if (failed(repeats))
+    return failure();
+  int64_t rank = in.getRank();
+  if ((int64_t)repeats->size() != rank)
+    return n.fail("repeats has " + Twine(repeats->size()) + " entries for rank " + Twine(rank));
+  SmallVector<int64_t> interleaved, expanded, result;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t r = (*repeats)[d];
+    if (r < 0)
+      return n.fail("repeats must be non-negative");
+    interleaved.append({1, in.getDimSize(d)});
+    expanded.append({r, in.getDimSize(d)});
+    result.push_back(r * in.getDimSize(d));
+  }
+  if (std::string problem = shapeProblem(result); !problem.empty())
+    return n.fail("output would have " + problem);
+  Value v = reshapeTo(n, *n.input(0), interleaved);
+  v = ExpandOp::create(n.builder, n.loc, n.tensorType(expanded, in.getElementType()), v,
+                       shapeConstant(n, expanded));
+  return n.setOutput(0, reshapeTo(n, v, result));
+}
+
+LogicalResult importDropout(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  if (n.hasInput(2)) {
+    DenseElementsAttr training = n.constantInput(2);
+    if (!training || training.getNumElements() != 1)
+      return n.fail("training_mode must be a compile-time constant");
+    if (training.getSplatValue<bool>())
+      return n.fail("training_mode = true is not supported (inference only)");
+  }
+  if (failed(n.setOutput(0, *n.input(0))))
+    return failure();
+  if (n.node.output_size() > 1 && !n.node.output(1).empty()) {
+    auto maskType = n.tensorType(in.getShape(), n.builder.getI1Type());
+    if (failed(n.setOutput(1, makeConstant(n, DenseElementsAttr::get(maskType, true)))))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult importCastLike(NodeImporter &n) {
+  auto in = n.inputType(0), like = n.inputType(1);
+  if (!in || !like)
+    return failure();
+  return n.setResult(CastOp::create(n.builder, n.loc,
+                                    n.tensorType(in.getShape(), like.getElementType()),
+                                    *n.input(0)));
+}
+
+LogicalResult importSize(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  auto type = RankedTensorType::get({}, n.builder.getI64Type());
+  return n.setOutput(0, makeConstant(n, DenseElementsAttr::get(type, in.getNumElements())));
+}
+
+constexpr char kAbs[] = "abs", kExp[] = "exp", kLog[] = "log", kTanh[] = "tanh", kErf[] = "erf",
+               kRelu[] = "relu", kLeakyRelu[] = "leaky_relu", kElu[] = "elu",
+               kSoftplus[] = "softplus", kHardSigmoid[] = "hard_sigmoid",
+               kHardSwish[] = "hard_swish", kSign[] = "sign", kFloor[] = "floor",
+               kCeil[] = "ceil", kRound[] = "round", kNot[] = "not", kIsInf[] = "is_inf",
+               kLess[] = "less", kGreater[] = "greater", kGreaterOrEqual[] = "greater_or_equal",
+               kOr[] = "or", kXor[] = "xor", kSum[] = "sum", kMean[] = "mean", kMax[] = "max",
+               kMin[] = "min", kProd[] = "prod", kL1[] = "l1", kL2[] = "l2",
+               kSumSquare[] = "sum_square", kLogSumExp[] = "log_sum_exp";
+
+} // namespace
+
+void registerGenericImports(OpImportRegistry &r) {
+  r["Abs"] = {importUnaryFn<kAbs>};
+  r["Exp"] = {importUnaryFn<kExp>};
+  r["Log"] = {importUnaryFn<kLog>};
+  r["Tanh"] = {importUnaryFn<kTanh>};
+  r["Erf"] = {importUnaryFn<kErf>};
+  r["Relu"] = {importUnaryFn<kRelu>};
+  r["LeakyRelu"] = {importUnaryFn<kLeakyRelu>};
+  r["Elu"] = {importUnaryFn<kElu>};
+  r["Softplus"] = {importUnaryFn<kSoftplus>};
+  r["HardSigmoid"] = {importUnaryFn<kHardSigmoid>};
+  r["HardSwish"] = {importUnaryFn<kHardSwish>};
+  r["Sign"] = {importUnaryFn<kSign>};
+  r["Floor"] = {importUnaryFn<kFloor>};
+  r["Ceil"] = {importUnaryFn<kCeil>};
+  r["Round"] = {importUnaryFn<kRound>};
+  r["Not"] = {importUnaryFn<kNot>};
+  r["IsInf"] = {importUnaryFn<kIsInf, true>};
+  r["Gelu"] = {importGelu, 20};
+  r["Less"] = {importBinaryFn<kLess, true>};
+  r["Greater"] = {importBinaryFn<kGreater, true>};
+  r["GreaterOrEqual"] = {importBinaryFn<kGreaterOrEqual, true>, 12};
+  r["Or"] = {importBinaryFn<kOr>};
+  r["Xor"] = {importBinaryFn<kXor>};
+  r["Mod"] = {importMod};
+  r["Min"] = {importMinMax<false>, 13};
+  r["Max"] = {importMinMax<true>, 13};
+  r["Clip"] = {importClip, 11};
+  r["ReduceSum"] = {importReduce<kSum>, 13};
+  r["ReduceMean"] = {importReduce<kMean>, 13};
+  r["ReduceMax"] = {importReduce<kMax>, 13};
+  r["ReduceMin"] = {importReduce<kMin>, 13};
+  r["ReduceProd"] = {importReduce<kProd>, 13};
+  r["ReduceL1"] = {importReduce<kL1>, 13};
+  r["ReduceL2"] = {importReduce<kL2>, 13};
+  r["ReduceSumSquare"] = {importReduce<kSumSquare>, 13};
+  r["ReduceLogSumExp"] = {importReduce<kLogSumExp>, 13};
+  r["ArgMax"] = {importArgReduce<true>, 13};
+  r["ArgMin"] = {importArgReduce<false>, 13};
+  r["LogSoftmax"] = {importLogSoftmax, 13};
+  r["LayerNormalization"] = {importLayerNormalization, 17};
+  r["Flatten"] = {importFlatten, 13};
+  r["Split"] = {importSplit, 13};
+  r["Tile"] = {importTile, 13};
+  r["Dropout"] = {importDropout, 13};
+  r["CastLike"] = {importCastLike, 15};
+  r["Size"] = {importSize, 13};
+}
+
+} // namespace sinter::import

@@ -1,0 +1,182 @@
+// Verifiers and folders of the ops declared in GraphGenericOps.td.
+#include "sinter/Dialect/Graph/IR/ElementsFolding.h"
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Dialect/Graph/IR/ScalarFunctions.h"
+
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace {
+
+bool accepts(ScalarOperands kind, Type et) {
+  switch (kind) {
+  case ScalarOperands::Float: return isa<FloatType>(et);
+  case ScalarOperands::Integer: return isa<IntegerType>(et) && !et.isInteger(1);
+  case ScalarOperands::Bool: return et.isInteger(1);
+  case ScalarOperands::Any: return !et.isInteger(1);
+  }
+  return false;
+}
+
+LogicalResult verifyFunctionTypes(Operation *op, const ScalarFunction *fn, StringRef name,
+                                  unsigned arity) {
+  if (!fn)
+    return op->emitOpError("unknown ") << arity << "-operand scalar function '" << name << "'";
+  Type et = getElementTypeOrSelf(op->getOperand(0).getType());
+  if (!accepts(fn->operands, et))
+    return op->emitOpError("'") << name << "' does not take " << et << " operands";
+  Type result = getElementTypeOrSelf(op->getResult(0).getType());
+  Type expected = fn->predicate ? IntegerType::get(op->getContext(), 1) : et;
+  if (result != expected)
+    return op->emitOpError("'") << name << "' gives " << expected << ", not " << result;
+  return success();
+}
+
+LogicalResult verifyShape(Operation *op, ArrayRef<int64_t> expected) {
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  if (result.getShape() == expected)
+    return success();
+  auto diag = op->emitOpError("result shape [");
+  llvm::interleave(result.getShape(), diag, "x");
+  diag << "] does not match the inferred shape [";
+  llvm::interleave(expected, diag, "x");
+  return diag << "]";
+}
+
+SmallVector<int64_t> reducedShape(ArrayRef<int64_t> in, ArrayRef<int64_t> axes, bool keepdims) {
+  SmallVector<int64_t> out;
+  for (int64_t d = 0; d < (int64_t)in.size(); ++d)
+    if (!llvm::is_contained(axes, d))
+      out.push_back(in[d]);
+    else if (keepdims)
+      out.push_back(1);
+  return out;
+}
+
+LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError("axis ") << axis << " is out of range for a rank-" << rank << " input";
+  return success();
+}
+
+} // namespace
+
+LogicalResult UnaryFnOp::verify() {
+  if (failed(verifyFunctionTypes(*this, lookupScalarFunction(getFn(), 1), getFn(), 1)))
+    return failure();
+  return verifyShape(*this, getInput().getType().getShape());
+}
+
+OpFoldResult UnaryFnOp::fold(FoldAdaptor a) {
+  const ScalarFunction *fn = lookupScalarFunction(getFn(), 1);
+  if (!fn || !a.getInput())
+    return {};
+  float alpha = getAlpha().convertToFloat(), beta = getBeta().convertToFloat();
+  return foldUnary(a.getInput(), getType(),
+                   [&](double x) { return fn->eval(x, 0, alpha, beta); });
+}
+
+LogicalResult BinaryFnOp::verify() {
+  if (getElementTypeOrSelf(getLhs().getType()) != getElementTypeOrSelf(getRhs().getType()))
+    return emitOpError("operand element types differ");
+  if (failed(verifyFunctionTypes(*this, lookupScalarFunction(getFn(), 2), getFn(), 2)))
+    return failure();
+  auto shape = broadcastShapes(getLhs().getType().getShape(), getRhs().getType().getShape());
+  if (failed(shape))
+    return emitOpError("operand shapes are not broadcast-compatible");
+  return verifyShape(*this, *shape);
+}
+
+OpFoldResult BinaryFnOp::fold(FoldAdaptor a) {
+  const ScalarFunction *fn = lookupScalarFunction(getFn(), 2);
+  if (!fn || !a.getLhs() || !a.getRhs())
+    return {};
+  // Integer division by zero has no value to fold to.
+  if ((getFn() == "mod" || getFn() == "fmod") &&
+      isa<IntegerType>(getElementTypeOrSelf(getRhs().getType()))) {
+    auto rhs = readValues(a.getRhs());
+    if (!rhs || llvm::is_contained(rhs->ints, 0))
+      return {};
+  }
+  return foldBinary(a.getLhs(), a.getRhs(), getType(),
+                    [fn](double x, double y) { return fn->eval(x, y, 0, 0); },
+                    [fn](int64_t x, int64_t y) { return (int64_t)fn->eval(x, y, 0, 0); });
+}
+
+static constexpr llvm::StringLiteral kReduceKinds[] = {
+    "sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square", "log_sum_exp"};
+
+LogicalResult ReduceOp::verify() {
+  if (!llvm::is_contained(kReduceKinds, getKind()))
+    return emitOpError("unknown reduction kind '") << getKind() << "'";
+  auto in = getInput().getType();
+  Type et = in.getElementType();
+  if (et.isInteger(1))
+    return emitOpError("cannot reduce i1");
+  if ((getKind() == "l2" || getKind() == "log_sum_exp" || getKind() == "mean") &&
+      !isa<FloatType>(et))
+    return emitOpError("'") << getKind() << "' needs floating point input";
+  ArrayRef<int64_t> axes = getAxes();
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] < 0 || axes[i] >= in.getRank() || (i && axes[i] <= axes[i - 1]))
+      return emitOpError("axes must be sorted, unique and within [0, ") << in.getRank() << ")";
+  if (getType().getElementType() != et)
+    return emitOpError("input and result element types differ");
+  return verifyShape(*this, reducedShape(in.getShape(), axes, getKeepdims()));
+}
+
+LogicalResult ArgReduceOp::verify() {
+  if (getKind() != "max" && getKind() != "min")
+    return emitOpError("kind must be max or min, not '") << getKind() << "'";
+  auto in = getInput().getType();
+  if (in.getElementType().isInteger(1))
+    return emitOpError("cannot reduce i1");
+  if (failed(verifyAxis(*this, getAxis(), in.getRank())))
+    return failure();
+  return verifyShape(*this, reducedShape(in.getShape(), {getAxis()}, getKeepdims()));
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  if (failed(verifyAxis(*this, getAxis(), getInput().getType().getRank())))
+    return failure();
+  if (getType() != getInput().getType())
+    return emitOpError("result type must be the input's");
+  return success();
+}
+
+LogicalResult LayerNormalizationOp::verify() {
+  auto in = getInput().getType();
+  if (failed(verifyAxis(*this, getAxis(), in.getRank())))
+    return failure();
+  if (getType() != in)
+    return emitOpError("result type must be the input's");
+  ArrayRef<int64_t> normalized = in.getShape().drop_front(getAxis());
+  for (Value v : {getScale(), getBias()}) {
+    if (!v)
+      continue;
+    auto t = cast<RankedTensorType>(v.getType());
+    auto b = broadcastShapes(normalized, t.getShape());
+    if (t.getElementType() != in.getElementType() || t.getRank() > (int64_t)normalized.size() ||
+        failed(b) || ArrayRef<int64_t>(*b) != normalized)
+      return emitOpError("scale and bias must be ") << in.getElementType()
+                                                    << " and broadcast to the normalized dimensions";
+  }
+  return success();
+}
+
+LogicalResult FusionGroupOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("the body takes ") << body.getNumArguments() << " arguments for "
+                                          << getInputs().size() << " inputs";
+  for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != in.getType())
+      return emitOpError("body argument type ") << arg.getType() << " differs from its input's "
+                                                << in.getType();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getOutputs().getTypes())
+    return emitOpError("yielded types differ from the results");
+  return success();
+}

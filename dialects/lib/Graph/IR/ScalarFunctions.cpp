@@ -1,0 +1,79 @@
+#include "sinter/Dialect/Graph/IR/ScalarFunctions.h"
+
+#include <cmath>
+
+namespace sinter::graph {
+namespace {
+
+using F = ScalarOperands;
+constexpr double kSqrtHalf = 0.70710678118654752440;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+
+double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x * kSqrtHalf)); }
+double geluTanh(double x) {
+  return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+}
+// Python's modulo: the sign of the divisor (ONNX Mod with fmod = 0).
+double floorMod(double a, double b) {
+  double r = std::fmod(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+const ScalarFunction kFunctions[] = {
+    // Unary.
+    {"abs", 1, F::Any, false, [](double a, double, float, float) { return std::fabs(a); }},
+    {"exp", 1, F::Float, false, [](double a, double, float, float) { return std::exp(a); }},
+    {"log", 1, F::Float, false, [](double a, double, float, float) { return std::log(a); }},
+    {"tanh", 1, F::Float, false, [](double a, double, float, float) { return std::tanh(a); }},
+    {"erf", 1, F::Float, false, [](double a, double, float, float) { return std::erf(a); }},
+    {"relu", 1, F::Any, false, [](double a, double, float, float) { return a > 0 ? a : 0.0; }},
+    {"leaky_relu", 1, F::Float, false,
+     [](double a, double, float alpha, float) { return a >= 0 ? a : alpha * a; }},
+    {"elu", 1, F::Float, false,
+     [](double a, double, float alpha, float) { return a >= 0 ? a : alpha * std::expm1(a); }},
+    {"softplus", 1, F::Float, false,
+     [](double a, double, float, float) { return std::log1p(std::exp(a)); }},
+    {"hard_sigmoid", 1, F::Float, false,
+     [](double a, double, float alpha, float beta) {
+       return std::fmax(0.0, std::fmin(1.0, alpha * a + beta));
+     }},
+    {"hard_swish", 1, F::Float, false,
+     [](double a, double, float, float) { return a * std::fmax(0.0, std::fmin(1.0, a / 6 + 0.5)); }},
+    {"gelu", 1, F::Float, false, [](double a, double, float, float) { return gelu(a); }},
+    {"gelu_tanh", 1, F::Float, false, [](double a, double, float, float) { return geluTanh(a); }},
+    {"sign", 1, F::Any, false,
+     [](double a, double, float, float) { return double((a > 0) - (a < 0)); }},
+    {"floor", 1, F::Float, false, [](double a, double, float, float) { return std::floor(a); }},
+    {"ceil", 1, F::Float, false, [](double a, double, float, float) { return std::ceil(a); }},
+    // ONNX Round: halves to even, as rint in the default rounding mode.
+    {"round", 1, F::Float, false, [](double a, double, float, float) { return std::nearbyint(a); }},
+    {"not", 1, F::Bool, false, [](double a, double, float, float) { return double(a == 0); }},
+    // alpha: detect +inf, beta: detect -inf (ONNX IsInf's detect_positive/detect_negative).
+    {"is_inf", 1, F::Float, true,
+     [](double a, double, float alpha, float beta) {
+       return double((alpha != 0 && a == INFINITY) || (beta != 0 && a == -INFINITY));
+     }},
+    // Binary.
+    {"min", 2, F::Any, false, [](double a, double b, float, float) { return std::fmin(a, b); }},
+    {"mod", 2, F::Any, false, [](double a, double b, float, float) { return floorMod(a, b); }},
+    {"fmod", 2, F::Any, false, [](double a, double b, float, float) { return std::fmod(a, b); }},
+    {"less", 2, F::Any, true, [](double a, double b, float, float) { return double(a < b); }},
+    {"greater", 2, F::Any, true, [](double a, double b, float, float) { return double(a > b); }},
+    {"greater_or_equal", 2, F::Any, true,
+     [](double a, double b, float, float) { return double(a >= b); }},
+    {"or", 2, F::Bool, false,
+     [](double a, double b, float, float) { return double(a != 0 || b != 0); }},
+    {"xor", 2, F::Bool, false,
+     [](double a, double b, float, float) { return double((a != 0) != (b != 0)); }},
+};
+
+} // namespace
+
+const ScalarFunction *lookupScalarFunction(llvm::StringRef name, unsigned arity) {
+  for (const ScalarFunction &f : kFunctions)
+    if (f.name == name && f.arity == arity)
+      return &f;
+  return nullptr;
+}
+
+} // namespace sinter::graph

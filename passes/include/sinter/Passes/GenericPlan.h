@@ -1,0 +1,43 @@
+// How a generic kernel covers its work: the one analysis of a fusion group's body that the
+// launch lowering (grid, block) and the emitter (the generated loops) both read.
+#ifndef SINTER_PASSES_GENERICPLAN_H
+#define SINTER_PASSES_GENERICPLAN_H
+
+#include "mlir/IR/Block.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace sinter {
+
+struct GenericPlan {
+  /// The row operation (reduction, softmax, normalization), or null for elementwise work.
+  mlir::Operation *rowOp = nullptr;
+  /// The row operation's input shape and the dimensions it reduces (sorted).
+  llvm::SmallVector<int64_t> rowInputShape, reducedDims;
+  /// True when the row operation's result has the reduced shape (Reduce*, ArgMax), false
+  /// when it has its input's (softmax, normalizations).
+  bool reducesShape = false;
+  int64_t rows = 0, rowLength = 0;
+  /// Elementwise: the shape every output is computed over, one thread per element.
+  llvm::SmallVector<int64_t> iterationShape;
+  int64_t threadsPerRow = 0, rowsPerBlock = 1, elementsPerThread = 1;
+  int64_t grid = 1, block = 1;
+};
+
+/// Threads of an elementwise block.
+constexpr int64_t kGenericBlock = 256;
+
+/// True for the graph ops a generated kernel can compute (the emitter's op set).
+bool isGenericOp(mlir::Operation *op);
+/// True for the row operations, of which a generic kernel holds at most one.
+bool isRowOp(mlir::Operation *op);
+
+/// Plans the kernel of `body` (a fusion group's or a generic launch's); fails with `error`
+/// when the body is not one the generic tier computes.
+mlir::FailureOr<GenericPlan> planGenericKernel(mlir::Block &body, std::string &error);
+
+} // namespace sinter
+
+#endif

@@ -1,0 +1,199 @@
+// Attention that no pattern kernel took, written as the primitives the generic tier and the
+// library GEMMs compute (see Passes.td).
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
+
+namespace sinter {
+#define GEN_PASS_DEF_SINTEREXPANDATTENTION
+#include "sinter/Passes/Passes.h.inc"
+} // namespace sinter
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace {
+
+/// softmax(q @ kE^T * scale [masked]) @ vE on 4-D [B, H, S, D] operands, kE and vE the
+/// grouped-query expansions of k and v. `keep` (i1, broadcasting to the scores) selects the
+/// attended keys; `bias` (the scores' type) is added.
+Value buildAttention(PatternRewriter &rewriter, Location loc, Value q, Value k, Value v,
+                     int64_t hq, int64_t hkv, float scale, bool causal, Value keep, Value bias) {
+  Type et = cast<RankedTensorType>(q.getType()).getElementType();
+  auto tensor = [&](ArrayRef<int64_t> shape, Type t = {}) {
+    return RankedTensorType::get(shape, t ? t : et);
+  };
+  auto shapeConst = [&](ArrayRef<int64_t> shape) -> Value {
+    auto type = RankedTensorType::get({(int64_t)shape.size()}, rewriter.getI64Type());
+    return ConstantOp::create(rewriter, loc, DenseElementsAttr::get(type, shape));
+  };
+  auto reshape = [&](Value x, ArrayRef<int64_t> shape) -> Value {
+    return ReshapeOp::create(rewriter, loc, tensor(shape, cast<ShapedType>(x.getType()).getElementType()),
+                             x, shapeConst(shape));
+  };
+  auto q4 = cast<RankedTensorType>(q.getType()).getShape();
+  auto k4 = cast<RankedTensorType>(k.getType()).getShape();
+  auto v4 = cast<RankedTensorType>(v.getType()).getShape();
+  int64_t batch = q4[0], sq = q4[2], d = q4[3], skv = k4[2], dv = v4[3];
+  auto expandHeads = [&](Value x, int64_t dim) -> Value {
+    if (hq == hkv)
+      return x;
+    int64_t group = hq / hkv;
+    Value r = reshape(x, {batch, hkv, 1, skv, dim});
+    SmallVector<int64_t> full = {batch, hkv, group, skv, dim};
+    Value e = ExpandOp::create(rewriter, loc, tensor(full), r, shapeConst(full));
+    return reshape(e, {batch, hq, skv, dim});
+  };
+  k = expandHeads(k, d);
+  v = expandHeads(v, dv);
+  Value kt = TransposeOp::create(rewriter, loc, tensor({batch, hq, d, skv}), k,
+                                 rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}));
+  auto scoreType = tensor({batch, hq, sq, skv});
+  Value scores = MatMulOp::create(rewriter, loc, scoreType, q, kt);
+  auto scalar = [&](double value) -> Value {
+    return ConstantOp::create(rewriter, loc,
+                              DenseElementsAttr::get(tensor({}), rewriter.getFloatAttr(et, value)));
+  };
+  scores = MulOp::create(rewriter, loc, scoreType, scores, scalar(scale));
+  Value negInf = scalar(-std::numeric_limits<double>::infinity());
+  if (keep)
+    scores = WhereOp::create(rewriter, loc, scoreType, keep, scores, negInf);
+  if (bias)
+    scores = AddOp::create(rewriter, loc, scoreType, scores, bias);
+  if (causal) {
+    SmallVector<bool> allowed;
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < skv; ++j)
+        allowed.push_back(j <= i);
+    auto causalType = RankedTensorType::get({sq, skv}, rewriter.getI1Type());
+    Value mask = ConstantOp::create(rewriter, loc, DenseElementsAttr::get(causalType, allowed));
+    scores = WhereOp::create(rewriter, loc, scoreType, mask, scores, negInf);
+  }
+  Value probs = SoftmaxOp::create(rewriter, loc, scoreType, scores, rewriter.getI64IntegerAttr(3));
+  return MatMulOp::create(rewriter, loc, tensor({batch, hq, sq, dv}), probs, v);
+}
+
+struct ExpandAttention : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto qType = op.getQuery().getType();
+    Type et = qType.getElementType();
+    int64_t hq = op.getQNumHeads(), hkv = op.getKvNumHeads();
+    auto shapeConst = [&](ArrayRef<int64_t> shape) -> Value {
+      auto type = RankedTensorType::get({(int64_t)shape.size()}, rewriter.getI64Type());
+      return ConstantOp::create(rewriter, loc, DenseElementsAttr::get(type, shape));
+    };
+    // 3-D [B, S, H * D] operands as 4-D [B, H, S, D].
+    bool flat = qType.getRank() == 3;
+    auto heads = [&](Value v, int64_t h) -> Value {
+      if (!flat)
+        return v;
+      auto t = cast<RankedTensorType>(v.getType());
+      int64_t b = t.getDimSize(0), s = t.getDimSize(1), d = t.getDimSize(2) / h;
+      SmallVector<int64_t> split = {b, s, h, d};
+      Value r = ReshapeOp::create(rewriter, loc, RankedTensorType::get(split, et), v, shapeConst(split));
+      return TransposeOp::create(rewriter, loc, RankedTensorType::get({b, h, s, d}, et), r,
+                                 rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}));
+    };
+    Value mask = op.getMask();
+    bool boolMask = mask && cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1);
+    Value out = buildAttention(rewriter, loc, heads(op.getQuery(), hq), heads(op.getKey(), hkv),
+                               heads(op.getValue(), hkv), hq, hkv, op.getScale().convertToFloat(),
+                               op.getIsCausal(), boolMask ? mask : Value(),
+                               boolMask ? Value() : mask);
+    if (flat) {
+      auto o = cast<RankedTensorType>(out.getType()).getShape();
+      Value t = TransposeOp::create(rewriter, loc, RankedTensorType::get({o[0], o[2], o[1], o[3]}, et),
+                                    out, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}));
+      SmallVector<int64_t> merged = {o[0], o[2], o[1] * o[3]};
+      out = ReshapeOp::create(rewriter, loc, RankedTensorType::get(merged, et), t, shapeConst(merged));
+    }
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+/// The head split the attention kernels read their operands through: (rope of) a
+/// [0, 2, 1, 3] transpose of a reshape of a slice of a linear's output; returns the linear.
+Operation *headSplitSource(Value v) {
+  if (auto rope = v.getDefiningOp<RopeOp>())
+    v = rope.getInput();
+  auto transpose = v.getDefiningOp<TransposeOp>();
+  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
+    return nullptr;
+  auto reshape = transpose.getInput().getDefiningOp<ReshapeOp>();
+  auto slice = reshape ? reshape.getInput().getDefiningOp<SliceOp>() : SliceOp();
+  return slice ? slice.getInput().getDefiningOp<LinearOp>() : nullptr;
+}
+
+/// A raised attention the pattern kernels cannot take (another batch, operands that are not
+/// the head split of one fused QKV projection, a non-i64 key mask, an output that is not
+/// merged back to [B, S, heads * D]) goes back to primitives.
+struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool kernelTakes(FusedAttentionOp op) {
+    Operation *linear = headSplitSource(op.getQ());
+    if (!linear || headSplitSource(op.getK()) != linear || headSplitSource(op.getV()) != linear)
+      return false;
+    if (op.getQ().getType().getDimSize(0) != 1)
+      return false;
+    if (Value m = op.getKeyMask(); m && !cast<ShapedType>(m.getType()).getElementType().isInteger(64))
+      return false;
+    Value out = op.getResult();
+    if (!out.hasOneUse())
+      return false;
+    auto transpose = dyn_cast<TransposeOp>(*out.getUsers().begin());
+    return transpose && transpose.getPerm() == ArrayRef<int64_t>{0, 2, 1, 3} &&
+           transpose.getResult().hasOneUse() &&
+           isa<ReshapeOp>(*transpose.getResult().getUsers().begin());
+  }
+
+  LogicalResult matchAndRewrite(FusedAttentionOp op, PatternRewriter &rewriter) const override {
+    if (kernelTakes(op))
+      return rewriter.notifyMatchFailure(op, "the attention kernel takes it");
+    Location loc = op.getLoc();
+    Value keep;
+    if (Value m = op.getKeyMask()) {
+      // key_mask [B, S]: key j of batch b is attended where it is non-zero.
+      auto mt = cast<RankedTensorType>(m.getType());
+      int64_t b = mt.getDimSize(0), s = mt.getDimSize(1);
+      auto boolType = RankedTensorType::get({b, s}, rewriter.getI1Type());
+      Value nonzero = m;
+      if (!mt.getElementType().isInteger(1)) {
+        Value zero = ConstantOp::create(rewriter, loc,
+                                        DenseElementsAttr::get(RankedTensorType::get({}, mt.getElementType()),
+                                                               rewriter.getIntegerAttr(mt.getElementType(), 0)));
+        Value equal = EqualOp::create(rewriter, loc, boolType, m, zero);
+        nonzero = UnaryFnOp::create(rewriter, loc, boolType, equal, rewriter.getStringAttr("not"),
+                                    rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
+      }
+      SmallVector<int64_t> shape = {b, 1, 1, s};
+      auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
+      keep = ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, rewriter.getI1Type()), nonzero,
+                               ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(shape))));
+    }
+    int64_t hq = op.getQ().getType().getDimSize(1), hkv = op.getK().getType().getDimSize(1);
+    Value out = buildAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(), hq, hkv,
+                               op.getScale().convertToFloat(), op.getCausal(), keep, Value());
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct ExpandAttentionPass : sinter::impl::SinterExpandAttentionBase<ExpandAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ExpandAttention, ExpandFusedAttention>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

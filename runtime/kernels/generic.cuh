@@ -1,0 +1,215 @@
+// Device helpers of the kernels the generic tier generates (compiler/lib/Emit/
+// GenericKernelEmitter.cpp): element conversions, the scalar functions of
+// dialects/.../ScalarFunctions.h (one fn_<name> per table entry), and row reductions.
+// Floating-point values are computed in float (double for f64) and rounded to their tensor's
+// type after every op, as the graph's per-op types say.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math_constants.h>
+
+namespace sinter::generic {
+
+using bf16 = __nv_bfloat16;
+using f16 = __half;
+
+// Programmatic dependent launch: a generated kernel may start before the previous launch has
+// finished (context.cpp launches kernels after kernels with PDL), so it waits before reading.
+__device__ __forceinline__ void pdl_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ float widen(f16 x) { return __half2float(x); }
+__device__ __forceinline__ float widen(bf16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float widen(float x) { return x; }
+__device__ __forceinline__ double widen(double x) { return x; }
+__device__ __forceinline__ long long widen(long long x) { return x; }
+__device__ __forceinline__ int widen(int x) { return x; }
+__device__ __forceinline__ signed char widen(signed char x) { return x; }
+__device__ __forceinline__ bool widen(bool x) { return x; }
+
+template <typename Storage> struct Narrow {
+  template <typename T> __device__ __forceinline__ static Storage of(T x) { return Storage(x); }
+};
+template <> struct Narrow<f16> {
+  __device__ __forceinline__ static f16 of(float x) { return __float2half_rn(x); }
+};
+template <> struct Narrow<bf16> {
+  __device__ __forceinline__ static bf16 of(float x) { return __float2bfloat16_rn(x); }
+};
+template <typename Storage, typename T> __device__ __forceinline__ Storage narrow(T x) {
+  return Narrow<Storage>::of(x);
+}
+
+__device__ __forceinline__ float round_f16(float x) { return __half2float(__float2half_rn(x)); }
+__device__ __forceinline__ float round_bf16(float x) {
+  return __bfloat162float(__float2bfloat16_rn(x));
+}
+
+// Float to integer conversion truncates toward zero, as ONNX Cast does (saturating instead of
+// undefined out of range).
+template <typename Int, typename F> __device__ __forceinline__ Int to_int(F x) {
+  return x != x ? Int(0) : Int(x);
+}
+
+// Binary arithmetic whose C++ spelling differs by type.
+__device__ __forceinline__ float pow_(float a, float b) { return powf(a, b); }
+__device__ __forceinline__ double pow_(double a, double b) { return pow(a, b); }
+template <typename Int> __device__ __forceinline__ Int pow_(Int base, Int exp) {
+  Int result = 1;
+  for (; exp > 0; --exp)
+    result *= base;
+  return result;
+}
+// numpy's maximum/minimum: a NaN operand gives NaN.
+template <typename T> __device__ __forceinline__ T max_(T a, T b) {
+  return (a != a || a > b) ? a : b;
+}
+template <typename T> __device__ __forceinline__ T fn_min(T a, T b) {
+  return (a != a || a < b) ? a : b;
+}
+__device__ __forceinline__ float sigmoid_(float x) { return 1.f / (1.f + expf(-x)); }
+__device__ __forceinline__ double sigmoid_(double x) { return 1. / (1. + exp(-x)); }
+
+// Unary entries of the scalar function table: fn_<name>(x, alpha, beta).
+template <typename T> __device__ __forceinline__ T fn_abs(T x, float, float) { return x < T(0) ? T(-x) : x; }
+__device__ __forceinline__ float fn_exp(float x, float, float) { return expf(x); }
+__device__ __forceinline__ double fn_exp(double x, float, float) { return exp(x); }
+__device__ __forceinline__ float fn_log(float x, float, float) { return logf(x); }
+__device__ __forceinline__ double fn_log(double x, float, float) { return log(x); }
+__device__ __forceinline__ float fn_tanh(float x, float, float) { return tanhf(x); }
+__device__ __forceinline__ double fn_tanh(double x, float, float) { return tanh(x); }
+__device__ __forceinline__ float fn_erf(float x, float, float) { return erff(x); }
+__device__ __forceinline__ double fn_erf(double x, float, float) { return erf(x); }
+template <typename T> __device__ __forceinline__ T fn_relu(T x, float, float) { return x > T(0) ? x : T(0); }
+template <typename T> __device__ __forceinline__ T fn_leaky_relu(T x, float alpha, float) {
+  return x >= T(0) ? x : T(alpha) * x;
+}
+template <typename T> __device__ __forceinline__ T fn_elu(T x, float alpha, float) {
+  return x >= T(0) ? x : T(alpha) * T(expm1(double(x)));
+}
+__device__ __forceinline__ float fn_softplus(float x, float, float) { return log1pf(expf(x)); }
+__device__ __forceinline__ double fn_softplus(double x, float, float) { return log1p(exp(x)); }
+template <typename T> __device__ __forceinline__ T fn_hard_sigmoid(T x, float alpha, float beta) {
+  T y = T(alpha) * x + T(beta);
+  return y < T(0) ? T(0) : (y > T(1) ? T(1) : y);
+}
+template <typename T> __device__ __forceinline__ T fn_hard_swish(T x, float, float) {
+  return x * fn_hard_sigmoid(x, 1.f / 6.f, 0.5f);
+}
+__device__ __forceinline__ float fn_gelu(float x, float, float) {
+  return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+}
+__device__ __forceinline__ double fn_gelu(double x, float, float) {
+  return 0.5 * x * (1. + erf(x * 0.70710678118654752440));
+}
+__device__ __forceinline__ float fn_gelu_tanh(float x, float, float) {
+  return 0.5f * x * (1.f + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
+}
+__device__ __forceinline__ double fn_gelu_tanh(double x, float, float) {
+  return 0.5 * x * (1. + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+}
+template <typename T> __device__ __forceinline__ T fn_sign(T x, float, float) {
+  return T((x > T(0)) - (x < T(0)));
+}
+__device__ __forceinline__ float fn_floor(float x, float, float) { return floorf(x); }
+__device__ __forceinline__ double fn_floor(double x, float, float) { return floor(x); }
+__device__ __forceinline__ float fn_ceil(float x, float, float) { return ceilf(x); }
+__device__ __forceinline__ double fn_ceil(double x, float, float) { return ceil(x); }
+__device__ __forceinline__ float fn_round(float x, float, float) { return rintf(x); }
+__device__ __forceinline__ double fn_round(double x, float, float) { return rint(x); }
+__device__ __forceinline__ bool fn_not(bool x, float, float) { return !x; }
+template <typename T> __device__ __forceinline__ bool fn_is_inf(T x, float pos, float neg) {
+  return (pos != 0.f && x == T(CUDART_INF)) || (neg != 0.f && x == -T(CUDART_INF));
+}
+
+// Binary entries: fn_<name>(a, b).
+template <typename T> __device__ __forceinline__ T fn_fmod(T a, T b) { return a % b; }
+__device__ __forceinline__ float fn_fmod(float a, float b) { return fmodf(a, b); }
+__device__ __forceinline__ double fn_fmod(double a, double b) { return fmod(a, b); }
+template <typename T> __device__ __forceinline__ T fn_mod(T a, T b) {
+  T r = fn_fmod(a, b);
+  return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? T(r + b) : r;
+}
+template <typename T> __device__ __forceinline__ bool fn_less(T a, T b) { return a < b; }
+template <typename T> __device__ __forceinline__ bool fn_greater(T a, T b) { return a > b; }
+template <typename T> __device__ __forceinline__ bool fn_greater_or_equal(T a, T b) { return a >= b; }
+__device__ __forceinline__ bool fn_or(bool a, bool b) { return a || b; }
+__device__ __forceinline__ bool fn_xor(bool a, bool b) { return a != b; }
+
+// Reduction of one value per thread over the kThreadsPerRow threads of a row (aligned groups
+// of lanes when kThreadsPerRow <= 32; the whole block, one row, otherwise). Every thread of the
+// row gets the result.
+template <int kThreadsPerRow, typename T, typename Combine>
+__device__ __forceinline__ T row_reduce(T v, T identity, Combine combine) {
+  constexpr int kWarpSpan = kThreadsPerRow < 32 ? kThreadsPerRow : 32;
+#pragma unroll
+  for (int offset = kWarpSpan / 2; offset > 0; offset /= 2)
+    v = combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  if constexpr (kThreadsPerRow > 32) {
+    __shared__ T partial[32];
+    constexpr int kWarps = kThreadsPerRow / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0)
+      partial[warp] = v;
+    __syncthreads();
+    v = lane < kWarps ? partial[lane] : identity;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2)
+      v = combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    __syncthreads();
+  }
+  return v;
+}
+
+// ArgMax / ArgMin: the better of (value, index) pairs; ties go to the first index, or the
+// last with kSelectLast. NaN counts as the largest value, as numpy's argmax finds it first.
+template <bool kMax, bool kSelectLast, typename T>
+__device__ __forceinline__ bool arg_better(T v, long long i, T best, long long best_i) {
+  if (best_i < 0)
+    return i >= 0;
+  if (i < 0)
+    return false;
+  if (v != v || best != best)
+    return (v != v) && (best == best || (kSelectLast ? i > best_i : i < best_i));
+  if (v == best)
+    return kSelectLast ? i > best_i : i < best_i;
+  return kMax ? v > best : v < best;
+}
+template <int kThreadsPerRow, bool kMax, bool kSelectLast, typename T>
+__device__ __forceinline__ long long row_arg_reduce(T v, long long i) {
+  constexpr int kWarpSpan = kThreadsPerRow < 32 ? kThreadsPerRow : 32;
+#pragma unroll
+  for (int offset = kWarpSpan / 2; offset > 0; offset /= 2) {
+    T ov = __shfl_xor_sync(0xffffffffu, v, offset);
+    long long oi = __shfl_xor_sync(0xffffffffu, i, offset);
+    if (arg_better<kMax, kSelectLast>(ov, oi, v, i))
+      v = ov, i = oi;
+  }
+  if constexpr (kThreadsPerRow > 32) {
+    __shared__ T partial_v[32];
+    __shared__ long long partial_i[32];
+    constexpr int kWarps = kThreadsPerRow / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0)
+      partial_v[warp] = v, partial_i[warp] = i;
+    __syncthreads();
+    v = lane < kWarps ? partial_v[lane] : v;
+    i = lane < kWarps ? partial_i[lane] : -1;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) {
+      T ov = __shfl_xor_sync(0xffffffffu, v, offset);
+      long long oi = __shfl_xor_sync(0xffffffffu, i, offset);
+      if (arg_better<kMax, kSelectLast>(ov, oi, v, i))
+        v = ov, i = oi;
+    }
+    __syncthreads();
+  }
+  return i;
+}
+
+} // namespace sinter::generic

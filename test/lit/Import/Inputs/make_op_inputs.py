@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Writes one small ONNX model per importable op into ops/ (opset 18 unless the op needs
+another): the lit test ops-to-launch.test compiles each through the launch phase.
+
+Run from this folder: python3 make_op_inputs.py. The outputs are committed.
+"""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F, H, I64, BOOL = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.INT64, TensorProto.BOOL
+
+
+def vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=18):
+    g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 9
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join("ops", name + ".onnx"))
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, np.int64), name)
+
+
+def unary(op, t=F, out_t=None, **attrs):
+    save(op, [helper.make_node(op, ["x"], ["y"], **attrs)], [vi("x", [3, 5], t)],
+         [vi("y", [3, 5], out_t or t)])
+
+
+def binary(op, t=F, out_t=None, **attrs):
+    save(op, [helper.make_node(op, ["a", "b"], ["y"], **attrs)], [vi("a", [3, 5], t), vi("b", [5], t)],
+         [vi("y", [3, 5], out_t or t)])
+
+
+os.makedirs("ops", exist_ok=True)
+for op in ["Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Sin", "Cos", "Tanh", "Sigmoid", "Erf",
+           "Relu", "Softplus", "HardSigmoid", "HardSwish", "Sign", "Floor", "Ceil", "Round"]:
+    unary(op)
+unary("LeakyRelu", alpha=0.2)
+unary("Elu", alpha=0.5)
+save("Gelu", [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")], [vi("x", [3, 5])],
+     [vi("y", [3, 5])], opset=20)
+unary("Not", BOOL)
+unary("IsNaN", F, BOOL)
+unary("IsInf", F, BOOL)
+for op in ["Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"]:
+    binary(op)
+binary("Mod", I64)
+save("ModFloat", [helper.make_node("Mod", ["a", "b"], ["y"], fmod=1)], [vi("a", [3, 5]), vi("b", [5])],
+     [vi("y", [3, 5])])
+for op in ["Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"]:
+    binary(op, F, BOOL)
+for op in ["And", "Or", "Xor"]:
+    binary(op, BOOL)
+save("Where", [helper.make_node("Where", ["c", "a", "b"], ["y"])],
+     [vi("c", [3, 1], BOOL), vi("a", [3, 5]), vi("b", [5])], [vi("y", [3, 5])])
+save("Clip", [helper.make_node("Clip", ["x", "lo", "hi"], ["y"])], [vi("x", [3, 5])], [vi("y", [3, 5])],
+     [numpy_helper.from_array(np.array(-0.5, np.float32), "lo"),
+      numpy_helper.from_array(np.array(0.5, np.float32), "hi")])
+save("Cast", [helper.make_node("Cast", ["x"], ["y"], to=H)], [vi("x", [3, 5])], [vi("y", [3, 5], H)])
+save("CastLike", [helper.make_node("CastLike", ["x", "t"], ["y"])], [vi("x", [3, 5]), vi("t", [1], H)],
+     [vi("y", [3, 5], H)])
+for op, kind in [("ReduceSum", 0), ("ReduceMean", 0), ("ReduceMax", 0), ("ReduceMin", 0), ("ReduceProd", 0),
+                 ("ReduceL1", 0), ("ReduceL2", 0), ("ReduceSumSquare", 0), ("ReduceLogSumExp", 0)]:
+    save(op, [helper.make_node(op, ["x", "axes"], ["y"], keepdims=0)], [vi("x", [3, 5, 4])],
+         [vi("y", [3, 4])], [ints("axes", [1])])
+for op in ["ArgMax", "ArgMin"]:
+    save(op, [helper.make_node(op, ["x"], ["y"], axis=1)], [vi("x", [3, 5])], [vi("y", [3, 1], I64)])
+save("Softmax", [helper.make_node("Softmax", ["x"], ["y"], axis=1)], [vi("x", [2, 6, 4])], [vi("y", [2, 6, 4])])
+save("LogSoftmax", [helper.make_node("LogSoftmax", ["x"], ["y"])], [vi("x", [2, 6])], [vi("y", [2, 6])])
+save("LayerNormalization", [helper.make_node("LayerNormalization", ["x", "w", "b"], ["y"])],
+     [vi("x", [2, 3, 8]), vi("w", [8]), vi("b", [8])], [vi("y", [2, 3, 8])])
+save("RMSNormalization", [helper.make_node("RMSNormalization", ["x", "w"], ["y"])],
+     [vi("x", [2, 3, 8]), vi("w", [8])], [vi("y", [2, 3, 8])], opset=23)
+save("Transpose", [helper.make_node("Transpose", ["x"], ["y"], perm=[2, 0, 1])], [vi("x", [2, 3, 4])],
+     [vi("y", [4, 2, 3])])
+save("Reshape", [helper.make_node("Reshape", ["x", "s"], ["y"])], [vi("x", [2, 3, 4])], [vi("y", [6, 4])],
+     [ints("s", [6, 4])])
+save("Flatten", [helper.make_node("Flatten", ["x"], ["y"], axis=2)], [vi("x", [2, 3, 4])], [vi("y", [6, 4])])
+save("Squeeze", [helper.make_node("Squeeze", ["x", "a"], ["y"])], [vi("x", [2, 1, 4])], [vi("y", [2, 4])],
+     [ints("a", [1])])
+save("Unsqueeze", [helper.make_node("Unsqueeze", ["x", "a"], ["y"])], [vi("x", [2, 4])], [vi("y", [2, 1, 4])],
+     [ints("a", [1])])
+save("Slice", [helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"])], [vi("x", [4, 6])],
+     [vi("y", [4, 2])], [ints("s", [5]), ints("e", [0]), ints("a", [1]), ints("st", [-2])])
+save("Concat", [helper.make_node("Concat", ["a", "b"], ["y"], axis=1)], [vi("a", [2, 3]), vi("b", [2, 4])],
+     [vi("y", [2, 7])])
+save("Split", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=1)], [vi("x", [2, 6])],
+     [vi("y", [2, 2]), vi("z", [2, 4])], [ints("s", [2, 4])])
+save("Gather", [helper.make_node("Gather", ["x", "i"], ["y"], axis=1)], [vi("x", [3, 5]), vi("i", [2, 2], I64)],
+     [vi("y", [3, 2, 2])])
+save("GatherND", [helper.make_node("GatherND", ["x", "i"], ["y"])], [vi("x", [3, 5]), vi("i", [4, 2], I64)],
+     [vi("y", [4])])
+save("Expand", [helper.make_node("Expand", ["x", "s"], ["y"])], [vi("x", [3, 1])], [vi("y", [2, 3, 4])],
+     [ints("s", [2, 3, 4])])
+save("Tile", [helper.make_node("Tile", ["x", "r"], ["y"])], [vi("x", [2, 3])], [vi("y", [4, 3])],
+     [ints("r", [2, 1])])
+save("Trilu", [helper.make_node("Trilu", ["x"], ["y"], upper=0)], [vi("x", [4, 4])], [vi("y", [4, 4])])
+save("Identity", [helper.make_node("Identity", ["x"], ["y"])], [vi("x", [4])], [vi("y", [4])])
+save("Dropout", [helper.make_node("Dropout", ["x"], ["y"])], [vi("x", [4])], [vi("y", [4])])
+save("MatMul", [helper.make_node("MatMul", ["a", "b"], ["y"])], [vi("a", [2, 3, 4]), vi("b", [2, 4, 5])],
+     [vi("y", [2, 3, 5])])
+save("Gemm", [helper.make_node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.5, beta=2.0)],
+     [vi("a", [3, 4]), vi("b", [5, 4]), vi("c", [5])], [vi("y", [3, 5])])
+save("Range", [helper.make_node("Range", ["s", "l", "d"], ["r"]), helper.make_node("Add", ["x", "r"], ["y"])],
+     [vi("x", [4])], [vi("y", [4])],
+     [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in (("s", 1.0), ("l", 5.0), ("d", 1.0))])
+save("Size", [helper.make_node("Size", ["x"], ["n"]), helper.make_node("Cast", ["n"], ["f"], to=F),
+              helper.make_node("Mul", ["x", "f"], ["y"])], [vi("x", [4])], [vi("y", [4])])
+save("Attention", [helper.make_node("Attention", ["q", "k", "v"], ["y"])],
+     [vi("q", [1, 2, 3, 4]), vi("k", [1, 2, 3, 4]), vi("v", [1, 2, 3, 4])], [vi("y", [1, 2, 3, 4])], opset=23)
+
+# Negative inputs (not in ops/): out-of-scope ops and bad attributes of the new ops.
+def save_negative(name, nodes, inputs, outputs, inits=(), opset=18):
+    g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 9
+    onnx.save(m, name + ".onnx")
+
+
+save_negative("conv_out_of_scope", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv0")],
+              [vi("x", [1, 1, 4, 4]), vi("w", [1, 1, 3, 3])], [vi("y", [1, 1, 2, 2])])
+save_negative("split_bad_sizes", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=1, name="split0")],
+              [vi("x", [2, 6])], [vi("y", [2, 2]), vi("z", [2, 3])], [ints("s", [2, 3])])
+save_negative("gelu_bad_approximate", [helper.make_node("Gelu", ["x"], ["y"], approximate="erf", name="gelu0")],
+              [vi("x", [4])], [vi("y", [4])], opset=20)
+save_negative("reduce_axis_range", [helper.make_node("ReduceMax", ["x", "a"], ["y"], name="rmax")],
+              [vi("x", [2, 3])], [vi("y", [2, 1])], [ints("a", [5])])
+save_negative("dropout_training", [helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
+              [vi("x", [4])], [vi("y", [4])],
+              [numpy_helper.from_array(np.array(0.5, np.float32), "r"),
+               numpy_helper.from_array(np.array(True), "t")])

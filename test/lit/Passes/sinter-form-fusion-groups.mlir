@@ -1,0 +1,90 @@
+// RUN: sinter-opt %s -split-input-file --sinter-form-fusion-groups | FileCheck %s
+
+// An elementwise chain with a broadcast operand is one group; the splat constant moves in.
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[G:.+]] = sinter.fusion_group(%arg0, %arg1) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: ^bb0(%[[X:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<8xf32>):
+// CHECK-NEXT: %[[C:.+]] = sinter.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[A:.+]] = sinter.add %[[X]], %[[B]]
+// CHECK-NEXT: %[[M:.+]] = sinter.mul %[[A]], %[[C]]
+// CHECK-NEXT: %[[T:.+]] = sinter.unary "tanh" %[[M]]
+// CHECK-NEXT: sinter.yield %[[T]] : tensor<4x8xf32>
+// CHECK: return %[[G]]
+func.func @chain(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %c = sinter.constant dense<2.0> : tensor<f32>
+  %a = sinter.add %x, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %m = sinter.mul %a, %c : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %t = sinter.unary "tanh" %m : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %t : tensor<4x8xf32>
+}
+
+// -----
+
+// A softmax with its prologue (a transpose, a scale) and an elementwise epilogue is one row
+// kernel's group.
+// CHECK-LABEL: func.func @softmax_group
+// CHECK: sinter.fusion_group(%arg0)
+// CHECK: sinter.transpose
+// CHECK: sinter.mul
+// CHECK: sinter.softmax
+// CHECK: sinter.cast
+// CHECK: sinter.yield
+// CHECK-NOT: sinter.fusion_group
+func.func @softmax_group(%x: tensor<8x4xf32>) -> tensor<4x8xf16> {
+  %c = sinter.constant dense<0.5> : tensor<f32>
+  %t = sinter.transpose %x, [1, 0] : (tensor<8x4xf32>) -> tensor<4x8xf32>
+  %m = sinter.mul %t, %c : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %s = sinter.softmax %m {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = sinter.cast %s : (tensor<4x8xf32>) -> tensor<4x8xf16>
+  return %h : tensor<4x8xf16>
+}
+
+// -----
+
+// Negative: two row operations never share a group: the mean of a decomposed LayerNorm is
+// its own group, read by the variance's group (its prologue subtracts it).
+// CHECK-LABEL: func.func @two_rows
+// CHECK: %[[MEAN:.+]] = sinter.fusion_group(%arg0)
+// CHECK: sinter.reduce_mean
+// CHECK: sinter.fusion_group(%arg0, %[[MEAN]])
+// CHECK: sinter.sub
+// CHECK: sinter.mul
+// CHECK: sinter.reduce_mean
+// CHECK-NOT: sinter.fusion_group
+func.func @two_rows(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %mean = sinter.reduce_mean %x {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %d = sinter.sub %x, %mean : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %sq = sinter.mul %d, %d : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %var = sinter.reduce_mean %sq {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  return %var : tensor<4x1xf32>
+}
+
+// -----
+
+// A value read by two groups is computed once, in its own group.
+// CHECK-LABEL: func.func @shared
+// CHECK-COUNT-3: sinter.fusion_group
+func.func @shared(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %e = sinter.unary "exp" %x : (tensor<16xf32>) -> tensor<16xf32>
+  %a = sinter.neg %e : (tensor<16xf32>) -> tensor<16xf32>
+  %b = sinter.sqrt %e : (tensor<16xf32>) -> tensor<16xf32>
+  return %a, %b : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Negative: what the pattern kernels absorb stays outside groups: the slices of a linear's
+// output and the SwiGLU they feed, and a view of a materialized value.
+// CHECK-LABEL: func.func @pattern_adjacent
+// CHECK-NOT: sinter.fusion_group
+// CHECK: sinter.silu_mul
+func.func @pattern_adjacent(%x: tensor<2x8xbf16>) -> tensor<4x2xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<8x8xbf16>
+  %h = sinter.linear %x, %w : (tensor<2x8xbf16>, tensor<8x8xbf16>) -> tensor<2x8xbf16>
+  %g = sinter.slice %h {ends = array<i64: 2, 4>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : (tensor<2x8xbf16>) -> tensor<2x4xbf16>
+  %u = sinter.slice %h {ends = array<i64: 2, 8>, starts = array<i64: 0, 4>, steps = array<i64: 1, 1>} : (tensor<2x8xbf16>) -> tensor<2x4xbf16>
+  %s = sinter.silu_mul %g, %u : (tensor<2x4xbf16>, tensor<2x4xbf16>) -> tensor<2x4xbf16>
+  %shape = sinter.constant dense<[4, 2]> : tensor<2xi64>
+  %r = sinter.reshape %s, %shape : (tensor<2x4xbf16>, tensor<2xi64>) -> tensor<4x2xbf16>
+  return %r : tensor<4x2xbf16>
+}
