@@ -22,7 +22,8 @@ namespace {
 /// grouped-query expansions of k and v. `keep` (i1, broadcasting to the scores) selects the
 /// attended keys; `bias` (the scores' type) is added.
 Value buildAttention(PatternRewriter &rewriter, Location loc, Value q, Value k, Value v,
-                     int64_t hq, int64_t hkv, float scale, bool causal, Value keep, Value bias) {
+                     int64_t hq, int64_t hkv, float scale, bool causal, Value keep, Value bias,
+                     float softcap = 0.0f) {
   Type et = cast<RankedTensorType>(q.getType()).getElementType();
   auto tensor = [&](ArrayRef<int64_t> shape, Type t = {}) {
     return RankedTensorType::get(shape, t ? t : et);
@@ -59,6 +60,12 @@ Value buildAttention(PatternRewriter &rewriter, Location loc, Value q, Value k, 
                               DenseElementsAttr::get(tensor({}), rewriter.getFloatAttr(et, value)));
   };
   scores = MulOp::create(rewriter, loc, scoreType, scores, scalar(scale));
+  if (softcap > 0.0f) {
+    Value scaled = MulOp::create(rewriter, loc, scoreType, scores, scalar(1.0 / softcap));
+    Value t = UnaryFnOp::create(rewriter, loc, scoreType, scaled, rewriter.getStringAttr("tanh"),
+                                rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
+    scores = MulOp::create(rewriter, loc, scoreType, t, scalar(softcap));
+  }
   Value negInf = scalar(-std::numeric_limits<double>::infinity());
   if (keep)
     scores = WhereOp::create(rewriter, loc, scoreType, keep, scores, negInf);
@@ -74,6 +81,10 @@ Value buildAttention(PatternRewriter &rewriter, Location loc, Value q, Value k, 
     scores = WhereOp::create(rewriter, loc, scoreType, mask, scores, negInf);
   }
   Value probs = SoftmaxOp::create(rewriter, loc, scoreType, scores, rewriter.getI64IntegerAttr(3));
+  // A row whose keys are all masked is NaN after the softmax (-inf - -inf); it gives zeros.
+  auto flags = tensor({batch, hq, sq, skv}, rewriter.getI1Type());
+  Value nan = IsNaNOp::create(rewriter, loc, flags, probs);
+  probs = WhereOp::create(rewriter, loc, scoreType, nan, scalar(0.0), probs);
   return MatMulOp::create(rewriter, loc, tensor({batch, hq, sq, dv}), probs, v);
 }
 
@@ -106,7 +117,7 @@ struct ExpandAttention : OpRewritePattern<AttentionOp> {
     Value out = buildAttention(rewriter, loc, heads(op.getQuery(), hq), heads(op.getKey(), hkv),
                                heads(op.getValue(), hkv), hq, hkv, op.getScale().convertToFloat(),
                                op.getIsCausal(), boolMask ? mask : Value(),
-                               boolMask ? Value() : mask);
+                               boolMask ? Value() : mask, op.getSoftcap().convertToFloat());
     if (flat) {
       auto o = cast<RankedTensorType>(out.getType()).getShape();
       Value t = TransposeOp::create(rewriter, loc, RankedTensorType::get({o[0], o[2], o[1], o[3]}, et),

@@ -50,7 +50,7 @@ bool isElementwise(Operation *op) {
   return isGenericOp(op) && !isRowOp(op) &&
          !isa<graph::TransposeOp, graph::ReshapeOp, graph::SliceOp, graph::ConcatOp,
               graph::UnsqueezeOp, graph::SqueezeOp, graph::ExpandOp, graph::GatherOp,
-              graph::GatherNDOp, graph::RopeOp, graph::ConstantOp, graph::RangeOp,
+              graph::GatherNDOp, graph::GatherElementsOp, graph::RopeOp, graph::ConstantOp, graph::RangeOp,
               graph::ConstantOfShapeOp>(op);
 }
 

@@ -309,6 +309,8 @@ struct RaiseAttentionOp : OpRewritePattern<AttentionOp> {
     auto qType = tensorType(op.getQuery());
     if (qType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "not the 4-D form");
+    if (!op.getSoftcap().isZero())
+      return rewriter.notifyMatchFailure(op, "soft-capped scores");
     auto ks = tensorType(op.getKey()).getShape();
     Value k = matchExpandedKv(op.getKey(), ks[0], ks[1], ks[2], ks[3], ops);
     auto vs = tensorType(op.getValue()).getShape();

@@ -440,6 +440,19 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         in.append(idx.begin() + axis + indexRank, idx.end());
         return valueAt(g.getInput(), in);
       })
+      .Case([&](graph::GatherElementsOp g) -> FailureOr<std::string> {
+        int64_t axis = g.getAxis(), dim = shapeOf(g.getInput())[axis];
+        auto q = valueAt(g.getIndices(), idx);
+        if (failed(q))
+          return failure();
+        std::string wrapped = bind("long long", "(long long)" + *q + " < 0 ? (long long)" + *q +
+                                                    " + " + std::to_string(dim) + " : (long long)" + *q,
+                                   "g");
+        Index in = idx;
+        in[axis] = "(" + indexType() + ")min(max(" + wrapped + ", 0LL), " +
+                   std::to_string(dim - 1) + "LL)";
+        return valueAt(g.getInput(), in);
+      })
       .Case([&](graph::GatherNDOp g) -> FailureOr<std::string> {
         auto data = shapeOf(g.getInput()), indices = shapeOf(g.getIndices());
         int64_t batch = g.getBatchDims(), k = indices.back(), outer = indices.size() - 1;
@@ -466,7 +479,7 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           return failure();
         size_t r = idx.size();
         std::string diff = "((long long)(" + idx[r - 1] + ") - (long long)(" + idx[r - 2] + "))";
-        std::string keep = diff + (t.getUpper() ? " >= " : " <= ") + std::to_string(t.getK()) + "LL";
+        std::string keep = diff + (t.getUpper() ? " >= " : " <= ") + std::to_string((int64_t)t.getK()) + "LL";
         return bind(ct, keep + " ? " + *x + " : (" + ct + ")0");
       })
       .Case([&](graph::RangeOp r) -> FailureOr<std::string> {

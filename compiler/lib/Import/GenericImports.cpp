@@ -10,26 +10,6 @@ using namespace sinter::graph;
 namespace sinter::import {
 namespace {
 
-/// A helper constant the import itself needs (a shape, a bound); known to later folds.
-Value makeConstant(NodeImporter &n, DenseElementsAttr value) {
-  auto op = ConstantOp::create(n.builder, n.loc, value);
-  n.state.constants[op] = value;
-  return op;
-}
-
-Value shapeConstant(NodeImporter &n, ArrayRef<int64_t> shape) {
-  auto type = RankedTensorType::get({(int64_t)shape.size()}, n.builder.getI64Type());
-  return makeConstant(n, DenseElementsAttr::get(type, shape));
-}
-
-/// `value` reshaped (a view) to `shape`, folded when it is known.
-Value reshapeTo(NodeImporter &n, Value value, ArrayRef<int64_t> shape) {
-  auto type = cast<RankedTensorType>(value.getType());
-  auto op = ReshapeOp::create(n.builder, n.loc, n.tensorType(shape, type.getElementType()), value,
-                              shapeConstant(n, shape));
-  return op;
-}
-
 template <const char *fn, bool predicate = false>
 LogicalResult importUnaryFn(NodeImporter &n) {
   auto in = n.inputType(0);
@@ -192,6 +172,18 @@ LogicalResult importReduce(NodeImporter &n) {
   StringRef k = kind;
   if (axes->empty() && (k == "sum" || k == "mean" || k == "max" || k == "min" || k == "prod"))
     return n.setOutput(0, *n.input(0)); // noop_with_empty_axes: the identity
+  if (in.getElementType().isInteger(1)) {
+    // ReduceMax/ReduceMin of booleans (any / all): reduced as i32, read back as bool.
+    if (k != "max" && k != "min")
+      return n.fail("Reduce" + Twine(k == "sum" ? "Sum" : k) + " of bool is not supported");
+    Type i32 = n.builder.getI32Type();
+    Value wide = CastOp::create(n.builder, n.loc, n.tensorType(in.getShape(), i32), *n.input(0));
+    auto reduced = reducedShape(in.getShape(), *axes, keepdims);
+    Value r = ReduceOp::create(n.builder, n.loc, n.tensorType(reduced, i32), wide,
+                               n.builder.getStringAttr(k), n.builder.getDenseI64ArrayAttr(*axes),
+                               n.builder.getBoolAttr(keepdims));
+    return n.setResult(CastOp::create(n.builder, n.loc, n.tensorType(reduced, in.getElementType()), r));
+  }
   auto type = n.tensorType(reducedShape(in.getShape(), *axes, keepdims), in.getElementType());
   // ReduceMean keeps its own op: the RMSNorm pattern matches it.
   if (k == "mean" && isa<FloatType>(in.getElementType()))
@@ -281,8 +273,7 @@ LogicalResult importLayerNormalization(NodeImporter &n) {
   auto fullType = n.tensorType(in.getShape(), f32);
   Value centered = SubOp::create(n.builder, n.loc, fullType, x, mu);
   Value var = mean(MulOp::create(n.builder, n.loc, fullType, centered, centered));
-  Value epsValue = makeConstant(
-      n, DenseElementsAttr::get(RankedTensorType::get({}, f32), n.builder.getF32FloatAttr(eps).getValue()));
+  Value epsValue = n.constant(DenseElementsAttr::get(RankedTensorType::get({}, f32), n.builder.getF32FloatAttr(eps).getValue()));
   Value invStd = ReciprocalOp::create(
       n.builder, n.loc, statType,
       SqrtOp::create(n.builder, n.loc, statType, AddOp::create(n.builder, n.loc, statType, var, epsValue)));
@@ -316,7 +307,7 @@ LogicalResult importFlatten(NodeImporter &n) {
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < rank; ++d)
     (d < axis ? outer : inner) *= in.getDimSize(d);
-  return n.setOutput(0, reshapeTo(n, *n.input(0), {outer, inner}));
+  return n.setOutput(0, n.reshape(*n.input(0), {outer, inner}));
 }
 
 LogicalResult importSplit(NodeImporter &n) {
@@ -394,10 +385,12 @@ LogicalResult importTile(NodeImporter &n) {
   }
   if (std::string problem = shapeProblem(result); !problem.empty())
     return n.fail("output would have " + problem);
-  Value v = reshapeTo(n, *n.input(0), interleaved);
+  Value v = n.reshape(*n.input(0), interleaved);
   v = ExpandOp::create(n.builder, n.loc, n.tensorType(expanded, in.getElementType()), v,
-                       shapeConstant(n, expanded));
-  return n.setOutput(0, reshapeTo(n, v, result));
+                       n.constant(DenseElementsAttr::get(
+                           RankedTensorType::get({(int64_t)expanded.size()}, n.builder.getI64Type()),
+                           ArrayRef<int64_t>(expanded))));
+  return n.setOutput(0, n.reshape(v, result));
 }
 
 LogicalResult importDropout(NodeImporter &n) {
@@ -415,10 +408,30 @@ LogicalResult importDropout(NodeImporter &n) {
     return failure();
   if (n.node.output_size() > 1 && !n.node.output(1).empty()) {
     auto maskType = n.tensorType(in.getShape(), n.builder.getI1Type());
-    if (failed(n.setOutput(1, makeConstant(n, DenseElementsAttr::get(maskType, true)))))
+    if (failed(n.setOutput(1, n.constant(DenseElementsAttr::get(maskType, true)))))
       return failure();
   }
   return success();
+}
+
+LogicalResult importGatherElements(NodeImporter &n) {
+  auto in = n.inputType(0), indices = n.inputType(1);
+  if (!in || !indices)
+    return failure();
+  if (!isa<IntegerType>(indices.getElementType()) || indices.getElementType().isInteger(1) ||
+      indices.getElementType().isInteger(8))
+    return n.fail("indices must be int32 or int64");
+  if (in.getRank() == 0 || indices.getRank() != in.getRank())
+    return n.fail("indices must have the data's rank (at least 1)");
+  auto axis = normalizeAxis(n, n.attrInt("axis", 0), in.getRank(), "attribute 'axis'");
+  if (failed(axis))
+    return failure();
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (d != *axis && indices.getDimSize(d) > in.getDimSize(d))
+      return n.fail("indices dimension " + Twine(d) + " exceeds the data's");
+  return n.setResult(GatherElementsOp::create(
+      n.builder, n.loc, n.tensorType(indices.getShape(), in.getElementType()), *n.input(0),
+      *n.input(1), n.builder.getI64IntegerAttr(*axis)));
 }
 
 LogicalResult importCastLike(NodeImporter &n) {
@@ -435,7 +448,7 @@ LogicalResult importSize(NodeImporter &n) {
   if (!in)
     return failure();
   auto type = RankedTensorType::get({}, n.builder.getI64Type());
-  return n.setOutput(0, makeConstant(n, DenseElementsAttr::get(type, in.getNumElements())));
+  return n.setOutput(0, n.constant(DenseElementsAttr::get(type, in.getNumElements())));
 }
 
 constexpr char kAbs[] = "abs", kExp[] = "exp", kLog[] = "log", kTanh[] = "tanh", kErf[] = "erf",
@@ -496,6 +509,7 @@ void registerGenericImports(OpImportRegistry &r) {
   r["Tile"] = {importTile, 13};
   r["Dropout"] = {importDropout, 13};
   r["CastLike"] = {importCastLike, 15};
+  r["GatherElements"] = {importGatherElements, 13};
   r["Size"] = {importSize, 13};
 }
 

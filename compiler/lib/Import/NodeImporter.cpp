@@ -1,5 +1,7 @@
 #include "NodeImporter.h"
 
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+
 #include "mlir/IR/Operation.h"
 
 using namespace mlir;
@@ -108,6 +110,19 @@ std::optional<SmallVector<int64_t>> NodeImporter::attrInts(StringRef name) const
   if (!a)
     return std::nullopt;
   return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+Value NodeImporter::constant(DenseElementsAttr value) {
+  auto op = graph::ConstantOp::create(builder, loc, value);
+  state.constants[op] = value;
+  return op;
+}
+
+Value NodeImporter::reshape(Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto shapeType = RankedTensorType::get({(int64_t)shape.size()}, builder.getI64Type());
+  return graph::ReshapeOp::create(builder, loc, RankedTensorType::get(shape, type.getElementType()),
+                                  value, constant(DenseElementsAttr::get(shapeType, shape)));
 }
 
 std::string NodeImporter::attrString(StringRef name, StringRef defaultValue) const {

@@ -83,6 +83,11 @@ public:
 
   mlir::LogicalResult fail(const llvm::Twine &message);
 
+  /// A helper constant the import itself needs (a shape, a bound), known to later folds.
+  mlir::Value constant(mlir::DenseElementsAttr value);
+  /// `value` reshaped (a view) to `shape`.
+  mlir::Value reshape(mlir::Value value, llvm::ArrayRef<int64_t> shape);
+
   mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape, mlir::Type elementType) {
     return mlir::RankedTensorType::get(shape, elementType);
   }

@@ -4,6 +4,7 @@
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace sinter::graph;
@@ -74,24 +75,25 @@ LogicalResult importTrilu(NodeImporter &n) {
 }
 
 LogicalResult importAttention(NodeImporter &n) {
-  if (n.hasInput(4) || n.hasInput(5))
-    return n.fail("inputs past_key/past_value (KV cache) are not supported");
   if (n.numInputs() > 6)
     return n.fail("inputs beyond past_value are not supported");
-  for (int i = 1; i < n.node.output_size(); ++i)
-    if (!n.node.output(i).empty())
-      return n.fail("output " + Twine(i) + " ('" + n.node.output(i) +
-                    "'; present_key/present_value/qk_matmul_output) is not supported: only "
-                    "output 0 (Y)");
-  if (float softcap = n.attrFloat("softcap", 0.0f); softcap != 0.0f)
-    return n.fail("attribute 'softcap' = " + Twine(std::to_string(softcap)) +
-                  " is not supported (only 0)");
+  if (n.node.output_size() > 3 && !n.node.output(3).empty())
+    return n.fail("output 3 ('" + n.node.output(3) +
+                  "'; qk_matmul_output) is not supported: only Y, present_key and present_value");
+  float softcap = n.attrFloat("softcap", 0.0f);
+  if (softcap < 0.0f)
+    return n.fail("attribute 'softcap' must be non-negative");
   if (int64_t mode = n.attrInt("qk_matmul_output_mode", 0); mode != 0)
     return n.fail("attribute 'qk_matmul_output_mode' = " + Twine(mode) +
                   " is not supported (only 0)");
   if (const auto *p = n.attr("softmax_precision"); p && p->i() != 1)
     return n.fail("attribute 'softmax_precision' = " + Twine(p->i()) +
                   " is not supported (only 1, float32)");
+  bool hasPast = n.hasInput(4) || n.hasInput(5);
+  if (hasPast && !(n.hasInput(4) && n.hasInput(5)))
+    return n.fail("past_key and past_value must be given together");
+  bool wantsPresent = (n.node.output_size() > 1 && !n.node.output(1).empty()) ||
+                      (n.node.output_size() > 2 && !n.node.output(2).empty());
 
   auto q = n.inputType(0), k = n.inputType(1), v = n.inputType(2);
   if (!q || !k || !v || failed(requireFloat(n, q, "Q")))
@@ -138,21 +140,118 @@ LogicalResult importAttention(NodeImporter &n) {
     mask = *n.input(3);
     maskShape = maskType.getShape();
   }
+  // With a cache (or present outputs) the operands are 4-D [B, heads, S, D]: 3-D ones are
+  // split into heads, and the keys and values follow the past ones along S.
+  Value query = *n.input(0), key = *n.input(1), value = *n.input(2);
+  bool flat = rank == 3;
+  if (hasPast || wantsPresent) {
+    auto toHeads = [&](Value x, int64_t heads) -> Value {
+      if (!flat)
+        return x;
+      auto t = cast<RankedTensorType>(x.getType());
+      int64_t b = t.getDimSize(0), seq = t.getDimSize(1), d = t.getDimSize(2) / heads;
+      Value split = n.reshape(x, {b, seq, heads, d});
+      return TransposeOp::create(n.builder, n.loc, n.tensorType({b, heads, seq, d}, et), split,
+                                 n.builder.getDenseI64ArrayAttr({0, 2, 1, 3}));
+    };
+    if (flat && (q.getDimSize(2) % qHeads || k.getDimSize(2) % kvHeads || v.getDimSize(2) % kvHeads))
+      return n.fail("hidden sizes must be multiples of the head counts");
+    query = toHeads(query, qHeads);
+    key = toHeads(key, kvHeads);
+    value = toHeads(value, kvHeads);
+  }
+  int64_t pastLength = 0;
+  if (hasPast) {
+    auto appendPast = [&](unsigned input, Value current) -> FailureOr<Value> {
+      auto past = n.inputType(input);
+      if (!past)
+        return failure();
+      auto now = cast<RankedTensorType>(current.getType());
+      if (past.getRank() != 4 || past.getElementType() != et ||
+          past.getDimSize(0) != now.getDimSize(0) || past.getDimSize(1) != now.getDimSize(1) ||
+          past.getDimSize(3) != now.getDimSize(3)) {
+        (void)n.fail("input '" + n.node.input(input) + "' must be [B, kv_num_heads, past, D] of Q's type");
+        return failure();
+      }
+      SmallVector<int64_t> shape(now.getShape());
+      shape[2] += past.getDimSize(2);
+      return ConcatOp::create(n.builder, n.loc, n.tensorType(shape, et),
+                              ValueRange{*n.input(input), current}, n.builder.getI64IntegerAttr(2))
+          .getResult();
+    };
+    auto k2 = appendPast(4, key), v2 = appendPast(5, value);
+    if (failed(k2) || failed(v2))
+      return failure();
+    pastLength = n.inputType(4).getDimSize(2);
+    key = *k2;
+    value = *v2;
+  }
+  int64_t opRank = cast<RankedTensorType>(query.getType()).getRank();
+  int64_t qLength = cast<RankedTensorType>(query.getType()).getDimSize(opRank - 2);
+  int64_t kvLength = cast<RankedTensorType>(key.getType()).getDimSize(opRank - 2);
+  bool causal = n.attrInt("is_causal", 0) != 0;
+  if (mask && maskShape->back() != kvLength)
+    return n.fail("attn_mask covers " + Twine(maskShape->back()) + " keys, the keys are " +
+                  Twine(kvLength) + " (padded masks are not supported)");
+  if (causal && pastLength > 0) {
+    // With a cache the causal frontier is bottom-right aligned: query i attends key j while
+    // j <= i + past. Written as a mask (is_causal means top-left in the graph op).
+    SmallVector<bool> allowed;
+    for (int64_t i = 0; i < qLength; ++i)
+      for (int64_t j = 0; j < kvLength; ++j)
+        allowed.push_back(j <= i + pastLength);
+    auto allowedType = RankedTensorType::get({qLength, kvLength}, n.builder.getI1Type());
+    Value causalMask = n.constant(DenseElementsAttr::get(allowedType, allowed));
+    if (!mask) {
+      mask = causalMask;
+    } else {
+      auto shape = broadcastShapes(*maskShape, allowedType.getShape());
+      if (failed(shape))
+        return n.fail("attn_mask does not broadcast to the scores");
+      if (maskType.getElementType().isInteger(1)) {
+        mask = AndOp::create(n.builder, n.loc, n.tensorType(*shape, n.builder.getI1Type()), mask,
+                             causalMask);
+      } else {
+        Value minusInf = n.constant(DenseElementsAttr::get(
+            RankedTensorType::get({}, et),
+            n.builder.getFloatAttr(et, -std::numeric_limits<double>::infinity())));
+        mask = WhereOp::create(n.builder, n.loc, n.tensorType(*shape, et), causalMask, mask, minusInf);
+      }
+    }
+    causal = false;
+  }
+  std::optional<ArrayRef<int64_t>> opMaskShape;
+  if (mask)
+    opMaskShape = cast<RankedTensorType>(mask.getType()).getShape();
   std::string error;
-  auto shape = AttentionOp::inferShape(q.getShape(), k.getShape(), v.getShape(), maskShape,
-                                       qHeads, kvHeads, error);
+  auto shape = AttentionOp::inferShape(cast<RankedTensorType>(query.getType()).getShape(),
+                                       cast<RankedTensorType>(key.getType()).getShape(),
+                                       cast<RankedTensorType>(value.getType()).getShape(),
+                                       opMaskShape, qHeads, kvHeads, error);
   if (failed(shape))
     return n.fail(error);
   int64_t headSize = rank == 4 ? q.getDimSize(3) : q.getDimSize(2) / qHeads;
   float scale = n.attr("scale") ? n.attrFloat("scale", 1.0f)
                                 : (float)(1.0 / std::sqrt((double)std::max<int64_t>(headSize, 1)));
-  auto op = AttentionOp::create(n.builder, n.loc, n.tensorType(*shape, et), *n.input(0),
-                                *n.input(1), *n.input(2), mask,
-                                n.builder.getI64IntegerAttr(qHeads),
+  Value y = AttentionOp::create(n.builder, n.loc, n.tensorType(*shape, et), query, key, value,
+                                mask, n.builder.getI64IntegerAttr(qHeads),
                                 n.builder.getI64IntegerAttr(kvHeads),
-                                n.builder.getF32FloatAttr(scale),
-                                n.builder.getBoolAttr(n.attrInt("is_causal", 0) != 0));
-  return n.setResult(op);
+                                n.builder.getF32FloatAttr(scale), n.builder.getBoolAttr(causal),
+                                n.builder.getF32FloatAttr(softcap));
+  if (flat && opRank == 4) {
+    auto y4 = cast<RankedTensorType>(y.getType()).getShape();
+    Value t = TransposeOp::create(n.builder, n.loc,
+                                  n.tensorType({y4[0], y4[2], y4[1], y4[3]}, et), y,
+                                  n.builder.getDenseI64ArrayAttr({0, 2, 1, 3}));
+    y = n.reshape(t, {y4[0], y4[2], y4[1] * y4[3]});
+  }
+  if (failed(n.setOutput(0, y)))
+    return failure();
+  if (n.node.output_size() > 1 && !n.node.output(1).empty() && failed(n.setOutput(1, key)))
+    return failure();
+  if (n.node.output_size() > 2 && !n.node.output(2).empty() && failed(n.setOutput(2, value)))
+    return failure();
+  return success();
 }
 
 } // namespace

@@ -166,6 +166,17 @@ LogicalResult LayerNormalizationOp::verify() {
   return success();
 }
 
+LogicalResult GatherElementsOp::verify() {
+  auto in = getInput().getType(), indices = getIndices().getType();
+  if (in.getRank() == 0 || indices.getRank() != in.getRank())
+    return emitOpError("indices must have the input's rank (at least 1)");
+  if (failed(verifyAxis(*this, getAxis(), in.getRank())))
+    return failure();
+  if (getType().getElementType() != in.getElementType())
+    return emitOpError("input and result element types differ");
+  return verifyShape(*this, indices.getShape());
+}
+
 LogicalResult FusionGroupOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())

@@ -146,7 +146,7 @@ def SinterExpandAttention : Pass<"sinter-expand-attention", "mlir::ModuleOp"> {
     `matmul(softmax(q @ kE^T * scale [masked] [causal]), vE)` with kE and vE the grouped-query
     expansions of k and v (3-D operands are split into heads first): the products go to the
     library GEMM, the rest to generated kernels. A query row whose keys are all masked gives
-    NaN here (the kernels give zeros).
+    zeros, as in the kernels.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

@@ -116,6 +116,15 @@ save("Size", [helper.make_node("Size", ["x"], ["n"]), helper.make_node("Cast", [
               helper.make_node("Mul", ["x", "f"], ["y"])], [vi("x", [4])], [vi("y", [4])])
 save("Attention", [helper.make_node("Attention", ["q", "k", "v"], ["y"])],
      [vi("q", [1, 2, 3, 4]), vi("k", [1, 2, 3, 4]), vi("v", [1, 2, 3, 4])], [vi("y", [1, 2, 3, 4])], opset=23)
+save("AttentionPast", [helper.make_node("Attention", ["q", "k", "v", "", "pk", "pv"], ["y", "k2", "v2"],
+                                       is_causal=1, softcap=2.0, q_num_heads=4, kv_num_heads=2)],
+     [vi("q", [1, 3, 16]), vi("k", [1, 3, 8]), vi("v", [1, 3, 8]), vi("pk", [1, 2, 5, 4]),
+      vi("pv", [1, 2, 5, 4])],
+     [vi("y", [1, 3, 16]), vi("k2", [1, 2, 8, 4]), vi("v2", [1, 2, 8, 4])], opset=23)
+save("GatherElements", [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=1)],
+     [vi("x", [3, 5]), vi("i", [3, 2], I64)], [vi("y", [3, 2])])
+save("ReduceMaxBool", [helper.make_node("ReduceMax", ["x", "a"], ["y"])], [vi("x", [3, 5], BOOL)],
+     [vi("y", [3, 1], BOOL)], [ints("a", [1])])
 
 # Negative inputs (not in ops/): out-of-scope ops and bad attributes of the new ops.
 def save_negative(name, nodes, inputs, outputs, inits=(), opset=18):

@@ -82,6 +82,18 @@ def Graph_LayerNormalizationOp : Graph_Op<"layer_normalization"> {
   let hasVerifier = 1;
 }
 
+def Graph_GatherElementsOp : Graph_Op<"gather_elements"> {
+  let summary = "ONNX GatherElements: out[i] = input[i with axis replaced by indices[i]]";
+  let description = [{
+    `indices` has the input's rank; the result has the indices' shape and the input's
+    element type. Negative indices count from the end of the axis.
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_IntTensor:$indices, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_FusionGroupOp : Graph_Op<"fusion_group", [
     SingleBlockImplicitTerminator<"YieldOp">, IsolatedFromAbove]> {
   let summary = "Ops the generic tier computes in one generated kernel";

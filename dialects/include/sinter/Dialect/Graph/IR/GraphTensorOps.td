@@ -266,12 +266,14 @@ def Graph_AttentionOp : Graph_Op<"attention"> {
     of kv_num_heads (grouped-query attention). The optional mask broadcasts to
     [B, q_num_heads, Sq, Skv]; i1 masks select (true attends), float masks (Q's type) add.
     `is_causal`: query i attends key j only if j <= i. `scale` is resolved (ONNX default
-    1/sqrt(D)). A row with no attended key gives zeros.
+    1/sqrt(D)). With `softcap` > 0 the scaled scores become softcap * tanh(scores / softcap)
+    before the mask. A row with no attended key gives zeros.
   }];
   let arguments = (ins Graph_FloatTensor:$query, Graph_FloatTensor:$key,
                        Graph_FloatTensor:$value, Optional<Graph_Tensor>:$mask,
                        I64Attr:$q_num_heads, I64Attr:$kv_num_heads, F32Attr:$scale,
-                       DefaultValuedAttr<BoolAttr, "false">:$is_causal);
+                       DefaultValuedAttr<BoolAttr, "false">:$is_causal,
+                       DefaultValuedAttr<F32Attr, "0.0">:$softcap);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`,` `mask` $mask^)? attr-dict `:` functional-type(operands, results)
