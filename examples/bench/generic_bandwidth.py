@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generic-tier kernels on large tensors: bytes moved over the device copy bandwidth.
 
-Builds small ONNX graphs (an elementwise chain with a broadcast operand in f32 and bf16, a
+Builds small ONNX graphs (elementwise chains with a broadcast operand in f32 and bf16, a
 softmax, a LayerNormalization, a transpose), compiles each with `sinter`, checks the output
 against PyTorch, and times Sinter (CUDA graph), PyTorch eager and torch.compile on the same
 inputs. Bytes = every input read once + every output written once; the floor is bytes over
@@ -42,6 +42,13 @@ def cases(torch):
     out = []
     for dt, tdt, rows in ((F, f32, ROWS), (B, bf16, 2 * ROWS)):
         shape = [rows, COLS]
+        scale = ([numpy_helper.from_array(np.array(0.5, np.float32), "s")] if dt == F else
+                 [helper.make_tensor("s", B, [], [0.5])])
+        model = graph("affine", [helper.make_node("Mul", ["x", "s"], ["a"]),
+                                 helper.make_node("Add", ["a", "b"], ["y"])],
+                      [vi("x", shape, dt), vi("b", [COLS], dt)], [vi("y", shape, dt)], scale)
+        out.append((f"elementwise x*s+b {tdt}".replace("torch.", ""), model,
+                    lambda x, b: x * 0.5 + b, [shape, [COLS]], tdt))
         model = graph("chain", [helper.make_node("Mul", ["x", "s"], ["a"]),
                                 helper.make_node("Add", ["a", "b"], ["c"]),
                                 helper.make_node("Tanh", ["c"], ["y"])],

@@ -89,6 +89,21 @@ FailureOr<GenericPlan> planGenericKernel(Block &body, std::string &error) {
       total *= d;
     // Four elements a thread once there are enough to fill the device several times over.
     plan.elementsPerThread = total >= (int64_t)1 << 22 ? 4 : 1;
+    // 16-byte vectors of the output type along the innermost dimension, when every input is
+    // read through broadcasts only (the emitter checks the pointers' alignment at run time).
+    bool broadcastsOnly = llvm::all_of(body.without_terminator(), [](Operation &op) {
+      return isa<graph::ConstantOp, graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp,
+                 graph::PowOp, graph::AndOp, graph::EqualOp, graph::LessOrEqualOp, graph::MaxOp,
+                 graph::SqrtOp, graph::ReciprocalOp, graph::NegOp, graph::SigmoidOp,
+                 graph::CosOp, graph::SinOp, graph::IsNaNOp, graph::CastOp, graph::WhereOp,
+                 graph::UnaryFnOp, graph::BinaryFnOp, graph::ExpandOp, graph::SiluMulOp>(op);
+    });
+    Type outType = cast<ShapedType>(terminator->getOperand(0).getType()).getElementType();
+    int64_t width = std::min<int64_t>(8, 16 / std::max<int64_t>(1, outType.getIntOrFloatBitWidth() / 8));
+    if (broadcastsOnly && !outShape.empty() && outShape.back() % width == 0 && width > 1) {
+      plan.vectorWidth = width;
+      plan.elementsPerThread = width;
+    }
     plan.block = kGenericBlock;
     plan.grid = std::max<int64_t>(1, llvm::divideCeil(total, kGenericBlock * plan.elementsPerThread));
     return plan;

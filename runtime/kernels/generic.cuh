@@ -45,6 +45,20 @@ template <typename Storage, typename T> __device__ __forceinline__ Storage narro
   return Narrow<Storage>::of(x);
 }
 
+// kWidth consecutive elements, loaded and stored as 16-byte (or narrower) vectors; the
+// generated code checks the pointers' alignment before it takes this path.
+template <typename T, int kWidth>
+struct alignas(sizeof(T) * kWidth < 16 ? sizeof(T) * kWidth : 16) Vec {
+  T v[kWidth];
+};
+template <int kWidth, typename T> __device__ __forceinline__ Vec<T, kWidth> load_vec(const T *p) {
+  return *reinterpret_cast<const Vec<T, kWidth> *>(p);
+}
+template <typename T, int kWidth>
+__device__ __forceinline__ void store_vec(T *p, const Vec<T, kWidth> &v) {
+  *reinterpret_cast<Vec<T, kWidth> *>(p) = v;
+}
+
 __device__ __forceinline__ float round_f16(float x) { return __half2float(__float2half_rn(x)); }
 __device__ __forceinline__ float round_bf16(float x) {
   return __bfloat162float(__float2bfloat16_rn(x));
@@ -141,9 +155,9 @@ template <typename T> __device__ __forceinline__ bool fn_greater_or_equal(T a, T
 __device__ __forceinline__ bool fn_or(bool a, bool b) { return a || b; }
 __device__ __forceinline__ bool fn_xor(bool a, bool b) { return a != b; }
 
-// Reduction of one value per thread over the kThreadsPerRow threads of a row (aligned groups
-// of lanes when kThreadsPerRow <= 32; the whole block, one row, otherwise). Every thread of the
-// row gets the result.
+// Reduction of one value per thread over the kThreadsPerRow threads of a row: aligned groups
+// of lanes when kThreadsPerRow <= 32, consecutive whole warps otherwise (a block may hold
+// several rows). Every thread of the row gets the result.
 template <int kThreadsPerRow, typename T, typename Combine>
 __device__ __forceinline__ T row_reduce(T v, T identity, Combine combine) {
   constexpr int kWarpSpan = kThreadsPerRow < 32 ? kThreadsPerRow : 32;
@@ -151,13 +165,15 @@ __device__ __forceinline__ T row_reduce(T v, T identity, Combine combine) {
   for (int offset = kWarpSpan / 2; offset > 0; offset /= 2)
     v = combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
   if constexpr (kThreadsPerRow > 32) {
+    // One slot per warp of the block; a row's warps are consecutive (rows may share a block).
     __shared__ T partial[32];
     constexpr int kWarps = kThreadsPerRow / 32;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int row_first_warp = warp / kWarps * kWarps;
     if (lane == 0)
       partial[warp] = v;
     __syncthreads();
-    v = lane < kWarps ? partial[lane] : identity;
+    v = lane < kWarps ? partial[row_first_warp + lane] : identity;
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2)
       v = combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
@@ -195,11 +211,12 @@ __device__ __forceinline__ long long row_arg_reduce(T v, long long i) {
     __shared__ long long partial_i[32];
     constexpr int kWarps = kThreadsPerRow / 32;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int row_first_warp = warp / kWarps * kWarps;
     if (lane == 0)
       partial_v[warp] = v, partial_i[warp] = i;
     __syncthreads();
-    v = lane < kWarps ? partial_v[lane] : v;
-    i = lane < kWarps ? partial_i[lane] : -1;
+    v = lane < kWarps ? partial_v[row_first_warp + lane] : v;
+    i = lane < kWarps ? partial_i[row_first_warp + lane] : -1;
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2) {
       T ov = __shfl_xor_sync(0xffffffffu, v, offset);

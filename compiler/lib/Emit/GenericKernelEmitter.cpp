@@ -151,6 +151,7 @@ private:
   LogicalResult forEachRowElement(function_ref<LogicalResult(const Index &)> body,
                                   bool useCache);
   LogicalResult writeElementwise();
+  LogicalResult writeVectorized();
   LogicalResult writeRow();
   LogicalResult storeOutputs(const Index &idx);
 
@@ -513,11 +514,89 @@ LogicalResult KernelWriter::storeOutputs(const Index &idx) {
   return success();
 }
 
+LogicalResult KernelWriter::writeVectorized() {
+  ArrayRef<int64_t> shape = plan.iterationShape;
+  int64_t total = 1, width = plan.vectorWidth;
+  for (int64_t d : shape)
+    total *= d;
+  Block &body = op.getBody().front();
+  Operation *yield = body.getTerminator();
+  // Which inputs vary along the innermost dimension (one vector load) and which are
+  // broadcast along it (one scalar load).
+  auto contiguous = [&](BlockArgument arg) {
+    ArrayRef<int64_t> s = shapeOf(arg);
+    return !s.empty() && s.back() == shape.back();
+  };
+  std::string check;
+  auto requireAligned = [&](const std::string &pointer, Type t) {
+    int64_t bytes = std::min<int64_t>(16, std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8) * width);
+    check += (check.empty() ? "" : " | ") + std::string("((unsigned long long)") + pointer + " % " +
+             std::to_string(bytes) + ")";
+  };
+  for (BlockArgument arg : body.getArguments())
+    if (contiguous(arg) && !arg.use_empty())
+      requireAligned("in" + std::to_string(arg.getArgNumber()), elementOf(arg));
+  for (auto [o, v] : llvm::enumerate(yield->getOperands()))
+    requireAligned("out" + std::to_string(o), elementOf(v));
+  line("if ((" + check + ") == 0) {");
+  indent += "  ";
+  line("const " + indexType() + " first = ((" + indexType() + ")blockIdx.x * " +
+       std::to_string(plan.block) + " + threadIdx.x) * " + std::to_string(width) + ";");
+  line("if (first < " + std::to_string(total) + ") {");
+  indent += "  ";
+  Index first = delinearize("first", shape);
+  std::string w = std::to_string(width);
+  for (BlockArgument arg : body.getArguments()) {
+    if (arg.use_empty())
+      continue;
+    std::string k = std::to_string(arg.getArgNumber());
+    Type t = elementOf(arg);
+    Index at = broadcastIndex(first, shapeOf(arg));
+    if (contiguous(arg)) {
+      line("const sinter::generic::Vec<" + storageType(t) + ", " + w + "> vin" + k +
+           " = sinter::generic::load_vec<" + w + ">(in" + k + " + " + linear(shapeOf(arg), at) + ");");
+      for (int64_t e = 0; e < width; ++e) {
+        Index ie = at;
+        ie.back() = "(" + at.back() + " + " + std::to_string(e) + ")";
+        memo[{arg.getAsOpaquePointer(), llvm::join(ie, ",")}] =
+            "sinter::generic::widen(vin" + k + ".v[" + std::to_string(e) + "])";
+      }
+    }
+  }
+  for (auto [o, v] : llvm::enumerate(yield->getOperands()))
+    line("sinter::generic::Vec<" + storageType(elementOf(v)) + ", " + w + "> vout" +
+         std::to_string(o) + ";");
+  for (int64_t e = 0; e < width; ++e) {
+    Index ie = first;
+    ie.back() = "(" + first.back() + " + " + std::to_string(e) + ")";
+    for (auto [o, v] : llvm::enumerate(yield->getOperands())) {
+      auto computed = valueAt(v, ie);
+      if (failed(computed))
+        return failure();
+      line("vout" + std::to_string(o) + ".v[" + std::to_string(e) + "] = sinter::generic::narrow<" +
+           storageType(elementOf(v)) + ">(" + *computed + ");");
+    }
+  }
+  for (auto [o, v] : llvm::enumerate(yield->getOperands()))
+    line("sinter::generic::store_vec(out" + std::to_string(o) + " + first, vout" +
+         std::to_string(o) + ");");
+  indent.resize(indent.size() - 2);
+  line("}");
+  line("return;");
+  indent.resize(indent.size() - 2);
+  line("}");
+  memo.clear();
+  return success();
+}
+
 LogicalResult KernelWriter::writeElementwise() {
   ArrayRef<int64_t> shape = plan.iterationShape;
   int64_t total = 1;
   for (int64_t d : shape)
     total *= d;
+  // Vectors where the pointers allow, else (and for the same elements) one element at a time.
+  if (plan.vectorWidth > 1 && failed(writeVectorized()))
+    return failure();
   int64_t perBlock = plan.block * plan.elementsPerThread;
   line("const " + indexType() + " first = (" + indexType() + ")blockIdx.x * " +
        std::to_string(perBlock) + " + threadIdx.x;");

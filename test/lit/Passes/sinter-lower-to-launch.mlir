@@ -37,9 +37,10 @@ func.func @bf16(%x: tensor<2x8xbf16>) -> tensor<2x4xbf16> {
 
 // -----
 
-// An op no pattern takes is one generated kernel (the generic tier).
+// An op no pattern takes is one generated kernel (the generic tier), four f32 elements (one
+// 16-byte vector) a thread.
 // CHECK-LABEL: func.func @generic_op
-// CHECK: launch.generic(%{{.+}}) -> (%{{.+}}) {block = array<i64: 256, 1, 1>, elements_per_thread = 1 : i64, grid = array<i64: 1, 1, 1>, rows_per_block = 1 : i64, shared_bytes = 0 : i64, threads_per_row = 0 : i64}
+// CHECK: launch.generic(%{{.+}}) -> (%{{.+}}) {block = array<i64: 256, 1, 1>, elements_per_thread = 4 : i64, grid = array<i64: 1, 1, 1>, rows_per_block = 1 : i64, shared_bytes = 0 : i64, threads_per_row = 0 : i64}
 // CHECK: sinter.sqrt
 // CHECK: sinter.yield
 func.func @generic_op(%x: tensor<4xf32>) -> tensor<4xf32> {

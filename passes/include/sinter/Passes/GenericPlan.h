@@ -23,6 +23,10 @@ struct GenericPlan {
   /// Elementwise: the shape every output is computed over, one thread per element.
   llvm::SmallVector<int64_t> iterationShape;
   int64_t threadsPerRow = 0, rowsPerBlock = 1, elementsPerThread = 1;
+  /// Elementwise bodies whose inputs are read only through numpy broadcasts: each thread
+  /// computes this many consecutive elements of the innermost dimension with vector loads and
+  /// stores (elementsPerThread equals it; 1 = no vectors).
+  int64_t vectorWidth = 1;
   int64_t grid = 1, block = 1;
 };
 
