@@ -454,6 +454,40 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
                    std::to_string(dim - 1) + "LL)";
         return valueAt(g.getInput(), in);
       })
+      .Case([&](graph::PadOp p) -> FailureOr<std::string> {
+        ArrayRef<int64_t> inShape = shapeOf(p.getInput());
+        StringRef mode = p.getMode();
+        std::string fill = isa<FloatType>(et) ? floatLiteral(p.getValue().convertToDouble(), et)
+                           : et.isInteger(1) ? (p.getValue().convertToDouble() != 0 ? "true" : "false")
+                                             : "(" + ct + ")" + std::to_string((long long)p.getValue().convertToDouble()) + "LL";
+        if (llvm::is_contained(inShape, 0))
+          return fill; // nothing to read: every entry is new
+        Index in(idx.size());
+        std::string inside;
+        for (size_t d = 0; d < idx.size(); ++d) {
+          std::string dim = std::to_string(inShape[d]);
+          std::string src = bind("long long", "(long long)(" + idx[d] + ") - " +
+                                                  std::to_string(p.getBefore()[d]) + "LL", "p");
+          std::string at;
+          if (mode == "reflect")
+            at = "(" + src + " < 0 ? -" + src + " : (" + src + " >= " + dim + " ? 2 * (" + dim +
+                 " - 1) - " + src + " : " + src + "))";
+          else if (mode == "wrap")
+            at = "(((" + src + " % " + dim + ") + " + dim + ") % " + dim + ")";
+          else
+            at = src;
+          if (mode == "constant")
+            inside += (inside.empty() ? "" : " && ") + ("(" + src + " >= 0 && " + src + " < " + dim + ")");
+          // Every read stays inside the tensor (constant mode reads a clamped entry it discards).
+          in[d] = "(" + indexType() + ")min(max(" + at + ", 0LL), " + std::to_string(inShape[d] - 1) + "LL)";
+        }
+        auto x = valueAt(p.getInput(), in);
+        if (failed(x))
+          return failure();
+        if (mode != "constant" || inside.empty())
+          return x;
+        return bind(ct, "(" + inside + ") ? " + *x + " : " + fill);
+      })
       .Case([&](graph::GatherNDOp g) -> FailureOr<std::string> {
         auto data = shapeOf(g.getInput()), indices = shapeOf(g.getIndices());
         int64_t batch = g.getBatchDims(), k = indices.back(), outer = indices.size() - 1;

@@ -401,8 +401,12 @@ LogicalResult importDropout(NodeImporter &n) {
     DenseElementsAttr training = n.constantInput(2);
     if (!training || training.getNumElements() != 1)
       return n.fail("training_mode must be a compile-time constant");
-    if (training.getSplatValue<bool>())
-      return n.fail("training_mode = true is not supported (inference only)");
+    DenseElementsAttr ratio = n.hasInput(1) ? n.constantInput(1) : DenseElementsAttr();
+    bool keepsAll = ratio && ratio.getNumElements() == 1 && isa<FloatType>(ratio.getElementType()) &&
+                    (*ratio.getValues<APFloat>().begin()).isZero();
+    // Training with ratio 0 drops nothing: the identity, as at inference.
+    if (training.getSplatValue<bool>() && !keepsAll)
+      return n.fail("training_mode = true is not supported (inference only, or a ratio of 0)");
   }
   if (failed(n.setOutput(0, *n.input(0))))
     return failure();
@@ -432,6 +436,61 @@ LogicalResult importGatherElements(NodeImporter &n) {
   return n.setResult(GatherElementsOp::create(
       n.builder, n.loc, n.tensorType(indices.getShape(), in.getElementType()), *n.input(0),
       *n.input(1), n.builder.getI64IntegerAttr(*axis)));
+}
+
+LogicalResult importPad(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  std::string mode = n.attrString("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    return n.fail("attribute 'mode' = '" + mode + "' (constant, reflect, edge or wrap)");
+  auto pads = n.constantInts(1);
+  if (failed(pads))
+    return failure();
+  int64_t rank = in.getRank();
+  SmallVector<int64_t> axes;
+  if (n.hasInput(3)) {
+    auto given = n.constantInts(3);
+    if (failed(given))
+      return failure();
+    auto normalized = normalizeAxes(n, *given, rank, "axes entry");
+    if (failed(normalized))
+      return failure();
+    // Pads follow the axes' given order, not their sorted one.
+    axes.clear();
+    for (int64_t a : *given)
+      axes.push_back(a < 0 ? a + rank : a);
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  if ((int64_t)pads->size() != 2 * (int64_t)axes.size())
+    return n.fail("pads has " + Twine(pads->size()) + " entries for " + Twine(axes.size()) + " axes");
+  SmallVector<int64_t> before(rank, 0), after(rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    before[axes[i]] = (*pads)[i];
+    after[axes[i]] = (*pads)[i + axes.size()];
+  }
+  double value = 0;
+  if (n.hasInput(2)) {
+    DenseElementsAttr c = n.constantInput(2);
+    if (!c || c.getNumElements() != 1)
+      return n.fail("constant_value must be a one-element compile-time constant");
+    if (isa<FloatType>(c.getElementType()))
+      value = (*c.getValues<APFloat>().begin()).convertToDouble();
+    else if (c.getElementType().isInteger(1))
+      value = *c.getValues<bool>().begin();
+    else
+      value = (double)(*c.getValues<APInt>().begin()).getSExtValue();
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(in.getDimSize(d) + before[d] + after[d]);
+  return n.setResult(PadOp::create(n.builder, n.loc, n.tensorType(shape, in.getElementType()),
+                                   *n.input(0), n.builder.getDenseI64ArrayAttr(before),
+                                   n.builder.getDenseI64ArrayAttr(after),
+                                   n.builder.getStringAttr(mode), n.builder.getF64FloatAttr(value)));
 }
 
 LogicalResult importCastLike(NodeImporter &n) {
@@ -510,6 +569,7 @@ void registerGenericImports(OpImportRegistry &r) {
   r["Dropout"] = {importDropout, 13};
   r["CastLike"] = {importCastLike, 15};
   r["GatherElements"] = {importGatherElements, 13};
+  r["Pad"] = {importPad, 13};
   r["Size"] = {importSize, 13};
 }
 

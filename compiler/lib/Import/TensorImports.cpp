@@ -1,6 +1,7 @@
 // Import of reductions, normalization, softmax, masks and attention: ReduceMean, Softmax,
 // RMSNormalization, Trilu, Attention.
 #include "NodeImporter.h"
+#include "sinter/Dialect/Graph/IR/AttentionExpansion.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
 #include <cmath>
@@ -77,15 +78,15 @@ LogicalResult importTrilu(NodeImporter &n) {
 LogicalResult importAttention(NodeImporter &n) {
   if (n.numInputs() > 6)
     return n.fail("inputs beyond past_value are not supported");
-  if (n.node.output_size() > 3 && !n.node.output(3).empty())
-    return n.fail("output 3 ('" + n.node.output(3) +
-                  "'; qk_matmul_output) is not supported: only Y, present_key and present_value");
   float softcap = n.attrFloat("softcap", 0.0f);
   if (softcap < 0.0f)
     return n.fail("attribute 'softcap' must be non-negative");
-  if (int64_t mode = n.attrInt("qk_matmul_output_mode", 0); mode != 0)
-    return n.fail("attribute 'qk_matmul_output_mode' = " + Twine(mode) +
-                  " is not supported (only 0)");
+  int64_t qkMode = n.attrInt("qk_matmul_output_mode", 0);
+  if (qkMode < 0 || qkMode > 3)
+    return n.fail("attribute 'qk_matmul_output_mode' = " + Twine(qkMode) + " (0 to 3)");
+  // The scores as an output: the node is written as primitives (no fused attention op), so
+  // that the intermediate the mode names exists.
+  bool wantsScores = n.node.output_size() > 3 && !n.node.output(3).empty();
   if (const auto *p = n.attr("softmax_precision"); p && p->i() != 1)
     return n.fail("attribute 'softmax_precision' = " + Twine(p->i()) +
                   " is not supported (only 1, float32)");
@@ -144,7 +145,7 @@ LogicalResult importAttention(NodeImporter &n) {
   // split into heads, and the keys and values follow the past ones along S.
   Value query = *n.input(0), key = *n.input(1), value = *n.input(2);
   bool flat = rank == 3;
-  if (hasPast || wantsPresent) {
+  if (hasPast || wantsPresent || wantsScores) {
     auto toHeads = [&](Value x, int64_t heads) -> Value {
       if (!flat)
         return x;
@@ -233,11 +234,22 @@ LogicalResult importAttention(NodeImporter &n) {
   int64_t headSize = rank == 4 ? q.getDimSize(3) : q.getDimSize(2) / qHeads;
   float scale = n.attr("scale") ? n.attrFloat("scale", 1.0f)
                                 : (float)(1.0 / std::sqrt((double)std::max<int64_t>(headSize, 1)));
-  Value y = AttentionOp::create(n.builder, n.loc, n.tensorType(*shape, et), query, key, value,
-                                mask, n.builder.getI64IntegerAttr(qHeads),
-                                n.builder.getI64IntegerAttr(kvHeads),
-                                n.builder.getF32FloatAttr(scale), n.builder.getBoolAttr(causal),
-                                n.builder.getF32FloatAttr(softcap));
+  Value y, scores;
+  if (wantsScores) {
+    bool boolMask = mask && cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1);
+    AttentionExpansion parts =
+        expandAttention(n.builder, n.loc, query, key, value, qHeads, kvHeads, scale, causal,
+                        boolMask ? mask : Value(), boolMask ? Value() : mask, softcap);
+    y = parts.output;
+    // ONNX's modes: 0 the (soft-capped) scaled product, 1 after the softcap, 2 after the
+    // masks, 3 after the softmax.
+    scores = qkMode == 3 ? parts.probabilities : qkMode == 2 ? parts.maskedScores : parts.scores;
+  } else {
+    y = AttentionOp::create(n.builder, n.loc, n.tensorType(*shape, et), query, key, value, mask,
+                            n.builder.getI64IntegerAttr(qHeads),
+                            n.builder.getI64IntegerAttr(kvHeads), n.builder.getF32FloatAttr(scale),
+                            n.builder.getBoolAttr(causal), n.builder.getF32FloatAttr(softcap));
+  }
   if (flat && opRank == 4) {
     auto y4 = cast<RankedTensorType>(y.getType()).getShape();
     Value t = TransposeOp::create(n.builder, n.loc,
@@ -251,7 +263,7 @@ LogicalResult importAttention(NodeImporter &n) {
     return failure();
   if (n.node.output_size() > 2 && !n.node.output(2).empty() && failed(n.setOutput(2, value)))
     return failure();
-  return success();
+  return wantsScores ? n.setOutput(3, scores) : success();
 }
 
 } // namespace

@@ -1,11 +1,11 @@
 // RUN: sinter-opt %s -split-input-file --sinter-expand-gemm | FileCheck %s
 
 // CHECK-LABEL: func.func @gemm
-// CHECK-DAG: %[[BETA:.+]] = sinter.constant dense<3.000000e+00> : tensor<f32>
-// CHECK-DAG: %[[ALPHA:.+]] = sinter.constant dense<2.500000e-01> : tensor<f32>
 // CHECK: %[[BT:.+]] = sinter.transpose %arg1, [1, 0] : (tensor<5x4xf32>) -> tensor<4x5xf32>
 // CHECK: %[[P:.+]] = sinter.matmul %arg0, %[[BT]] : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+// CHECK: %[[ALPHA:.+]] = sinter.constant dense<2.500000e-01> : tensor<f32>
 // CHECK: %[[S:.+]] = sinter.mul %[[P]], %[[ALPHA]]
+// CHECK: %[[BETA:.+]] = sinter.constant dense<3.000000e+00> : tensor<f32>
 // CHECK: %[[C:.+]] = sinter.mul %arg2, %[[BETA]]
 // CHECK: %[[Y:.+]] = sinter.add %[[S]], %[[C]]
 // CHECK: return %[[Y]]

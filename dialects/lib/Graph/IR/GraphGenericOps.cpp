@@ -177,6 +177,31 @@ LogicalResult GatherElementsOp::verify() {
   return verifyShape(*this, indices.getShape());
 }
 
+LogicalResult PadOp::verify() {
+  StringRef mode = getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    return emitOpError("mode must be constant, reflect, edge or wrap, not '") << mode << "'";
+  auto in = getInput().getType();
+  if ((int64_t)getBefore().size() != in.getRank() || (int64_t)getAfter().size() != in.getRank())
+    return emitOpError("needs one pad amount before and after each of the ") << in.getRank()
+                                                                             << " dimensions";
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t extent = in.getDimSize(d) + getBefore()[d] + getAfter()[d];
+    if (extent < 0)
+      return emitOpError("dimension ") << d << " would be negative";
+    // Reflection mirrors once: the amount added on a side must stay below the extent.
+    if (mode == "reflect" && (getBefore()[d] >= in.getDimSize(d) || getAfter()[d] >= in.getDimSize(d)))
+      return emitOpError("reflect pads of dimension ") << d << " must be smaller than its extent";
+    if (mode != "constant" && in.getDimSize(d) == 0 && extent > 0)
+      return emitOpError("cannot pad an empty dimension in mode '") << mode << "'";
+    shape.push_back(extent);
+  }
+  if (getType().getElementType() != in.getElementType())
+    return emitOpError("input and result element types differ");
+  return verifyShape(*this, shape);
+}
+
 LogicalResult FusionGroupOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())

@@ -121,10 +121,18 @@ save("AttentionPast", [helper.make_node("Attention", ["q", "k", "v", "", "pk", "
      [vi("q", [1, 3, 16]), vi("k", [1, 3, 8]), vi("v", [1, 3, 8]), vi("pk", [1, 2, 5, 4]),
       vi("pv", [1, 2, 5, 4])],
      [vi("y", [1, 3, 16]), vi("k2", [1, 2, 8, 4]), vi("v2", [1, 2, 8, 4])], opset=23)
+save("AttentionScores", [helper.make_node("Attention", ["q", "k", "v", "m"], ["y", "", "", "qk"],
+                                         qk_matmul_output_mode=2)],
+     [vi("q", [1, 2, 3, 4]), vi("k", [1, 2, 5, 4]), vi("v", [1, 2, 5, 4]), vi("m", [3, 5], BOOL)],
+     [vi("y", [1, 2, 3, 4]), vi("qk", [1, 2, 3, 5])], opset=23)
 save("GatherElements", [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=1)],
      [vi("x", [3, 5]), vi("i", [3, 2], I64)], [vi("y", [3, 2])])
 save("ReduceMaxBool", [helper.make_node("ReduceMax", ["x", "a"], ["y"])], [vi("x", [3, 5], BOOL)],
      [vi("y", [3, 1], BOOL)], [ints("a", [1])])
+save("Pad", [helper.make_node("Pad", ["x", "p", "v"], ["y"])], [vi("x", [3, 4])], [vi("y", [4, 7])],
+     [ints("p", [1, 2, 0, 1]), numpy_helper.from_array(np.array(1.5, np.float32), "v")])
+save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
+     [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 
 # Negative inputs (not in ops/): out-of-scope ops and bad attributes of the new ops.
 def save_negative(name, nodes, inputs, outputs, inits=(), opset=18):
@@ -142,6 +150,8 @@ save_negative("gelu_bad_approximate", [helper.make_node("Gelu", ["x"], ["y"], ap
               [vi("x", [4])], [vi("y", [4])], opset=20)
 save_negative("reduce_axis_range", [helper.make_node("ReduceMax", ["x", "a"], ["y"], name="rmax")],
               [vi("x", [2, 3])], [vi("y", [2, 1])], [ints("a", [5])])
+save_negative("pad_bad_mode", [helper.make_node("Pad", ["x", "p"], ["y"], mode="mirror", name="pad0")],
+              [vi("x", [4])], [vi("y", [6])], [ints("p", [1, 1])])
 save_negative("dropout_training", [helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
               [vi("x", [4])], [vi("y", [4])],
               [numpy_helper.from_array(np.array(0.5, np.float32), "r"),

@@ -94,6 +94,20 @@ def Graph_GatherElementsOp : Graph_Op<"gather_elements"> {
   let hasVerifier = 1;
 }
 
+def Graph_PadOp : Graph_Op<"pad"> {
+  let summary = "ONNX Pad: widen (or, with negative amounts, crop) every dimension";
+  let description = [{
+    Dimension d of the result is input.shape[d] + before[d] + after[d]. `mode` is constant
+    (new entries are `value`), reflect (mirrored without the edge), edge (the edge repeated)
+    or wrap (the other end's entries).
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$before, DenseI64ArrayAttr:$after,
+                       StrAttr:$mode, DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$mode $input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_FusionGroupOp : Graph_Op<"fusion_group", [
     SingleBlockImplicitTerminator<"YieldOp">, IsolatedFromAbove]> {
   let summary = "Ops the generic tier computes in one generated kernel";

@@ -54,7 +54,11 @@ struct ExpandGemmPass : sinter::impl::SinterExpandGemmBase<ExpandGemmPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandGemm>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Only the rewrite: folding and constant CSE stay with sinter-fold-constants and CSE.
+    GreedyRewriteConfig config;
+    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };

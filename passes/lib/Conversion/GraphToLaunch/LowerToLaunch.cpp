@@ -1,5 +1,5 @@
 #include "LaunchLowering.h"
-#include "PatternKernels.h"
+#include "sinter/Passes/PatternKernels.h"
 #include "sinter/Passes/GenericPlan.h"
 #include "sinter/Passes/Passes.h"
 

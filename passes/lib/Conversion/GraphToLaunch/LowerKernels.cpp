@@ -1,7 +1,7 @@
 // Lowering of graph ops to launches of the kernel templates in runtime/kernels, with every
 // launch parameter taken from runtime/kernels/launch_params.h (shared with the kernels).
 #include "LaunchLowering.h"
-#include "PatternKernels.h"
+#include "sinter/Passes/PatternKernels.h"
 
 #include "sinter/Dialect/Graph/IR/ElementsFolding.h"
 

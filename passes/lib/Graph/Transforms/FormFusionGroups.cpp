@@ -1,5 +1,5 @@
 // Partitions the ops no pattern claimed into fusion groups (see Passes.td).
-#include "PatternKernels.h"
+#include "sinter/Passes/PatternKernels.h"
 #include "sinter/Passes/GenericPlan.h"
 #include "sinter/Passes/Passes.h"
 
@@ -50,7 +50,7 @@ bool isElementwise(Operation *op) {
   return isGenericOp(op) && !isRowOp(op) &&
          !isa<graph::TransposeOp, graph::ReshapeOp, graph::SliceOp, graph::ConcatOp,
               graph::UnsqueezeOp, graph::SqueezeOp, graph::ExpandOp, graph::GatherOp,
-              graph::GatherNDOp, graph::GatherElementsOp, graph::RopeOp, graph::ConstantOp, graph::RangeOp,
+              graph::GatherNDOp, graph::GatherElementsOp, graph::PadOp, graph::RopeOp, graph::ConstantOp, graph::RangeOp,
               graph::ConstantOfShapeOp>(op);
 }
 

@@ -1,12 +1,12 @@
 // Attention that no pattern kernel took, written as the primitives the generic tier and the
 // library GEMMs compute (see Passes.td).
+#include "sinter/Dialect/Graph/IR/AttentionExpansion.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <limits>
 
 namespace sinter {
 #define GEN_PASS_DEF_SINTEREXPANDATTENTION
@@ -17,76 +17,6 @@ using namespace mlir;
 using namespace sinter::graph;
 
 namespace {
-
-/// softmax(q @ kE^T * scale [masked]) @ vE on 4-D [B, H, S, D] operands, kE and vE the
-/// grouped-query expansions of k and v. `keep` (i1, broadcasting to the scores) selects the
-/// attended keys; `bias` (the scores' type) is added.
-Value buildAttention(PatternRewriter &rewriter, Location loc, Value q, Value k, Value v,
-                     int64_t hq, int64_t hkv, float scale, bool causal, Value keep, Value bias,
-                     float softcap = 0.0f) {
-  Type et = cast<RankedTensorType>(q.getType()).getElementType();
-  auto tensor = [&](ArrayRef<int64_t> shape, Type t = {}) {
-    return RankedTensorType::get(shape, t ? t : et);
-  };
-  auto shapeConst = [&](ArrayRef<int64_t> shape) -> Value {
-    auto type = RankedTensorType::get({(int64_t)shape.size()}, rewriter.getI64Type());
-    return ConstantOp::create(rewriter, loc, DenseElementsAttr::get(type, shape));
-  };
-  auto reshape = [&](Value x, ArrayRef<int64_t> shape) -> Value {
-    return ReshapeOp::create(rewriter, loc, tensor(shape, cast<ShapedType>(x.getType()).getElementType()),
-                             x, shapeConst(shape));
-  };
-  auto q4 = cast<RankedTensorType>(q.getType()).getShape();
-  auto k4 = cast<RankedTensorType>(k.getType()).getShape();
-  auto v4 = cast<RankedTensorType>(v.getType()).getShape();
-  int64_t batch = q4[0], sq = q4[2], d = q4[3], skv = k4[2], dv = v4[3];
-  auto expandHeads = [&](Value x, int64_t dim) -> Value {
-    if (hq == hkv)
-      return x;
-    int64_t group = hq / hkv;
-    Value r = reshape(x, {batch, hkv, 1, skv, dim});
-    SmallVector<int64_t> full = {batch, hkv, group, skv, dim};
-    Value e = ExpandOp::create(rewriter, loc, tensor(full), r, shapeConst(full));
-    return reshape(e, {batch, hq, skv, dim});
-  };
-  k = expandHeads(k, d);
-  v = expandHeads(v, dv);
-  Value kt = TransposeOp::create(rewriter, loc, tensor({batch, hq, d, skv}), k,
-                                 rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}));
-  auto scoreType = tensor({batch, hq, sq, skv});
-  Value scores = MatMulOp::create(rewriter, loc, scoreType, q, kt);
-  auto scalar = [&](double value) -> Value {
-    return ConstantOp::create(rewriter, loc,
-                              DenseElementsAttr::get(tensor({}), rewriter.getFloatAttr(et, value)));
-  };
-  scores = MulOp::create(rewriter, loc, scoreType, scores, scalar(scale));
-  if (softcap > 0.0f) {
-    Value scaled = MulOp::create(rewriter, loc, scoreType, scores, scalar(1.0 / softcap));
-    Value t = UnaryFnOp::create(rewriter, loc, scoreType, scaled, rewriter.getStringAttr("tanh"),
-                                rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
-    scores = MulOp::create(rewriter, loc, scoreType, t, scalar(softcap));
-  }
-  Value negInf = scalar(-std::numeric_limits<double>::infinity());
-  if (keep)
-    scores = WhereOp::create(rewriter, loc, scoreType, keep, scores, negInf);
-  if (bias)
-    scores = AddOp::create(rewriter, loc, scoreType, scores, bias);
-  if (causal) {
-    SmallVector<bool> allowed;
-    for (int64_t i = 0; i < sq; ++i)
-      for (int64_t j = 0; j < skv; ++j)
-        allowed.push_back(j <= i);
-    auto causalType = RankedTensorType::get({sq, skv}, rewriter.getI1Type());
-    Value mask = ConstantOp::create(rewriter, loc, DenseElementsAttr::get(causalType, allowed));
-    scores = WhereOp::create(rewriter, loc, scoreType, mask, scores, negInf);
-  }
-  Value probs = SoftmaxOp::create(rewriter, loc, scoreType, scores, rewriter.getI64IntegerAttr(3));
-  // A row whose keys are all masked is NaN after the softmax (-inf - -inf); it gives zeros.
-  auto flags = tensor({batch, hq, sq, skv}, rewriter.getI1Type());
-  Value nan = IsNaNOp::create(rewriter, loc, flags, probs);
-  probs = WhereOp::create(rewriter, loc, scoreType, nan, scalar(0.0), probs);
-  return MatMulOp::create(rewriter, loc, tensor({batch, hq, sq, dv}), probs, v);
-}
 
 struct ExpandAttention : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -114,10 +44,11 @@ struct ExpandAttention : OpRewritePattern<AttentionOp> {
     };
     Value mask = op.getMask();
     bool boolMask = mask && cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1);
-    Value out = buildAttention(rewriter, loc, heads(op.getQuery(), hq), heads(op.getKey(), hkv),
-                               heads(op.getValue(), hkv), hq, hkv, op.getScale().convertToFloat(),
-                               op.getIsCausal(), boolMask ? mask : Value(),
-                               boolMask ? Value() : mask, op.getSoftcap().convertToFloat());
+    Value out = expandAttention(rewriter, loc, heads(op.getQuery(), hq), heads(op.getKey(), hkv),
+                                heads(op.getValue(), hkv), hq, hkv, op.getScale().convertToFloat(),
+                                op.getIsCausal(), boolMask ? mask : Value(),
+                                boolMask ? Value() : mask, op.getSoftcap().convertToFloat())
+                    .output;
     if (flat) {
       auto o = cast<RankedTensorType>(out.getType()).getShape();
       Value t = TransposeOp::create(rewriter, loc, RankedTensorType::get({o[0], o[2], o[1], o[3]}, et),
@@ -191,8 +122,9 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
                                ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(shape))));
     }
     int64_t hq = op.getQ().getType().getDimSize(1), hkv = op.getK().getType().getDimSize(1);
-    Value out = buildAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(), hq, hkv,
-                               op.getScale().convertToFloat(), op.getCausal(), keep, Value());
+    Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(), hq, hkv,
+                                op.getScale().convertToFloat(), op.getCausal(), keep, Value())
+                    .output;
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -202,7 +134,11 @@ struct ExpandAttentionPass : sinter::impl::SinterExpandAttentionBase<ExpandAtten
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandAttention, ExpandFusedAttention>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Only the rewrite: folding and constant CSE stay with sinter-fold-constants and CSE.
+    GreedyRewriteConfig config;
+    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };

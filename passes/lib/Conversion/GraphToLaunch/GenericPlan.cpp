@@ -21,7 +21,7 @@ bool isGenericOp(Operation *op) {
              graph::SinOp, graph::IsNaNOp, graph::CastOp, graph::WhereOp, graph::UnaryFnOp,
              graph::BinaryFnOp, graph::TransposeOp, graph::ReshapeOp, graph::SliceOp,
              graph::ConcatOp, graph::UnsqueezeOp, graph::SqueezeOp, graph::ExpandOp,
-             graph::GatherOp, graph::GatherNDOp, graph::GatherElementsOp, graph::TriluOp, graph::RangeOp,
+             graph::GatherOp, graph::GatherNDOp, graph::GatherElementsOp, graph::PadOp, graph::TriluOp, graph::RangeOp,
              graph::ConstantOfShapeOp, graph::SiluMulOp, graph::RopeOp>(op);
 }
 

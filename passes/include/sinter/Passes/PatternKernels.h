@@ -1,8 +1,8 @@
 // Which graph ops the pattern tier's kernels take as they are: the graph phase leaves these
 // out of fusion groups, and the launch lowering gives the others to the generic tier, so the
 // two always agree.
-#ifndef SINTER_PASSES_LIB_PATTERNKERNELS_H
-#define SINTER_PASSES_LIB_PATTERNKERNELS_H
+#ifndef SINTER_PASSES_PATTERNKERNELS_H
+#define SINTER_PASSES_PATTERNKERNELS_H
 
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
