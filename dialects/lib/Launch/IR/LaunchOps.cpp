@@ -1,4 +1,5 @@
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/Dialect/Launch/IR/KernelRegistry.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -107,7 +108,7 @@ LogicalResult KernelOp::verify() {
   for (Attribute p : getParams())
     if (!isa<IntegerAttr, StringAttr>(p))
       return emitOpError("params must be integers or strings");
-  return success();
+  return verifyAgainstRegistry();
 }
 
 LogicalResult GenericOp::verify() {
@@ -150,6 +151,62 @@ LogicalResult GenericOp::verify() {
     if (tensor.getNumElements() != memref.getNumElements() ||
         tensor.getElementType() != memref.getElementType())
       return emitOpError("yielded ") << tensor << " does not fit its output buffer " << memref;
+  }
+  return success();
+}
+
+static bool isFloatBits(StringRef s) {
+  return s.size() >= 2 && s.back() == 'u' &&
+         llvm::all_of(s.drop_back(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+LogicalResult KernelOp::verifyAgainstRegistry() {
+  const KernelTemplate *t = lookupKernelTemplate(getKernelTemplate());
+  if (!t)
+    return emitOpError("unknown kernel template '") << getKernelTemplate() << "'";
+  ArrayAttr params = getParams();
+  if (params.size() < t->requiredParams || params.size() > t->params.size())
+    return emitOpError("'") << t->name << "' takes " << t->requiredParams << " to "
+                            << t->params.size() << " parameters, got " << params.size();
+  for (auto [i, p] : llvm::enumerate(params)) {
+    const KernelParam &want = t->params[i];
+    auto text = dyn_cast<StringAttr>(p);
+    bool ok = false;
+    switch (want.kind) {
+    case ParamKind::Int: ok = isa<IntegerAttr>(p); break;
+    case ParamKind::Type:
+      ok = text && llvm::is_contained({StringRef("float"), StringRef("__half"),
+                                       StringRef("__nv_bfloat16")}, text.getValue());
+      break;
+    case ParamKind::Enum: ok = text && text.getValue().starts_with(want.enumPrefix); break;
+    case ParamKind::FloatBits: ok = text && isFloatBits(text.getValue()); break;
+    case ParamKind::Bool: ok = text && (text.getValue() == "true" || text.getValue() == "false"); break;
+    }
+    if (!ok)
+      return emitOpError("parameter ") << i << " ('" << want.name << "') of '" << t->name
+                                       << "' is not a valid value: " << p;
+  }
+  ArrayRef<int64_t> args = getArgs();
+  if (args.size() != t->args.size())
+    return emitOpError("'") << t->name << "' takes " << t->args.size() << " arguments, got "
+                            << args.size();
+  for (auto [i, slot] : llvm::enumerate(args)) {
+    ArgRole role = t->args[i].role;
+    if (slot < 0 && role != ArgRole::Optional && role != ArgRole::OptionalOut)
+      return emitOpError("argument '") << t->args[i].name << "' of '" << t->name
+                                       << "' is required";
+  }
+  // A buffer written must be passed to an argument that writes.
+  for (int64_t w : getWrites()) {
+    bool writer = false;
+    for (auto [i, slot] : llvm::enumerate(args)) {
+      ArgRole role = t->args[i].role;
+      if (slot == w && (role == ArgRole::Out || role == ArgRole::InOut || role == ArgRole::OptionalOut))
+        writer = true;
+    }
+    if (!writer)
+      return emitOpError("buffer ") << w << " is listed as written but no output argument of '"
+                                    << t->name << "' receives it";
   }
   return success();
 }

@@ -81,8 +81,9 @@ def Launch_GemmOp : Launch_Op<"gemm", [AttrSizedOperandSegments]> {
 def Launch_KernelOp : Launch_Op<"kernel"> {
   let summary = "A launch of a kernel template instantiated at compile time";
   let description = [{
-    `kernel_template` names a kernel template in runtime/kernels (`sinter::kernels::<name>`);
-    `params` are its template arguments, integers or C++ spellings (types, enumerators).
+    `kernel_template` names a kernel template in runtime/kernels (`sinter::kernels::<name>`)
+    registered in KernelRegistry.h; `params` are its template arguments, integers or C++
+    spellings (types, enumerators, float bits), checked against the registry's kinds.
     Grid, block and dynamic shared memory are fixed here. `args` gives, for each pointer
     argument of the kernel in order, the index of the buffer passed there or -1 for a null
     pointer; `writes` lists the indices of the buffers it writes.
@@ -94,6 +95,11 @@ def Launch_KernelOp : Launch_Op<"kernel"> {
                        I64Attr:$shared_bytes, DenseI64ArrayAttr:$writes);
   let assemblyFormat = "$kernel_template `(` $buffers `)` attr-dict `:` type($buffers)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Parameter kinds, argument count and written arguments against the template's entry
+    /// in the kernel registry (KernelRegistry.h).
+    ::mlir::LogicalResult verifyAgainstRegistry();
+  }];
 }
 
 def Launch_GenericOp : Launch_Op<"generic", [AttrSizedOperandSegments, IsolatedFromAbove]> {

@@ -1,0 +1,96 @@
+#include "sinter/Dialect/Launch/IR/KernelRegistry.h"
+
+namespace sinter::launch {
+namespace {
+
+using P = ParamKind;
+using R = ArgRole;
+
+// Kept in the template parameter order of runtime/kernels/<name>.cuh.
+const KernelParam kLinearSmallMParams[] = {
+    {"M", P::Int},
+    {"N_ROWS", P::Int},
+    {"K", P::Int},
+    {"PRO", P::Enum, "sinter::kernels::LinearPrologue::"},
+    {"EPI", P::Enum, "sinter::kernels::LinearEpilogue::"},
+    {"OutT", P::Type},
+    {"EPS_BITS", P::FloatBits},
+    {"ROPE_ROWS", P::Int},
+    {"HEAD_DIM", P::Int},
+    {"NUM_SMS", P::Int},
+    {"XT", P::Type},
+    {"HANDOFF", P::Enum, "sinter::kernels::LinearHandoff::"},
+    {"HANDOFF_BLOCKS", P::Int},
+};
+const KernelArg kLinearSmallMArgs[] = {
+    {"x", R::In},          {"weight", R::In},         {"norm_weight", R::Optional},
+    {"bias", R::Optional}, {"residual", R::Optional}, {"cos", R::Optional},
+    {"sin", R::Optional},  {"out", R::Out},           {"handoff_count", R::OptionalOut},
+    {"reset_x", R::OptionalOut}, {"reset_count", R::OptionalOut},
+};
+
+const KernelParam kEmbeddingGatherParams[] = {
+    {"M", P::Int}, {"D", P::Int}, {"VOCAB", P::Int}, {"T", P::Type}, {"OutT", P::Type}};
+const KernelArg kEmbeddingGatherArgs[] = {{"ids", R::In}, {"table", R::In}, {"out", R::Out}};
+
+const KernelParam kAttentionPrefillParams[] = {
+    {"S", P::Int},          {"HQ", P::Int},         {"HKV", P::Int},
+    {"D", P::Int},          {"Q_OFF", P::Int},      {"K_OFF", P::Int},
+    {"V_OFF", P::Int},      {"ROW_STRIDE", P::Int}, {"SCALE_BITS", P::FloatBits},
+    {"CAUSAL", P::Bool},    {"PADDING_MASK", P::Bool},    {"T", P::Type},
+    {"OutT", P::Type},
+};
+const KernelArg kAttentionPrefillArgs[] = {{"qkv", R::In}, {"key_mask", R::Optional}, {"out", R::Out}};
+
+const KernelParam kAttentionDecodeParams[] = {
+    {"HQ", P::Int},         {"HKV", P::Int},     {"D", P::Int},
+    {"Q_OFF", P::Int},      {"K_OFF", P::Int},   {"V_OFF", P::Int},
+    {"ROW_STRIDE", P::Int}, {"MAX_LEN", P::Int}, {"SPLIT", P::Int},
+    {"SCALE_BITS", P::FloatBits},
+};
+const KernelArg kAttentionDecodeArgs[] = {
+    {"qkv", R::In},  {"position", R::In},          {"k_cache", R::InOut},
+    {"v_cache", R::InOut}, {"out", R::Out},        {"partials", R::OptionalOut},
+    {"counters", R::OptionalOut},
+};
+
+const KernelParam kRmsNormParams[] = {{"M", P::Int}, {"D", P::Int}, {"EPS_BITS", P::FloatBits}};
+const KernelArg kRmsNormArgs[] = {{"x", R::In}, {"weight", R::In}, {"out", R::Out}};
+
+const KernelParam kRopeRowsParams[] = {
+    {"M", P::Int}, {"ROW_STRIDE", P::Int}, {"ROPE_COLS", P::Int}, {"HEAD_DIM", P::Int}};
+const KernelArg kRopeRowsArgs[] = {{"cos", R::In}, {"sin", R::In}, {"rows", R::InOut}};
+
+const KernelParam kSiluMulParams[] = {{"M", P::Int}, {"N", P::Int}};
+const KernelArg kSiluMulArgs[] = {{"gate_up", R::In}, {"out", R::Out}};
+
+const KernelParam kKvCacheWriteParams[] = {
+    {"N", P::Int},     {"HKV", P::Int},        {"D", P::Int},      {"K_OFF", P::Int},
+    {"V_OFF", P::Int}, {"ROW_STRIDE", P::Int}, {"MAX_LEN", P::Int},
+};
+const KernelArg kKvCacheWriteArgs[] = {
+    {"qkv", R::In}, {"positions", R::In}, {"k_cache", R::InOut}, {"v_cache", R::InOut}};
+
+const KernelTemplate kTemplates[] = {
+    {"linear_small_m", kLinearSmallMParams, 10, kLinearSmallMArgs},
+    {"embedding_gather", kEmbeddingGatherParams, 4, kEmbeddingGatherArgs},
+    {"attention_prefill", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
+    {"attention_decode", kAttentionDecodeParams, 10, kAttentionDecodeArgs},
+    {"rms_norm", kRmsNormParams, 3, kRmsNormArgs},
+    {"rope_rows", kRopeRowsParams, 4, kRopeRowsArgs},
+    {"silu_mul", kSiluMulParams, 2, kSiluMulArgs},
+    {"kv_cache_write", kKvCacheWriteParams, 7, kKvCacheWriteArgs},
+};
+
+} // namespace
+
+const KernelTemplate *lookupKernelTemplate(llvm::StringRef name) {
+  for (const KernelTemplate &t : kTemplates)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+llvm::ArrayRef<KernelTemplate> kernelTemplates() { return kTemplates; }
+
+} // namespace sinter::launch
