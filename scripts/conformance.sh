@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 onnx_version=1.23.2
 numpy_version=2.4.6
-min_pass="${SINTER_CONFORMANCE_MIN_PASS:-650}"
+min_pass="${SINTER_CONFORMANCE_MIN_PASS:-673}"
 venv=build/conformance-venv
 
 if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
