@@ -342,7 +342,9 @@ LogicalResult importSplit(NodeImporter &n) {
   for (int64_t s : sizes) {
     if (s < 0)
       return n.fail("split sizes must be non-negative");
-    total += s;
+    total += s; // each size and the running total stay <= the axis, so this cannot overflow
+    if (s > dim || total > dim)
+      return n.fail("split sizes add up to more than the axis (" + Twine(dim) + ")");
   }
   if (total != dim)
     return n.fail("split sizes add up to " + Twine(total) + ", the axis has " + Twine(dim));
@@ -379,6 +381,9 @@ LogicalResult importTile(NodeImporter &n) {
     int64_t r = (*repeats)[d];
     if (r < 0)
       return n.fail("repeats must be non-negative");
+    // Checked before multiplying: a hostile repeat count must not overflow.
+    if (r > kMaxElements / std::max<int64_t>(1, in.getDimSize(d)))
+      return n.fail("repeats " + Twine(r) + " would make more than 2^48 elements");
     interleaved.append({1, in.getDimSize(d)});
     expanded.append({r, in.getDimSize(d)});
     result.push_back(r * in.getDimSize(d));
@@ -471,6 +476,14 @@ LogicalResult importPad(NodeImporter &n) {
   for (size_t i = 0; i < axes.size(); ++i) {
     before[axes[i]] = (*pads)[i];
     after[axes[i]] = (*pads)[i + axes.size()];
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    // Checked before adding: a hostile pad amount must not overflow.
+    if (before[d] < -kMaxElements || before[d] > kMaxElements || after[d] < -kMaxElements ||
+        after[d] > kMaxElements)
+      return n.fail("pads of dimension " + Twine(d) + " exceed 2^48");
+    if (in.getDimSize(d) + before[d] + after[d] < 0)
+      return n.fail("pads make dimension " + Twine(d) + " negative");
   }
   double value = 0;
   if (n.hasInput(2)) {

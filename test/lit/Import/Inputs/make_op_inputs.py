@@ -152,6 +152,12 @@ save_negative("reduce_axis_range", [helper.make_node("ReduceMax", ["x", "a"], ["
               [vi("x", [2, 3])], [vi("y", [2, 1])], [ints("a", [5])])
 save_negative("pad_bad_mode", [helper.make_node("Pad", ["x", "p"], ["y"], mode="mirror", name="pad0")],
               [vi("x", [4])], [vi("y", [6])], [ints("p", [1, 1])])
+save_negative("tile_overflow", [helper.make_node("Tile", ["x", "r"], ["y"], name="tile0")],
+              [vi("x", [4, 4])], [vi("y", [4, 4])], [ints("r", [1 << 62, 4])])
+save_negative("pad_overflow", [helper.make_node("Pad", ["x", "p"], ["y"], name="pad1")],
+              [vi("x", [4])], [vi("y", [4])], [ints("p", [(1 << 63) - 1, (1 << 63) - 1])])
+save_negative("split_overflow", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=0, name="split1")],
+              [vi("x", [4])], [vi("y", [4]), vi("z", [4])], [ints("s", [(1 << 63) - 1, 5])])
 save_negative("dropout_training", [helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
               [vi("x", [4])], [vi("y", [4])],
               [numpy_helper.from_array(np.array(0.5, np.float32), "r"),
