@@ -91,8 +91,12 @@ static void formatEntry(const llvm::json::Object &entry, llvm::raw_ostream &os) 
     if (!o)
       continue;
     if (o->getString("kind") == llvm::StringRef("kernel")) {
-      os << "  #" << i++ << " kernel " << o->getString("kernel").value_or("?") << " grid "
-         << str(o->get("grid")) << " block " << str(o->get("block")) << " smem "
+      // Generated kernels (the generic tier) name their function; pattern kernels their
+      // template instance.
+      os << "  #" << i++ << " kernel " << o->getString("kernel").value_or("?");
+      if (auto function = o->getString("function"))
+        os << " " << *function;
+      os << " grid " << str(o->get("grid")) << " block " << str(o->get("block")) << " smem "
          << str(o->get("shared_bytes")) << "\n"
          << "     args " << str(o->get("args")) << "\n"
          << "     from " << str(o->get("sources")) << "\n";
@@ -101,7 +105,10 @@ static void formatEntry(const llvm::json::Object &entry, llvm::raw_ostream &os) 
     os << "  #" << i++ << " " << str(o->get("kind")) << " (" << str(o->get("library"))
        << ") m=" << str(o->get("m")) << " n=" << str(o->get("n")) << " k=" << str(o->get("k"))
        << " " << str(o->get("dtype")) << " precision=" << str(o->get("precision"))
-       << " epilogue=" << str(o->get("epilogue")) << "\n"
+       << " epilogue=" << str(o->get("epilogue"));
+    if (auto batch = o->getInteger("batch"); batch && *batch > 1)
+      os << " batch=" << *batch;
+    os << "\n"
        << "     out=" << str(o->get("output")) << "\n"
        << "     from " << str(o->get("sources")) << "\n";
   }
