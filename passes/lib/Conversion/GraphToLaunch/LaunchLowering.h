@@ -103,6 +103,11 @@ private:
   mlir::LogicalResult lowerGeneric(mlir::Operation *op);
   mlir::LogicalResult lowerMatMul(graph::MatMulOp matmul);
   mlir::LogicalResult emitCopy(mlir::Value source, mlir::Value slot);
+  /// x [m, k] RMS-normalized over k and scaled by `weight` (a graph value), by a generated row
+  /// kernel into a new arena buffer.
+  mlir::FailureOr<mlir::Value> emitGenericRmsNorm(mlir::Location loc, mlir::Value x,
+                                                  mlir::Value weight, int64_t m, int64_t k,
+                                                  float epsilon);
   /// A launch.generic computing `body` (built by `fill` from the body's arguments, one per
   /// entry of `inputs`) into `outputs`.
   mlir::LogicalResult emitGeneric(

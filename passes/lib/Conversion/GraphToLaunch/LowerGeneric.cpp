@@ -119,6 +119,24 @@ LogicalResult FunctionLowering::emitCopy(Value source, Value slot) {
   });
 }
 
+FailureOr<Value> FunctionLowering::emitGenericRmsNorm(Location loc, Value x, Value weight,
+                                                     int64_t m, int64_t k, float epsilon) {
+  auto w = bufferOf(weight);
+  if (failed(w))
+    return failure();
+  Type et = cast<MemRefType>(x.getType()).getElementType();
+  Value out = launch::AllocOp::create(builder, loc, MemRefType::get({m, k}, et), IntegerAttr());
+  auto rows = RankedTensorType::get({m, k}, et);
+  if (failed(emitGeneric(loc, {x, *w}, {out}, [&](OpBuilder &b, ValueRange args) {
+        Value norm = graph::RMSNormalizationOp::create(
+            b, loc, rows, viewAs(b, loc, args[0], rows), args[1], b.getI64IntegerAttr(1),
+            b.getF32FloatAttr(epsilon));
+        return SmallVector<Value>{norm};
+      })))
+    return failure();
+  return out;
+}
+
 LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp matmul) {
   Type et = matmul.getType().getElementType();
   if (!et.isF32() && !et.isF16() && !et.isBF16())

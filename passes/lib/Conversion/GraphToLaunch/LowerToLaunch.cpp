@@ -214,8 +214,6 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
 }
 
 LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
-  if (linear.getNormWeight())
-    return linear.emitError("a linear with a normalization prologue needs a kernel, not a library GEMM");
   auto inType = linear.getInput().getType();
   Type et = inType.getElementType();
   StringRef mode = et.isF32() ? precision : StringRef("native");
@@ -232,6 +230,13 @@ LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
     residual = bufferOf(linear.getResidual());
   if (failed(input) || failed(weight) || failed(bias) || failed(residual))
     return failure();
+  // A normalization prologue the library cannot fuse: a generated row kernel first.
+  if (linear.getNormWeight()) {
+    input = emitGenericRmsNorm(linear.getLoc(), *input, linear.getNormWeight(), m, k,
+                               linear.getNormEpsilon()->convertToFloat());
+    if (failed(input))
+      return failure();
+  }
   if (et.isBF16() && failed(requireModelActivations(linear, "a library GEMM on " +
                                                             std::to_string(m) + " rows")))
     return failure();

@@ -74,9 +74,9 @@ Operation *headSplitSource(Value v) {
   return slice ? slice.getInput().getDefiningOp<LinearOp>() : nullptr;
 }
 
-/// A raised attention the pattern kernels cannot take (another batch, operands that are not
-/// the head split of one fused QKV projection, a non-i64 key mask, an output that is not
-/// merged back to [B, S, heads * D]) goes back to primitives.
+/// A raised attention the pattern kernels cannot take (not bf16, another batch, operands that
+/// are not the head split of one fused QKV projection, a non-i64 key mask, an output that is
+/// not merged back to [B, S, heads * D]) goes back to primitives.
 struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -84,7 +84,8 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
     Operation *linear = headSplitSource(op.getQ());
     if (!linear || headSplitSource(op.getK()) != linear || headSplitSource(op.getV()) != linear)
       return false;
-    if (op.getQ().getType().getDimSize(0) != 1)
+    // The kernels take bf16 batch-1 heads (the fused QKV projection's kernel absorbs the split).
+    if (op.getQ().getType().getDimSize(0) != 1 || !op.getQ().getType().getElementType().isBF16())
       return false;
     if (Value m = op.getKeyMask(); m && !cast<ShapedType>(m.getType()).getElementType().isInteger(64))
       return false;
