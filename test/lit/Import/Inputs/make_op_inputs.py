@@ -158,6 +158,8 @@ save_negative("pad_overflow", [helper.make_node("Pad", ["x", "p"], ["y"], name="
               [vi("x", [4])], [vi("y", [4])], [ints("p", [(1 << 63) - 1, (1 << 63) - 1])])
 save_negative("split_overflow", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=0, name="split1")],
               [vi("x", [4])], [vi("y", [4]), vi("z", [4])], [ints("s", [(1 << 63) - 1, 5])])
+save_negative("matmul_int", [helper.make_node("MatMul", ["a", "b"], ["y"], name="mm0")],
+              [vi("a", [2, 3], I64), vi("b", [3, 4], I64)], [vi("y", [2, 4], I64)])
 save_negative("dropout_training", [helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
               [vi("x", [4])], [vi("y", [4])],
               [numpy_helper.from_array(np.array(0.5, np.float32), "r"),
