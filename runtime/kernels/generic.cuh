@@ -90,7 +90,9 @@ __device__ __forceinline__ float sigmoid_(float x) { return 1.f / (1.f + expf(-x
 __device__ __forceinline__ double sigmoid_(double x) { return 1. / (1. + exp(-x)); }
 
 // Unary entries of the scalar function table: fn_<name>(x, alpha, beta).
-template <typename T> __device__ __forceinline__ T fn_abs(T x, float, float) { return x < T(0) ? T(-x) : x; }
+template <typename T> __device__ __forceinline__ T fn_abs(T x, float, float) {
+  return x < T(0) ? T(-x) : x;
+}
 __device__ __forceinline__ float fn_exp(float x, float, float) { return expf(x); }
 __device__ __forceinline__ double fn_exp(double x, float, float) { return exp(x); }
 __device__ __forceinline__ float fn_log(float x, float, float) { return logf(x); }
@@ -99,7 +101,9 @@ __device__ __forceinline__ float fn_tanh(float x, float, float) { return tanhf(x
 __device__ __forceinline__ double fn_tanh(double x, float, float) { return tanh(x); }
 __device__ __forceinline__ float fn_erf(float x, float, float) { return erff(x); }
 __device__ __forceinline__ double fn_erf(double x, float, float) { return erf(x); }
-template <typename T> __device__ __forceinline__ T fn_relu(T x, float, float) { return x > T(0) ? x : T(0); }
+template <typename T> __device__ __forceinline__ T fn_relu(T x, float, float) {
+  return x > T(0) ? x : T(0);
+}
 template <typename T> __device__ __forceinline__ T fn_leaky_relu(T x, float alpha, float) {
   return x >= T(0) ? x : T(alpha) * x;
 }
@@ -151,7 +155,9 @@ template <typename T> __device__ __forceinline__ T fn_mod(T a, T b) {
 }
 template <typename T> __device__ __forceinline__ bool fn_less(T a, T b) { return a < b; }
 template <typename T> __device__ __forceinline__ bool fn_greater(T a, T b) { return a > b; }
-template <typename T> __device__ __forceinline__ bool fn_greater_or_equal(T a, T b) { return a >= b; }
+template <typename T> __device__ __forceinline__ bool fn_greater_or_equal(T a, T b) {
+  return a >= b;
+}
 __device__ __forceinline__ bool fn_or(bool a, bool b) { return a || b; }
 __device__ __forceinline__ bool fn_xor(bool a, bool b) { return a != b; }
 

@@ -29,27 +29,38 @@ ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getSha
 
 /// The C++ type a tensor element is stored as.
 std::string storageType(Type t) {
-  if (t.isF32()) return "float";
-  if (t.isF16()) return "sinter::generic::f16";
-  if (t.isBF16()) return "sinter::generic::bf16";
-  if (t.isF64()) return "double";
-  if (t.isInteger(64)) return "long long";
-  if (t.isInteger(32)) return "int";
-  if (t.isInteger(8)) return "signed char";
-  if (t.isInteger(1)) return "bool";
+  if (t.isF32())
+    return "float";
+  if (t.isF16())
+    return "sinter::generic::f16";
+  if (t.isBF16())
+    return "sinter::generic::bf16";
+  if (t.isF64())
+    return "double";
+  if (t.isInteger(64))
+    return "long long";
+  if (t.isInteger(32))
+    return "int";
+  if (t.isInteger(8))
+    return "signed char";
+  if (t.isInteger(1))
+    return "bool";
   return "";
 }
 
 /// The C++ type a value is computed in: float for every float type narrower than f64.
 std::string computeType(Type t) {
-  if (t.isF16() || t.isBF16()) return "float";
+  if (t.isF16() || t.isBF16())
+    return "float";
   return storageType(t);
 }
 
 /// `expr` (in computeType(t)) rounded to t's precision.
 std::string rounded(Type t, const std::string &expr) {
-  if (t.isF16()) return "sinter::generic::round_f16(" + expr + ")";
-  if (t.isBF16()) return "sinter::generic::round_bf16(" + expr + ")";
+  if (t.isF16())
+    return "sinter::generic::round_f16(" + expr + ")";
+  if (t.isBF16())
+    return "sinter::generic::round_bf16(" + expr + ")";
   return expr;
 }
 
@@ -100,8 +111,8 @@ private:
     int64_t stride = 1;
     for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
       if (shape[d] != 1) {
-        std::string term = stride == 1 ? "(" + idx[d] + ")"
-                                       : "(" + idx[d] + ") * " + std::to_string(stride);
+        std::string term =
+            stride == 1 ? "(" + idx[d] + ")" : "(" + idx[d] + ") * " + std::to_string(stride);
         out = out.empty() ? term : term + " + " + out;
       }
       stride *= shape[d];
@@ -148,8 +159,7 @@ private:
   /// The input index of row element `e` (an expression) of the current row.
   Index rowElementIndex(const std::string &e);
   /// Emits `body` for each element of the row this thread covers; `body` gets its index.
-  LogicalResult forEachRowElement(function_ref<LogicalResult(const Index &)> body,
-                                  bool useCache);
+  LogicalResult forEachRowElement(function_ref<LogicalResult(const Index &)> body, bool useCache);
   LogicalResult writeElementwise();
   LogicalResult writeVectorized();
   LogicalResult writeRow();
@@ -181,9 +191,8 @@ FailureOr<std::string> KernelWriter::valueAt(Value v, const Index &idx) {
   FailureOr<std::string> result = failure();
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     Type t = elementOf(v);
-    result = bind(computeType(t),
-                  "sinter::generic::widen(in" + std::to_string(arg.getArgNumber()) + "[" +
-                      linear(shapeOf(v), idx) + "])");
+    result = bind(computeType(t), "sinter::generic::widen(in" + std::to_string(arg.getArgNumber()) +
+                                      "[" + linear(shapeOf(v), idx) + "])");
   } else {
     result = computeAt(v.getDefiningOp(), v, idx);
   }
@@ -283,8 +292,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         auto a = at(0), b = at(1);
         if (failed(a) || failed(b))
           return failure();
-        return bind(ct, rounded(et, "sinter::generic::pow_((" + ct + ")" + *a + ", (" + ct +
-                                        ")" + *b + ")"));
+        return bind(ct, rounded(et, "sinter::generic::pow_((" + ct + ")" + *a + ", (" + ct + ")" +
+                                        *b + ")"));
       })
       .Case([&](graph::AndOp) { return binary([](auto a, auto b) { return a + " && " + b; }); })
       .Case([&](graph::EqualOp) { return binary([](auto a, auto b) { return a + " == " + b; }); })
@@ -294,7 +303,9 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
       .Case([&](graph::MaxOp) {
         return binary([](auto a, auto b) { return "sinter::generic::max_(" + a + ", " + b + ")"; });
       })
-      .Case([&](graph::SqrtOp) { return unary([&](auto a) { return "sqrt((" + ct + ")" + a + ")"; }); })
+      .Case([&](graph::SqrtOp) {
+        return unary([&](auto a) { return "sqrt((" + ct + ")" + a + ")"; });
+      })
       .Case([&](graph::ReciprocalOp) {
         return unary([&](auto a) { return "(" + ct + ")1 / " + a; });
       })
@@ -302,9 +313,12 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
       .Case([&](graph::SigmoidOp) {
         return unary([](auto a) { return "sinter::generic::sigmoid_(" + a + ")"; });
       })
-      .Case([&](graph::CosOp) { return unary([&](auto a) { return "cos((" + ct + ")" + a + ")"; }); })
-      .Case([&](graph::SinOp) { return unary([&](auto a) { return "sin((" + ct + ")" + a + ")"; }); })
-      .Case([&](graph::IsNaNOp) { return unary([](auto a) { return "(" + a + " != " + a + ")"; }); })
+      .Case(
+          [&](graph::CosOp) { return unary([&](auto a) { return "cos((" + ct + ")" + a + ")"; }); })
+      .Case(
+          [&](graph::SinOp) { return unary([&](auto a) { return "sin((" + ct + ")" + a + ")"; }); })
+      .Case(
+          [&](graph::IsNaNOp) { return unary([](auto a) { return "(" + a + " != " + a + ")"; }); })
       .Case([&](graph::CastOp c) -> FailureOr<std::string> {
         auto a = at(0);
         if (failed(a))
@@ -325,10 +339,10 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         if (failed(a))
           return failure();
         Type in = elementOf(u.getInput());
-        std::string args = "(" + computeType(in) + ")" + *a + ", " +
-                           floatLiteral(u.getAlpha().convertToDouble(), Float32Type::get(u.getContext())) +
-                           ", " +
-                           floatLiteral(u.getBeta().convertToDouble(), Float32Type::get(u.getContext()));
+        std::string args =
+            "(" + computeType(in) + ")" + *a + ", " +
+            floatLiteral(u.getAlpha().convertToDouble(), Float32Type::get(u.getContext())) + ", " +
+            floatLiteral(u.getBeta().convertToDouble(), Float32Type::get(u.getContext()));
         return bind(ct, rounded(et, "sinter::generic::fn_" + u.getFn().str() + "(" + args + ")"));
       })
       .Case([&](graph::BinaryFnOp b) -> FailureOr<std::string> {
@@ -359,8 +373,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         auto c = operandAt(def, 1, idx), s = operandAt(def, 2, idx);
         if (failed(x) || failed(partnerLo) || failed(partnerHi) || failed(c) || failed(s))
           return failure();
-        std::string rotated = "(" + idx[d] + " < " + std::to_string(half) + " ? -" +
-                              *partnerHi + " : " + *partnerLo + ")";
+        std::string rotated = "(" + idx[d] + " < " + std::to_string(half) + " ? -" + *partnerHi +
+                              " : " + *partnerLo + ")";
         return bind(ct, rounded(et, rounded(et, *x + " * " + *c) + " + " +
                                         rounded(et, rotated + " * " + *s)));
       })
@@ -375,8 +389,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         for (size_t d = 0; d < idx.size(); ++d) {
           int64_t start = s.getStarts()[d], step = s.getSteps()[d];
           in[d] = step == 1 && start == 0 ? idx[d]
-                                          : "(" + std::to_string(start) + " + (" + idx[d] +
-                                                ") * " + std::to_string(step) + ")";
+                                          : "(" + std::to_string(start) + " + (" + idx[d] + ") * " +
+                                                std::to_string(step) + ")";
         }
         return valueAt(s.getInput(), in);
       })
@@ -432,8 +446,9 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           return failure();
         // Negative indices count from the end; out-of-range ones are clamped, never read
         // outside the tensor.
-        std::string wrapped = bind("long long", "(long long)" + *q + " < 0 ? (long long)" + *q +
-                                                    " + " + std::to_string(dim) + " : (long long)" + *q,
+        std::string wrapped = bind("long long",
+                                   "(long long)" + *q + " < 0 ? (long long)" + *q + " + " +
+                                       std::to_string(dim) + " : (long long)" + *q,
                                    "g");
         Index in(idx.begin(), idx.begin() + axis);
         in.push_back("(" + indexType() + ")min(max(" + wrapped + ", 0LL), " +
@@ -446,8 +461,9 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         auto q = valueAt(g.getIndices(), idx);
         if (failed(q))
           return failure();
-        std::string wrapped = bind("long long", "(long long)" + *q + " < 0 ? (long long)" + *q +
-                                                    " + " + std::to_string(dim) + " : (long long)" + *q,
+        std::string wrapped = bind("long long",
+                                   "(long long)" + *q + " < 0 ? (long long)" + *q + " + " +
+                                       std::to_string(dim) + " : (long long)" + *q,
                                    "g");
         Index in = idx;
         in[axis] = "(" + indexType() + ")min(max(" + wrapped + ", 0LL), " +
@@ -457,17 +473,20 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
       .Case([&](graph::PadOp p) -> FailureOr<std::string> {
         ArrayRef<int64_t> inShape = shapeOf(p.getInput());
         StringRef mode = p.getMode();
-        std::string fill = isa<FloatType>(et) ? floatLiteral(p.getValue().convertToDouble(), et)
-                           : et.isInteger(1) ? (p.getValue().convertToDouble() != 0 ? "true" : "false")
-                                             : "(" + ct + ")" + std::to_string((long long)p.getValue().convertToDouble()) + "LL";
+        std::string fill =
+            isa<FloatType>(et) ? floatLiteral(p.getValue().convertToDouble(), et)
+            : et.isInteger(1)
+                ? (p.getValue().convertToDouble() != 0 ? "true" : "false")
+                : "(" + ct + ")" + std::to_string((long long)p.getValue().convertToDouble()) + "LL";
         if (llvm::is_contained(inShape, 0))
           return fill; // nothing to read: every entry is new
         Index in(idx.size());
         std::string inside;
         for (size_t d = 0; d < idx.size(); ++d) {
           std::string dim = std::to_string(inShape[d]);
-          std::string src = bind("long long", "(long long)(" + idx[d] + ") - " +
-                                                  std::to_string(p.getBefore()[d]) + "LL", "p");
+          std::string src =
+              bind("long long",
+                   "(long long)(" + idx[d] + ") - " + std::to_string(p.getBefore()[d]) + "LL", "p");
           std::string at;
           if (mode == "reflect")
             at = "(" + src + " < 0 ? -" + src + " : (" + src + " >= " + dim + " ? 2 * (" + dim +
@@ -477,9 +496,11 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           else
             at = src;
           if (mode == "constant")
-            inside += (inside.empty() ? "" : " && ") + ("(" + src + " >= 0 && " + src + " < " + dim + ")");
+            inside += (inside.empty() ? "" : " && ") +
+                      ("(" + src + " >= 0 && " + src + " < " + dim + ")");
           // Every read stays inside the tensor (constant mode reads a clamped entry it discards).
-          in[d] = "(" + indexType() + ")min(max(" + at + ", 0LL), " + std::to_string(inShape[d] - 1) + "LL)";
+          in[d] = "(" + indexType() + ")min(max(" + at + ", 0LL), " +
+                  std::to_string(inShape[d] - 1) + "LL)";
         }
         auto x = valueAt(p.getInput(), in);
         if (failed(x))
@@ -499,11 +520,12 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           if (failed(q))
             return failure();
           int64_t dim = data[batch + j];
-          std::string w = bind("long long", "(long long)" + *q + " < 0 ? (long long)" + *q + " + " +
-                                                std::to_string(dim) + " : (long long)" + *q,
+          std::string w = bind("long long",
+                               "(long long)" + *q + " < 0 ? (long long)" + *q + " + " +
+                                   std::to_string(dim) + " : (long long)" + *q,
                                "g");
-          in.push_back("(" + indexType() + ")min(max(" + w + ", 0LL), " +
-                       std::to_string(dim - 1) + "LL)");
+          in.push_back("(" + indexType() + ")min(max(" + w + ", 0LL), " + std::to_string(dim - 1) +
+                       "LL)");
         }
         in.append(idx.begin() + outer, idx.end());
         return valueAt(g.getInput(), in);
@@ -514,7 +536,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           return failure();
         size_t r = idx.size();
         std::string diff = "((long long)(" + idx[r - 1] + ") - (long long)(" + idx[r - 2] + "))";
-        std::string keep = diff + (t.getUpper() ? " >= " : " <= ") + std::to_string((int64_t)t.getK()) + "LL";
+        std::string keep =
+            diff + (t.getUpper() ? " >= " : " <= ") + std::to_string((int64_t)t.getK()) + "LL";
         return bind(ct, keep + " ? " + *x + " : (" + ct + ")0");
       })
       .Case([&](graph::RangeOp r) -> FailureOr<std::string> {
@@ -531,7 +554,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
       })
       .Default([&](Operation *other) -> FailureOr<std::string> {
         return other->emitError("a generated kernel cannot compute '")
-               << other->getName() << "' here", failure();
+                   << other->getName() << "' here",
+               failure();
       });
 }
 
@@ -542,8 +566,8 @@ LogicalResult KernelWriter::storeOutputs(const Index &idx) {
     if (failed(computed))
       return failure();
     Type t = elementOf(value);
-    line("out" + std::to_string(i) + "[" + linear(shapeOf(value), idx) + "] = sinter::generic::narrow<" +
-         storageType(t) + ">(" + *computed + ");");
+    line("out" + std::to_string(i) + "[" + linear(shapeOf(value), idx) +
+         "] = sinter::generic::narrow<" + storageType(t) + ">(" + *computed + ");");
   }
   return success();
 }
@@ -563,7 +587,8 @@ LogicalResult KernelWriter::writeVectorized() {
   };
   std::string check;
   auto requireAligned = [&](const std::string &pointer, Type t) {
-    int64_t bytes = std::min<int64_t>(16, std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8) * width);
+    int64_t bytes =
+        std::min<int64_t>(16, std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8) * width);
     check += (check.empty() ? "" : " | ") + std::string("((unsigned long long)") + pointer + " % " +
              std::to_string(bytes) + ")";
   };
@@ -588,7 +613,8 @@ LogicalResult KernelWriter::writeVectorized() {
     Index at = broadcastIndex(first, shapeOf(arg));
     if (contiguous(arg)) {
       line("const sinter::generic::Vec<" + storageType(t) + ", " + w + "> vin" + k +
-           " = sinter::generic::load_vec<" + w + ">(in" + k + " + " + linear(shapeOf(arg), at) + ");");
+           " = sinter::generic::load_vec<" + w + ">(in" + k + " + " + linear(shapeOf(arg), at) +
+           ");");
       for (int64_t e = 0; e < width; ++e) {
         Index ie = at;
         ie.back() = "(" + at.back() + " + " + std::to_string(e) + ")";
@@ -697,8 +723,8 @@ LogicalResult KernelWriter::writeRow() {
   // Rows past the end compute the last row again and store nothing: their lanes take part in
   // the shuffles of the rows beside them.
   line("const bool active = row_unclamped < " + std::to_string(plan.rows) + "LL;");
-  line("const " + indexType() + " row = (" + indexType() + ")(active ? row_unclamped : " +
-       std::to_string(plan.rows - 1) + "LL);");
+  line("const " + indexType() + " row = (" + indexType() +
+       ")(active ? row_unclamped : " + std::to_string(plan.rows - 1) + "LL);");
   SmallVector<int64_t> outerExtents;
   for (size_t d = 0; d < plan.rowInputShape.size(); ++d)
     if (!llvm::is_contained(plan.reducedDims, (int64_t)d))
@@ -722,10 +748,9 @@ LogicalResult KernelWriter::writeRow() {
             /*useCache=*/false)))
       return failure();
   }
-  auto reduceAll = [&](const std::string &var, const std::string &identity,
-                       const std::string &combine,
-                       function_ref<FailureOr<std::string>(const std::string &)> element)
-      -> LogicalResult {
+  auto reduceAll =
+      [&](const std::string &var, const std::string &identity, const std::string &combine,
+          function_ref<FailureOr<std::string>(const std::string &)> element) -> LogicalResult {
     line(acc + " " + var + " = " + identity + ";");
     if (failed(forEachRowElement(
             [&](const Index &idx) -> LogicalResult {
@@ -735,7 +760,8 @@ LogicalResult KernelWriter::writeRow() {
               auto term = element(*xv);
               if (failed(term))
                 return failure();
-              line(var + " = " + llvm::formatv(combine.c_str(), var, "(" + acc + ")(" + *term + ")").str() + ";");
+              line(var + " = " +
+                   llvm::formatv(combine.c_str(), var, "(" + acc + ")(" + *term + ")").str() + ";");
               return success();
             },
             true)))
@@ -746,7 +772,8 @@ LogicalResult KernelWriter::writeRow() {
     return success();
   };
   std::string inf = acc == "long long" ? "9223372036854775807LL" : "(" + acc + ")CUDART_INF";
-  std::string ninf = acc == "long long" ? "(-9223372036854775807LL - 1)" : "-(" + acc + ")CUDART_INF";
+  std::string ninf =
+      acc == "long long" ? "(-9223372036854775807LL - 1)" : "-(" + acc + ")CUDART_INF";
   const char *sum = "{0} + {1}";
   const char *maxOf = "sinter::generic::max_({0}, {1})";
   const char *minOf = "sinter::generic::fn_min({0}, {1})";
@@ -775,8 +802,9 @@ LogicalResult KernelWriter::writeRow() {
         })))
       return failure();
     float eps = cast<graph::LayerNormalizationOp>(row).getEpsilon().convertToFloat();
-    rowScale = bind(acc, "(" + acc + ")1 / sqrt(" + var + " / " + len + " + " +
-                             floatLiteral(eps, Float32Type::get(row->getContext())) + ")",
+    rowScale = bind(acc,
+                    "(" + acc + ")1 / sqrt(" + var + " / " + len + " + " +
+                        floatLiteral(eps, Float32Type::get(row->getContext())) + ")",
                     "row_rstd");
   } else if (auto rms = dyn_cast<graph::RMSNormalizationOp>(row)) {
     std::string total = fresh("row_sum");
@@ -785,8 +813,9 @@ LogicalResult KernelWriter::writeRow() {
         })))
       return failure();
     float eps = rms.getEpsilon().convertToFloat();
-    rowScale = bind(acc, "(" + acc + ")1 / sqrt(" + total + " / " + len + " + " +
-                             floatLiteral(eps, Float32Type::get(row->getContext())) + ")",
+    rowScale = bind(acc,
+                    "(" + acc + ")1 / sqrt(" + total + " / " + len + " + " +
+                        floatLiteral(eps, Float32Type::get(row->getContext())) + ")",
                     "row_rstd");
   } else if (auto arg = dyn_cast<graph::ArgReduceOp>(row)) {
     bool isMax = arg.getKind() == "max";
@@ -839,8 +868,8 @@ LogicalResult KernelWriter::writeRow() {
           return "exp((" + acc + ")(" + v + " - " + rowMax + "))";
         });
       // An all -inf row has max -inf: log(0) + -inf stays -inf instead of NaN.
-      finalValue = "(" + rowMax + " == " + ninf + " ? " + rowMax + " : " + rowMax + " + log(" +
-                   total + "))";
+      finalValue =
+          "(" + rowMax + " == " + ninf + " ? " + rowMax + " : " + rowMax + " + log(" + total + "))";
     }
     if (failed(ok))
       return failure();
@@ -859,7 +888,7 @@ LogicalResult KernelWriter::writeRow() {
     indent += "  ";
     Index out;
     size_t o = 0;
-    auto keep = isa<graph::ArgReduceOp>(row) ? cast<graph::ArgReduceOp>(row).getKeepdims()
+    auto keep = isa<graph::ArgReduceOp>(row)    ? cast<graph::ArgReduceOp>(row).getKeepdims()
                 : isa<graph::ReduceMeanOp>(row) ? cast<graph::ReduceMeanOp>(row).getKeepdims()
                                                 : cast<graph::ReduceOp>(row).getKeepdims();
     for (size_t d = 0; d < plan.rowInputShape.size(); ++d) {
@@ -876,7 +905,8 @@ LogicalResult KernelWriter::writeRow() {
   }
   line("if (active) {");
   indent += "  ";
-  LogicalResult stored = forEachRowElement([&](const Index &idx) { return storeOutputs(idx); }, true);
+  LogicalResult stored =
+      forEachRowElement([&](const Index &idx) { return storeOutputs(idx); }, true);
   indent.resize(indent.size() - 2);
   line("}");
   return stored;
@@ -913,7 +943,8 @@ FailureOr<std::string> emitGenericKernel(launch::GenericOp op, StringRef name) {
   for (Value v : op->getOperands())
     if (storageType(cast<ShapedType>(v.getType()).getElementType()).empty())
       return op.emitError("a generated kernel cannot hold ")
-             << cast<ShapedType>(v.getType()).getElementType(), failure();
+                 << cast<ShapedType>(v.getType()).getElementType(),
+             failure();
   return KernelWriter(op, *plan).write(name);
 }
 

@@ -10,8 +10,7 @@ using namespace sinter::graph;
 namespace sinter::import {
 namespace {
 
-template <const char *fn, bool predicate = false>
-LogicalResult importUnaryFn(NodeImporter &n) {
+template <const char *fn, bool predicate = false> LogicalResult importUnaryFn(NodeImporter &n) {
   auto in = n.inputType(0);
   if (!in)
     return failure();
@@ -49,8 +48,7 @@ FailureOr<Value> binaryFn(NodeImporter &n, StringRef fn, Value lhs, Value rhs, b
       .getResult();
 }
 
-template <const char *fn, bool predicate = false>
-LogicalResult importBinaryFn(NodeImporter &n) {
+template <const char *fn, bool predicate = false> LogicalResult importBinaryFn(NodeImporter &n) {
   auto lhs = n.input(0), rhs = n.input(1);
   if (failed(lhs) || failed(rhs))
     return failure();
@@ -78,8 +76,7 @@ FailureOr<Value> maxOf(NodeImporter &n, Value lhs, Value rhs) {
 }
 
 /// Variadic Min / Max: a chain of two-operand ops (one input is the identity).
-template <bool isMax>
-LogicalResult importMinMax(NodeImporter &n) {
+template <bool isMax> LogicalResult importMinMax(NodeImporter &n) {
   if (n.numInputs() == 0)
     return n.fail("needs at least one input");
   auto acc = n.input(0);
@@ -150,18 +147,7 @@ FailureOr<SmallVector<int64_t>> reductionAxes(NodeImporter &n, int64_t rank) {
   return axes;
 }
 
-SmallVector<int64_t> reducedShape(ArrayRef<int64_t> in, ArrayRef<int64_t> axes, bool keepdims) {
-  SmallVector<int64_t> out;
-  for (int64_t d = 0; d < (int64_t)in.size(); ++d)
-    if (!llvm::is_contained(axes, d))
-      out.push_back(in[d]);
-    else if (keepdims)
-      out.push_back(1);
-  return out;
-}
-
-template <const char *kind>
-LogicalResult importReduce(NodeImporter &n) {
+template <const char *kind> LogicalResult importReduce(NodeImporter &n) {
   auto in = n.inputType(0);
   if (!in)
     return failure();
@@ -182,7 +168,8 @@ LogicalResult importReduce(NodeImporter &n) {
     Value r = ReduceOp::create(n.builder, n.loc, n.tensorType(reduced, i32), wide,
                                n.builder.getStringAttr(k), n.builder.getDenseI64ArrayAttr(*axes),
                                n.builder.getBoolAttr(keepdims));
-    return n.setResult(CastOp::create(n.builder, n.loc, n.tensorType(reduced, in.getElementType()), r));
+    return n.setResult(
+        CastOp::create(n.builder, n.loc, n.tensorType(reduced, in.getElementType()), r));
   }
   auto type = n.tensorType(reducedShape(in.getShape(), *axes, keepdims), in.getElementType());
   // ReduceMean keeps its own op: the RMSNorm pattern matches it.
@@ -190,14 +177,12 @@ LogicalResult importReduce(NodeImporter &n) {
     return n.setResult(ReduceMeanOp::create(n.builder, n.loc, type, *n.input(0),
                                             n.builder.getDenseI64ArrayAttr(*axes),
                                             n.builder.getBoolAttr(keepdims)));
-  return n.setResult(ReduceOp::create(n.builder, n.loc, type, *n.input(0),
-                                      n.builder.getStringAttr(k),
-                                      n.builder.getDenseI64ArrayAttr(*axes),
-                                      n.builder.getBoolAttr(keepdims)));
+  return n.setResult(
+      ReduceOp::create(n.builder, n.loc, type, *n.input(0), n.builder.getStringAttr(k),
+                       n.builder.getDenseI64ArrayAttr(*axes), n.builder.getBoolAttr(keepdims)));
 }
 
-template <bool isMax>
-LogicalResult importArgReduce(NodeImporter &n) {
+template <bool isMax> LogicalResult importArgReduce(NodeImporter &n) {
   auto in = n.inputType(0);
   if (!in)
     return failure();
@@ -223,8 +208,8 @@ LogicalResult importLogSoftmax(NodeImporter &n) {
   auto axis = normalizeAxis(n, n.attrInt("axis", -1), in.getRank(), "attribute 'axis'");
   if (failed(axis))
     return failure();
-  return n.setResult(LogSoftmaxOp::create(n.builder, n.loc, in, *n.input(0),
-                                          n.builder.getI64IntegerAttr(*axis)));
+  return n.setResult(
+      LogSoftmaxOp::create(n.builder, n.loc, in, *n.input(0), n.builder.getI64IntegerAttr(*axis)));
 }
 
 LogicalResult importLayerNormalization(NodeImporter &n) {
@@ -232,7 +217,8 @@ LogicalResult importLayerNormalization(NodeImporter &n) {
   if (!in || !scale || failed(requireFloat(n, in, "input X")))
     return failure();
   if (int64_t stash = n.attrInt("stash_type", 1); stash != 1)
-    return n.fail("attribute 'stash_type' = " + Twine(stash) + " is not supported (only 1, float32)");
+    return n.fail("attribute 'stash_type' = " + Twine(stash) +
+                  " is not supported (only 1, float32)");
   if (in.getRank() == 0)
     return n.fail("input X must have rank >= 1");
   auto axis = normalizeAxis(n, n.attrInt("axis", -1), in.getRank(), "attribute 'axis'");
@@ -273,10 +259,12 @@ LogicalResult importLayerNormalization(NodeImporter &n) {
   auto fullType = n.tensorType(in.getShape(), f32);
   Value centered = SubOp::create(n.builder, n.loc, fullType, x, mu);
   Value var = mean(MulOp::create(n.builder, n.loc, fullType, centered, centered));
-  Value epsValue = n.constant(DenseElementsAttr::get(RankedTensorType::get({}, f32), n.builder.getF32FloatAttr(eps).getValue()));
+  Value epsValue = n.constant(DenseElementsAttr::get(RankedTensorType::get({}, f32),
+                                                     n.builder.getF32FloatAttr(eps).getValue()));
   Value invStd = ReciprocalOp::create(
       n.builder, n.loc, statType,
-      SqrtOp::create(n.builder, n.loc, statType, AddOp::create(n.builder, n.loc, statType, var, epsValue)));
+      SqrtOp::create(n.builder, n.loc, statType,
+                     AddOp::create(n.builder, n.loc, statType, var, epsValue)));
   if (wantsMean && failed(n.setOutput(1, mu)))
     return failure();
   return wantsInvStd ? n.setOutput(2, invStd) : success();
@@ -391,10 +379,11 @@ LogicalResult importTile(NodeImporter &n) {
   if (std::string problem = shapeProblem(result); !problem.empty())
     return n.fail("output would have " + problem);
   Value v = n.reshape(*n.input(0), interleaved);
-  v = ExpandOp::create(n.builder, n.loc, n.tensorType(expanded, in.getElementType()), v,
-                       n.constant(DenseElementsAttr::get(
-                           RankedTensorType::get({(int64_t)expanded.size()}, n.builder.getI64Type()),
-                           ArrayRef<int64_t>(expanded))));
+  v = ExpandOp::create(
+      n.builder, n.loc, n.tensorType(expanded, in.getElementType()), v,
+      n.constant(DenseElementsAttr::get(
+          RankedTensorType::get({(int64_t)expanded.size()}, n.builder.getI64Type()),
+          ArrayRef<int64_t>(expanded))));
   return n.setOutput(0, n.reshape(v, result));
 }
 
@@ -407,7 +396,8 @@ LogicalResult importDropout(NodeImporter &n) {
     if (!training || training.getNumElements() != 1)
       return n.fail("training_mode must be a compile-time constant");
     DenseElementsAttr ratio = n.hasInput(1) ? n.constantInput(1) : DenseElementsAttr();
-    bool keepsAll = ratio && ratio.getNumElements() == 1 && isa<FloatType>(ratio.getElementType()) &&
+    bool keepsAll = ratio && ratio.getNumElements() == 1 &&
+                    isa<FloatType>(ratio.getElementType()) &&
                     (*ratio.getValues<APFloat>().begin()).isZero();
     // Training with ratio 0 drops nothing: the identity, as at inference.
     if (training.getSplatValue<bool>() && !keepsAll)
@@ -471,7 +461,8 @@ LogicalResult importPad(NodeImporter &n) {
       axes.push_back(d);
   }
   if ((int64_t)pads->size() != 2 * (int64_t)axes.size())
-    return n.fail("pads has " + Twine(pads->size()) + " entries for " + Twine(axes.size()) + " axes");
+    return n.fail("pads has " + Twine(pads->size()) + " entries for " + Twine(axes.size()) +
+                  " axes");
   SmallVector<int64_t> before(rank, 0), after(rank, 0);
   for (size_t i = 0; i < axes.size(); ++i) {
     before[axes[i]] = (*pads)[i];
@@ -500,19 +491,18 @@ LogicalResult importPad(NodeImporter &n) {
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d)
     shape.push_back(in.getDimSize(d) + before[d] + after[d]);
-  return n.setResult(PadOp::create(n.builder, n.loc, n.tensorType(shape, in.getElementType()),
-                                   *n.input(0), n.builder.getDenseI64ArrayAttr(before),
-                                   n.builder.getDenseI64ArrayAttr(after),
-                                   n.builder.getStringAttr(mode), n.builder.getF64FloatAttr(value)));
+  return n.setResult(
+      PadOp::create(n.builder, n.loc, n.tensorType(shape, in.getElementType()), *n.input(0),
+                    n.builder.getDenseI64ArrayAttr(before), n.builder.getDenseI64ArrayAttr(after),
+                    n.builder.getStringAttr(mode), n.builder.getF64FloatAttr(value)));
 }
 
 LogicalResult importCastLike(NodeImporter &n) {
   auto in = n.inputType(0), like = n.inputType(1);
   if (!in || !like)
     return failure();
-  return n.setResult(CastOp::create(n.builder, n.loc,
-                                    n.tensorType(in.getShape(), like.getElementType()),
-                                    *n.input(0)));
+  return n.setResult(CastOp::create(
+      n.builder, n.loc, n.tensorType(in.getShape(), like.getElementType()), *n.input(0)));
 }
 
 LogicalResult importSize(NodeImporter &n) {
@@ -526,12 +516,12 @@ LogicalResult importSize(NodeImporter &n) {
 constexpr char kAbs[] = "abs", kExp[] = "exp", kLog[] = "log", kTanh[] = "tanh", kErf[] = "erf",
                kRelu[] = "relu", kLeakyRelu[] = "leaky_relu", kElu[] = "elu",
                kSoftplus[] = "softplus", kHardSigmoid[] = "hard_sigmoid",
-               kHardSwish[] = "hard_swish", kSign[] = "sign", kFloor[] = "floor",
-               kCeil[] = "ceil", kRound[] = "round", kNot[] = "not", kIsInf[] = "is_inf",
-               kLess[] = "less", kGreater[] = "greater", kGreaterOrEqual[] = "greater_or_equal",
-               kOr[] = "or", kXor[] = "xor", kSum[] = "sum", kMean[] = "mean", kMax[] = "max",
-               kMin[] = "min", kProd[] = "prod", kL1[] = "l1", kL2[] = "l2",
-               kSumSquare[] = "sum_square", kLogSumExp[] = "log_sum_exp";
+               kHardSwish[] = "hard_swish", kSign[] = "sign", kFloor[] = "floor", kCeil[] = "ceil",
+               kRound[] = "round", kNot[] = "not", kIsInf[] = "is_inf", kLess[] = "less",
+               kGreater[] = "greater", kGreaterOrEqual[] = "greater_or_equal", kOr[] = "or",
+               kXor[] = "xor", kSum[] = "sum", kMean[] = "mean", kMax[] = "max", kMin[] = "min",
+               kProd[] = "prod", kL1[] = "l1", kL2[] = "l2", kSumSquare[] = "sum_square",
+               kLogSumExp[] = "log_sum_exp";
 
 } // namespace
 

@@ -22,8 +22,9 @@ AttentionExpansion expandAttention(OpBuilder &builder, Location loc, Value q, Va
     return ConstantOp::create(builder, loc, DenseElementsAttr::get(type, shape));
   };
   auto reshape = [&](Value x, ArrayRef<int64_t> shape) -> Value {
-    return ReshapeOp::create(builder, loc, tensor(shape, cast<ShapedType>(x.getType()).getElementType()),
-                             x, shapeConst(shape));
+    return ReshapeOp::create(builder, loc,
+                             tensor(shape, cast<ShapedType>(x.getType()).getElementType()), x,
+                             shapeConst(shape));
   };
   auto q4 = cast<RankedTensorType>(q.getType()).getShape();
   auto k4 = cast<RankedTensorType>(k.getType()).getShape();
@@ -80,6 +81,5 @@ AttentionExpansion expandAttention(OpBuilder &builder, Location loc, Value q, Va
   result.output = MatMulOp::create(builder, loc, tensor({batch, hq, sq, dv}), probs, v);
   return result;
 }
-
 
 } // namespace sinter::graph

@@ -12,10 +12,14 @@ namespace {
 
 bool accepts(ScalarOperands kind, Type et) {
   switch (kind) {
-  case ScalarOperands::Float: return isa<FloatType>(et);
-  case ScalarOperands::Integer: return isa<IntegerType>(et) && !et.isInteger(1);
-  case ScalarOperands::Bool: return et.isInteger(1);
-  case ScalarOperands::Any: return !et.isInteger(1);
+  case ScalarOperands::Float:
+    return isa<FloatType>(et);
+  case ScalarOperands::Integer:
+    return isa<IntegerType>(et) && !et.isInteger(1);
+  case ScalarOperands::Bool:
+    return et.isInteger(1);
+  case ScalarOperands::Any:
+    return !et.isInteger(1);
   }
   return false;
 }
@@ -45,7 +49,16 @@ LogicalResult verifyShape(Operation *op, ArrayRef<int64_t> expected) {
   return diag << "]";
 }
 
-SmallVector<int64_t> reducedShape(ArrayRef<int64_t> in, ArrayRef<int64_t> axes, bool keepdims) {
+LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError("axis ") << axis << " is out of range for a rank-" << rank << " input";
+  return success();
+}
+
+} // namespace
+
+SmallVector<int64_t> sinter::graph::reducedShape(ArrayRef<int64_t> in, ArrayRef<int64_t> axes,
+                                                 bool keepdims) {
   SmallVector<int64_t> out;
   for (int64_t d = 0; d < (int64_t)in.size(); ++d)
     if (!llvm::is_contained(axes, d))
@@ -54,14 +67,6 @@ SmallVector<int64_t> reducedShape(ArrayRef<int64_t> in, ArrayRef<int64_t> axes, 
       out.push_back(1);
   return out;
 }
-
-LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
-  if (axis < 0 || axis >= rank)
-    return op->emitOpError("axis ") << axis << " is out of range for a rank-" << rank << " input";
-  return success();
-}
-
-} // namespace
 
 LogicalResult UnaryFnOp::verify() {
   if (failed(verifyFunctionTypes(*this, lookupScalarFunction(getFn(), 1), getFn(), 1)))
@@ -74,8 +79,7 @@ OpFoldResult UnaryFnOp::fold(FoldAdaptor a) {
   if (!fn || !a.getInput())
     return {};
   float alpha = getAlpha().convertToFloat(), beta = getBeta().convertToFloat();
-  return foldUnary(a.getInput(), getType(),
-                   [&](double x) { return fn->eval(x, 0, alpha, beta); });
+  return foldUnary(a.getInput(), getType(), [&](double x) { return fn->eval(x, 0, alpha, beta); });
 }
 
 LogicalResult BinaryFnOp::verify() {
@@ -100,9 +104,9 @@ OpFoldResult BinaryFnOp::fold(FoldAdaptor a) {
     if (!rhs || llvm::is_contained(rhs->ints, 0))
       return {};
   }
-  return foldBinary(a.getLhs(), a.getRhs(), getType(),
-                    [fn](double x, double y) { return fn->eval(x, y, 0, 0); },
-                    [fn](int64_t x, int64_t y) { return (int64_t)fn->eval(x, y, 0, 0); });
+  return foldBinary(
+      a.getLhs(), a.getRhs(), getType(), [fn](double x, double y) { return fn->eval(x, y, 0, 0); },
+      [fn](int64_t x, int64_t y) { return (int64_t)fn->eval(x, y, 0, 0); });
 }
 
 static constexpr llvm::StringLiteral kReduceKinds[] = {
@@ -160,8 +164,8 @@ LogicalResult LayerNormalizationOp::verify() {
     auto b = broadcastShapes(normalized, t.getShape());
     if (t.getElementType() != in.getElementType() || t.getRank() > (int64_t)normalized.size() ||
         failed(b) || ArrayRef<int64_t>(*b) != normalized)
-      return emitOpError("scale and bias must be ") << in.getElementType()
-                                                    << " and broadcast to the normalized dimensions";
+      return emitOpError("scale and bias must be ")
+             << in.getElementType() << " and broadcast to the normalized dimensions";
   }
   return success();
 }
@@ -183,15 +187,16 @@ LogicalResult PadOp::verify() {
     return emitOpError("mode must be constant, reflect, edge or wrap, not '") << mode << "'";
   auto in = getInput().getType();
   if ((int64_t)getBefore().size() != in.getRank() || (int64_t)getAfter().size() != in.getRank())
-    return emitOpError("needs one pad amount before and after each of the ") << in.getRank()
-                                                                             << " dimensions";
+    return emitOpError("needs one pad amount before and after each of the ")
+           << in.getRank() << " dimensions";
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < in.getRank(); ++d) {
     int64_t extent = in.getDimSize(d) + getBefore()[d] + getAfter()[d];
     if (extent < 0)
       return emitOpError("dimension ") << d << " would be negative";
     // Reflection mirrors once: the amount added on a side must stay below the extent.
-    if (mode == "reflect" && (getBefore()[d] >= in.getDimSize(d) || getAfter()[d] >= in.getDimSize(d)))
+    if (mode == "reflect" &&
+        (getBefore()[d] >= in.getDimSize(d) || getAfter()[d] >= in.getDimSize(d)))
       return emitOpError("reflect pads of dimension ") << d << " must be smaller than its extent";
     if (mode != "constant" && in.getDimSize(d) == 0 && extent > 0)
       return emitOpError("cannot pad an empty dimension in mode '") << mode << "'";
@@ -205,12 +210,12 @@ LogicalResult PadOp::verify() {
 LogicalResult FusionGroupOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
-    return emitOpError("the body takes ") << body.getNumArguments() << " arguments for "
-                                          << getInputs().size() << " inputs";
+    return emitOpError("the body takes ")
+           << body.getNumArguments() << " arguments for " << getInputs().size() << " inputs";
   for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
     if (arg.getType() != in.getType())
-      return emitOpError("body argument type ") << arg.getType() << " differs from its input's "
-                                                << in.getType();
+      return emitOpError("body argument type ")
+             << arg.getType() << " differs from its input's " << in.getType();
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getOutputs().getTypes())
     return emitOpError("yielded types differ from the results");

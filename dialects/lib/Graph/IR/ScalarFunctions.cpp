@@ -38,7 +38,9 @@ const ScalarFunction kFunctions[] = {
        return std::fmax(0.0, std::fmin(1.0, alpha * a + beta));
      }},
     {"hard_swish", 1, F::Float, false,
-     [](double a, double, float, float) { return a * std::fmax(0.0, std::fmin(1.0, a / 6 + 0.5)); }},
+     [](double a, double, float, float) {
+       return a * std::fmax(0.0, std::fmin(1.0, a / 6 + 0.5));
+     }},
     {"gelu", 1, F::Float, false, [](double a, double, float, float) { return gelu(a); }},
     {"gelu_tanh", 1, F::Float, false, [](double a, double, float, float) { return geluTanh(a); }},
     {"sign", 1, F::Any, false,

@@ -23,10 +23,17 @@ const KernelParam kLinearSmallMParams[] = {
     {"HANDOFF_BLOCKS", P::Int},
 };
 const KernelArg kLinearSmallMArgs[] = {
-    {"x", R::In},          {"weight", R::In},         {"norm_weight", R::Optional},
-    {"bias", R::Optional}, {"residual", R::Optional}, {"cos", R::Optional},
-    {"sin", R::Optional},  {"out", R::Out},           {"handoff_count", R::OptionalOut},
-    {"reset_x", R::OptionalOut}, {"reset_count", R::OptionalOut},
+    {"x", R::In},
+    {"weight", R::In},
+    {"norm_weight", R::Optional},
+    {"bias", R::Optional},
+    {"residual", R::Optional},
+    {"cos", R::Optional},
+    {"sin", R::Optional},
+    {"out", R::Out},
+    {"handoff_count", R::OptionalOut},
+    {"reset_x", R::OptionalOut},
+    {"reset_count", R::OptionalOut},
 };
 
 const KernelParam kEmbeddingGatherParams[] = {
@@ -34,23 +41,37 @@ const KernelParam kEmbeddingGatherParams[] = {
 const KernelArg kEmbeddingGatherArgs[] = {{"ids", R::In}, {"table", R::In}, {"out", R::Out}};
 
 const KernelParam kAttentionPrefillParams[] = {
-    {"S", P::Int},          {"HQ", P::Int},         {"HKV", P::Int},
-    {"D", P::Int},          {"Q_OFF", P::Int},      {"K_OFF", P::Int},
-    {"V_OFF", P::Int},      {"ROW_STRIDE", P::Int}, {"SCALE_BITS", P::FloatBits},
-    {"CAUSAL", P::Bool},    {"PADDING_MASK", P::Bool},    {"T", P::Type},
+    {"S", P::Int},
+    {"HQ", P::Int},
+    {"HKV", P::Int},
+    {"D", P::Int},
+    {"Q_OFF", P::Int},
+    {"K_OFF", P::Int},
+    {"V_OFF", P::Int},
+    {"ROW_STRIDE", P::Int},
+    {"SCALE_BITS", P::FloatBits},
+    {"CAUSAL", P::Bool},
+    {"PADDING_MASK", P::Bool},
+    {"T", P::Type},
     {"OutT", P::Type},
 };
-const KernelArg kAttentionPrefillArgs[] = {{"qkv", R::In}, {"key_mask", R::Optional}, {"out", R::Out}};
+const KernelArg kAttentionPrefillArgs[] = {
+    {"qkv", R::In}, {"key_mask", R::Optional}, {"out", R::Out}};
 
 const KernelParam kAttentionDecodeParams[] = {
-    {"HQ", P::Int},         {"HKV", P::Int},     {"D", P::Int},
-    {"Q_OFF", P::Int},      {"K_OFF", P::Int},   {"V_OFF", P::Int},
-    {"ROW_STRIDE", P::Int}, {"MAX_LEN", P::Int}, {"SPLIT", P::Int},
-    {"SCALE_BITS", P::FloatBits},
+    {"HQ", P::Int},         {"HKV", P::Int},
+    {"D", P::Int},          {"Q_OFF", P::Int},
+    {"K_OFF", P::Int},      {"V_OFF", P::Int},
+    {"ROW_STRIDE", P::Int}, {"MAX_LEN", P::Int},
+    {"SPLIT", P::Int},      {"SCALE_BITS", P::FloatBits},
 };
 const KernelArg kAttentionDecodeArgs[] = {
-    {"qkv", R::In},  {"position", R::In},          {"k_cache", R::InOut},
-    {"v_cache", R::InOut}, {"out", R::Out},        {"partials", R::OptionalOut},
+    {"qkv", R::In},
+    {"position", R::In},
+    {"k_cache", R::InOut},
+    {"v_cache", R::InOut},
+    {"out", R::Out},
+    {"partials", R::OptionalOut},
     {"counters", R::OptionalOut},
 };
 
@@ -65,7 +86,7 @@ const KernelParam kSiluMulParams[] = {{"M", P::Int}, {"N", P::Int}};
 const KernelArg kSiluMulArgs[] = {{"gate_up", R::In}, {"out", R::Out}};
 
 const KernelParam kKvCacheWriteParams[] = {
-    {"N", P::Int},     {"HKV", P::Int},        {"D", P::Int},      {"K_OFF", P::Int},
+    {"N", P::Int},     {"HKV", P::Int},        {"D", P::Int},       {"K_OFF", P::Int},
     {"V_OFF", P::Int}, {"ROW_STRIDE", P::Int}, {"MAX_LEN", P::Int},
 };
 const KernelArg kKvCacheWriteArgs[] = {

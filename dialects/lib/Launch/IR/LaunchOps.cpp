@@ -83,20 +83,28 @@ LogicalResult GemmOp::verify() {
   return success();
 }
 
-LogicalResult KernelOp::verify() {
-  if (getGrid().size() != 3 || getBlock().size() != 3)
-    return emitOpError("grid and block must have 3 entries");
+/// Grid and block of a kernel launch: three positive entries each, at most 1024 threads.
+static LogicalResult verifyLaunchShape(Operation *op, ArrayRef<int64_t> grid,
+                                       ArrayRef<int64_t> block) {
+  if (grid.size() != 3 || block.size() != 3)
+    return op->emitOpError("grid and block must have 3 entries");
   int64_t threads = 1;
-  for (int64_t g : getGrid())
+  for (int64_t g : grid)
     if (g <= 0)
-      return emitOpError("grid dimensions must be positive");
-  for (int64_t b : getBlock()) {
+      return op->emitOpError("grid dimensions must be positive");
+  for (int64_t b : block) {
     if (b <= 0)
-      return emitOpError("block dimensions must be positive");
+      return op->emitOpError("block dimensions must be positive");
     threads *= b;
   }
   if (threads > 1024)
-    return emitOpError("block has ") << threads << " threads, more than 1024";
+    return op->emitOpError("block has ") << threads << " threads, more than 1024";
+  return success();
+}
+
+LogicalResult KernelOp::verify() {
+  if (failed(verifyLaunchShape(*this, getGrid(), getBlock())))
+    return failure();
   if (getSharedBytes() < 0)
     return emitOpError("shared_bytes must be non-negative");
   for (int64_t w : getWrites())
@@ -112,19 +120,8 @@ LogicalResult KernelOp::verify() {
 }
 
 LogicalResult GenericOp::verify() {
-  if (getGrid().size() != 3 || getBlock().size() != 3)
-    return emitOpError("grid and block must have 3 entries");
-  int64_t threads = 1;
-  for (int64_t g : getGrid())
-    if (g <= 0)
-      return emitOpError("grid dimensions must be positive");
-  for (int64_t b : getBlock()) {
-    if (b <= 0)
-      return emitOpError("block dimensions must be positive");
-    threads *= b;
-  }
-  if (threads > 1024)
-    return emitOpError("block has ") << threads << " threads, more than 1024";
+  if (failed(verifyLaunchShape(*this, getGrid(), getBlock())))
+    return failure();
   if (getSharedBytes() < 0 || getThreadsPerRow() < 0 || getRowsPerBlock() <= 0 ||
       getElementsPerThread() <= 0)
     return emitOpError("launch parameters must be positive");

@@ -33,10 +33,17 @@ struct GenericPlan {
 /// Threads of an elementwise block.
 constexpr int64_t kGenericBlock = 256;
 
-/// True for the graph ops a generated kernel can compute (the emitter's op set).
-bool isGenericOp(mlir::Operation *op);
-/// True for the row operations, of which a generic kernel holds at most one.
+/// The graph ops a generated kernel computes (the emitter's op set), in three kinds:
+/// elementwise functions of operands read at the broadcast index,
+bool isElementwiseOp(mlir::Operation *op);
+/// data movement (operands read at another index: transpose, slice, reshape, broadcast,
+/// concat, gathers, pad, RoPE's rotation; constants and generators),
+bool isDataMovementOp(mlir::Operation *op);
+/// and row operations (reductions, softmax, normalizations), at most one a kernel.
 bool isRowOp(mlir::Operation *op);
+inline bool isGenericOp(mlir::Operation *op) {
+  return isElementwiseOp(op) || isDataMovementOp(op) || isRowOp(op);
+}
 
 /// Plans the kernel of `body` (a fusion group's or a generic launch's); fails with `error`
 /// when the body is not one the generic tier computes.

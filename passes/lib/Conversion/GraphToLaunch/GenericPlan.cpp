@@ -13,16 +13,19 @@ bool isRowOp(Operation *op) {
              graph::LogSoftmaxOp, graph::LayerNormalizationOp, graph::RMSNormalizationOp>(op);
 }
 
-bool isGenericOp(Operation *op) {
-  return isRowOp(op) ||
-         isa<graph::ConstantOp, graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp,
-             graph::PowOp, graph::AndOp, graph::EqualOp, graph::LessOrEqualOp, graph::MaxOp,
-             graph::SqrtOp, graph::ReciprocalOp, graph::NegOp, graph::SigmoidOp, graph::CosOp,
-             graph::SinOp, graph::IsNaNOp, graph::CastOp, graph::WhereOp, graph::UnaryFnOp,
-             graph::BinaryFnOp, graph::TransposeOp, graph::ReshapeOp, graph::SliceOp,
+bool isElementwiseOp(Operation *op) {
+  return isa<graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp, graph::PowOp, graph::AndOp,
+             graph::EqualOp, graph::LessOrEqualOp, graph::MaxOp, graph::SqrtOp, graph::ReciprocalOp,
+             graph::NegOp, graph::SigmoidOp, graph::CosOp, graph::SinOp, graph::IsNaNOp,
+             graph::CastOp, graph::WhereOp, graph::UnaryFnOp, graph::BinaryFnOp, graph::SiluMulOp>(
+      op);
+}
+
+bool isDataMovementOp(Operation *op) {
+  return isa<graph::ConstantOp, graph::TransposeOp, graph::ReshapeOp, graph::SliceOp,
              graph::ConcatOp, graph::UnsqueezeOp, graph::SqueezeOp, graph::ExpandOp,
-             graph::GatherOp, graph::GatherNDOp, graph::GatherElementsOp, graph::PadOp, graph::TriluOp, graph::RangeOp,
-             graph::ConstantOfShapeOp, graph::SiluMulOp, graph::RopeOp>(op);
+             graph::GatherOp, graph::GatherNDOp, graph::GatherElementsOp, graph::PadOp,
+             graph::TriluOp, graph::RangeOp, graph::ConstantOfShapeOp, graph::RopeOp>(op);
 }
 
 namespace {
@@ -92,20 +95,18 @@ FailureOr<GenericPlan> planGenericKernel(Block &body, std::string &error) {
     // 16-byte vectors of the output type along the innermost dimension, when every input is
     // read through broadcasts only (the emitter checks the pointers' alignment at run time).
     bool broadcastsOnly = llvm::all_of(body.without_terminator(), [](Operation &op) {
-      return isa<graph::ConstantOp, graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp,
-                 graph::PowOp, graph::AndOp, graph::EqualOp, graph::LessOrEqualOp, graph::MaxOp,
-                 graph::SqrtOp, graph::ReciprocalOp, graph::NegOp, graph::SigmoidOp,
-                 graph::CosOp, graph::SinOp, graph::IsNaNOp, graph::CastOp, graph::WhereOp,
-                 graph::UnaryFnOp, graph::BinaryFnOp, graph::ExpandOp, graph::SiluMulOp>(op);
+      return isElementwiseOp(&op) || isa<graph::ConstantOp, graph::ExpandOp>(op);
     });
     Type outType = cast<ShapedType>(terminator->getOperand(0).getType()).getElementType();
-    int64_t width = std::min<int64_t>(8, 16 / std::max<int64_t>(1, outType.getIntOrFloatBitWidth() / 8));
+    int64_t width =
+        std::min<int64_t>(8, 16 / std::max<int64_t>(1, outType.getIntOrFloatBitWidth() / 8));
     if (broadcastsOnly && !outShape.empty() && outShape.back() % width == 0 && width > 1) {
       plan.vectorWidth = width;
       plan.elementsPerThread = width;
     }
     plan.block = kGenericBlock;
-    plan.grid = std::max<int64_t>(1, llvm::divideCeil(total, kGenericBlock * plan.elementsPerThread));
+    plan.grid =
+        std::max<int64_t>(1, llvm::divideCeil(total, kGenericBlock * plan.elementsPerThread));
     return plan;
   }
   Operation *row = plan.rowOp;

@@ -20,7 +20,8 @@ Value viewAs(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
   if (value.getType() == type)
     return value;
   auto shapeType = RankedTensorType::get({type.getRank()}, b.getI64Type());
-  Value shape = graph::ConstantOp::create(b, loc, DenseElementsAttr::get(shapeType, type.getShape()));
+  Value shape =
+      graph::ConstantOp::create(b, loc, DenseElementsAttr::get(shapeType, type.getShape()));
   return graph::ReshapeOp::create(b, loc, type, value, shape);
 }
 
@@ -33,9 +34,9 @@ bool inlinedConstant(Value v) {
 
 } // namespace
 
-LogicalResult FunctionLowering::emitGeneric(
-    Location loc, ArrayRef<Value> inputs, ArrayRef<Value> outputs,
-    function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> fill) {
+LogicalResult
+FunctionLowering::emitGeneric(Location loc, ArrayRef<Value> inputs, ArrayRef<Value> outputs,
+                              function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> fill) {
   SmallVector<int64_t> zeros(3, 1);
   auto generic = launch::GenericOp::create(
       builder, loc, inputs, outputs, builder.getDenseI64ArrayAttr(zeros),
@@ -65,8 +66,8 @@ LogicalResult FunctionLowering::lowerGeneric(Operation *op) {
     return failure();
   // The values the kernel reads: a group's inputs, or a lone op's operands.
   auto group = dyn_cast<graph::FusionGroupOp>(op);
-  SmallVector<Value> reads = group ? SmallVector<Value>(group.getInputs())
-                                   : SmallVector<Value>(op->getOperands());
+  SmallVector<Value> reads =
+      group ? SmallVector<Value>(group.getInputs()) : SmallVector<Value>(op->getOperands());
   SmallVector<Value> inputs, readValues;
   for (Value v : reads) {
     if (!group && inlinedConstant(v))
@@ -84,9 +85,8 @@ LogicalResult FunctionLowering::lowerGeneric(Operation *op) {
     outputs.push_back(out);
   }
   // A launch with nothing to compute (an empty tensor) is left out.
-  if (llvm::all_of(op->getResults(), [](Value r) {
-        return cast<ShapedType>(r.getType()).getNumElements() == 0;
-      }))
+  if (llvm::all_of(op->getResults(),
+                   [](Value r) { return cast<ShapedType>(r.getType()).getNumElements() == 0; }))
     return success();
   return emitGeneric(op->getLoc(), inputs, outputs, [&](OpBuilder &b, ValueRange args) {
     IRMapping map;
@@ -120,7 +120,7 @@ LogicalResult FunctionLowering::emitCopy(Value source, Value slot) {
 }
 
 FailureOr<Value> FunctionLowering::emitGenericRmsNorm(Location loc, Value x, Value weight,
-                                                     int64_t m, int64_t k, float epsilon) {
+                                                      int64_t m, int64_t k, float epsilon) {
   auto w = bufferOf(weight);
   if (failed(w))
     return failure();
@@ -128,9 +128,9 @@ FailureOr<Value> FunctionLowering::emitGenericRmsNorm(Location loc, Value x, Val
   Value out = launch::AllocOp::create(builder, loc, MemRefType::get({m, k}, et), IntegerAttr());
   auto rows = RankedTensorType::get({m, k}, et);
   if (failed(emitGeneric(loc, {x, *w}, {out}, [&](OpBuilder &b, ValueRange args) {
-        Value norm = graph::RMSNormalizationOp::create(
-            b, loc, rows, viewAs(b, loc, args[0], rows), args[1], b.getI64IntegerAttr(1),
-            b.getF32FloatAttr(epsilon));
+        Value norm =
+            graph::RMSNormalizationOp::create(b, loc, rows, viewAs(b, loc, args[0], rows), args[1],
+                                              b.getI64IntegerAttr(1), b.getF32FloatAttr(epsilon));
         return SmallVector<Value>{norm};
       })))
     return failure();
@@ -174,13 +174,16 @@ LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp matmul) {
     SmallVector<int64_t> full(*batchShape);
     full.append({matrix[matrix.size() - 2], matrix.back()});
     auto fullType = RankedTensorType::get(full, et);
-    Value out = launch::AllocOp::create(builder, v.getLoc(), MemRefType::get(full, et), IntegerAttr());
+    Value out =
+        launch::AllocOp::create(builder, v.getLoc(), MemRefType::get(full, et), IntegerAttr());
     auto matrixType = RankedTensorType::get(matrix, et);
     if (failed(emitGeneric(v.getLoc(), {*buffer}, {out}, [&](OpBuilder &ib, ValueRange args) {
           Value viewed = viewAs(ib, v.getLoc(), args[0], matrixType);
           auto shapeType = RankedTensorType::get({(int64_t)full.size()}, ib.getI64Type());
-          Value shape = graph::ConstantOp::create(ib, v.getLoc(), DenseElementsAttr::get(shapeType, ArrayRef(full)));
-          return SmallVector<Value>{graph::ExpandOp::create(ib, v.getLoc(), fullType, viewed, shape)};
+          Value shape = graph::ConstantOp::create(
+              ib, v.getLoc(), DenseElementsAttr::get(shapeType, ArrayRef(full)));
+          return SmallVector<Value>{
+              graph::ExpandOp::create(ib, v.getLoc(), fullType, viewed, shape)};
         })))
       return failure();
     return out;

@@ -3,10 +3,10 @@
 #include "sinter/Dialect/Graph/IR/AttentionExpansion.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Passes/Passes.h"
+#include "sinter/Passes/RewriteOnly.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
 
 namespace sinter {
 #define GEN_PASS_DEF_SINTEREXPANDATTENTION
@@ -38,7 +38,8 @@ struct ExpandAttention : OpRewritePattern<AttentionOp> {
       auto t = cast<RankedTensorType>(v.getType());
       int64_t b = t.getDimSize(0), s = t.getDimSize(1), d = t.getDimSize(2) / h;
       SmallVector<int64_t> split = {b, s, h, d};
-      Value r = ReshapeOp::create(rewriter, loc, RankedTensorType::get(split, et), v, shapeConst(split));
+      Value r =
+          ReshapeOp::create(rewriter, loc, RankedTensorType::get(split, et), v, shapeConst(split));
       return TransposeOp::create(rewriter, loc, RankedTensorType::get({b, h, s, d}, et), r,
                                  rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}));
     };
@@ -51,10 +52,12 @@ struct ExpandAttention : OpRewritePattern<AttentionOp> {
                     .output;
     if (flat) {
       auto o = cast<RankedTensorType>(out.getType()).getShape();
-      Value t = TransposeOp::create(rewriter, loc, RankedTensorType::get({o[0], o[2], o[1], o[3]}, et),
-                                    out, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}));
+      Value t =
+          TransposeOp::create(rewriter, loc, RankedTensorType::get({o[0], o[2], o[1], o[3]}, et),
+                              out, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}));
       SmallVector<int64_t> merged = {o[0], o[2], o[1] * o[3]};
-      out = ReshapeOp::create(rewriter, loc, RankedTensorType::get(merged, et), t, shapeConst(merged));
+      out = ReshapeOp::create(rewriter, loc, RankedTensorType::get(merged, et), t,
+                              shapeConst(merged));
     }
     rewriter.replaceOp(op, out);
     return success();
@@ -87,7 +90,8 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
     // The kernels take bf16 batch-1 heads (the fused QKV projection's kernel absorbs the split).
     if (op.getQ().getType().getDimSize(0) != 1 || !op.getQ().getType().getElementType().isBF16())
       return false;
-    if (Value m = op.getKeyMask(); m && !cast<ShapedType>(m.getType()).getElementType().isInteger(64))
+    if (Value m = op.getKeyMask();
+        m && !cast<ShapedType>(m.getType()).getElementType().isInteger(64))
       return false;
     Value out = op.getResult();
     if (!out.hasOneUse())
@@ -110,17 +114,19 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
       auto boolType = RankedTensorType::get({b, s}, rewriter.getI1Type());
       Value nonzero = m;
       if (!mt.getElementType().isInteger(1)) {
-        Value zero = ConstantOp::create(rewriter, loc,
-                                        DenseElementsAttr::get(RankedTensorType::get({}, mt.getElementType()),
-                                                               rewriter.getIntegerAttr(mt.getElementType(), 0)));
+        Value zero = ConstantOp::create(
+            rewriter, loc,
+            DenseElementsAttr::get(RankedTensorType::get({}, mt.getElementType()),
+                                   rewriter.getIntegerAttr(mt.getElementType(), 0)));
         Value equal = EqualOp::create(rewriter, loc, boolType, m, zero);
         nonzero = UnaryFnOp::create(rewriter, loc, boolType, equal, rewriter.getStringAttr("not"),
                                     rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
       }
       SmallVector<int64_t> shape = {b, 1, 1, s};
       auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
-      keep = ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, rewriter.getI1Type()), nonzero,
-                               ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(shape))));
+      keep = ReshapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape, rewriter.getI1Type()), nonzero,
+          ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(shape))));
     }
     int64_t hq = op.getQ().getType().getDimSize(1), hkv = op.getK().getType().getDimSize(1);
     Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(), hq, hkv,
@@ -135,11 +141,8 @@ struct ExpandAttentionPass : sinter::impl::SinterExpandAttentionBase<ExpandAtten
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandAttention, ExpandFusedAttention>(&getContext());
-    // Only the rewrite: folding and constant CSE stay with sinter-fold-constants and CSE.
-    GreedyRewriteConfig config;
-    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
-        GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     sinter::rewriteOnlyConfig())))
       signalPassFailure();
   }
 };

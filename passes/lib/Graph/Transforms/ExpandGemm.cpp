@@ -1,5 +1,6 @@
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Passes/Passes.h"
+#include "sinter/Passes/RewriteOnly.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -31,8 +32,8 @@ struct ExpandGemm : OpRewritePattern<GemmOp> {
     };
     auto scalar = [&](float value) -> Value {
       auto scalarType = RankedTensorType::get({}, et);
-      return ConstantOp::create(rewriter, loc,
-                                DenseElementsAttr::get(scalarType, rewriter.getFloatAttr(et, value)));
+      return ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(scalarType, rewriter.getFloatAttr(et, value)));
     };
     Value a = transposed(gemm.getA(), gemm.getTransA());
     Value b = transposed(gemm.getB(), gemm.getTransB());
@@ -54,11 +55,8 @@ struct ExpandGemmPass : sinter::impl::SinterExpandGemmBase<ExpandGemmPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandGemm>(&getContext());
-    // Only the rewrite: folding and constant CSE stay with sinter-fold-constants and CSE.
-    GreedyRewriteConfig config;
-    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
-        GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     sinter::rewriteOnlyConfig())))
       signalPassFailure();
   }
 };

@@ -1,7 +1,7 @@
 // Partitions the ops no pattern claimed into fusion groups (see Passes.td).
-#include "sinter/Passes/PatternKernels.h"
 #include "sinter/Passes/GenericPlan.h"
 #include "sinter/Passes/Passes.h"
+#include "sinter/Passes/PatternKernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -44,14 +44,6 @@ llvm::DenseSet<Operation *> patternClaims(Block &block) {
         work.push_back(user);
   }
   return claimed;
-}
-
-bool isElementwise(Operation *op) {
-  return isGenericOp(op) && !isRowOp(op) &&
-         !isa<graph::TransposeOp, graph::ReshapeOp, graph::SliceOp, graph::ConcatOp,
-              graph::UnsqueezeOp, graph::SqueezeOp, graph::ExpandOp, graph::GatherOp,
-              graph::GatherNDOp, graph::GatherElementsOp, graph::PadOp, graph::RopeOp, graph::ConstantOp, graph::RangeOp,
-              graph::ConstantOfShapeOp>(op);
 }
 
 struct Group {
@@ -116,7 +108,8 @@ private:
       Operation *user = work.pop_back_val();
       if (!seen.insert(user).second || groupOf.lookup(user) != &group)
         continue;
-      if (!isElementwise(user) || cast<ShapedType>(user->getResult(0).getType()).getShape() != shape)
+      if (!isElementwiseOp(user) ||
+          cast<ShapedType>(user->getResult(0).getType()).getShape() != shape)
         return false;
       work.append(user->getUsers().begin(), user->getUsers().end());
     }
@@ -159,8 +152,8 @@ private:
     for (Operation *op : ordered)
       locs.push_back(op->getLoc());
     Location loc = builder.getFusedLoc(locs);
-    auto fused = graph::FusionGroupOp::create(builder, loc, root->getResultTypes(),
-                                              inputs.getArrayRef());
+    auto fused =
+        graph::FusionGroupOp::create(builder, loc, root->getResultTypes(), inputs.getArrayRef());
     Block *body = new Block();
     fused.getBody().push_back(body);
     IRMapping map;
@@ -171,8 +164,9 @@ private:
       inner.clone(*c, map);
     for (Operation *op : ordered)
       inner.clone(*op, map);
-    graph::YieldOp::create(inner, loc,
-                           llvm::map_to_vector(root->getResults(), [&](Value v) { return map.lookup(v); }));
+    graph::YieldOp::create(inner, loc, llvm::map_to_vector(root->getResults(), [&](Value v) {
+                             return map.lookup(v);
+                           }));
     root->replaceAllUsesWith(fused->getResults());
     for (Operation *op : group.ops) // users first
       op->erase();

@@ -18,6 +18,10 @@ namespace sinter::graph {
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 
+/// `input` with the dimensions in `axes` removed (or kept as 1 with `keepdims`).
+llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> input,
+                                        llvm::ArrayRef<int64_t> axes, bool keepdims);
+
 /// Shape of numpy matmul(lhs, rhs); failure when the operands do not fit.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);

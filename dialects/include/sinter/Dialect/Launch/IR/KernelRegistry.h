@@ -20,10 +20,10 @@ enum class ParamKind {
 };
 
 enum class ArgRole {
-  In,       // read
-  Out,      // written
-  InOut,    // read and written (a cache written in place)
-  Optional, // read when given, null otherwise
+  In,          // read
+  Out,         // written
+  InOut,       // read and written (a cache written in place)
+  Optional,    // read when given, null otherwise
   OptionalOut, // written when given (scratch, handoff state), null otherwise
 };
 
