@@ -1,0 +1,63 @@
+// RUN: sinter-opt %s -split-input-file --sinter-expand-attention | FileCheck %s
+
+// Attention no pattern raised, with grouped kv heads, a softcap and the causal mask: the kv
+// heads are expanded (reshape, expand, reshape), the scores are a matmul scaled and
+// soft-capped, masked with -inf, a softmax whose fully masked rows become zeros, and a
+// matmul with the expanded values.
+// CHECK-LABEL: func.func @plain
+// CHECK: %[[KE:.+]] = sinter.expand %{{.+}} -> tensor<1x2x2x5x8xf32>
+// CHECK: %[[KT:.+]] = sinter.transpose %{{.+}}, [0, 1, 3, 2] : (tensor<1x4x5x8xf32>) -> tensor<1x4x8x5xf32>
+// CHECK: %[[S:.+]] = sinter.matmul %arg0, %[[KT]] : (tensor<1x4x3x8xf32>, tensor<1x4x8x5xf32>) -> tensor<1x4x3x5xf32>
+// CHECK: sinter.unary "tanh"
+// CHECK: %[[CAUSAL:.+]] = sinter.constant dense<{{\[\[}}true, false, false, false, false], [true, true, false, false, false], [true, true, true, false, false]]> : tensor<3x5xi1>
+// CHECK: %[[M:.+]] = sinter.where %[[CAUSAL]]
+// CHECK: %[[P:.+]] = sinter.softmax %[[M]] {axis = 3 : i64}
+// CHECK: %[[NAN:.+]] = sinter.is_nan %[[P]]
+// CHECK: %[[Z:.+]] = sinter.where %[[NAN]], %{{.+}}, %[[P]]
+// CHECK: %[[Y:.+]] = sinter.matmul %[[Z]], %{{.+}} : (tensor<1x4x3x5xf32>, tensor<1x4x5x8xf32>) -> tensor<1x4x3x8xf32>
+// CHECK: return %[[Y]]
+func.func @plain(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x8xf32>) -> tensor<1x4x3x8xf32> {
+  %y = sinter.attention %q, %k, %v {q_num_heads = 4 : i64, kv_num_heads = 2 : i64, scale = 0.5 : f32, is_causal = true, softcap = 2.0 : f32} : (tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>) -> tensor<1x4x3x8xf32>
+  return %y : tensor<1x4x3x8xf32>
+}
+
+// -----
+
+// A raised attention the kernels cannot take (two sequences) goes back to primitives; its
+// key mask selects the attended keys.
+// CHECK-LABEL: func.func @batch_two
+// CHECK-NOT: sinter.fused_attention
+// CHECK: sinter.equal %arg3
+// CHECK: sinter.unary "not"
+// CHECK: sinter.softmax
+func.func @batch_two(%q: tensor<2x2x3x4xbf16>, %k: tensor<2x2x3x4xbf16>, %v: tensor<2x2x3x4xbf16>, %mask: tensor<2x3xi64>) -> tensor<2x2x3x4xbf16> {
+  %y = sinter.fused_attention %q, %k, %v key_mask %mask {causal = true, scale = 0.5 : f32} : (tensor<2x2x3x4xbf16>, tensor<2x2x3x4xbf16>, tensor<2x2x3x4xbf16>, tensor<2x3xi64>) -> tensor<2x2x3x4xbf16>
+  return %y : tensor<2x2x3x4xbf16>
+}
+
+// -----
+
+// Negative: the fused attention of a bf16 batch-1 head split of one QKV projection, merged
+// back to [B, S, heads * D], is the kernels' and stays.
+// CHECK-LABEL: func.func @kernel_takes
+// CHECK: sinter.fused_attention
+// CHECK-NOT: sinter.softmax
+func.func @kernel_takes(%x: tensor<1x3x8xbf16>) -> tensor<1x3x8xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<8x24xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<1x3x8xbf16>, tensor<8x24xbf16>) -> tensor<1x3x24xbf16>
+  %s4 = sinter.constant dense<[1, 3, 2, 4]> : tensor<4xi64>
+  %q0 = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 3, 8>, steps = array<i64: 1, 1, 1>} : (tensor<1x3x24xbf16>) -> tensor<1x3x8xbf16>
+  %k0 = sinter.slice %qkv {starts = array<i64: 0, 0, 8>, ends = array<i64: 1, 3, 16>, steps = array<i64: 1, 1, 1>} : (tensor<1x3x24xbf16>) -> tensor<1x3x8xbf16>
+  %v0 = sinter.slice %qkv {starts = array<i64: 0, 0, 16>, ends = array<i64: 1, 3, 24>, steps = array<i64: 1, 1, 1>} : (tensor<1x3x24xbf16>) -> tensor<1x3x8xbf16>
+  %q1 = sinter.reshape %q0, %s4 : (tensor<1x3x8xbf16>, tensor<4xi64>) -> tensor<1x3x2x4xbf16>
+  %k1 = sinter.reshape %k0, %s4 : (tensor<1x3x8xbf16>, tensor<4xi64>) -> tensor<1x3x2x4xbf16>
+  %v1 = sinter.reshape %v0, %s4 : (tensor<1x3x8xbf16>, tensor<4xi64>) -> tensor<1x3x2x4xbf16>
+  %q = sinter.transpose %q1, [0, 2, 1, 3] : (tensor<1x3x2x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %k = sinter.transpose %k1, [0, 2, 1, 3] : (tensor<1x3x2x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %v = sinter.transpose %v1, [0, 2, 1, 3] : (tensor<1x3x2x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %o = sinter.fused_attention %q, %k, %v {causal = true, scale = 0.5 : f32} : (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %t = sinter.transpose %o, [0, 2, 1, 3] : (tensor<1x2x3x4xbf16>) -> tensor<1x3x2x4xbf16>
+  %s3 = sinter.constant dense<[1, 3, 8]> : tensor<3xi64>
+  %r = sinter.reshape %t, %s3 : (tensor<1x3x2x4xbf16>, tensor<3xi64>) -> tensor<1x3x8xbf16>
+  return %r : tensor<1x3x8xbf16>
+}
