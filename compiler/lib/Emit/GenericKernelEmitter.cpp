@@ -81,7 +81,7 @@ std::string literal(DenseElementsAttr attr, int64_t i) {
   Type t = attr.getElementType();
   if (t.isInteger(1))
     return attr.getValues<bool>()[i] ? "true" : "false";
-  if (auto it = dyn_cast<IntegerType>(t))
+  if (isa<IntegerType>(t))
     return "(" + storageType(t) + ")" + std::to_string(attr.getValues<APInt>()[i].getSExtValue()) +
            "LL";
   return floatLiteral(attr.getValues<APFloat>()[i].convertToDouble(), t);
@@ -414,7 +414,6 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
       .Case([&](graph::ExpandOp e) { return operandAt(def, 0, idx); })
       .Case([&](graph::ConcatOp c) -> FailureOr<std::string> {
         int64_t axis = c.getAxis(), offset = 0;
-        std::string result;
         SmallVector<std::pair<std::string, std::string>> parts; // (bound, value)
         for (Value in : c.getInputs()) {
           int64_t n = shapeOf(in)[axis];
@@ -431,7 +430,9 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           offset += n;
           parts.push_back({std::to_string(offset), *value});
         }
-        result = parts.back().second;
+        if (parts.empty()) // an empty result launches nothing (LowerGeneric skips it)
+          return c.emitError("a generated concat needs a non-empty input"), failure();
+        std::string result = parts.back().second;
         for (int64_t i = (int64_t)parts.size() - 2; i >= 0; --i)
           result = "(" + idx[axis] + " < " + parts[i].first + " ? " + parts[i].second + " : " +
                    result + ")";
@@ -440,6 +441,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
       .Case([&](graph::GatherOp g) -> FailureOr<std::string> {
         int64_t axis = g.getAxis(), indexRank = shapeOf(g.getIndices()).size();
         int64_t dim = shapeOf(g.getInput())[axis];
+        if (dim == 0) // every index is out of range: nothing to read
+          return g.emitError("a gather from an empty axis"), failure();
         Index at(idx.begin() + axis, idx.begin() + axis + indexRank);
         auto q = valueAt(g.getIndices(), at);
         if (failed(q))
@@ -458,6 +461,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
       })
       .Case([&](graph::GatherElementsOp g) -> FailureOr<std::string> {
         int64_t axis = g.getAxis(), dim = shapeOf(g.getInput())[axis];
+        if (dim == 0)
+          return g.emitError("a gather from an empty axis"), failure();
         auto q = valueAt(g.getIndices(), idx);
         if (failed(q))
           return failure();
@@ -520,6 +525,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           if (failed(q))
             return failure();
           int64_t dim = data[batch + j];
+          if (dim == 0)
+            return g.emitError("a gather from an empty axis"), failure();
           std::string w = bind("long long",
                                "(long long)" + *q + " < 0 ? (long long)" + *q + " + " +
                                    std::to_string(dim) + " : (long long)" + *q,

@@ -139,7 +139,7 @@ LogicalResult ArgReduceOp::verify() {
     return emitOpError("cannot reduce i1");
   if (failed(verifyAxis(*this, getAxis(), in.getRank())))
     return failure();
-  return verifyShape(*this, reducedShape(in.getShape(), {getAxis()}, getKeepdims()));
+  return verifyShape(*this, reducedShape(in.getShape(), {(int64_t)getAxis()}, getKeepdims()));
 }
 
 LogicalResult LogSoftmaxOp::verify() {
