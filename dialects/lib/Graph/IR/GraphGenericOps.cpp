@@ -78,6 +78,17 @@ OpFoldResult UnaryFnOp::fold(FoldAdaptor a) {
   const ScalarFunction *fn = lookupScalarFunction(getFn(), 1);
   if (!fn || !a.getInput())
     return {};
+  // Integers and booleans fold exactly (through double, values past 2^53 would round and the
+  // conversion back could overflow).
+  if (isa<IntegerType>(getElementTypeOrSelf(getInput().getType()))) {
+    auto values = readValues(a.getInput());
+    if (!fn->evalInt || !values || values->isFloat)
+      return {};
+    HostValues out;
+    for (int64_t v : values->ints)
+      out.ints.push_back(fn->evalInt(v, 0));
+    return makeElements(getType(), out);
+  }
   float alpha = getAlpha().convertToFloat(), beta = getBeta().convertToFloat();
   return foldUnary(a.getInput(), getType(), [&](double x) { return fn->eval(x, 0, alpha, beta); });
 }
@@ -97,16 +108,18 @@ OpFoldResult BinaryFnOp::fold(FoldAdaptor a) {
   const ScalarFunction *fn = lookupScalarFunction(getFn(), 2);
   if (!fn || !a.getLhs() || !a.getRhs())
     return {};
+  bool integers = isa<IntegerType>(getElementTypeOrSelf(getRhs().getType()));
+  if (integers && !fn->evalInt)
+    return {};
   // Integer division by zero has no value to fold to.
-  if ((getFn() == "mod" || getFn() == "fmod") &&
-      isa<IntegerType>(getElementTypeOrSelf(getRhs().getType()))) {
+  if (integers && (getFn() == "mod" || getFn() == "fmod")) {
     auto rhs = readValues(a.getRhs());
     if (!rhs || llvm::is_contained(rhs->ints, 0))
       return {};
   }
   return foldBinary(
       a.getLhs(), a.getRhs(), getType(), [fn](double x, double y) { return fn->eval(x, y, 0, 0); },
-      [fn](int64_t x, int64_t y) { return (int64_t)fn->eval(x, y, 0, 0); });
+      [fn](int64_t x, int64_t y) { return fn->evalInt(x, y); });
 }
 
 static constexpr llvm::StringLiteral kReduceKinds[] = {

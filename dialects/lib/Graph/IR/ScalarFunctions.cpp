@@ -1,6 +1,8 @@
 #include "sinter/Dialect/Graph/IR/ScalarFunctions.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace sinter::graph {
 namespace {
@@ -19,14 +21,24 @@ double floorMod(double a, double b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+// Integer versions: defined for every input (INT64_MIN % -1 and abs(INT64_MIN) would not be).
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+int64_t truncMod(int64_t a, int64_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
+int64_t floorModInt(int64_t a, int64_t b) {
+  int64_t r = truncMod(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
 const ScalarFunction kFunctions[] = {
     // Unary.
-    {"abs", 1, F::Any, false, [](double a, double, float, float) { return std::fabs(a); }},
+    {"abs", 1, F::Any, false, [](double a, double, float, float) { return std::fabs(a); },
+     [](int64_t a, int64_t) { return a < 0 && a != kMin ? -a : a; }},
     {"exp", 1, F::Float, false, [](double a, double, float, float) { return std::exp(a); }},
     {"log", 1, F::Float, false, [](double a, double, float, float) { return std::log(a); }},
     {"tanh", 1, F::Float, false, [](double a, double, float, float) { return std::tanh(a); }},
     {"erf", 1, F::Float, false, [](double a, double, float, float) { return std::erf(a); }},
-    {"relu", 1, F::Any, false, [](double a, double, float, float) { return a > 0 ? a : 0.0; }},
+    {"relu", 1, F::Any, false, [](double a, double, float, float) { return a > 0 ? a : 0.0; },
+     [](int64_t a, int64_t) { return std::max<int64_t>(a, 0); }},
     {"leaky_relu", 1, F::Float, false,
      [](double a, double, float alpha, float) { return a >= 0 ? a : alpha * a; }},
     {"elu", 1, F::Float, false,
@@ -44,29 +56,39 @@ const ScalarFunction kFunctions[] = {
     {"gelu", 1, F::Float, false, [](double a, double, float, float) { return gelu(a); }},
     {"gelu_tanh", 1, F::Float, false, [](double a, double, float, float) { return geluTanh(a); }},
     {"sign", 1, F::Any, false,
-     [](double a, double, float, float) { return double((a > 0) - (a < 0)); }},
+     [](double a, double, float, float) { return double((a > 0) - (a < 0)); },
+     [](int64_t a, int64_t) { return int64_t((a > 0) - (a < 0)); }},
     {"floor", 1, F::Float, false, [](double a, double, float, float) { return std::floor(a); }},
     {"ceil", 1, F::Float, false, [](double a, double, float, float) { return std::ceil(a); }},
     // ONNX Round: halves to even, as rint in the default rounding mode.
     {"round", 1, F::Float, false, [](double a, double, float, float) { return std::nearbyint(a); }},
-    {"not", 1, F::Bool, false, [](double a, double, float, float) { return double(a == 0); }},
+    {"not", 1, F::Bool, false, [](double a, double, float, float) { return double(a == 0); },
+     [](int64_t a, int64_t) { return int64_t(a == 0); }},
     // alpha: detect +inf, beta: detect -inf (ONNX IsInf's detect_positive/detect_negative).
     {"is_inf", 1, F::Float, true,
      [](double a, double, float alpha, float beta) {
        return double((alpha != 0 && a == INFINITY) || (beta != 0 && a == -INFINITY));
      }},
     // Binary.
-    {"min", 2, F::Any, false, [](double a, double b, float, float) { return std::fmin(a, b); }},
-    {"mod", 2, F::Any, false, [](double a, double b, float, float) { return floorMod(a, b); }},
-    {"fmod", 2, F::Any, false, [](double a, double b, float, float) { return std::fmod(a, b); }},
-    {"less", 2, F::Any, true, [](double a, double b, float, float) { return double(a < b); }},
-    {"greater", 2, F::Any, true, [](double a, double b, float, float) { return double(a > b); }},
+    {"min", 2, F::Any, false, [](double a, double b, float, float) { return std::fmin(a, b); },
+     [](int64_t a, int64_t b) { return std::min(a, b); }},
+    {"mod", 2, F::Any, false, [](double a, double b, float, float) { return floorMod(a, b); },
+     floorModInt},
+    {"fmod", 2, F::Any, false, [](double a, double b, float, float) { return std::fmod(a, b); },
+     truncMod},
+    {"less", 2, F::Any, true, [](double a, double b, float, float) { return double(a < b); },
+     [](int64_t a, int64_t b) { return int64_t(a < b); }},
+    {"greater", 2, F::Any, true, [](double a, double b, float, float) { return double(a > b); },
+     [](int64_t a, int64_t b) { return int64_t(a > b); }},
     {"greater_or_equal", 2, F::Any, true,
-     [](double a, double b, float, float) { return double(a >= b); }},
+     [](double a, double b, float, float) { return double(a >= b); },
+     [](int64_t a, int64_t b) { return int64_t(a >= b); }},
     {"or", 2, F::Bool, false,
-     [](double a, double b, float, float) { return double(a != 0 || b != 0); }},
+     [](double a, double b, float, float) { return double(a != 0 || b != 0); },
+     [](int64_t a, int64_t b) { return int64_t(a != 0 || b != 0); }},
     {"xor", 2, F::Bool, false,
-     [](double a, double b, float, float) { return double((a != 0) != (b != 0)); }},
+     [](double a, double b, float, float) { return double((a != 0) != (b != 0)); },
+     [](int64_t a, int64_t b) { return int64_t((a != 0) != (b != 0)); }},
 };
 
 } // namespace

@@ -43,3 +43,16 @@ func.func @folds() -> (tensor<2xf32>, tensor<2xi64>) {
   %m = sinter.binary "mod" %a, %b : (tensor<2xi64>, tensor<i64>) -> tensor<2xi64>
   return %r, %m : tensor<2xf32>, tensor<2xi64>
 }
+
+// Integer folds are exact at the ends of the range (no overflow: abs of the minimum stays the
+// minimum, x mod -1 is 0).
+// FOLD-LABEL: func.func @int_edges
+// FOLD-DAG: sinter.constant dense<-9223372036854775808> : tensor<1xi64>
+// FOLD-DAG: sinter.constant dense<0> : tensor<1xi64>
+func.func @int_edges() -> (tensor<1xi64>, tensor<1xi64>) {
+  %m = sinter.constant dense<-9223372036854775808> : tensor<1xi64>
+  %n = sinter.constant dense<-1> : tensor<1xi64>
+  %a = sinter.unary "abs" %m : (tensor<1xi64>) -> tensor<1xi64>
+  %r = sinter.binary "mod" %m, %n : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  return %a, %r : tensor<1xi64>, tensor<1xi64>
+}

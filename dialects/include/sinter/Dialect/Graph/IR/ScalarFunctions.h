@@ -6,6 +6,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+
 namespace sinter::graph {
 
 enum class ScalarOperands { Float, Integer, Bool, Any };
@@ -17,8 +19,11 @@ struct ScalarFunction {
   ScalarOperands operands;
   /// A predicate gives i1; otherwise the result has the operands' element type.
   bool predicate;
-  /// Host evaluation in double (integers are exact below 2^53), for folding.
+  /// Host evaluation in double, for folding floating-point constants.
   double (*eval)(double a, double b, float alpha, float beta);
+  /// Exact host evaluation of integer and boolean operands (no overflow), or null for
+  /// functions of floats only.
+  int64_t (*evalInt)(int64_t a, int64_t b) = nullptr;
 };
 
 /// The entry named `name` with `arity` operands, or null.
