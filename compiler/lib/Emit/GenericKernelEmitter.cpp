@@ -143,6 +143,16 @@ private:
     return out;
   }
 
+  /// The index `q` (a value of the indices tensor) selects along an axis of extent `dim`:
+  /// negative ones count from the end, out-of-range ones are clamped (never read outside).
+  std::string gatherIndex(const std::string &q, int64_t dim) {
+    std::string wrapped = bind("long long",
+                               "(long long)" + q + " < 0 ? (long long)" + q + " + " +
+                                   std::to_string(dim) + " : (long long)" + q,
+                               "g");
+    return "(" + indexType() + ")min(max(" + wrapped + ", 0LL), " + std::to_string(dim - 1) + "LL)";
+  }
+
   FailureOr<std::string> valueAt(Value v, const Index &idx);
   FailureOr<std::string> computeAt(Operation *def, Value v, const Index &idx);
   FailureOr<std::string> operandAt(Operation *def, unsigned i, const Index &resultIdx) {
@@ -447,15 +457,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         auto q = valueAt(g.getIndices(), at);
         if (failed(q))
           return failure();
-        // Negative indices count from the end; out-of-range ones are clamped, never read
-        // outside the tensor.
-        std::string wrapped = bind("long long",
-                                   "(long long)" + *q + " < 0 ? (long long)" + *q + " + " +
-                                       std::to_string(dim) + " : (long long)" + *q,
-                                   "g");
         Index in(idx.begin(), idx.begin() + axis);
-        in.push_back("(" + indexType() + ")min(max(" + wrapped + ", 0LL), " +
-                     std::to_string(dim - 1) + "LL)");
+        in.push_back(gatherIndex(*q, dim));
         in.append(idx.begin() + axis + indexRank, idx.end());
         return valueAt(g.getInput(), in);
       })
@@ -466,13 +469,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         auto q = valueAt(g.getIndices(), idx);
         if (failed(q))
           return failure();
-        std::string wrapped = bind("long long",
-                                   "(long long)" + *q + " < 0 ? (long long)" + *q + " + " +
-                                       std::to_string(dim) + " : (long long)" + *q,
-                                   "g");
         Index in = idx;
-        in[axis] = "(" + indexType() + ")min(max(" + wrapped + ", 0LL), " +
-                   std::to_string(dim - 1) + "LL)";
+        in[axis] = gatherIndex(*q, dim);
         return valueAt(g.getInput(), in);
       })
       .Case([&](graph::PadOp p) -> FailureOr<std::string> {
@@ -527,12 +525,7 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           int64_t dim = data[batch + j];
           if (dim == 0)
             return g.emitError("a gather from an empty axis"), failure();
-          std::string w = bind("long long",
-                               "(long long)" + *q + " < 0 ? (long long)" + *q + " + " +
-                                   std::to_string(dim) + " : (long long)" + *q,
-                               "g");
-          in.push_back("(" + indexType() + ")min(max(" + w + ", 0LL), " + std::to_string(dim - 1) +
-                       "LL)");
+          in.push_back(gatherIndex(*q, dim));
         }
         in.append(idx.begin() + outer, idx.end());
         return valueAt(g.getInput(), in);

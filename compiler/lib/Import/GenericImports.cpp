@@ -1,5 +1,5 @@
 // Import of the ops the generic tier computes: scalar functions (sinter.unary/binary),
-// reductions, LogSoftmax, LayerNormalization, and the ops that are compositions of existing
+// reductions, LayerNormalization, and the ops that are compositions of existing
 // ones (Clip, variadic Min/Max, Flatten, Split, Tile, Dropout, CastLike, Size).
 #include "NodeImporter.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
@@ -197,19 +197,6 @@ template <bool isMax> LogicalResult importArgReduce(NodeImporter &n) {
       n.builder, n.loc, type, *n.input(0), n.builder.getStringAttr(isMax ? "max" : "min"),
       n.builder.getI64IntegerAttr(*axis), n.builder.getBoolAttr(keepdims),
       n.builder.getBoolAttr(n.attrInt("select_last_index", 0) != 0)));
-}
-
-LogicalResult importLogSoftmax(NodeImporter &n) {
-  auto in = n.inputType(0);
-  if (!in || failed(requireFloat(n, in, "LogSoftmax input")))
-    return failure();
-  if (in.getRank() == 0)
-    return n.fail("LogSoftmax input must have rank >= 1");
-  auto axis = normalizeAxis(n, n.attrInt("axis", -1), in.getRank(), "attribute 'axis'");
-  if (failed(axis))
-    return failure();
-  return n.setResult(
-      LogSoftmaxOp::create(n.builder, n.loc, in, *n.input(0), n.builder.getI64IntegerAttr(*axis)));
 }
 
 LogicalResult importLayerNormalization(NodeImporter &n) {
@@ -564,7 +551,6 @@ void registerGenericImports(OpImportRegistry &r) {
   r["ReduceLogSumExp"] = {importReduce<kLogSumExp>, 13};
   r["ArgMax"] = {importArgReduce<true>, 13};
   r["ArgMin"] = {importArgReduce<false>, 13};
-  r["LogSoftmax"] = {importLogSoftmax, 13};
   r["LayerNormalization"] = {importLayerNormalization, 17};
   r["Flatten"] = {importFlatten, 13};
   r["Split"] = {importSplit, 13};

@@ -1,4 +1,4 @@
-// Import of reductions, normalization, softmax, masks and attention: ReduceMean, Softmax,
+// Import of normalization, softmax, masks and attention: Softmax, LogSoftmax,
 // RMSNormalization, Trilu, Attention.
 #include "NodeImporter.h"
 #include "sinter/Dialect/Graph/IR/AttentionExpansion.h"
@@ -13,19 +13,18 @@ using namespace sinter::graph;
 namespace sinter::import {
 namespace {
 
-
-LogicalResult importSoftmax(NodeImporter &n) {
+/// Softmax and LogSoftmax (opset 13: one axis, default the last).
+template <typename OpT> LogicalResult importSoftmax(NodeImporter &n) {
   auto in = n.inputType(0);
-  if (!in || failed(requireFloat(n, in, "Softmax input")))
+  if (!in || failed(requireFloat(n, in, n.node.op_type() + " input")))
     return failure();
   if (in.getRank() == 0)
-    return n.fail("Softmax input must have rank >= 1");
+    return n.fail(n.node.op_type() + " input must have rank >= 1");
   auto axis = normalizeAxis(n, n.attrInt("axis", -1), in.getRank(), "attribute 'axis'");
   if (failed(axis))
     return failure();
-  auto op = SoftmaxOp::create(n.builder, n.loc, in, *n.input(0),
-                              n.builder.getI64IntegerAttr(*axis));
-  return n.setResult(op);
+  return n.setResult(
+      OpT::create(n.builder, n.loc, in, *n.input(0), n.builder.getI64IntegerAttr(*axis)));
 }
 
 LogicalResult importRMSNormalization(NodeImporter &n) {
@@ -269,7 +268,8 @@ LogicalResult importAttention(NodeImporter &n) {
 } // namespace
 
 void registerTensorImports(OpImportRegistry &r) {
-  r["Softmax"] = {importSoftmax, 13};
+  r["Softmax"] = {importSoftmax<SoftmaxOp>, 13};
+  r["LogSoftmax"] = {importSoftmax<LogSoftmaxOp>, 13};
   r["RMSNormalization"] = {importRMSNormalization, 23};
   r["Trilu"] = {importTrilu, 14};
   r["Attention"] = {importAttention, 23};
