@@ -203,12 +203,7 @@ LogicalResult importLayerNormalization(NodeImporter &n) {
   auto in = n.inputType(0), scale = n.inputType(1);
   if (!in || !scale || failed(requireFloat(n, in, "input X")))
     return failure();
-  if (int64_t stash = n.attrInt("stash_type", 1); stash != 1)
-    return n.fail("attribute 'stash_type' = " + Twine(stash) +
-                  " is not supported (only 1, float32)");
-  if (in.getRank() == 0)
-    return n.fail("input X must have rank >= 1");
-  auto axis = normalizeAxis(n, n.attrInt("axis", -1), in.getRank(), "attribute 'axis'");
+  auto axis = normalizationAxis(n, in);
   if (failed(axis))
     return failure();
   Value bias;

@@ -157,6 +157,19 @@ FailureOr<SmallVector<int64_t>> normalizeAxes(NodeImporter &n, ArrayRef<int64_t>
   return out;
 }
 
+FailureOr<int64_t> normalizationAxis(NodeImporter &n, RankedTensorType input) {
+  if (int64_t stash = n.attrInt("stash_type", 1); stash != 1) {
+    (void)n.fail("attribute 'stash_type' = " + llvm::Twine(stash) +
+                 " is not supported (only 1, float32)");
+    return failure();
+  }
+  if (input.getRank() == 0) {
+    (void)n.fail("input X must have rank >= 1");
+    return failure();
+  }
+  return normalizeAxis(n, n.attrInt("axis", -1), input.getRank(), "attribute 'axis'");
+}
+
 LogicalResult requireFloat(NodeImporter &n, RankedTensorType type, const llvm::Twine &what) {
   if (!isa<FloatType>(type.getElementType()))
     return n.fail(what + " must be floating point");

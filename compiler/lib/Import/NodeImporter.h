@@ -104,6 +104,10 @@ mlir::FailureOr<llvm::SmallVector<int64_t>> normalizeAxes(NodeImporter &n,
 mlir::LogicalResult requireFloat(NodeImporter &n, mlir::RankedTensorType type,
                                  const llvm::Twine &what);
 
+/// The normalized axis of LayerNormalization / RMSNormalization on `input` (rank >= 1,
+/// stash_type 1), or failure with the node's error set.
+mlir::FailureOr<int64_t> normalizationAxis(NodeImporter &n, mlir::RankedTensorType input);
+
 using OpImportFn = mlir::LogicalResult (*)(NodeImporter &);
 
 struct OpImportEntry {

@@ -32,12 +32,7 @@ LogicalResult importRMSNormalization(NodeImporter &n) {
   if (!in || !scale || failed(requireFloat(n, in, "input X")) ||
       failed(requireFloat(n, scale, "input scale")))
     return failure();
-  if (int64_t stash = n.attrInt("stash_type", 1); stash != 1)
-    return n.fail("attribute 'stash_type' = " + Twine(stash) +
-                  " is not supported (only 1, float32)");
-  if (in.getRank() == 0)
-    return n.fail("input X must have rank >= 1");
-  auto axis = normalizeAxis(n, n.attrInt("axis", -1), in.getRank(), "attribute 'axis'");
+  auto axis = normalizationAxis(n, in);
   if (failed(axis))
     return failure();
   auto b = broadcastShapes(in.getShape(), scale.getShape());
