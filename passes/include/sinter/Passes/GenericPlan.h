@@ -45,6 +45,10 @@ inline bool isGenericOp(mlir::Operation *op) {
   return isElementwiseOp(op) || isDataMovementOp(op) || isRowOp(op);
 }
 
+/// A constant a generated kernel holds as literals (splat, or at most 16 elements) instead of
+/// reading it from the weight blob.
+bool isInlinedConstant(mlir::Value v);
+
 /// Plans the kernel of `body` (a fusion group's or a generic launch's); fails with `error`
 /// when the body is not one the generic tier computes.
 mlir::FailureOr<GenericPlan> planGenericKernel(mlir::Block &body, std::string &error);

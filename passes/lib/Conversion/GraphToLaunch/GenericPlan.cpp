@@ -28,6 +28,12 @@ bool isDataMovementOp(Operation *op) {
              graph::TriluOp, graph::RangeOp, graph::ConstantOfShapeOp, graph::RopeOp>(op);
 }
 
+bool isInlinedConstant(Value v) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+  return dense && (dense.isSplat() || dense.getNumElements() <= 16);
+}
+
 namespace {
 
 SmallVector<int64_t> shapeOf(Value v) {

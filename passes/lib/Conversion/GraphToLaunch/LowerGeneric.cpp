@@ -25,13 +25,6 @@ Value viewAs(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
   return graph::ReshapeOp::create(b, loc, type, value, shape);
 }
 
-/// Constants a generated kernel holds as literals instead of reading a weight.
-bool inlinedConstant(Value v) {
-  auto c = v.getDefiningOp<graph::ConstantOp>();
-  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
-  return dense && (dense.isSplat() || dense.getNumElements() <= 16);
-}
-
 } // namespace
 
 LogicalResult
@@ -70,7 +63,7 @@ LogicalResult FunctionLowering::lowerGeneric(Operation *op) {
       group ? SmallVector<Value>(group.getInputs()) : SmallVector<Value>(op->getOperands());
   SmallVector<Value> inputs, readValues;
   for (Value v : reads) {
-    if (!group && inlinedConstant(v))
+    if (!group && isInlinedConstant(v))
       continue;
     auto buffer = bufferOf(v);
     if (failed(buffer))

@@ -123,12 +123,6 @@ private:
       group.rowOp = op;
   }
 
-  static bool inlinable(Value v) {
-    auto c = v.getDefiningOp<graph::ConstantOp>();
-    auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
-    return dense && (dense.isSplat() || dense.getNumElements() <= 16);
-  }
-
   void materialize(Group &group) {
     llvm::SmallPtrSet<Operation *, 16> members(group.ops.begin(), group.ops.end());
     SmallVector<Operation *> ordered(llvm::reverse(group.ops));
@@ -139,7 +133,7 @@ private:
         Operation *def = v.getDefiningOp();
         if (def && members.contains(def))
           continue;
-        if (inlinable(v)) {
+        if (isInlinedConstant(v)) {
           if (!llvm::is_contained(constants, def))
             constants.push_back(def);
         } else {
