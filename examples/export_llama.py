@@ -115,8 +115,21 @@ def parse_args(argv=None):
     p.add_argument("--kv-check-steps", type=int, default=5,
                    help="with --kv-cache: greedy decode steps after the prefill in the "
                         "PyTorch/onnxruntime checks and --save-reference (default 5)")
+    p.add_argument("--lora-targets", default=None, metavar="NAMES",
+                   help="wrap the model with a PEFT LoRA adapter on these modules, comma-"
+                        "separated (e.g. q_proj,v_proj,down_proj); exported unmerged, the way "
+                        "PEFT runs it. Default: no adapter")
+    p.add_argument("--lora-rank", type=int, default=8, help="LoRA r (default 8)")
+    p.add_argument("--lora-alpha", type=float, default=16.0,
+                   help="lora_alpha; the adapter scaling is alpha / r (default 16)")
+    p.add_argument("--lora-seed", type=int, default=100,
+                   help="seed of the adapter's weights (lora_A and lora_B, both from N(0, 0.05) "
+                        "so the adapter changes the output); two seeds give two adapters of one "
+                        "base model (default 100)")
     p.add_argument("--out", required=True, help="output path, PATH.onnx")
     a = p.parse_args(argv)
+    if a.lora_targets and a.kv_cache is not None:
+        p.error("--lora-targets exports the plain graph only (no --kv-cache)")
     if a.kv_cache is not None:
         if a.batch != 1:
             p.error("--kv-cache exports batch 1 only")
@@ -195,8 +208,25 @@ def build_model(cfg, a, attn):
     if a.tie_embeddings:
         model.tie_weights()
         assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
+    if a.lora_targets:
+        model = add_lora(model, a)
     dt = {"bf16": torch.bfloat16, "f32": torch.float32}[a.dtype]
     model = model.to(dt).eval()
+    return model
+
+
+def add_lora(model, a):
+    """PEFT LoRA on --lora-targets, weights from --lora-seed (the base weights are unchanged)."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    cfg = LoraConfig(r=a.lora_rank, lora_alpha=a.lora_alpha, lora_dropout=0.0, bias="none",
+                     target_modules=a.lora_targets.split(","))
+    model = get_peft_model(model, cfg)
+    g = torch.Generator().manual_seed(a.lora_seed)
+    with torch.no_grad():
+        for name, p in sorted(model.named_parameters()):
+            if "lora_A" in name or "lora_B" in name:
+                p.copy_(0.05 * torch.randn(p.shape, generator=g, dtype=torch.float32))
     return model
 
 
@@ -670,7 +700,9 @@ def main_kv(a, cfg):
             inputs["cache_position"] = [1, "int64"]
         inputs.update(cache_io)
         side = {
-            "model": "LlamaForCausalLM (random init)",
+            "model": "LlamaForCausalLM (random init)" + (
+            f" + PEFT LoRA r={a.lora_rank} alpha={a.lora_alpha} on {a.lora_targets} "
+            f"(seed {a.lora_seed})" if a.lora_targets else ""),
             "graph": name,
             "kv_cache": {
                 "max_len": max_len, "layers": cfg.num_hidden_layers, "shape": cache_shape,
@@ -782,7 +814,9 @@ def main(argv=None):
         print(f"[export_llama] dump: {a.dump} ({n} bytes)")
 
     side = {
-        "model": "LlamaForCausalLM (random init)",
+        "model": "LlamaForCausalLM (random init)" + (
+            f" + PEFT LoRA r={a.lora_rank} alpha={a.lora_alpha} on {a.lora_targets} "
+            f"(seed {a.lora_seed})" if a.lora_targets else ""),
         "seed": a.seed,
         "input_ids_seed": a.seed + 1,
         "dtype": a.dtype,

@@ -14,7 +14,8 @@ takes the stem of its prefill export and finds the decode one beside it:
 
 runs prefill on STEM_prefill.input_ids.npy, then the decode steps of STEM_decode.input_ids.npy
 at STEM_decode.cache_position.npy, each compared with the saved logits. A library compiled
-with --weights=external loads the weights file beside it (or --weights FILE).
+with --weights=external loads the weights file beside it (or --weights FILE; with
+--allow-new-weights, a file of other values, e.g. another LoRA adapter's).
 """
 import argparse
 import os
@@ -31,6 +32,9 @@ def main():
     p.add_argument("--bound", type=float, default=2e-2, help="max relative L2 error")
     p.add_argument("--weights", help="the weights file of a library compiled with "
                    "--weights=external (default: SO's stem + .safetensors, when it exists)")
+    p.add_argument("--allow-new-weights", action="store_true",
+                   help="accept a --weights file whose values differ from the compiled ones "
+                        "(same names, dtypes and shapes): another adapter or checkpoint")
     a = p.parse_args()
     if a.weights is None:
         beside = os.path.splitext(a.so)[0] + ".safetensors"
@@ -47,7 +51,7 @@ def main():
     else:
         inputs = [np.load(a.stem + ".input.npy")]
         ref = np.load(a.stem + ".output.npy")
-    model = sinter_ctypes.Model(a.so, weights=a.weights)
+    model = sinter_ctypes.Model(a.so, weights=a.weights, allow_new_values=a.allow_new_weights)
     ctx = model.context("direct")
     out = ctx.run([torch.from_numpy(x).cuda() for x in inputs])[0]
     torch.cuda.synchronize()
@@ -78,7 +82,7 @@ def check_kv(a, np, torch, sinter_ctypes):
     step_ids = np.load(a.stem + "_decode.input_ids.npy")
     positions = np.load(a.stem + "_decode.cache_position.npy")
     step_ref = np.load(a.stem + "_decode.logits.npy").astype(np.float32)
-    model = sinter_ctypes.Model(a.so, weights=a.weights)
+    model = sinter_ctypes.Model(a.so, weights=a.weights, allow_new_values=a.allow_new_weights)
     ok = True
     for mode in ("direct", "graph"):
         ctx = model.context(mode)

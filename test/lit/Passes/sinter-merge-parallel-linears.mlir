@@ -68,3 +68,30 @@ func.func @weight_sources(%x: tensor<3x2xbf16>) -> (tensor<3x1xbf16>, tensor<3x1
   %k = sinter.linear %x, %wk : (tensor<3x2xbf16>, tensor<2x1xbf16>) -> tensor<3x1xbf16> loc("k")
   return %q, %k : tensor<3x1xbf16>, tensor<3x1xbf16>
 }
+
+// -----
+
+// An unmerged LoRA branch: the down projection is merged with its base linear, and its result
+// (now a slice) is the input of the up projections, which merge in turn. This graph crashed the
+// pass (it visited the erased down projection's result) under `sinter compile --no-merge-lora`.
+// CHECK-LABEL: func.func @lora_chain
+// CHECK: %[[XW:.+]] = sinter.linear %arg0, %{{.+}} : (tensor<3x2xbf16>, tensor<2x3xbf16>) -> tensor<3x3xbf16>
+// CHECK: %[[Q:.+]] = sinter.slice %[[XW]] {ends = array<i64: 3, 2>, starts = array<i64: 0, 0>
+// CHECK: %[[DOWN:.+]] = sinter.slice %[[XW]] {ends = array<i64: 3, 3>, starts = array<i64: 0, 2>
+// CHECK: %[[UP:.+]] = sinter.linear %[[DOWN]], %{{.+}} : (tensor<3x1xbf16>, tensor<1x4xbf16>) -> tensor<3x4xbf16>
+// CHECK: %[[B:.+]] = sinter.slice %[[UP]] {ends = array<i64: 3, 2>, starts = array<i64: 0, 0>
+// CHECK: %[[C:.+]] = sinter.slice %[[UP]] {ends = array<i64: 3, 4>, starts = array<i64: 0, 2>
+// CHECK: %[[Y:.+]] = sinter.add %[[Q]], %[[B]]
+// CHECK: return %[[Y]], %[[C]]
+func.func @lora_chain(%x: tensor<3x2xbf16>) -> (tensor<3x2xbf16>, tensor<3x2xbf16>) {
+  %wq = sinter.constant dense<[[1.0, 0.5], [1.0, 0.5]]> : tensor<2x2xbf16>
+  %wa = sinter.constant dense<[[2.0], [2.0]]> : tensor<2x1xbf16>
+  %wb = sinter.constant dense<[[3.0, 1.0]]> : tensor<1x2xbf16>
+  %wc = sinter.constant dense<[[4.0, 1.0]]> : tensor<1x2xbf16>
+  %q = sinter.linear %x, %wq : (tensor<3x2xbf16>, tensor<2x2xbf16>) -> tensor<3x2xbf16>
+  %a = sinter.linear %x, %wa : (tensor<3x2xbf16>, tensor<2x1xbf16>) -> tensor<3x1xbf16>
+  %b = sinter.linear %a, %wb : (tensor<3x1xbf16>, tensor<1x2xbf16>) -> tensor<3x2xbf16>
+  %c = sinter.linear %a, %wc : (tensor<3x1xbf16>, tensor<1x2xbf16>) -> tensor<3x2xbf16>
+  %y = sinter.add %q, %b : (tensor<3x2xbf16>, tensor<3x2xbf16>) -> tensor<3x2xbf16>
+  return %y, %c : tensor<3x2xbf16>, tensor<3x2xbf16>
+}

@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+
 namespace sinter {
 #define GEN_PASS_DEF_SINTERMERGEPARALLELLINEARS
 #include "sinter/Passes/Passes.h.inc"
@@ -53,11 +55,15 @@ struct MergeParallelLinearsPass
       if (!llvm::is_contained(inputs, linear.getInput()))
         inputs.push_back(linear.getInput());
     });
-    for (Value input : inputs)
-      mergeSiblings(input);
+    // Index-based: merging replaces the results of the merged siblings, and a LoRA down
+    // projection merged with its base linear is itself the input of the up projection.
+    for (size_t i = 0; i < inputs.size(); ++i)
+      mergeSiblings(inputs[i], inputs);
   }
 
-  void mergeSiblings(Value input) {
+  /// Merges the plain linears reading `input`; entries of `pending` that were results of
+  /// merged siblings are redirected to the slices that replace them.
+  void mergeSiblings(Value input, SmallVectorImpl<Value> &pending) {
     SmallVector<LinearOp> group;
     for (Operation *user : input.getUsers())
       if (auto linear = dyn_cast<LinearOp>(user);
@@ -104,6 +110,7 @@ struct MergeParallelLinearsPass
                                    builder.getDenseI64ArrayAttr(ends),
                                    builder.getDenseI64ArrayAttr(steps));
       l.getResult().replaceAllUsesWith(part);
+      std::replace(pending.begin(), pending.end(), Value(l.getResult()), part);
       col += n;
     }
     for (LinearOp l : group)
