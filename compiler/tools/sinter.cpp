@@ -1,5 +1,6 @@
 // The `sinter` command line: compile, inspect, run.
 #include "sinter/Compiler/Config.h"
+#include "sinter/Compiler/Diagnostics.h"
 #include "sinter/Compiler/Emitter.h"
 #include "sinter/Compiler/Inspect.h"
 #include "sinter/Compiler/OnnxImporter.h"
@@ -202,6 +203,13 @@ int runCompile(const CompileArgs &args) {
   mlir::MLIRContext context;
   context.loadDialect<sinter::graph::GraphDialect, sinter::launch::LaunchDialect,
                       mlir::func::FuncDialect, mlir::memref::MemRefDialect>();
+  // Pass and emitter errors become the one line userError prints.
+  sinter::ErrorCollector errors(context);
+  auto phaseError = [&](sinter::Phase p) {
+    std::string what = errors.summary();
+    return userError(std::string(sinter::phaseName(p)) + " phase: " +
+                     (what.empty() ? "failed without a message" : what));
+  };
   PhaseTimer timer(args.timing);
   sinter::ImportOptions importOptions;
   importOptions.inputShapes = config.shapes;
@@ -226,7 +234,7 @@ int runCompile(const CompileArgs &args) {
 
   for (sinter::Phase p : {sinter::Phase::Graph, sinter::Phase::Launch}) {
     if (failed(sinter::runPhase(*module, p, config, target, args.timing)))
-      return userError(std::string("the ") + sinter::phaseName(p) + " phase failed (see above)");
+      return phaseError(p);
     timer.done(sinter::phaseName(p));
     if (*phase == p)
       return printModule(*module, args.output);
@@ -240,7 +248,7 @@ int runCompile(const CompileArgs &args) {
                  llvm::sys::path::filename(entry.path).str();
   if (failed(sinter::emitProgram(*module, target, modelName, config.weights == "external",
                                  program)))
-    return userError("the source phase failed (see above)");
+    return phaseError(sinter::Phase::Source);
   timer.done("source");
   if (*phase == sinter::Phase::Source)
     return writeText(args.output, program.source);
