@@ -44,7 +44,9 @@ find_library(SINTER_CUBLASLT cublasLt PATHS ${SINTER_CUDA_HOME}/lib64 NO_DEFAULT
 # LLVM/MLIR static libraries stay uninstrumented. Model .so files built by nvcc link the
 # instrumented runtime archive, so they load only into sanitized processes (sinter run, the
 # unit tests), which is where a sanitized build loads them. UBSan stops at the first report.
-if(SINTER_ENABLE_SANITIZERS OR SINTER_ENABLE_FUZZERS)
+# SINTER_FUZZ_SANITIZERS=OFF builds the fuzzers with coverage only: several times the executions
+# per second, for long campaigns by hand (crashes and verifier failures are still caught).
+if(SINTER_ENABLE_SANITIZERS OR (SINTER_ENABLE_FUZZERS AND SINTER_FUZZ_SANITIZERS))
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)

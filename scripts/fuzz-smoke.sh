@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets into build-fuzz/ (clang-22, ASan + UBSan, SINTER_ENABLE_FUZZERS)
-# and runs each one for N seconds (default 60; all three at once) on its seed corpus:
+# and runs each one for N seconds (default 60; all four at once) on its seed corpus:
 #
 #   sinter-onnx-import-fuzz  raw bytes as an ONNX model through the importer; seeds are the
 #                            committed exports (examples/fixtures/*.onnx) and the importer's
@@ -8,6 +8,9 @@
 #   sinter-program-fuzz      a program table and weights through the runtime's load-time checks
 #   sinter-weights-fuzz      raw bytes as a safetensors weights file through the weights loader;
 #                            seeds in fuzz/corpus/weights
+#   sinter-pipeline-fuzz     the bytes choose a valid transformer-style model and the compile
+#                            flags; the model is compiled through every phase to source;
+#                            seeds in fuzz/corpus/pipeline
 #
 # Exits non-zero when a fuzzer reports a crash, sanitizer error, leak, timeout or out-of-memory;
 # the reproducer is written to build-fuzz/fuzz-artifacts/ and the log to build-fuzz/fuzz-logs/.
@@ -26,18 +29,21 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSINTER_ENABLE_FUZZERS=ON -DSINTER_STATIC_TOOLS=OFF \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DSINTER_CUDA_HOME="$cuda_home" >/dev/null
 cmake --build build-fuzz --parallel "$jobs" --target sinter-onnx-import-fuzz sinter-program-fuzz \
-  sinter-weights-fuzz
+  sinter-weights-fuzz sinter-pipeline-fuzz
 
 out=build-fuzz
 rm -rf "$out/fuzz-corpus" "$out/fuzz-logs" "$out/fuzz-artifacts"
 mkdir -p "$out/fuzz-corpus/onnx" "$out/fuzz-corpus/program" "$out/fuzz-corpus/weights" \
+  "$out/fuzz-corpus/pipeline" \
   "$out/fuzz-artifacts" "$out/fuzz-logs"
 cp examples/fixtures/*.onnx test/lit/Import/Inputs/*.onnx test/lit/Import/Inputs/ops/*.onnx "$out/fuzz-corpus/onnx/"
 cp fuzz/corpus/weights/* "$out/fuzz-corpus/weights/"
+cp fuzz/corpus/pipeline/* "$out/fuzz-corpus/pipeline/"
 # Reproducers of bugs the fuzzers found once: replayed every run.
 cp fuzz/regressions/onnx/* "$out/fuzz-corpus/onnx/" 2>/dev/null || true
 cp fuzz/regressions/program/* "$out/fuzz-corpus/program/" 2>/dev/null || true
 cp fuzz/regressions/weights/* "$out/fuzz-corpus/weights/" 2>/dev/null || true
+cp fuzz/regressions/pipeline/* "$out/fuzz-corpus/pipeline/" 2>/dev/null || true
 
 # -rss_limit_mb also caps single allocations (malloc_limit_mb defaults to it); -timeout is per
 # input. Leaks are reported at exit of each input by LeakSanitizer (-detect_leaks=1).
@@ -61,12 +67,14 @@ run() {
   return 1
 }
 
-# All three at once: N seconds of wall time each.
+# All four at once: N seconds of wall time each.
 run sinter-onnx-import-fuzz -dict=fuzz/onnx.dict "$out/fuzz-corpus/onnx" &
 pids=($!)
 run sinter-program-fuzz "$out/fuzz-corpus/program" &
 pids+=($!)
 run sinter-weights-fuzz "$out/fuzz-corpus/weights" &
+pids+=($!)
+run sinter-pipeline-fuzz "$out/fuzz-corpus/pipeline" &
 pids+=($!)
 status=0
 for pid in "${pids[@]}"; do

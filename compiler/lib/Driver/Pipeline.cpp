@@ -5,7 +5,9 @@
 #include "sinter/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -30,11 +32,42 @@ const char *phaseName(Phase phase) {
   return "?";
 }
 
-LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config,
-                       const Target &target, bool passTiming) {
-  PassManager pm(module.getContext());
-  if (passTiming)
-    pm.enableTiming();
+LogicalResult runPasses(ModuleOp module, SmallVector<std::unique_ptr<Pass>> passes,
+                        bool passTiming) {
+  DefaultTimingManager timing;
+  timing.setEnabled(passTiming);
+  TimingScope root = timing.getRootScope();
+  for (std::unique_ptr<Pass> &pass : passes) {
+    std::string name = pass->getArgument().str();
+    PassManager pm(module.getContext());
+    pm.enableVerifier(false);
+    if (passTiming)
+      pm.enableTiming(root);
+    pm.addPass(std::move(pass));
+    if (failed(pm.run(module)))
+      return failure();
+    std::string firstProblem;
+    {
+      ScopedDiagnosticHandler quiet(module.getContext(), [&](Diagnostic &diag) {
+        if (firstProblem.empty())
+          firstProblem = diag.str();
+        return success();
+      });
+      if (succeeded(verify(module)))
+        continue;
+    }
+    return module.emitError("internal error: the IR does not verify after pass '")
+           << name << "' (" << firstProblem << "); please report this with the model";
+  }
+  return success();
+}
+
+SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig &config,
+                                               const Target &target) {
+  struct PassList {
+    SmallVector<std::unique_ptr<Pass>> passes;
+    void addPass(std::unique_ptr<Pass> pass) { passes.push_back(std::move(pass)); }
+  } pm;
   if (phase == Phase::Graph) {
     pm.addPass(createSinterExpandGemm());
     pm.addPass(createSinterFoldConstants());
@@ -68,10 +101,16 @@ LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config
     options.smCount = target.smCount;
     pm.addPass(createSinterLowerToLaunch(options));
     pm.addPass(createLaunchPlanArena());
-  } else {
-    return module.emitError("phase '") << phaseName(phase) << "' has no passes";
   }
-  if (failed(pm.run(module)))
+  return std::move(pm.passes);
+}
+
+LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config,
+                       const Target &target, bool passTiming) {
+  SmallVector<std::unique_ptr<Pass>> passes = phasePasses(phase, config, target);
+  if (passes.empty())
+    return module.emitError("phase '") << phaseName(phase) << "' has no passes";
+  if (failed(runPasses(module, std::move(passes), passTiming)))
     return failure();
   return verifyPhase(module, phase);
 }

@@ -1,0 +1,19 @@
+# Sourced by scripts/conformance.sh and scripts/flag-matrix.sh: makes build/conformance-venv,
+# a venv with pinned onnx and numpy, and sets $venv to it.
+onnx_version=1.23.2
+numpy_version=2.4.6
+venv=build/conformance-venv
+
+if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+  # Debian splits the venv module out of python3 (as scripts/install-deps.sh installs packages).
+  echo "sinter: installing python3-venv"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-venv >/dev/null
+fi
+if ! "$venv/bin/python" -c "import numpy, onnx; assert onnx.__version__ == '$onnx_version'" 2>/dev/null; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "onnx==$onnx_version" "numpy==$numpy_version"
+fi
