@@ -112,3 +112,15 @@ func.func @gemm(%x: tensor<2x8xbf16>, %w: tensor<8x4xbf16>) -> tensor<2x4xbf16> 
   %y = sinter.linear %x, %w : (tensor<2x8xbf16>, tensor<8x4xbf16>) -> tensor<2x4xbf16>
   return %y : tensor<2x4xbf16>
 }
+
+// -----
+
+// Without bf16 values (an fp32 export) the option changes nothing: the library GEMM the bf16
+// case refuses is lowered, and the module is not marked as widened.
+// CHECK-NOT: launch.activations
+// CHECK-LABEL: func.func @f32_model
+// CHECK: launch.gemm
+func.func @f32_model(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  %y = sinter.linear %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}

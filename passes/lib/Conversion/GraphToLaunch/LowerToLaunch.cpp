@@ -267,17 +267,37 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
     }
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     WeightTable weights;
+    bool widened = false;
     for (func::FuncOp func : funcs) {
-      FunctionLowering lowering(func, precision, smCount, activations == "f32", weights);
+      // --activations=f32 widens bf16 activations; a function without bf16 values (an fp32 or
+      // fp16 export) compiles as it is under either setting.
+      bool f32Activations = activations == "f32" && hasBF16Values(func);
+      widened |= f32Activations;
+      FunctionLowering lowering(func, precision, smCount, f32Activations, weights);
       if (failed(lowering.run()))
         return signalPassFailure();
     }
     auto i64 = IntegerType::get(&getContext(), 64);
     module->setAttr("launch.weight_bytes", IntegerAttr::get(i64, weights.bytes));
-    if (activations == "f32") // recorded for `sinter inspect`; absent means the model's types
+    if (widened) // recorded for `sinter inspect`; absent means the model's types
       module->setAttr("launch.activations", StringAttr::get(&getContext(), activations));
     if (failed(placeStates(module)))
       return signalPassFailure();
+  }
+
+  static bool hasBF16Values(func::FuncOp func) {
+    auto isBF16 = [](Type t) {
+      auto shaped = dyn_cast<ShapedType>(t);
+      return shaped && shaped.getElementType().isBF16();
+    };
+    if (llvm::any_of(func.getArgumentTypes(), isBF16))
+      return true;
+    return func
+        .walk([&](Operation *op) {
+          return llvm::any_of(op->getResultTypes(), isBF16) ? WalkResult::interrupt()
+                                                             : WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
   /// One region of the state block per name, in first-use order; every function naming a
