@@ -124,3 +124,15 @@ func.func @f32_model(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> tensor<2x4xf32
   %y = sinter.linear %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
+
+// -----
+
+// An input returned as it is: the outputs are fp32 under the option, so the output copy
+// converts (it yielded bf16 into the fp32 output buffer: found by sinter-pipeline-fuzz).
+// CHECK-LABEL: func.func @input_is_output
+// CHECK: launch.generic
+// CHECK: sinter.cast {{.*}} -> tensor<1x4x8xf32>
+// CHECK: sinter.yield %{{.+}} : tensor<1x4x8xf32>
+func.func @input_is_output(%x: tensor<1x4x8xbf16>) -> tensor<1x4x8xbf16> {
+  return %x : tensor<1x4x8xbf16>
+}

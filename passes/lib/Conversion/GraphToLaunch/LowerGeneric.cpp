@@ -106,9 +106,16 @@ LogicalResult FunctionLowering::emitCopy(Value source, Value slot) {
   auto buffer = bufferOf(source);
   if (failed(buffer))
     return failure();
-  auto type = cast<RankedTensorType>(source.getType());
+  // Under --activations=f32 the source or the output slot may be widened and the other not:
+  // the copy converts.
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(source.getType()).getShape();
+  auto read = RankedTensorType::get(shape, cast<MemRefType>(buffer->getType()).getElementType());
+  auto written = RankedTensorType::get(shape, cast<MemRefType>(slot.getType()).getElementType());
   return emitGeneric(source.getLoc(), {*buffer}, {slot}, [&](OpBuilder &b, ValueRange args) {
-    return SmallVector<Value>{viewAs(b, source.getLoc(), args[0], type)};
+    Value value = viewAs(b, source.getLoc(), args[0], read);
+    if (read != written)
+      value = graph::CastOp::create(b, source.getLoc(), written, value);
+    return SmallVector<Value>{value};
   });
 }
 
