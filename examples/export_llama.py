@@ -63,7 +63,14 @@ def parse_args(argv=None):
                    help="ONNX opset version (default 18; 23 is supported too)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the weights and the example input ids (default 0)")
-    p.add_argument("--dtype", choices=["bf16", "f32"], default="bf16",
+    p.add_argument("--arch", choices=sorted(ARCHES), default="llama",
+                   help="model family with the same dimensions (default llama): llama, mistral, "
+                        "qwen2 (QKV bias), qwen3 (q/k RMSNorm), phi3 (fused qkv and gate_up), "
+                        "gemma (GeLU-tanh gate, (1+w) norm, embedding scale), gemma2 (+ soft-"
+                        "capping, pre/post norms), olmo2 (post-norms, q/k norm), gpt2 (LayerNorm, "
+                        "GeLU, biases, learned positions; --heads x --head-dim must equal "
+                        "--hidden)")
+    p.add_argument("--dtype", choices=["bf16", "f16", "f32"], default="bf16",
                    help="weight/activation dtype of the exported model (default bf16)")
     p.add_argument("--max-position", type=int, default=131072,
                    help="max_position_embeddings (default 131072)")
@@ -142,7 +149,45 @@ def parse_args(argv=None):
     return a
 
 
+# Per family: the transformers config class and how our flags map onto its fields.
+ARCHES = {"llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "olmo2", "gpt2"}
+
+
+def build_family_config(a):
+    """Config of a non-Llama family with the dimensions of the flags (plain RoPE)."""
+    import transformers
+    common = dict(vocab_size=a.vocab, hidden_size=a.hidden, intermediate_size=a.intermediate,
+                  num_hidden_layers=a.layers, num_attention_heads=a.heads,
+                  num_key_value_heads=a.kv_heads, max_position_embeddings=a.max_position,
+                  rms_norm_eps=a.rms_norm_eps, tie_word_embeddings=a.tie_embeddings,
+                  use_cache=False, attention_dropout=0.0, rope_theta=a.rope_theta)
+    if a.arch == "gpt2":
+        return transformers.GPT2Config(
+            vocab_size=a.vocab, n_positions=a.max_position, n_embd=a.hidden, n_layer=a.layers,
+            n_head=a.heads, n_inner=a.intermediate, activation_function="gelu_new",
+            resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, use_cache=False,
+            tie_word_embeddings=a.tie_embeddings)
+    cls = {"mistral": "MistralConfig", "qwen2": "Qwen2Config", "qwen3": "Qwen3Config",
+           "phi3": "Phi3Config", "gemma": "GemmaConfig", "gemma2": "Gemma2Config",
+           "olmo2": "Olmo2Config"}[a.arch]
+    extra = {}
+    if a.arch in ("mistral", "qwen2", "qwen3", "gemma", "gemma2"):
+        extra["head_dim"] = a.head_dim
+    if a.arch in ("mistral", "qwen2", "qwen3"):
+        extra["sliding_window"] = None
+    if a.arch == "phi3":
+        extra.update(pad_token_id=None, resid_pdrop=0.0, embd_pdrop=0.0)
+    if a.arch in ("gemma", "gemma2"):
+        extra["hidden_activation"] = "gelu_pytorch_tanh"
+    if a.arch == "gemma2":
+        extra.update(final_logit_softcapping=30.0, attn_logit_softcapping=50.0,
+                     query_pre_attn_scalar=a.head_dim, sliding_window=4096)
+    return getattr(transformers, cls)(**common, **extra)
+
+
 def build_config(a):
+    if a.arch != "llama":
+        return build_family_config(a)
     from transformers import LlamaConfig
     rope = {"rope_type": "default", "rope_theta": a.rope_theta}
     if a.rope_scaling == "llama3":
@@ -185,7 +230,7 @@ def make_wrapper(model):
 
 def build_model(cfg, a, attn):
     import torch
-    from transformers import LlamaForCausalLM
+    from transformers import AutoModelForCausalLM
     torch.manual_seed(a.seed)
     prev = torch.get_default_dtype()
     torch.set_default_dtype(torch.float32)
@@ -195,7 +240,7 @@ def build_model(cfg, a, attn):
         except Exception:
             pass
         with torch.device("cpu"):
-            model = LlamaForCausalLM(cfg)  # fp32 init from the global CPU RNG
+            model = AutoModelForCausalLM.from_config(cfg)  # fp32 init from the global CPU RNG
     finally:
         torch.set_default_dtype(prev)
     model.config._attn_implementation = attn
@@ -203,14 +248,18 @@ def build_model(cfg, a, attn):
         g = torch.Generator().manual_seed(a.seed + 2)
         with torch.no_grad():
             for name, p in sorted(model.named_parameters()):
-                if name.endswith("norm.weight"):
-                    p.copy_(1.0 + 0.1 * torch.randn(p.shape, generator=g, dtype=torch.float32))
+                if name.endswith("norm.weight") or (".ln_" in name and name.endswith(".weight")):
+                    # Gemma's norms scale by (1 + w): their weights start near 0, not 1.
+                    centre = 0.0 if a.arch in ("gemma", "gemma2") else 1.0
+                    p.copy_(centre + 0.1 * torch.randn(p.shape, generator=g, dtype=torch.float32))
+                elif name.endswith(".bias"):  # zero at init: random so that biases matter
+                    p.copy_(0.02 * torch.randn(p.shape, generator=g, dtype=torch.float32))
     if a.tie_embeddings:
         model.tie_weights()
-        assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
+        assert model.lm_head.weight.data_ptr() == model.get_input_embeddings().weight.data_ptr()
     if a.lora_targets:
         model = add_lora(model, a)
-    dt = {"bf16": torch.bfloat16, "f32": torch.float32}[a.dtype]
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[a.dtype]
     model = model.to(dt).eval()
     return model
 
@@ -581,7 +630,7 @@ def main_kv(a, cfg):
     ids, _ = example_inputs(a)
     attn = "sdpa" if a.attn == "auto" else a.attn
     model = build_model(cfg, a, attn)
-    dt = {"bf16": torch.bfloat16, "f32": torch.float32}[a.dtype]
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[a.dtype]
     prefill, decode = make_kv_wrappers(model, max_len, seq)
     past, present = kv_names(cfg.num_hidden_layers)
     caches = zero_caches(cfg, max_len, dt)
@@ -700,7 +749,7 @@ def main_kv(a, cfg):
             inputs["cache_position"] = [1, "int64"]
         inputs.update(cache_io)
         side = {
-            "model": "LlamaForCausalLM (random init)" + (
+            "model": f"{type(model).__name__} (random init)" + (
             f" + PEFT LoRA r={a.lora_rank} alpha={a.lora_alpha} on {a.lora_targets} "
             f"(seed {a.lora_seed})" if a.lora_targets else ""),
             "graph": name,
@@ -814,7 +863,7 @@ def main(argv=None):
         print(f"[export_llama] dump: {a.dump} ({n} bytes)")
 
     side = {
-        "model": "LlamaForCausalLM (random init)" + (
+        "model": f"{type(model).__name__} (random init)" + (
             f" + PEFT LoRA r={a.lora_rank} alpha={a.lora_alpha} on {a.lora_targets} "
             f"(seed {a.lora_seed})" if a.lora_targets else ""),
         "seed": a.seed,

@@ -12,6 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 sinter=${1:-build/bin/sinter}
+# ctest runs this everywhere (label gpu): exit 77 (skipped) where it cannot run.
+if ! python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  echo "lora-swap: skipped: needs torch with a CUDA device"
+  exit 77
+fi
 work=${WORK:-/tmp/lora-swap}
 rm -rf "$work" && mkdir -p "$work"
 fixtures=examples/fixtures
