@@ -76,6 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t passChoice = bytes.ConsumeIntegral<uint64_t>();
   sinter::fuzz::GeneratedModel model = sinter::fuzz::generateTransformer(bytes);
   config.shapes = model.inputShapes;
+  config.dims = model.dimValues;
   std::string summary = model.summary + "\n  flags: " + flagsOf(config);
 
   static const bool print = std::getenv("SINTER_FUZZ_PRINT") != nullptr;
@@ -98,6 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   sinter::ImportOptions options;
   options.inputShapes = config.shapes;
+  options.dimValues = config.dims;
   auto module = sinter::importOnnxBuffer(context, model.bytes, "", options, error, "fuzz.onnx");
   if (!module) {
     checkMessages({error}, summary);

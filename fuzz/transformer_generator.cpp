@@ -422,8 +422,22 @@ GeneratedModel TransformerGenerator::run() {
     graph_.input(inputName, dtype_, embeds, symbols);
     x = inputName;
   }
-  if (symbolic && in_.ConsumeIntegralInRange(0, 5) != 0)
+  switch (symbolic ? in_.ConsumeIntegralInRange(0, 5) : -1) {
+  case -1:
+    break;
+  case 0: // nothing given: refused in one line
+    break;
+  case 1: // a --dim the model does not have
+    model.dimValues["seq_len"] = d.seq;
+    break;
+  case 2:
+  case 3:
+    model.dimValues["batch_size"] = d.batch;
+    model.dimValues["sequence_length"] = d.seq;
+    break;
+  default:
     model.inputShapes[inputName] = readsTokens ? Shape{d.batch, d.seq} : Shape{d.batch, d.seq, d.hidden};
+  }
 
   int blocks = in_.ConsumeIntegralInRange(1, 5);
   for (int b = 0; b < blocks && in_.remaining_bytes() > 0; ++b) {

@@ -20,6 +20,9 @@ struct GeneratedModel {
   /// Shapes for the symbolic input dimensions (what `sinter compile --shape` would pass);
   /// deliberately incomplete now and then, which the compiler must refuse in one line.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Values for symbolic dimensions by name (what `--dim` would pass); now and then one the
+  /// model does not have.
+  std::map<std::string, int64_t> dimValues;
   /// One line: dtype, dimensions and the blocks, for reproducing a finding by hand.
   std::string summary;
 };

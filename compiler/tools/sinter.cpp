@@ -34,7 +34,7 @@ namespace {
 struct CompileArgs {
   std::vector<std::string> models;
   std::string output, compileTo = "binary", configFile, target, precision, activations, weights;
-  std::vector<std::string> shapes;
+  std::vector<std::string> shapes, dims;
   bool noMergeLora = false, timing = false;
 };
 
@@ -190,6 +190,13 @@ int runCompile(const CompileArgs &args) {
       return userError(error);
     config.shapes[s.substr(0, eq)] = shape;
   }
+  for (const std::string &d : args.dims) {
+    std::string name;
+    int64_t value = 0;
+    if (!sinter::parseDim(d, name, value, error))
+      return userError(error);
+    config.dims[name] = value;
+  }
   sinter::Target target;
   if (!sinter::loadTarget(targetsDir(), config.target, target, error))
     return userError(error);
@@ -213,6 +220,7 @@ int runCompile(const CompileArgs &args) {
   PhaseTimer timer(args.timing);
   sinter::ImportOptions importOptions;
   importOptions.inputShapes = config.shapes;
+  importOptions.dimValues = config.dims;
   // Every entry point becomes one function of the module, named after the entry.
   mlir::OwningOpRef<mlir::ModuleOp> module;
   for (const EntrySource &entry : entries) {
@@ -292,7 +300,7 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--compile-to", compile.compileTo,
                          "Stop after this phase and print its result: import, graph, launch, source, binary (default)");
   compileCmd->add_option("--config", compile.configFile,
-                         "YAML compile config (keys: precision, activations, merge_lora, target, weights, shapes)");
+                         "YAML compile config (keys: precision, activations, merge_lora, target, weights, shapes, dims)");
   compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");
   compileCmd->add_option("--precision", compile.precision,
                          "fp32 matrix math: strict (fp32 accuracy, default) or tf32 (tensor cores, ~1e-3)");
@@ -304,6 +312,10 @@ int main(int argc, char **argv) {
                        "Keep LoRA adapters as separate matrix products instead of merging them into the base weight");
   compileCmd->add_option("--shape", compile.shapes,
                          "Static shape for a graph input with dynamic dimensions: NAME=AxB (repeatable)");
+  compileCmd->add_option("--dim", compile.dims,
+                         "Value of a symbolic dimension in every input that uses it: NAME=N, e.g. "
+                         "--dim batch_size=1 --dim sequence_length=128 (repeatable; --shape wins "
+                         "for its input)");
   compileCmd->add_flag("--timing", compile.timing,
                        "Print the time each phase (and each pass of the graph and launch phases) takes to stderr");
   compileCmd->add_option("--weights", compile.weights,

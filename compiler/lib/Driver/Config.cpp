@@ -26,6 +26,19 @@ bool parseShape(const std::string &text, std::vector<int64_t> &shape, std::strin
   return true;
 }
 
+bool parseDim(const std::string &text, std::string &name, int64_t &value, std::string &error) {
+  size_t eq = text.find('=');
+  std::vector<int64_t> parsed;
+  if (eq == std::string::npos || eq == 0 ||
+      !parseShape(text.substr(eq + 1), parsed, error) || parsed.size() != 1) {
+    error = "--dim must be NAME=N with a positive N, got '" + text + "'";
+    return false;
+  }
+  name = text.substr(0, eq);
+  value = parsed.front();
+  return true;
+}
+
 bool loadConfigFile(const std::string &path, CompileConfig &config, std::string &error) {
   try {
     YAML::Node root = YAML::LoadFile(path);
@@ -72,6 +85,21 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
             return false;
           }
           config.shapes[s.first.as<std::string>()] = shape;
+        }
+      } else if (key == "dims") {
+        if (!value.IsMap()) {
+          error = path + ": dims must map dimension names to positive values like seq: 128";
+          return false;
+        }
+        for (const auto &d : value) {
+          std::string name;
+          int64_t dim = 0;
+          if (!parseDim(d.first.as<std::string>() + "=" + d.second.as<std::string>(), name, dim,
+                        error)) {
+            error = path + ": " + error;
+            return false;
+          }
+          config.dims[name] = dim;
         }
       } else {
         error = path + ": unknown key '" + key + "'";

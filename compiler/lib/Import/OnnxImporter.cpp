@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -120,9 +121,16 @@ private:
         if (dim.has_dim_value() && dim.dim_value() < 0)
           return fail("graph input '" + info.name() + "' has a negative dimension " +
                       Twine(dim.dim_value()) + " (at position " + Twine(shape.size()) + ")");
-        if (!dim.has_dim_value())
-          return fail("graph input '" + info.name() + "' has a dynamic dimension '" +
-                      dim.dim_param() + "'; give a static shape with --shape " + info.name() + "=AxB...");
+        if (!dim.has_dim_value()) {
+          auto value = options.dimValues.find(dim.dim_param());
+          if (dim.dim_param().empty() || value == options.dimValues.end())
+            return fail("graph input '" + info.name() + "' has a dynamic dimension '" +
+                        dim.dim_param() + "'; give it a value with --dim " +
+                        (dim.dim_param().empty() ? std::string("NAME") : dim.dim_param()) +
+                        "=N or a static shape with --shape " + info.name() + "=AxB...");
+          shape.push_back(value->second);
+          continue;
+        }
         shape.push_back(dim.dim_value());
       }
     }
@@ -134,6 +142,29 @@ private:
     if (std::string problem = shapeProblem(shape); !problem.empty())
       return fail("graph input '" + info.name() + "' has " + problem);
     return RankedTensorType::get(shape, et);
+  }
+
+  /// Every --dim must name a symbolic dimension of some graph input.
+  LogicalResult checkDimNames(const onnx::GraphProto &graph,
+                              const llvm::StringSet<> &initializerNames) {
+    llvm::SetVector<StringRef> symbols;
+    for (const auto &in : graph.input())
+      if (!initializerNames.contains(in.name()) && in.type().has_tensor_type())
+        for (const auto &dim : in.type().tensor_type().shape().dim())
+          if (!dim.has_dim_value() && !dim.dim_param().empty())
+            symbols.insert(dim.dim_param());
+    for (const auto &[name, value] : options.dimValues) {
+      if (symbols.contains(name))
+        continue;
+      std::string known;
+      for (StringRef symbol : symbols)
+        known += (known.empty() ? "" : ", ") + symbol.str();
+      return fail("--dim '" + name + "' names no dimension of the model (" +
+                  (known.empty() ? std::string("it has no symbolic dimensions")
+                                 : "its symbolic dimensions: " + known) +
+                  ")");
+    }
+    return success();
   }
 
   static std::string nodeName(const onnx::NodeProto &node, int index) {
@@ -214,6 +245,8 @@ private:
     llvm::StringSet<> initializerNames;
     for (const auto &init : graph.initializer())
       initializerNames.insert(init.name());
+    if (failed(checkDimNames(graph, initializerNames)))
+      return failure();
     SmallVector<Type> argTypes;
     SmallVector<std::string> argNames;
     llvm::StringSet<> inputNames;

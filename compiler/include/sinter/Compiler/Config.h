@@ -16,6 +16,8 @@ struct CompileConfig {
   std::string target = "h200";
   std::string weights = "embedded";
   std::map<std::string, std::vector<int64_t>> shapes;
+  /// Values of the model's symbolic dimensions by name (`--dim seq=128`).
+  std::map<std::string, int64_t> dims;
 };
 
 /// The values `precision` and `activations` accept (from --config and from flags alike).
@@ -24,6 +26,9 @@ inline bool isActivations(const std::string &s) { return s == "model" || s == "f
 
 /// Parses a shape written as `1x128` (positive dimensions).
 bool parseShape(const std::string &text, std::vector<int64_t> &shape, std::string &error);
+
+/// Parses `NAME=N` (a positive value) as `--dim` and the config's `dims:` take it.
+bool parseDim(const std::string &text, std::string &name, int64_t &value, std::string &error);
 
 /// Reads a YAML compile config into `config`. Unknown keys and bad values are errors.
 bool loadConfigFile(const std::string &path, CompileConfig &config, std::string &error);

@@ -13,6 +13,9 @@ namespace sinter {
 struct ImportOptions {
   /// Static shapes for graph inputs with symbolic or unknown dimensions, by input name.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Values of symbolic dimensions, by the name the model gives them (`--dim seq=128`): every
+  /// input without an entry in inputShapes takes them. A name no input uses is an error.
+  std::map<std::string, int64_t> dimValues;
 };
 
 /// Imports an ONNX model file into a module holding `func.func @main` of Graph dialect ops,
