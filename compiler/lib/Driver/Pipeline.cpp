@@ -64,45 +64,42 @@ LogicalResult runPasses(ModuleOp module, SmallVector<std::unique_ptr<Pass>> pass
 
 SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig &config,
                                                const Target &target) {
-  struct PassList {
-    SmallVector<std::unique_ptr<Pass>> passes;
-    void addPass(std::unique_ptr<Pass> pass) { passes.push_back(std::move(pass)); }
-  } pm;
+  SmallVector<std::unique_ptr<Pass>> passes;
   if (phase == Phase::Graph) {
-    pm.addPass(createSinterExpandGemm());
-    pm.addPass(createSinterFoldConstants());
-    pm.addPass(createSinterFormLinear());
+    passes.push_back(createSinterExpandGemm());
+    passes.push_back(createSinterFoldConstants());
+    passes.push_back(createSinterFormLinear());
     if (config.mergeLora)
-      pm.addPass(createSinterMergeLora());
-    pm.addPass(createSinterFuseLinearEpilogue());
-    pm.addPass(createSinterFormCacheState());
+      passes.push_back(createSinterMergeLora());
+    passes.push_back(createSinterFuseLinearEpilogue());
+    passes.push_back(createSinterFormCacheState());
     // Raise the exported decompositions to the fused ops the kernels implement. Attention
     // first: a decode step's mask is read off its position before the position-only values
     // that remain (RoPE cos/sin) become tables the RoPE pattern accepts.
-    pm.addPass(createSinterRaiseRmsNorm());
-    pm.addPass(createSinterRaiseSiluMul());
-    pm.addPass(createSinterRaiseAttention());
-    pm.addPass(createCSEPass());
-    pm.addPass(createSinterTabulatePosition());
-    pm.addPass(createSinterRaiseRope());
-    pm.addPass(createSinterFoldConstants());
-    pm.addPass(createCSEPass());
+    passes.push_back(createSinterRaiseRmsNorm());
+    passes.push_back(createSinterRaiseSiluMul());
+    passes.push_back(createSinterRaiseAttention());
+    passes.push_back(createCSEPass());
+    passes.push_back(createSinterTabulatePosition());
+    passes.push_back(createSinterRaiseRope());
+    passes.push_back(createSinterFoldConstants());
+    passes.push_back(createCSEPass());
     // Launch-shaping fusions last, once the graph holds only the ops they combine.
-    pm.addPass(createSinterMergeParallelLinears());
-    pm.addPass(createSinterFuseLinearPrologue());
+    passes.push_back(createSinterMergeParallelLinears());
+    passes.push_back(createSinterFuseLinearPrologue());
     // Attention the kernels cannot take goes back to primitives, and whatever no pattern
     // claimed goes to the generic tier.
-    pm.addPass(createSinterExpandAttention());
-    pm.addPass(createSinterFormFusionGroups());
+    passes.push_back(createSinterExpandAttention());
+    passes.push_back(createSinterFormFusionGroups());
   } else if (phase == Phase::Launch) {
     SinterLowerToLaunchOptions options;
     options.precision = config.precision;
     options.activations = config.activations;
     options.smCount = target.smCount;
-    pm.addPass(createSinterLowerToLaunch(options));
-    pm.addPass(createLaunchPlanArena());
+    passes.push_back(createSinterLowerToLaunch(options));
+    passes.push_back(createLaunchPlanArena());
   }
-  return std::move(pm.passes);
+  return passes;
 }
 
 LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config,
