@@ -91,8 +91,10 @@ def parse_args(argv=None):
                    help="attention implementation: auto tries sdpa, then falls back to eager "
                         "if the export fails (default auto)")
     p.add_argument("--save-reference", action="store_true",
-                   help="also write PATH.input_ids.npy, PATH.attention_mask.npy and "
-                        "PATH.logits.npy (float32 PyTorch logits for the example input)")
+                   help="also write PATH.input_ids.npy, PATH.attention_mask.npy, "
+                        "PATH.logits.npy (PyTorch's logits in the model's dtype, as float32) and "
+                        "PATH.logits_exact.npy (the same weights evaluated in float64: the "
+                        "reference both errors are measured against)")
     p.add_argument("--dump", metavar="TXT", default=None,
                    help="also write a node-by-node text dump of the exported graph to TXT")
     p.add_argument("--no-ort-check", action="store_true",
@@ -226,6 +228,16 @@ def make_wrapper(model):
                           use_cache=False).logits
 
     return Wrapper(model).eval()
+
+
+def exact_logits(model, ids, mask):
+    """The model's own (dtype-rounded) weights evaluated in float64: the reference against which
+    both PyTorch's error in the model's dtype and Sinter's are measured."""
+    import copy
+    import torch
+    exact = copy.deepcopy(model).to(torch.float64)
+    with torch.no_grad():
+        return make_wrapper(exact)(ids, mask).numpy()
 
 
 def build_model(cfg, a, attn):
@@ -858,6 +870,7 @@ def main(argv=None):
         np.save(stem + ".input_ids.npy", ids.numpy())
         np.save(stem + ".attention_mask.npy", mask.numpy())
         np.save(stem + ".logits.npy", ref.astype(np.float32))
+        np.save(stem + ".logits_exact.npy", exact_logits(model, ids, mask).astype(np.float32))
     if a.dump:
         n = dump_onnx(mp, a.dump)
         print(f"[export_llama] dump: {a.dump} ({n} bytes)")

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Exports the family matrix that families_check.sh compiles and checks on the GPU machine (issue
+# 20): every --arch × dtype × batch as a 2-layer tiny model with its inputs, PyTorch's logits in
+# the model's dtype and the float64 reference (export_llama.py --save-reference). Runs on the
+# build machine: it needs torch, transformers and onnxscript (PYTHON, default python3).
+#
+#   test/gpu/families_export.sh OUTDIR [ARCHS] [DTYPES] [BATCHES]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+out=$1
+archs=${2:-"llama mistral qwen2 qwen3 phi3 gemma gemma2 olmo2 gpt2"}
+dtypes=${3:-"bf16 f16 f32"}
+batches=${4:-"1 4"}
+python=${PYTHON:-python3}
+mkdir -p "$out"
+jobs=()
+for arch in $archs; do
+  for dtype in $dtypes; do
+    for batch in $batches; do
+      kv=2
+      [ "$arch" = gpt2 ] && kv=4  # GPT-2 has no grouped-query attention
+      jobs+=("$arch $dtype $batch $kv")
+    done
+  done
+done
+export_one() {
+  local arch=$1 dtype=$2 batch=$3 kv=$4
+  local stem="$out/${arch}_${dtype}_b${batch}"
+  [ -f "$stem.logits_exact.npy" ] && return 0
+  "$python" "$here/examples/export_llama.py" --arch "$arch" --dtype "$dtype" --batch "$batch" \
+    --layers 2 --hidden 64 --intermediate 128 --heads 4 --kv-heads "$kv" --head-dim 16 \
+    --vocab 256 --max-position 64 --seq 6 --save-reference --no-ort-check \
+    --out "$stem.onnx" >"$stem.export.log" 2>&1 || echo "export failed: $stem (see $stem.export.log)"
+}
+export -f export_one
+export out here python
+printf '%s\n' "${jobs[@]}" | xargs -P "${JOBS:-2}" -L1 bash -c 'export_one "$@"' _
+ls "$out"/*.onnx | wc -l
