@@ -59,6 +59,10 @@ def parse_args(argv=None):
     p.add_argument("--vocab", type=int, default=128256, help="vocab_size (default 128256)")
     p.add_argument("--seq", type=int, default=6, help="static prompt length (default 6)")
     p.add_argument("--batch", type=int, default=1, help="static batch size (default 1)")
+    p.add_argument("--pad", choices=["none", "left", "right"], default="none",
+                   help="padding in the example attention_mask: sequence b of the batch has "
+                        "min(b, seq - 1) masked positions on that side (default none; the "
+                        "reference's logits at masked positions are not compared)")
     p.add_argument("--opset", type=int, default=18,
                    help="ONNX opset version (default 18; 23 is supported too)")
     p.add_argument("--seed", type=int, default=0,
@@ -296,6 +300,11 @@ def example_inputs(a):
     g = torch.Generator().manual_seed(a.seed + 1)
     ids = torch.randint(0, a.vocab, (a.batch, a.seq), generator=g, dtype=torch.int64)
     mask = torch.ones(a.batch, a.seq, dtype=torch.int64)
+    for b in range(a.batch):
+        pad = min(b, a.seq - 1) if a.pad != "none" else 0
+        if pad:
+            mask[b, :pad] = 0 if a.pad == "left" else 1
+            mask[b, a.seq - pad:] = 0 if a.pad == "right" else 1
     return ids, mask
 
 

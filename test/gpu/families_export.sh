@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Exports the family matrix that families_check.sh compiles and checks on the GPU machine (issue
 # 20): every --arch × dtype × batch as a 2-layer tiny model with its inputs, PyTorch's logits in
-# the model's dtype and the float64 reference (export_llama.py --save-reference). Runs on the
+# the model's dtype and the float64 reference (export_llama.py --save-reference). Batches above 1
+# are left-padded as in batched generation (sequence b has b masked leading positions). Runs on the
 # build machine: it needs torch, transformers and onnxscript (PYTHON, default python3).
 #
 #   test/gpu/families_export.sh OUTDIR [ARCHS] [DTYPES] [BATCHES]
@@ -25,9 +26,10 @@ for arch in $archs; do
 done
 export_one() {
   local arch=$1 dtype=$2 batch=$3 kv=$4
-  local stem="$out/${arch}_${dtype}_b${batch}"
+  local stem="$out/${arch}_${dtype}_b${batch}" pad=none
+  [ "$batch" -gt 1 ] && pad=left
   [ -f "$stem.logits_exact.npy" ] && return 0
-  "$python" "$here/examples/export_llama.py" --arch "$arch" --dtype "$dtype" --batch "$batch" \
+  "$python" "$here/examples/export_llama.py" --arch "$arch" --dtype "$dtype" --batch "$batch" --pad $pad \
     --layers 2 --hidden 64 --intermediate 128 --heads 4 --kv-heads "$kv" --head-dim 16 \
     --vocab 256 --max-position 64 --seq 6 --save-reference --no-ort-check \
     --out "$stem.onnx" >"$stem.export.log" 2>&1 || echo "export failed: $stem (see $stem.export.log)"
