@@ -41,6 +41,7 @@ namespace {
 
 std::string flagsOf(const sinter::CompileConfig &config) {
   return "--precision=" + config.precision + " --activations=" + config.activations +
+         " --dtype=" + config.dtype +
          " --weights=" + config.weights + " --target=" + config.target +
          (config.mergeLora ? "" : " --no-merge-lora");
 }
@@ -75,6 +76,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bool scrambled = bytes.ConsumeIntegralInRange(0, 7) == 0;
   uint64_t passChoice = bytes.ConsumeIntegral<uint64_t>();
   sinter::fuzz::GeneratedModel model = sinter::fuzz::generateTransformer(bytes);
+  // Read after the model so that the corpus from before --dtype keeps its meaning (no bytes
+  // left: the model's own dtype).
+  int dtypeChoice = bytes.ConsumeIntegralInRange(0, 3);
+  config.dtype = dtypeChoice == 1 ? "bf16" : dtypeChoice == 2 ? "f16" : "model";
   config.shapes = model.inputShapes;
   config.dims = model.dimValues;
   std::string summary = model.summary + "\n  flags: " + flagsOf(config);

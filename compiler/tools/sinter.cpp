@@ -33,7 +33,8 @@ namespace {
 
 struct CompileArgs {
   std::vector<std::string> models;
-  std::string output, compileTo = "binary", configFile, target, precision, activations, weights;
+  std::string output, compileTo = "binary", configFile, target, precision, activations, weights,
+      dtype;
   std::vector<std::string> shapes, dims;
   bool noMergeLora = false, timing = false;
 };
@@ -174,6 +175,11 @@ int runCompile(const CompileArgs &args) {
       return userError("--activations must be model or f32, got '" + args.activations + "'");
     config.activations = args.activations;
   }
+  if (!args.dtype.empty()) {
+    if (!sinter::isDtype(args.dtype))
+      return userError("--dtype must be model, bf16 or f16, got '" + args.dtype + "'");
+    config.dtype = args.dtype;
+  }
   if (args.noMergeLora)
     config.mergeLora = false;
   if (!args.weights.empty()) {
@@ -300,7 +306,7 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--compile-to", compile.compileTo,
                          "Stop after this phase and print its result: import, graph, launch, source, binary (default)");
   compileCmd->add_option("--config", compile.configFile,
-                         "YAML compile config (keys: precision, activations, merge_lora, target, weights, shapes, dims)");
+                         "YAML compile config (keys: precision, activations, dtype, merge_lora, target, weights, shapes, dims)");
   compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");
   compileCmd->add_option("--precision", compile.precision,
                          "fp32 matrix math: strict (fp32 accuracy, default) or tf32 (tensor cores, ~1e-3)");
@@ -308,6 +314,10 @@ int main(int argc, char **argv) {
                          "bf16 models: model (default: bf16 activations, rounded where the graph "
                          "rounds) or f32 (activations between kernels and the outputs in fp32; "
                          "weights and KV caches stay bf16; prompts of up to 16 tokens)");
+  compileCmd->add_option("--dtype", compile.dtype,
+                         "fp32 models: model (default: as exported) or bf16 / f16 (weights, "
+                         "activations, float inputs and outputs and KV caches in that type, "
+                         "position and mask math in fp32, as Hugging Face computes that dtype)");
   compileCmd->add_flag("--no-merge-lora", compile.noMergeLora,
                        "Keep LoRA adapters as separate matrix products instead of merging them into the base weight");
   compileCmd->add_option("--shape", compile.shapes,

@@ -9,7 +9,8 @@ an empty or multi-line error, or an "internal error" fails the run.
 Models: examples/fixtures/*.onnx (the exports of examples/*.py) and the importer's test models
 (test/lit/Import/Inputs/**/*.onnx: one model per supported op, and the hostile ones).
 Flags: --precision {strict, tf32} x --activations {model, f32} x merge LoRA {yes, no} x
---weights {embedded, external} x --target {h200, h100}: 32 combinations, all of which apply to
+--weights {embedded, external} x --target {h200, h100} x --dtype {model, bf16, f16}: 96
+combinations, all of which apply to
 every model (each flag is accepted for any model; the ones that do not change a model's
 compile are still run: they must not break it). A model with symbolic input dimensions is
 compiled once more per combination with every symbolic dimension bound by --shape (the
@@ -32,6 +33,7 @@ FLAGS = [
     ("", "--no-merge-lora"),
     ("--weights=embedded", "--weights=external"),
     ("--target=h200", "--target=h100"),
+    ("--dtype=model", "--dtype=bf16", "--dtype=f16"),
 ]
 
 

@@ -63,6 +63,12 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
           error = path + ": activations must be model or f32";
           return false;
         }
+      } else if (key == "dtype") {
+        config.dtype = value.as<std::string>();
+        if (!isDtype(config.dtype)) {
+          error = path + ": dtype must be model, bf16 or f16";
+          return false;
+        }
       } else if (key == "merge_lora") {
         config.mergeLora = value.as<bool>();
       } else if (key == "target") {

@@ -144,6 +144,8 @@ bool formatInspectReport(const std::string &text, std::string &report, std::stri
     os << "  state bytes: " << str(root->get("state_bytes"));
   if (root->get("activations")) // absent in libraries built before --activations
     os << "  activations: " << str(root->get("activations"));
+  if (auto conversion = root->getString("dtype_conversion"); conversion && *conversion != "none")
+    os << "  dtype: " << *conversion << " (--dtype)";
   os << "\n";
   if (const auto *states = root->getArray("states"))
     for (const auto &st : *states)

@@ -84,6 +84,13 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     passes.push_back(createSinterRaiseRope());
     passes.push_back(createSinterFoldConstants());
     passes.push_back(createCSEPass());
+    // --dtype narrows once the exported decompositions are raised (they match in fp32, where
+    // the statistics of a norm and a softmax are computed) and the position math is tables.
+    if (config.dtype != "model") {
+      SinterNarrowFloatsOptions narrow;
+      narrow.to = config.dtype;
+      passes.push_back(createSinterNarrowFloats(narrow));
+    }
     // Launch-shaping fusions last, once the graph holds only the ops they combine.
     passes.push_back(createSinterMergeParallelLinears());
     passes.push_back(createSinterFuseLinearPrologue());

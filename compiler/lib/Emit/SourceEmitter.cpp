@@ -560,12 +560,15 @@ private:
     auto arena = module->getAttrOfType<IntegerAttr>("launch.arena_bytes");
     auto stateBytes = module->getAttrOfType<IntegerAttr>("launch.state_bytes");
     auto activations = module->getAttrOfType<StringAttr>("launch.activations");
+    auto narrowedTo = module->getAttrOfType<StringAttr>("sinter.narrowed_from_f32");
     llvm::json::Object root{{"format", "sinter"},
                             {"abi_version", std::to_string(SINTER_ABI_VERSION_MAJOR) + "." +
                                                 std::to_string(SINTER_ABI_VERSION_MINOR)},
                             {"weights", out.externalWeights ? "external" : "embedded"},
                             {"activations", activations ? activations.getValue() : "model"},
                             {"program_version", 1},
+                            {"dtype_conversion", narrowedTo ? "f32 -> " + narrowedTo.getValue().str()
+                                                            : std::string("none")},
                             {"model", modelName},
                             {"target", target.name},
                             {"arch", target.arch},

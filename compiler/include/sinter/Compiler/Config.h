@@ -12,6 +12,8 @@ namespace sinter {
 struct CompileConfig {
   std::string precision = "strict"; // strict | tf32
   std::string activations = "model"; // model | f32
+  /// model, or bf16 / f16: an fp32 model's weights, activations and float I/O in that type.
+  std::string dtype = "model";
   bool mergeLora = true;
   std::string target = "h200";
   std::string weights = "embedded";
@@ -20,9 +22,10 @@ struct CompileConfig {
   std::map<std::string, int64_t> dims;
 };
 
-/// The values `precision` and `activations` accept (from --config and from flags alike).
+/// The values `precision`, `activations` and `dtype` accept (from --config and from flags alike).
 inline bool isPrecision(const std::string &s) { return s == "strict" || s == "tf32"; }
 inline bool isActivations(const std::string &s) { return s == "model" || s == "f32"; }
+inline bool isDtype(const std::string &s) { return s == "model" || s == "bf16" || s == "f16"; }
 
 /// Parses a shape written as `1x128` (positive dimensions).
 bool parseShape(const std::string &text, std::vector<int64_t> &shape, std::string &error);

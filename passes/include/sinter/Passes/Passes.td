@@ -11,6 +11,26 @@ def SinterFoldConstants : Pass<"sinter-fold-constants", "mlir::ModuleOp"> {
   }];
 }
 
+def SinterNarrowFloats : Pass<"sinter-narrow-floats", "mlir::ModuleOp"> {
+  let summary = "Compute an fp32 model in bf16 or f16: weights, activations, float I/O and caches";
+  let description = [{
+    The model's data path is every value computed from a floating-point function argument, a
+    table lookup (gather) in a floating-point constant, or a matrix product with a constant
+    weight of rank 2 or more. Each fp32 value on it becomes `to` (bf16 or f16), its fp32
+    constant operands are converted once (finite values saturate at the type's largest finite
+    value, so an additive mask of the fp32 minimum stays finite), and the function's fp32
+    arguments and results change type with it. fp32 values off the data path (RoPE angles,
+    masks, other position and index math) stay fp32 and are cast where the data path reads
+    them, as a Hugging Face model in that dtype computes them. `--dtype` runs it after the
+    raising passes (which match the fp32 decompositions: a norm's or softmax's statistics stay
+    in fp32 inside the fused op) and the position tables, before the launch-shaping fusions.
+  }];
+  let options = [
+    Option<"to", "to", "std::string", "\"bf16\"", "The narrow type: bf16 or f16">
+  ];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterExpandGemm : Pass<"sinter-expand-gemm", "mlir::ModuleOp"> {
   let summary = "Write ONNX Gemm as transposes, a matmul, a scale and a bias add";
   let description = [{
