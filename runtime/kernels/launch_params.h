@@ -580,6 +580,32 @@ SINTER_LP_FN LaunchParams kv_cache_write_launch(int N, int HKV, int D) {
           0u};
 }
 
+// =============================================================================================
+// cache_rows_write<OUTER, ROWS, INNER, MAX_LEN, T>(const T *rows, const int64_t *positions,
+//     T *cache)
+//   rows [OUTER, ROWS, INNER]; positions [ROWS] int64; cache [OUTER, MAX_LEN, INNER]; T any
+//   element type. cache[o, positions[r], i] = rows[o, r, i] for every o, r, i: a cache write
+//   along one axis, OUTER the product of the dimensions before it and INNER of those after it.
+//   A position outside [0, MAX_LEN) is skipped (two rows with the same position: either wins).
+//   One thread per row element; grid (ceil(OUTER*ROWS*INNER / block)), block
+//   min(256, round_up(OUTER*ROWS*INNER, 32)), no shared memory.
+//   Requires positive extents and OUTER*ROWS*INNER < 2^30.
+// =============================================================================================
+SINTER_LP_FN bool cache_rows_write_supported(int64_t outer, int64_t rows, int64_t inner,
+                                             int64_t max_len) {
+  return outer >= 1 && rows >= 1 && inner >= 1 && max_len >= 1 &&
+         outer * rows * inner < (int64_t(1) << 30);
+}
+SINTER_LP_FN int cache_rows_write_threads(int outer, int rows, int inner) {
+  return min_int(256, round_up(outer * rows * inner, 32));
+}
+SINTER_LP_FN LaunchParams cache_rows_write_launch(int outer, int rows, int inner) {
+  return {{uint32_t(ceil_div(outer * rows * inner, cache_rows_write_threads(outer, rows, inner))),
+           1u, 1u},
+          {uint32_t(cache_rows_write_threads(outer, rows, inner)), 1u, 1u},
+          0u};
+}
+
 } // namespace sinter::kernels
 
 #endif // SINTER_KERNELS_LAUNCH_PARAMS_H

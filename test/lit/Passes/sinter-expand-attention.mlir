@@ -61,3 +61,37 @@ func.func @kernel_takes(%x: tensor<1x3x8xbf16>) -> tensor<1x3x8xbf16> {
   %r = sinter.reshape %t, %s3 : (tensor<1x3x2x4xbf16>, tensor<3xi64>) -> tensor<1x3x8xbf16>
   return %r : tensor<1x3x8xbf16>
 }
+
+// -----
+
+// Decode attention over an fp32 cache (no decode kernel): attention over the whole cache with
+// the keys after the position masked (j <= position).
+// CHECK-LABEL: func.func @decode_f32
+// CHECK-NOT: sinter.decode_attention
+// CHECK: %[[KEYS:.+]] = sinter.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>
+// CHECK: %[[LE:.+]] = sinter.less_or_equal %[[KEYS]], %arg4 : (tensor<8xi64>, tensor<1xi64>) -> tensor<8xi1>
+// CHECK: %[[KEEP:.+]] = sinter.reshape %[[LE]], %{{.+}} : (tensor<8xi1>, tensor<4xi64>) -> tensor<1x1x1x8xi1>
+// CHECK: sinter.matmul %arg0
+// CHECK: sinter.where
+// CHECK: sinter.softmax
+// CHECK: sinter.matmul
+func.func @decode_f32(%q: tensor<1x4x1x8xf32>, %kc: tensor<1x2x8x8xf32> {sinter.state = "k"}, %vc: tensor<1x2x8x8xf32> {sinter.state = "v"}, %rows: tensor<1x2x1x8xf32>, %pos: tensor<1xi64>) -> (tensor<1x4x1x8xf32>, tensor<1x2x8x8xf32> {sinter.state = "k"}, tensor<1x2x8x8xf32> {sinter.state = "v"}) {
+  %k = sinter.cache_write %kc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x1x8xf32>, tensor<1xi64>) -> tensor<1x2x8x8xf32>
+  %v = sinter.cache_write %vc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x1x8xf32>, tensor<1xi64>) -> tensor<1x2x8x8xf32>
+  %y = sinter.decode_attention %q, %k, %v, %pos {scale = 0.25 : f32} : (tensor<1x4x1x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1xi64>) -> tensor<1x4x1x8xf32>
+  return %y, %k, %v : tensor<1x4x1x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Negative: decode attention over bf16 [1, heads, length, head_dim] caches is the decode
+// kernel's and stays.
+// CHECK-LABEL: func.func @decode_kernel_takes
+// CHECK: sinter.decode_attention
+// CHECK-NOT: sinter.softmax
+func.func @decode_kernel_takes(%q: tensor<1x4x1x8xbf16>, %kc: tensor<1x2x8x8xbf16> {sinter.state = "k"}, %vc: tensor<1x2x8x8xbf16> {sinter.state = "v"}, %rows: tensor<1x2x1x8xbf16>, %pos: tensor<1xi64>) -> (tensor<1x4x1x8xbf16>, tensor<1x2x8x8xbf16> {sinter.state = "k"}, tensor<1x2x8x8xbf16> {sinter.state = "v"}) {
+  %k = sinter.cache_write %kc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xbf16>, tensor<1x2x1x8xbf16>, tensor<1xi64>) -> tensor<1x2x8x8xbf16>
+  %v = sinter.cache_write %vc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xbf16>, tensor<1x2x1x8xbf16>, tensor<1xi64>) -> tensor<1x2x8x8xbf16>
+  %y = sinter.decode_attention %q, %k, %v, %pos {scale = 0.25 : f32} : (tensor<1x4x1x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1xi64>) -> tensor<1x4x1x8xbf16>
+  return %y, %k, %v : tensor<1x4x1x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>
+}

@@ -21,15 +21,33 @@ func.func @decode(%x: tensor<1x8xf32>) -> tensor<1x16xf32> {
 
 // -----
 
-// Negative: a prefill cache write is one kv_cache_write launch from a fused QKV projection's
-// output; rows from anywhere else have no kernel.
+// A cache write no fused-QKV kernel takes (rows from anywhere else, fp32 and batched caches)
+// is one cache_rows_write launch into the state: [outer, rows, inner] around the axis.
+// CHECK-LABEL: func.func @rows_not_projected
+// CHECK: launch.kernel "cache_rows_write"
+// CHECK-SAME: params = [2, 1, 4, 8, "__nv_bfloat16"]
+// CHECK-LABEL: func.func @batched_f32
+// CHECK: launch.kernel "cache_rows_write"
+// CHECK-SAME: params = [6, 3, 4, 8, "float"]
 func.func @rows_not_projected(%cache: tensor<1x2x8x4xbf16> {sinter.state = "cache"}, %pos: tensor<1xi64>, %x: tensor<2x8xf32>) -> (tensor<1x2x8x4xbf16> {sinter.state = "cache"}, tensor<2x4xf32>) {
   %rows = sinter.constant dense<1.0> : tensor<1x2x1x4xbf16>
-  // expected-error @+1 {{a cache write needs rows from a fused QKV projection}}
   %w = sinter.cache_write %cache, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x4xbf16>, tensor<1x2x1x4xbf16>, tensor<1xi64>) -> tensor<1x2x8x4xbf16>
   %k = sinter.constant dense<1.0> : tensor<8x4xf32>
   %y = sinter.linear %x, %k : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
   return %w, %y : tensor<1x2x8x4xbf16>, tensor<2x4xf32>
+}
+func.func @batched_f32(%cache: tensor<3x2x8x4xf32> {sinter.state = "batched"}, %rows: tensor<3x2x3x4xf32>, %pos: tensor<3xi64>) -> (tensor<3x2x8x4xf32> {sinter.state = "batched"}) {
+  %w = sinter.cache_write %cache, %rows, %pos {axis = 2 : i64} : (tensor<3x2x8x4xf32>, tensor<3x2x3x4xf32>, tensor<3xi64>) -> tensor<3x2x8x4xf32>
+  return %w : tensor<3x2x8x4xf32>
+}
+
+// -----
+
+// Negative: an integer cache has no kernel.
+func.func @integer_cache(%cache: tensor<8x4xi64> {sinter.state = "ids"}, %rows: tensor<1x4xi64>, %pos: tensor<1xi64>) -> (tensor<8x4xi64> {sinter.state = "ids"}) {
+  // expected-error @+1 {{no cache_rows_write configuration for a 'tensor<8x4xi64>' cache written 1 rows at a time}}
+  %w = sinter.cache_write %cache, %rows, %pos {axis = 0 : i64} : (tensor<8x4xi64>, tensor<1x4xi64>, tensor<1xi64>) -> tensor<8x4xi64>
+  return %w : tensor<8x4xi64>
 }
 
 // -----

@@ -92,6 +92,11 @@ const KernelParam kKvCacheWriteParams[] = {
 const KernelArg kKvCacheWriteArgs[] = {
     {"qkv", R::In}, {"positions", R::In}, {"k_cache", R::InOut}, {"v_cache", R::InOut}};
 
+const KernelParam kCacheRowsWriteParams[] = {
+    {"OUTER", P::Int}, {"ROWS", P::Int}, {"INNER", P::Int}, {"MAX_LEN", P::Int}, {"T", P::Type}};
+const KernelArg kCacheRowsWriteArgs[] = {
+    {"rows", R::In}, {"positions", R::In}, {"cache", R::InOut}};
+
 const KernelTemplate kTemplates[] = {
     {"linear_small_m", kLinearSmallMParams, 10, kLinearSmallMArgs},
     {"embedding_gather", kEmbeddingGatherParams, 4, kEmbeddingGatherArgs},
@@ -101,6 +106,7 @@ const KernelTemplate kTemplates[] = {
     {"rope_rows", kRopeRowsParams, 4, kRopeRowsArgs},
     {"silu_mul", kSiluMulParams, 2, kSiluMulArgs},
     {"kv_cache_write", kKvCacheWriteParams, 7, kKvCacheWriteArgs},
+    {"cache_rows_write", kCacheRowsWriteParams, 5, kCacheRowsWriteArgs},
 };
 
 } // namespace

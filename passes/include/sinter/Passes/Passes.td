@@ -166,7 +166,9 @@ def SinterExpandAttention : Pass<"sinter-expand-attention", "mlir::ModuleOp"> {
     `matmul(softmax(q @ kE^T * scale [masked] [causal]), vE)` with kE and vE the grouped-query
     expansions of k and v (3-D operands are split into heads first): the products go to the
     library GEMM, the rest to generated kernels. A query row whose keys are all masked gives
-    zeros, as in the kernels.
+    zeros, as in the kernels. A `sinter.decode_attention` the decode kernel cannot take (not
+    bf16, batch other than 1, a cache other than [1, heads, length, head_dim] written along
+    the length) becomes the same over the whole cache, with keys after the position masked.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

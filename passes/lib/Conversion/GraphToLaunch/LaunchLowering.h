@@ -22,6 +22,16 @@ namespace sinter {
 /// Kernel template parameters and small queries shared by the lowering files.
 inline mlir::Attribute intParam(mlir::Builder &b, int64_t v) { return b.getI64IntegerAttr(v); }
 inline mlir::Attribute strParam(mlir::Builder &b, llvm::StringRef s) { return b.getStringAttr(s); }
+/// The CUDA spelling of a kernel template's element type parameter ("" for other types).
+inline llvm::StringRef cxxType(mlir::Type t) {
+  if (t.isBF16())
+    return "__nv_bfloat16";
+  if (t.isF32())
+    return "float";
+  if (t.isF16())
+    return "__half";
+  return "";
+}
 inline uint32_t floatBits(float f) {
   uint32_t bits;
   std::memcpy(&bits, &f, 4);
@@ -127,6 +137,8 @@ private:
   /// decode attention with the writes of its step.
   mlir::LogicalResult lowerCacheWrite(graph::CacheWriteOp write);
   mlir::LogicalResult lowerDecodeAttention(graph::DecodeAttentionOp attention);
+  /// A cache write no fused-QKV kernel takes: the cache_rows_write kernel, into `state`.
+  mlir::LogicalResult lowerCacheRowsWrite(graph::CacheWriteOp write, mlir::Value state);
   /// A buffer of the context's state block called `name`.
   mlir::Value stateBuffer(mlir::Location loc, llvm::StringRef name, mlir::MemRefType type);
   /// out[m, :] = RMS-normalized x[m, :] times weight: the rms_norm kernel launch.

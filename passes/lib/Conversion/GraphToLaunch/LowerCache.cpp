@@ -39,8 +39,7 @@ LogicalResult FunctionLowering::lowerCacheWrite(graph::CacheWriteOp write) {
   // A prefill: the k and v writes of one step, from one fused QKV projection, are one launch.
   auto rows = fusedColumns.find(write.getRows());
   if (rows == fusedColumns.end() || !isKernelCache(write))
-    return write.emitError("a cache write needs rows from a fused QKV projection and a "
-                           "bf16 [1, heads, length, head_dim] cache");
+    return lowerCacheRowsWrite(write, *state);
   graph::CacheWriteOp other;
   for (Operation *user : write.getPositions().getUsers()) {
     auto sibling = dyn_cast<graph::CacheWriteOp>(user);
@@ -80,6 +79,35 @@ LogicalResult FunctionLowering::lowerCacheWrite(graph::CacheWriteOp write) {
                      intParam(builder, k.rowStride), intParam(builder, length)},
                     {k.buffer, *positions, kState, vState}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2, 3});
+}
+
+LogicalResult FunctionLowering::lowerCacheRowsWrite(graph::CacheWriteOp write, Value state) {
+  auto type = write.getState().getType();
+  int64_t axis = write.getAxis();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d < axis)
+      outer *= type.getDimSize(d);
+    else if (d > axis)
+      inner *= type.getDimSize(d);
+  }
+  int64_t rows = write.getRows().getType().getDimSize(axis), length = cacheLength(write);
+  StringRef element = cxxType(type.getElementType());
+  if (element.empty() || !kn::cache_rows_write_supported(outer, rows, inner, length))
+    return write.emitError("no cache_rows_write configuration for a ")
+           << type << " cache written " << rows << " rows at a time";
+  if (!cast<RankedTensorType>(write.getPositions().getType()).getElementType().isInteger(64))
+    return write.emitError("cache positions must be i64");
+  auto rowsBuffer = bufferOf(write.getRows());
+  auto positions = bufferOf(write.getPositions());
+  if (failed(rowsBuffer) || failed(positions))
+    return failure();
+  kn::LaunchParams lp = kn::cache_rows_write_launch(outer, rows, inner);
+  return emitKernel(write.getLoc(), "cache_rows_write",
+                    {intParam(builder, outer), intParam(builder, rows), intParam(builder, inner),
+                     intParam(builder, length), strParam(builder, element)},
+                    {*rowsBuffer, *positions, state}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                    {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
 }
 
 LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp attention) {

@@ -19,16 +19,6 @@ namespace {
 
 
 
-StringRef cxxType(Type t) {
-  if (t.isBF16())
-    return "__nv_bfloat16";
-  if (t.isF32())
-    return "float";
-  if (t.isF16())
-    return "__half";
-  return "";
-}
-
 /// out[r, c] = w[c, rowOf(r)] for a [K, N] row-major `raw`, with a fixed-size copy per
 /// element (a run-time-size memcpy per element is a libc call each: minutes on a model).
 template <typename Word>

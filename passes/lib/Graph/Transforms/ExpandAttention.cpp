@@ -137,10 +137,60 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
   }
 };
 
+/// Decode attention of a kind the attention_decode kernel does not address (not bf16, a batch
+/// of sequences, a cache that is not [1, heads, length, head_dim] written along the length)
+/// goes to primitives: attention over the whole cache, the keys after the position masked.
+struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool isKernelCache(Value cache) {
+    auto write = cache.getDefiningOp<CacheWriteOp>();
+    if (!write)
+      return false;
+    auto type = write.getState().getType();
+    return write.getAxis() == 2 && type.getRank() == 4 && type.getDimSize(0) == 1 &&
+           type.getElementType().isBF16();
+  }
+
+  LogicalResult matchAndRewrite(DecodeAttentionOp op, PatternRewriter &rewriter) const override {
+    auto qType = op.getQ().getType();
+    if (qType.getElementType().isBF16() && qType.getDimSize(0) == 1 && isKernelCache(op.getK()) &&
+        isKernelCache(op.getV()))
+      return rewriter.notifyMatchFailure(op, "the attention_decode kernel takes it");
+    Location loc = op.getLoc();
+    auto kType = op.getK().getType();
+    int64_t length = kType.getDimSize(2);
+    auto positionType = op.getPosition().getType();
+    Type indexType = positionType.getElementType();
+    // keep[j] = j <= position, as [1, 1, 1, L] over the scores [B, Hq, 1, L].
+    SmallVector<APInt> keys;
+    for (int64_t j = 0; j < length; ++j)
+      keys.push_back(APInt(indexType.getIntOrFloatBitWidth(), j, /*isSigned=*/true));
+    Value keyIndex = ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(RankedTensorType::get({length}, indexType), keys));
+    Value position = op.getPosition();
+    if (positionType.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "one position per step");
+    auto boolType = RankedTensorType::get({length}, rewriter.getI1Type());
+    Value attended = LessOrEqualOp::create(rewriter, loc, boolType, keyIndex, position);
+    SmallVector<int64_t> keepShape = {1, 1, 1, length};
+    auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
+    Value keep = ReshapeOp::create(
+        rewriter, loc, RankedTensorType::get(keepShape, rewriter.getI1Type()), attended,
+        ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(keepShape))));
+    Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(),
+                                qType.getDimSize(1), kType.getDimSize(1),
+                                op.getScale().convertToFloat(), /*causal=*/false, keep, Value())
+                    .output;
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
 struct ExpandAttentionPass : sinter::impl::SinterExpandAttentionBase<ExpandAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandAttention, ExpandFusedAttention>(&getContext());
+    patterns.add<ExpandAttention, ExpandFusedAttention, ExpandDecodeAttention>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
                                      sinter::rewriteOnlyConfig())))
       signalPassFailure();
