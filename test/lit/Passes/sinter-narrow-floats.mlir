@@ -1,5 +1,5 @@
-// RUN: sinter-opt %s -split-input-file --sinter-narrow-floats | FileCheck %s
-// RUN: sinter-opt %s -split-input-file --sinter-narrow-floats="to=f16" | FileCheck %s --check-prefix=F16
+// RUN: sinter-opt %s -split-input-file -verify-diagnostics --sinter-narrow-floats | FileCheck %s
+// RUN: sinter-opt %s -split-input-file -verify-diagnostics --sinter-narrow-floats="to=f16" | FileCheck %s --check-prefix=F16
 // RUN: not sinter-opt %s -split-input-file --sinter-narrow-floats="to=f8" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: sinter-narrow-floats: 'to' must be bf16 or f16, got 'f8'
@@ -71,4 +71,18 @@ func.func @already_narrow(%x: tensor<2x2xbf16>) -> tensor<2x2xbf16> {
   %w = sinter.constant dense<1.0> : tensor<2x2xbf16>
   %y = sinter.linear %x, %w : (tensor<2x2xbf16>, tensor<2x2xbf16>) -> tensor<2x2xbf16>
   return %y : tensor<2x2xbf16>
+}
+
+// -----
+
+// Negative: after fusion groups are formed (a pass order the pipeline never uses) the pass
+// refuses, naming the group, instead of leaving its body in the old type.
+func.func @after_fusion_groups(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{sinter-narrow-floats runs before fusion groups are formed}}
+  %y = sinter.fusion_group(%x) : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    %n = sinter.unary "tanh" %a : (tensor<2xf32>) -> tensor<2xf32>
+    sinter.yield %n : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
 }

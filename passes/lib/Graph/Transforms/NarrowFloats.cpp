@@ -70,16 +70,25 @@ struct NarrowFloatsPass : sinter::impl::SinterNarrowFloatsBase<NarrowFloatsPass>
       return signalPassFailure();
     }
     bool narrowedAny = false;
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      narrowedAny |= narrowFunction(func, narrow);
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      FailureOr<bool> narrowed = narrowFunction(func, narrow);
+      if (failed(narrowed))
+        return signalPassFailure();
+      narrowedAny |= *narrowed;
+    }
     if (narrowedAny)
       getOperation()->setAttr("sinter.narrowed_from_f32",
                               StringAttr::get(&getContext(), std::string(to)));
   }
 
-  bool narrowFunction(func::FuncOp func, Type narrow) {
+  /// Fails (with a located error) on a function whose ops have regions: narrowing runs before
+  /// fusion groups are formed and does not re-type their bodies.
+  FailureOr<bool> narrowFunction(func::FuncOp func, Type narrow) {
     if (func.isExternal())
       return false;
+    for (Operation &op : func.getBody().front())
+      if (op.getNumRegions() > 0)
+        return op.emitError("sinter-narrow-floats runs before fusion groups are formed");
     auto narrowed = [&](Type type) {
       return cast<RankedTensorType>(type).clone(narrow);
     };
