@@ -51,6 +51,8 @@ def main():
         return check_kv(a, np, torch, sinter_ctypes)
     if os.path.exists(a.stem + ".input_ids.npy"):
         inputs = [np.load(a.stem + ".input_ids.npy"), np.load(a.stem + ".attention_mask.npy")]
+        if os.path.exists(a.stem + ".position_ids.npy"):  # optimum's exports take them too
+            inputs.append(np.load(a.stem + ".position_ids.npy"))
         ref = np.load(a.stem + ".logits.npy")
     else:
         inputs = [np.load(a.stem + ".input.npy")]
