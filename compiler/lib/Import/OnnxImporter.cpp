@@ -10,6 +10,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cctype>
 #include <google/protobuf/io/coded_stream.h>
 
 using namespace mlir;
@@ -123,13 +124,38 @@ private:
                       Twine(dim.dim_value()) + " (at position " + Twine(shape.size()) + ")");
         if (!dim.has_dim_value()) {
           auto value = options.dimValues.find(dim.dim_param());
-          if (dim.dim_param().empty() || value == options.dimValues.end())
-            return fail("graph input '" + info.name() + "' has a dynamic dimension '" +
-                        dim.dim_param() + "'; give it a value with --dim " +
-                        (dim.dim_param().empty() ? std::string("NAME") : dim.dim_param()) +
-                        "=N or a static shape with --shape " + info.name() + "=AxB...");
-          shape.push_back(value->second);
-          continue;
+          if (!dim.dim_param().empty() && value != options.dimValues.end()) {
+            shape.push_back(value->second);
+            continue;
+          }
+          // torch's exporter writes derived dimensions as sums ("past_sequence_length +
+          // sequence_length"): their value follows from the --dim of each name.
+          SmallVector<StringRef> terms = sumTerms(dim.dim_param());
+          if (terms.size() > 1) {
+            int64_t sum = 0;
+            std::string unbound;
+            for (StringRef term : terms) {
+              int64_t number = 0;
+              if (!term.getAsInteger(10, number)) {
+                sum += number;
+              } else if (auto bound = options.dimValues.find(term.str());
+                         bound != options.dimValues.end()) {
+                sum += bound->second;
+              } else {
+                unbound += " --dim " + term.str() + "=N";
+              }
+            }
+            if (!unbound.empty())
+              return fail("graph input '" + info.name() + "' has a dynamic dimension '" +
+                          dim.dim_param() + "'; give its terms values with" + unbound +
+                          " or a static shape with --shape " + info.name() + "=AxB...");
+            shape.push_back(sum);
+            continue;
+          }
+          return fail("graph input '" + info.name() + "' has a dynamic dimension '" +
+                      dim.dim_param() + "'; give it a value with --dim " +
+                      (dim.dim_param().empty() ? std::string("NAME") : dim.dim_param()) +
+                      "=N or a static shape with --shape " + info.name() + "=AxB...");
         }
         shape.push_back(dim.dim_value());
       }
@@ -144,7 +170,17 @@ private:
     return RankedTensorType::get(shape, et);
   }
 
-  /// Every --dim must name a symbolic dimension of some graph input.
+  /// The terms of a dimension written as a sum ("a + b + 1"), trimmed; one term otherwise.
+  static SmallVector<StringRef> sumTerms(StringRef param) {
+    SmallVector<StringRef> terms;
+    param.split(terms, '+');
+    for (StringRef &term : terms)
+      term = term.trim();
+    return terms;
+  }
+
+  /// Every --dim must name a symbolic dimension of some graph input (or a term of one
+  /// written as a sum).
   LogicalResult checkDimNames(const onnx::GraphProto &graph,
                               const llvm::StringSet<> &initializerNames) {
     llvm::SetVector<StringRef> symbols;
@@ -152,7 +188,9 @@ private:
       if (!initializerNames.contains(in.name()) && in.type().has_tensor_type())
         for (const auto &dim : in.type().tensor_type().shape().dim())
           if (!dim.has_dim_value() && !dim.dim_param().empty())
-            symbols.insert(dim.dim_param());
+            for (StringRef term : sumTerms(dim.dim_param()))
+              if (!term.empty() && !std::isdigit((unsigned char)term.front()))
+                symbols.insert(term);
     for (const auto &[name, value] : options.dimValues) {
       if (symbols.contains(name))
         continue;

@@ -127,6 +127,10 @@ def main():
                     [vi("x", [2])], [vi("y", [2])], opset=7, ir=3), "old_opset.onnx")
     onnx.save(model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
                     [vi("x", ["batch", 2])], [vi("y", ["batch", 2])]), "dynamic_input.onnx")
+    # A derived dimension written as a sum, as torch's exporter writes a with-past mask.
+    onnx.save(model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+                    [vi("x", ["batch", "past + seq"])], [vi("y", ["batch", "past + seq"])]),
+              "dim_sum_input.onnx")
     onnx.save(model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
                     [vi("x", [2, 3])], [vi("y", [2, 3])],
                     [numpy_helper.from_array(np.ones((4,), np.float32), "w")]), "bad_broadcast.onnx")
