@@ -146,6 +146,9 @@ def parse_args(argv=None):
     if a.kv_cache is not None:
         if a.batch != 1:
             p.error("--kv-cache exports batch 1 only")
+        if a.arch == "gpt2":
+            p.error("--kv-cache does not export --arch gpt2 yet (its blocks take the cache as "
+                    "layer_past, not the decoder-layer interface the KV wrappers drive)")
         if a.dynamic_seq:
             p.error("--kv-cache and --dynamic-seq do not combine")
         if a.kv_cache < a.seq + 1:
@@ -500,7 +503,8 @@ def kv_names(n_layers):
 
 def kv_cache_shape(cfg, max_len):
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
-    return [1, cfg.num_key_value_heads, max_len, head_dim]
+    kv_heads = getattr(cfg, "num_key_value_heads", None) or cfg.num_attention_heads  # GPT-2: MHA
+    return [1, kv_heads, max_len, head_dim]
 
 
 def zero_caches(cfg, max_len, dtype, device="cpu"):
@@ -530,14 +534,29 @@ class _IndexCopyCache:
         return (key_states, value_states) if self.return_fresh else (kc, vc)
 
 
+def _embed(m, input_ids):
+    """The token embeddings as the model's own forward computes them (Gemma scales them by
+    sqrt(hidden_size), rounded to the model's dtype)."""
+    import torch
+    x = m.model.embed_tokens(input_ids)
+    if m.config.model_type in ("gemma", "gemma2"):
+        x = x * torch.tensor(m.config.hidden_size ** 0.5, dtype=x.dtype)
+    return x
+
+
 def _run_layers(m, x, position_ids, mask, cache):
+    import torch
     mm = m.model
     pe = mm.rotary_emb(x, position_ids)
     for layer in mm.layers:
         x = layer(x, attention_mask=mask, position_embeddings=pe, past_key_values=cache)
         if isinstance(x, tuple):  # older transformers return (hidden_states, ...)
             x = x[0]
-    return m.lm_head(mm.norm(x))
+    logits = m.lm_head(mm.norm(x))
+    cap = getattr(m.config, "final_logit_softcapping", None)
+    if cap:  # Gemma 2
+        logits = torch.tanh(logits / cap) * cap
+    return logits
 
 
 def make_kv_wrappers(model, max_len, seq):
@@ -556,7 +575,7 @@ def make_kv_wrappers(model, max_len, seq):
             self.m = m
 
         def forward(self, input_ids, *past):
-            x = self.m.model.embed_tokens(input_ids)
+            x = _embed(self.m, input_ids)
             positions = torch.arange(seq, dtype=torch.int64, device=input_ids.device)
             cache = _IndexCopyCache(past, positions, return_fresh=True)
             # attention_mask=None: HF's sdpa path takes its causal form (is_causal=True).
@@ -569,7 +588,7 @@ def make_kv_wrappers(model, max_len, seq):
             self.m = m
 
         def forward(self, input_ids, cache_position, *past):
-            x = self.m.model.embed_tokens(input_ids)
+            x = _embed(self.m, input_ids)
             keys = torch.arange(max_len, dtype=torch.int64, device=input_ids.device)
             mask = torch.where(keys[None, :] <= cache_position[:, None], 0.0,
                                torch.finfo(x.dtype).min).to(x.dtype)[None, None]

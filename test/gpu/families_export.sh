@@ -5,7 +5,11 @@
 # are left-padded as in batched generation (sequence b has b masked leading positions). Runs on the
 # build machine: it needs torch, transformers and onnxscript (PYTHON, default python3).
 #
-#   test/gpu/families_export.sh OUTDIR [ARCHS] [DTYPES] [BATCHES]
+# With KV=1, exports prefill + decode graphs with a 32-entry KV cache instead (batch 1; every
+# family but gpt2), ARCH_DTYPE_kv_{prefill,decode}.onnx, checked against Hugging Face's own
+# forward with a DynamicCache.
+#
+#   [KV=1] test/gpu/families_export.sh OUTDIR [ARCHS] [DTYPES] [BATCHES]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
@@ -26,6 +30,16 @@ for arch in $archs; do
 done
 export_one() {
   local arch=$1 dtype=$2 batch=$3 kv=$4
+  if [ "${KV:-0}" = 1 ]; then
+    local stem="$out/${arch}_${dtype}_kv"
+    [ "$arch" = gpt2 ] || [ "$batch" != 1 ] || [ -f "${stem}_decode.logits.npy" ] && return 0
+    "$python" "$here/examples/export_llama.py" --arch "$arch" --dtype "$dtype" \
+      --layers 2 --hidden 64 --intermediate 128 --heads 4 --kv-heads "$kv" --head-dim 16 \
+      --vocab 256 --max-position 64 --seq 6 --kv-cache 32 --save-reference \
+      --out "${stem}_prefill.onnx" --decode-out "${stem}_decode.onnx" >"$stem.export.log" 2>&1 ||
+      echo "export failed: $stem (see $stem.export.log)"
+    return 0
+  fi
   local stem="$out/${arch}_${dtype}_b${batch}" pad=none
   [ "$batch" -gt 1 ] && pad=left
   [ -f "$stem.logits_exact.npy" ] && return 0
@@ -35,6 +49,6 @@ export_one() {
     --out "$stem.onnx" >"$stem.export.log" 2>&1 || echo "export failed: $stem (see $stem.export.log)"
 }
 export -f export_one
-export out here python
+export out here python KV
 printf '%s\n' "${jobs[@]}" | xargs -P "${JOBS:-2}" -L1 bash -c 'export_one "$@"' _
 ls "$out"/*.onnx | wc -l

@@ -84,14 +84,41 @@ func.func @decode_f32(%q: tensor<1x4x1x8xf32>, %kc: tensor<1x2x8x8xf32> {sinter.
 
 // -----
 
-// Negative: decode attention over bf16 [1, heads, length, head_dim] caches is the decode
-// kernel's and stays.
-// CHECK-LABEL: func.func @decode_kernel_takes
-// CHECK: sinter.decode_attention
-// CHECK-NOT: sinter.softmax
-func.func @decode_kernel_takes(%q: tensor<1x4x1x8xbf16>, %kc: tensor<1x2x8x8xbf16> {sinter.state = "k"}, %vc: tensor<1x2x8x8xbf16> {sinter.state = "v"}, %rows: tensor<1x2x1x8xbf16>, %pos: tensor<1xi64>) -> (tensor<1x4x1x8xbf16>, tensor<1x2x8x8xbf16> {sinter.state = "k"}, tensor<1x2x8x8xbf16> {sinter.state = "v"}) {
+// bf16 caches the decode kernel addresses, but q and the new rows are not the head split of
+// one QKV projection (a QKV bias add or q/k norms in between): primitives too.
+// CHECK-LABEL: func.func @decode_not_projected
+// CHECK-NOT: sinter.decode_attention
+// CHECK: sinter.softmax
+func.func @decode_not_projected(%q: tensor<1x4x1x8xbf16>, %kc: tensor<1x2x8x8xbf16> {sinter.state = "k"}, %vc: tensor<1x2x8x8xbf16> {sinter.state = "v"}, %rows: tensor<1x2x1x8xbf16>, %pos: tensor<1xi64>) -> (tensor<1x4x1x8xbf16>, tensor<1x2x8x8xbf16> {sinter.state = "k"}, tensor<1x2x8x8xbf16> {sinter.state = "v"}) {
   %k = sinter.cache_write %kc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xbf16>, tensor<1x2x1x8xbf16>, tensor<1xi64>) -> tensor<1x2x8x8xbf16>
   %v = sinter.cache_write %vc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xbf16>, tensor<1x2x1x8xbf16>, tensor<1xi64>) -> tensor<1x2x8x8xbf16>
   %y = sinter.decode_attention %q, %k, %v, %pos {scale = 0.25 : f32} : (tensor<1x4x1x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1xi64>) -> tensor<1x4x1x8xbf16>
   return %y, %k, %v : tensor<1x4x1x8xbf16>, tensor<1x2x8x8xbf16>, tensor<1x2x8x8xbf16>
+}
+
+// -----
+
+// Negative: decode attention of a bf16 batch-1 head split of one QKV projection over
+// [1, heads, length, head_dim] caches written in the step is the decode kernel's and stays.
+// CHECK-LABEL: func.func @decode_kernel_takes
+// CHECK: sinter.decode_attention
+// CHECK-NOT: sinter.softmax
+func.func @decode_kernel_takes(%x: tensor<1x1x8xbf16>, %kc: tensor<1x1x8x4xbf16> {sinter.state = "k"}, %vc: tensor<1x1x8x4xbf16> {sinter.state = "v"}, %pos: tensor<1xi64>) -> (tensor<1x2x1x4xbf16>, tensor<1x1x8x4xbf16> {sinter.state = "k"}, tensor<1x1x8x4xbf16> {sinter.state = "v"}) {
+  %w = sinter.constant dense<1.0> : tensor<8x16xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<1x1x8xbf16>, tensor<8x16xbf16>) -> tensor<1x1x16xbf16>
+  %sq = sinter.constant dense<[1, 1, 2, 4]> : tensor<4xi64>
+  %skv = sinter.constant dense<[1, 1, 1, 4]> : tensor<4xi64>
+  %q0 = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 8>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x16xbf16>) -> tensor<1x1x8xbf16>
+  %k0 = sinter.slice %qkv {starts = array<i64: 0, 0, 8>, ends = array<i64: 1, 1, 12>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x16xbf16>) -> tensor<1x1x4xbf16>
+  %v0 = sinter.slice %qkv {starts = array<i64: 0, 0, 12>, ends = array<i64: 1, 1, 16>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x16xbf16>) -> tensor<1x1x4xbf16>
+  %q1 = sinter.reshape %q0, %sq : (tensor<1x1x8xbf16>, tensor<4xi64>) -> tensor<1x1x2x4xbf16>
+  %k1 = sinter.reshape %k0, %skv : (tensor<1x1x4xbf16>, tensor<4xi64>) -> tensor<1x1x1x4xbf16>
+  %v1 = sinter.reshape %v0, %skv : (tensor<1x1x4xbf16>, tensor<4xi64>) -> tensor<1x1x1x4xbf16>
+  %q = sinter.transpose %q1, [0, 2, 1, 3] : (tensor<1x1x2x4xbf16>) -> tensor<1x2x1x4xbf16>
+  %kr = sinter.transpose %k1, [0, 2, 1, 3] : (tensor<1x1x1x4xbf16>) -> tensor<1x1x1x4xbf16>
+  %vr = sinter.transpose %v1, [0, 2, 1, 3] : (tensor<1x1x1x4xbf16>) -> tensor<1x1x1x4xbf16>
+  %k = sinter.cache_write %kc, %kr, %pos {axis = 2 : i64} : (tensor<1x1x8x4xbf16>, tensor<1x1x1x4xbf16>, tensor<1xi64>) -> tensor<1x1x8x4xbf16>
+  %v = sinter.cache_write %vc, %vr, %pos {axis = 2 : i64} : (tensor<1x1x8x4xbf16>, tensor<1x1x1x4xbf16>, tensor<1xi64>) -> tensor<1x1x8x4xbf16>
+  %y = sinter.decode_attention %q, %k, %v, %pos {scale = 0.5 : f32} : (tensor<1x2x1x4xbf16>, tensor<1x1x8x4xbf16>, tensor<1x1x8x4xbf16>, tensor<1xi64>) -> tensor<1x2x1x4xbf16>
+  return %y, %k, %v : tensor<1x2x1x4xbf16>, tensor<1x1x8x4xbf16>, tensor<1x1x8x4xbf16>
 }

@@ -168,7 +168,8 @@ def SinterExpandAttention : Pass<"sinter-expand-attention", "mlir::ModuleOp"> {
     library GEMM, the rest to generated kernels. A query row whose keys are all masked gives
     zeros, as in the kernels. A `sinter.decode_attention` the decode kernel cannot take (not
     bf16, batch other than 1, a cache other than [1, heads, length, head_dim] written along
-    the length) becomes the same over the whole cache, with keys after the position masked.
+    the length, q and the new rows not the head split of one fused QKV projection) becomes
+    the same over the whole cache, with keys after the position masked.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

@@ -138,24 +138,36 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
 };
 
 /// Decode attention of a kind the attention_decode kernel does not address (not bf16, a batch
-/// of sequences, a cache that is not [1, heads, length, head_dim] written along the length)
-/// goes to primitives: attention over the whole cache, the keys after the position masked.
+/// of sequences, a cache that is not [1, heads, length, head_dim] written along the length,
+/// q and the new rows not the head split of one fused QKV projection, as with a QKV bias or
+/// q/k norms) goes to primitives: attention over the whole cache, the keys after the position
+/// masked.
 struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  static bool isKernelCache(Value cache) {
+  /// The rows `cache` was written with in this step, when it is a cache the kernel addresses.
+  static Value kernelCacheRows(Value cache) {
     auto write = cache.getDefiningOp<CacheWriteOp>();
     if (!write)
-      return false;
+      return Value();
     auto type = write.getState().getType();
-    return write.getAxis() == 2 && type.getRank() == 4 && type.getDimSize(0) == 1 &&
-           type.getElementType().isBF16();
+    bool addressed = write.getAxis() == 2 && type.getRank() == 4 && type.getDimSize(0) == 1 &&
+                     type.getElementType().isBF16();
+    return addressed ? write.getRows() : Value();
+  }
+
+  static bool kernelTakes(DecodeAttentionOp op) {
+    auto qType = op.getQ().getType();
+    Value kRows = kernelCacheRows(op.getK()), vRows = kernelCacheRows(op.getV());
+    if (!qType.getElementType().isBF16() || qType.getDimSize(0) != 1 || !kRows || !vRows)
+      return false;
+    Operation *linear = headSplitSource(op.getQ());
+    return linear && headSplitSource(kRows) == linear && headSplitSource(vRows) == linear;
   }
 
   LogicalResult matchAndRewrite(DecodeAttentionOp op, PatternRewriter &rewriter) const override {
     auto qType = op.getQ().getType();
-    if (qType.getElementType().isBF16() && qType.getDimSize(0) == 1 && isKernelCache(op.getK()) &&
-        isKernelCache(op.getV()))
+    if (kernelTakes(op))
       return rewriter.notifyMatchFailure(op, "the attention_decode kernel takes it");
     Location loc = op.getLoc();
     auto kType = op.getK().getType();
