@@ -771,6 +771,14 @@ def main_kv(a, cfg):
                 np.arange(seq, seq + len(tokens), dtype=np.int64).reshape(-1, 1),
             dstem + ".logits.npy": np.stack(ref[1]).astype(np.float32),
         }
+        # The same weights evaluated in float64 on the same tokens: the reference of the 1.5x
+        # rule (check_fixture.py).
+        import copy
+        exact_pre, exact_dec, _ = hf_generate_reference(
+            copy.deepcopy(model).to(torch.float64), ids, steps, tokens)
+        arrays[pstem + ".logits_exact.npy"] = exact_pre.float().numpy()
+        arrays[dstem + ".logits_exact.npy"] = np.stack(
+            [d.float().numpy() for d in exact_dec]).astype(np.float32)
         for path, arr in arrays.items():
             np.save(path, arr)
             ref_files[os.path.basename(path)] = list(arr.shape)

@@ -125,6 +125,10 @@ def check_kv(a, np, torch, sinter_ctypes):
     step_ids = np.load(a.stem + "_decode.input_ids.npy")
     positions = np.load(a.stem + "_decode.cache_position.npy")
     step_ref = np.load(a.stem + "_decode.logits.npy").astype(np.float32)
+    exact = None
+    if os.path.exists(a.stem + "_prefill.logits_exact.npy"):
+        exact = (np.load(a.stem + "_prefill.logits_exact.npy"),
+                 np.load(a.stem + "_decode.logits_exact.npy"))
     model = sinter_ctypes.Model(a.so, weights=a.weights, allow_new_values=a.allow_new_weights)
     ok = True
     for mode in ("direct", "graph"):
@@ -133,14 +137,28 @@ def check_kv(a, np, torch, sinter_ctypes):
         out = ctx.run_entry("prefill", [torch.from_numpy(ids).cuda()])[0]
         torch.cuda.synchronize()
         print(f"{os.path.basename(a.so)} ({mode}):")
-        ok &= compare("prefill", out.float().cpu().numpy(), ref, a.bound, np)
+        prefill = out.float().cpu().numpy()
+        steps = []
         for i in range(step_ids.shape[0]):
             out = ctx.run_entry("decode", [torch.from_numpy(step_ids[i]).cuda(),
                                            torch.from_numpy(positions[i]).cuda()])[0]
             torch.cuda.synchronize()
-            ok &= compare(f"decode at position {int(positions[i][0])}",
-                          out.float().cpu().numpy(), step_ref[i], a.bound, np)
+            steps.append(out.float().cpu().numpy())
         ctx.close()
+        if exact is not None:
+            # The project's rule over the prompt and every step together.
+            got_all = np.concatenate([prefill.reshape(-1, ref.shape[-1])] +
+                                     [x.reshape(-1, ref.shape[-1]) for x in steps])
+            ref_all = np.concatenate([ref.reshape(-1, ref.shape[-1]),
+                                      step_ref.reshape(-1, ref.shape[-1])])
+            exact_all = np.concatenate([exact[0].reshape(-1, ref.shape[-1]),
+                                        exact[1].reshape(-1, ref.shape[-1])])
+            ok &= check_against_exact(a, got_all, ref_all, exact_all, np)
+            continue
+        ok &= compare("prefill", prefill, ref, a.bound, np)
+        for i, got in enumerate(steps):
+            ok &= compare(f"decode at position {int(positions[i][0])}", got, step_ref[i],
+                          a.bound, np)
     model.close()
     print("OK" if ok else "FAIL")
     return 0 if ok else 1
