@@ -66,6 +66,8 @@ for job in "${jobs[@]}"; do
     2>/dev/null || echo "?")
   line=$(tail -1 "$work/$n.check.log")
   case $line in *OK) result=OK ;; *) result=FAIL; status=1 ;; esac
+  # A KV check ends in a verdict line; the ratio is on the line before (the CUDA-graph run).
+  case $line in OK|FAIL) line=$(grep ratio "$work/$n.check.log" | tail -1) ;; esac
   echo "| $n | ${flags:-} | $launches | ${line#*: } | $result |"
 done
 exit $status
