@@ -287,4 +287,11 @@ inline double copy_bandwidth() {
   return 2.0 * bytes / (ms * 1e-3);
 }
 
+// n consecutive cache positions from `first`: a prompt written at an offset.
+inline std::vector<int64_t> iota_from(int n, int64_t first) {
+  std::vector<int64_t> v(n);
+  for (int i = 0; i < n; ++i) v[i] = first + i;
+  return v;
+}
+
 } // namespace gputest

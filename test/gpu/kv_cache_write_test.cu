@@ -67,12 +67,6 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &posit
   return ok;
 }
 
-static std::vector<int64_t> iota_from(int n, int64_t first) {
-  std::vector<int64_t> v(n);
-  for (int i = 0; i < n; ++i) v[i] = first + i;
-  return v;
-}
-
 int main() {
   if (!have_device()) return 77;
   bool ok = true;

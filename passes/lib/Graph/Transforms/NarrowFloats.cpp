@@ -115,7 +115,7 @@ struct NarrowFloatsPass : sinter::impl::SinterNarrowFloatsBase<NarrowFloatsPass>
     OpBuilder builder(func.getContext());
     llvm::DenseMap<Value, Value> narrowedConstants, castsOffPath;
     // An fp32 operand off the data path: a converted constant, or a cast where it is read.
-    auto narrowOperand = [&](Operation *user, Value v) -> Value {
+    auto narrowOperand = [&](Value v) -> Value {
       if (auto constant = v.getDefiningOp<ConstantOp>()) {
         Value &slot = narrowedConstants[v];
         if (!slot) {
@@ -130,7 +130,6 @@ struct NarrowFloatsPass : sinter::impl::SinterNarrowFloatsBase<NarrowFloatsPass>
       }
       Value &slot = castsOffPath[v];
       if (!slot) {
-        builder.setInsertionPoint(user);
         if (Operation *def = v.getDefiningOp())
           builder.setInsertionPointAfter(def);
         else
@@ -149,7 +148,7 @@ struct NarrowFloatsPass : sinter::impl::SinterNarrowFloatsBase<NarrowFloatsPass>
       for (OpOperand &operand : op->getOpOperands()) {
         Value v = operand.get();
         if (isF32Tensor(v.getType()) && !data.contains(v))
-          operand.set(narrowOperand(op, v));
+          operand.set(narrowOperand(v));
       }
       for (Value result : op->getResults())
         if (isF32Tensor(result.getType())) {
