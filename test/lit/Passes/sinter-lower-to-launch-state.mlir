@@ -44,10 +44,20 @@ func.func @batched_f32(%cache: tensor<3x2x8x4xf32> {sinter.state = "batched"}, %
 // -----
 
 // Negative: an integer cache has no kernel.
-func.func @integer_cache(%cache: tensor<8x4xi64> {sinter.state = "ids"}, %rows: tensor<1x4xi64>, %pos: tensor<1xi64>) -> (tensor<8x4xi64> {sinter.state = "ids"}) {
-  // expected-error @+1 {{no cache_rows_write configuration for a 'tensor<8x4xi64>' cache written 1 rows at a time}}
-  %w = sinter.cache_write %cache, %rows, %pos {axis = 0 : i64} : (tensor<8x4xi64>, tensor<1x4xi64>, tensor<1xi64>) -> tensor<8x4xi64>
-  return %w : tensor<8x4xi64>
+func.func @integer_cache(%cache: tensor<1x2x8x4xi64> {sinter.state = "ids"}, %rows: tensor<1x2x1x4xi64>, %pos: tensor<1xi64>) -> (tensor<1x2x8x4xi64> {sinter.state = "ids"}) {
+  // expected-error @+1 {{no cache_rows_write configuration for a 'tensor<1x2x8x4xi64>' cache written 1 rows at a time}}
+  %w = sinter.cache_write %cache, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x4xi64>, tensor<1x2x1x4xi64>, tensor<1xi64>) -> tensor<1x2x8x4xi64>
+  return %w : tensor<1x2x8x4xi64>
+}
+
+// -----
+
+// Negative: a scatter of another layout (an ONNX ScatterND model whose input and output the
+// cache-state pass paired) is not compiled as a cache.
+func.func @not_a_kv_layout(%data: tensor<4x4x4xf32> {sinter.state = "data"}, %rows: tensor<2x4x4xf32>, %pos: tensor<2xi64>) -> (tensor<4x4x4xf32> {sinter.state = "data"}) {
+  // expected-error @+1 {{a cache write needs a [batch, heads, length, head_dim] cache written along the length}}
+  %w = sinter.cache_write %data, %rows, %pos {axis = 0 : i64} : (tensor<4x4x4xf32>, tensor<2x4x4xf32>, tensor<2xi64>) -> tensor<4x4x4xf32>
+  return %w : tensor<4x4x4xf32>
 }
 
 // -----

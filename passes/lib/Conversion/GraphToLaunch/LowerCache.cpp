@@ -84,6 +84,12 @@ LogicalResult FunctionLowering::lowerCacheWrite(graph::CacheWriteOp write) {
 LogicalResult FunctionLowering::lowerCacheRowsWrite(graph::CacheWriteOp write, Value state) {
   auto type = write.getState().getType();
   int64_t axis = write.getAxis();
+  // Only the KV-cache layout: any other scatter of an input into an output that
+  // sinter-form-cache-state took for a cache (an ONNX ScatterND model) would otherwise compile
+  // with its input and output moved into the context's state.
+  if (type.getRank() != 4 || axis != 2)
+    return write.emitError("a cache write needs a [batch, heads, length, head_dim] cache "
+                           "written along the length");
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (d < axis)
