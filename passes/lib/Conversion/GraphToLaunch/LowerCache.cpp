@@ -2,6 +2,8 @@
 // kv_cache_write kernels (runtime/kernels), over state buffers of the context.
 #include "LaunchLowering.h"
 
+#include "sinter/Passes/KernelCache.h"
+
 #include "launch_params.h"
 
 using namespace mlir;
@@ -17,13 +19,6 @@ bool readByDecodeAttention(graph::CacheWriteOp write) {
 
 int64_t cacheLength(graph::CacheWriteOp write) {
   return write.getState().getType().getDimSize(write.getAxis());
-}
-
-/// A [1, Hkv, L, D] bf16 cache written along axis 2: the layout the kernels address.
-bool isKernelCache(graph::CacheWriteOp write) {
-  auto type = write.getState().getType();
-  return write.getAxis() == 2 && type.getRank() == 4 && type.getDimSize(0) == 1 &&
-         type.getElementType().isBF16();
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // library GEMMs compute (see Passes.td).
 #include "sinter/Dialect/Graph/IR/AttentionExpansion.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/KernelCache.h"
 #include "sinter/Passes/Passes.h"
 #include "sinter/Passes/RewriteOnly.h"
 
@@ -148,12 +149,7 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
   /// The rows `cache` was written with in this step, when it is a cache the kernel addresses.
   static Value kernelCacheRows(Value cache) {
     auto write = cache.getDefiningOp<CacheWriteOp>();
-    if (!write)
-      return Value();
-    auto type = write.getState().getType();
-    bool addressed = write.getAxis() == 2 && type.getRank() == 4 && type.getDimSize(0) == 1 &&
-                     type.getElementType().isBF16();
-    return addressed ? write.getRows() : Value();
+    return write && sinter::isKernelCache(write) ? write.getRows() : Value();
   }
 
   static bool kernelTakes(DecodeAttentionOp op) {
@@ -169,10 +165,12 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
     auto qType = op.getQ().getType();
     if (kernelTakes(op))
       return rewriter.notifyMatchFailure(op, "the attention_decode kernel takes it");
+    auto positionType = op.getPosition().getType();
+    if (positionType.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "one position per step");
     Location loc = op.getLoc();
     auto kType = op.getK().getType();
     int64_t length = kType.getDimSize(2);
-    auto positionType = op.getPosition().getType();
     Type indexType = positionType.getElementType();
     // keep[j] = j <= position, as [1, 1, 1, L] over the scores [B, Hq, 1, L].
     SmallVector<APInt> keys;
@@ -181,8 +179,6 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
     Value keyIndex = ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(RankedTensorType::get({length}, indexType), keys));
     Value position = op.getPosition();
-    if (positionType.getNumElements() != 1)
-      return rewriter.notifyMatchFailure(op, "one position per step");
     auto boolType = RankedTensorType::get({length}, rewriter.getI1Type());
     Value attended = LessOrEqualOp::create(rewriter, loc, boolType, keyIndex, position);
     SmallVector<int64_t> keepShape = {1, 1, 1, length};
