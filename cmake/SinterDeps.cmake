@@ -31,6 +31,10 @@ else()
 endif()
 find_package(CLI11 CONFIG REQUIRED)
 find_package(GTest REQUIRED)
+# Header-only, compiled into the runtime archive (so into every model .so, hidden): nlohmann-json
+# reads the safetensors header, xxHash (XXH_INLINE_ALL) is the weight checksum.
+find_package(nlohmann_json 3.11 REQUIRED)
+find_path(SINTER_XXHASH_INCLUDE xxhash.h REQUIRED)
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 
 if(NOT SINTER_CUDA_HOME)

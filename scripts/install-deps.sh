@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Sinter builds against (LLVM/MLIR 22, protobuf, yaml-cpp, CLI11,
-# GoogleTest, ninja). The CUDA toolkit is expected at /usr/local/cuda (or $CUDA_HOME).
+# GoogleTest, ninja, header-only nlohmann-json and xxHash). The CUDA toolkit is expected at
+# /usr/local/cuda (or $CUDA_HOME).
 # --fuzz adds clang-22 with libFuzzer for scripts/fuzz-smoke.sh.
 set -euo pipefail
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools ninja-build cmake g++
           libgtest-dev libcli11-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler libonnx-dev
-          libzstd-dev libdlpack-dev python3)
+          libzstd-dev libdlpack-dev nlohmann-json3-dev libxxhash-dev python3)
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang-22 libclang-rt-22-dev)
 fi

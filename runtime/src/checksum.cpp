@@ -1,64 +1,39 @@
 #include "checksum.h"
 
-#include <algorithm>
-#include <cstring>
+// Header-only xxHash: every function static inline in this file, nothing exported or linked.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace sinter::checksum {
 
+static_assert(sizeof(XXH3_state_t) <= Hasher::kStateBytes &&
+                  Hasher::kStateBytes % alignof(XXH3_state_t) == 0 && alignof(XXH3_state_t) <= 64,
+              "Hasher::kStateBytes no longer holds xxHash's XXH3_state_t");
+
 namespace {
-
-// One 64-byte block into the lanes (words little-endian, as every supported host is).
-inline void absorb_block(uint64_t (&lanes)[kLanes], const unsigned char *block) {
-  uint64_t w[kLanes];
-  std::memcpy(w, block, sizeof w);
-  for (int i = 0; i < kLanes; ++i)
-    lanes[i] = (lanes[i] ^ w[i]) * kPrime;
+XXH3_state_t *state(unsigned char *storage) { return reinterpret_cast<XXH3_state_t *>(storage); }
+const XXH3_state_t *state(const unsigned char *storage) {
+  return reinterpret_cast<const XXH3_state_t *>(storage);
 }
-
 } // namespace
 
-Hasher::Hasher() {
-  for (uint64_t &lane : lanes_)
-    lane = kBasis;
+Hasher::Hasher() : state_{} {
+  // The state is plain data (a Hasher may be copied); the reset sets every field the default
+  // secret and seed use.
+  XXH3_64bits_reset(state(state_));
 }
 
 void Hasher::update(const void *data, uint64_t size) {
   if (size == 0) // data may be null then (an empty blob)
     return;
-  const unsigned char *p = static_cast<const unsigned char *>(data);
-  total_ += size;
-  if (pending_bytes_ > 0) {
-    const uint64_t take = std::min<uint64_t>(size, kBlockBytes - pending_bytes_);
-    std::memcpy(pending_ + pending_bytes_, p, take);
-    pending_bytes_ += unsigned(take);
-    p += take;
-    size -= take;
-    if (pending_bytes_ < kBlockBytes)
-      return;
-    absorb_block(lanes_, pending_);
-    pending_bytes_ = 0;
-  }
-  for (; size >= uint64_t(kBlockBytes); p += kBlockBytes, size -= kBlockBytes)
-    absorb_block(lanes_, p);
-  std::memcpy(pending_, p, size);
-  pending_bytes_ = unsigned(size);
+  // size_t is 64 bits on every supported host.
+  XXH3_64bits_update(state(state_), data, size_t(size));
 }
 
-uint64_t Hasher::finish() const {
-  uint64_t tail = kBasis;
-  for (unsigned i = 0; i < pending_bytes_; ++i)
-    tail = (tail ^ pending_[i]) * kPrime;
-  uint64_t h = kBasis;
-  for (uint64_t lane : lanes_)
-    h = (h ^ lane) * kPrime;
-  h = (h ^ tail) * kPrime;
-  return (h ^ total_) * kPrime;
-}
+uint64_t Hasher::finish() const { return XXH3_64bits_digest(state(state_)); }
 
 uint64_t of(const void *data, uint64_t size) {
-  Hasher h;
-  h.update(data, size);
-  return h.finish();
+  return size == 0 ? XXH3_64bits(nullptr, 0) : XXH3_64bits(data, size_t(size));
 }
 
 } // namespace sinter::checksum

@@ -18,7 +18,8 @@ sinter_program &fake_program();
 // A fresh, valid copy of the fake program's launches, for tests that corrupt them.
 std::vector<sinter_launch_desc> fake_launches();
 
-// Test-local weight checksum (independent of the runtime's) used to fill in the checksums.
+// Test-local weight checksum (xxHash's one-shot XXH3-64 called directly, not the runtime's
+// checksum.cpp) used to fill in the checksums.
 uint64_t reference_checksum(const void *data, uint64_t size);
 
 // Owns shapes/strides for DLTensors built to match a sinter_tensor_info.
