@@ -606,6 +606,45 @@ SINTER_LP_FN LaunchParams cache_rows_write_launch(int outer, int rows, int inner
           0u};
 }
 
+
+// =============================================================================================
+// sample_tokens<BATCH, ROWS, VOCAB, IDS_LEN, T>(const T *logits, const int64_t *input_ids,
+//     SamplingState *sampling, uint32_t *seen, int64_t *next_token)
+//   logits [BATCH, ROWS, VOCAB] (T float, __half or bf16); input_ids [BATCH, IDS_LEN] int64;
+//   sampling: the ".sampling" state region (one SamplingState, written by
+//   sinter_context_set_sampling; all zero = greedy); seen [BATCH, sample_tokens_seen_words]
+//   bits, the ".sampling.seen" state region; next_token [BATCH] int64.
+//   For each sequence b: marks input_ids[b, :] in seen[b] (ids outside [0, VOCAB) ignored),
+//   then picks next_token[b] from logits[b, ROWS - 1, :] after the repetition penalty (on the
+//   tokens marked in seen[b]): the argmax (first among equal maxima, NaN largest) when
+//   temperature <= 0, else a draw from softmax(logits / temperature) restricted to the top_k
+//   largest (0: all) and then to the smallest set of largest whose mass reaches top_p (0 or 1:
+//   all), ties at either threshold kept. The draw is Gumbel-max with uniforms hashed from
+//   (seed, step, b, token), so it is reproducible; the last block to finish adds 1 to step.
+//   One block of kSampleTokensThreads per sequence, static shared memory only.
+// =============================================================================================
+struct SamplingState {
+  float temperature;
+  int32_t top_k;
+  float top_p;
+  float repetition_penalty;
+  uint64_t seed;
+  uint64_t step;          // runs since the parameters were set
+  uint32_t blocks_done;   // blocks of the current run that finished (the last one resets it)
+  uint32_t reserved;
+};
+static_assert(sizeof(SamplingState) == 40, "SamplingState is the .sampling state region");
+constexpr int kSampleTokensThreads = 1024;
+SINTER_LP_FN int64_t sample_tokens_seen_words(int64_t vocab) { return (vocab + 31) / 32; }
+SINTER_LP_FN bool sample_tokens_supported(int64_t batch, int64_t rows, int64_t vocab,
+                                          int64_t ids_len) {
+  return batch >= 1 && batch <= 65535 && rows >= 1 && vocab >= 2 && vocab < (int64_t(1) << 30) &&
+         ids_len >= 1 && batch * rows * vocab < (int64_t(1) << 62);
+}
+SINTER_LP_FN LaunchParams sample_tokens_launch(int batch) {
+  return {{uint32_t(batch), 1u, 1u}, {uint32_t(kSampleTokensThreads), 1u, 1u}, 0u};
+}
+
 } // namespace sinter::kernels
 
 #endif // SINTER_KERNELS_LAUNCH_PARAMS_H

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gemm.h"
+#include "launch_params.h"
 #include "model.h"
 
 #include <cuda.h> // driver API types only: the functions come from cudaGetDriverEntryPoint*
@@ -131,9 +132,23 @@ struct sinter_context {
   bool driver = false;
   CUcontext cu_context = nullptr;
   CUlaunchAttribute pdl_attribute{}; // programmaticStreamSerializationAllowed = 1
+  // --sample libraries: the parameters last set (sampling.cpp), written again into the state
+  // after every reset_state.
+  bool sampling_set = false;
+  sinter::kernels::SamplingState sampling{};
 };
 
 namespace sinter::rt {
+
+// Sampling (sampling.cpp). The state region the compiler names for the sampler's parameters
+// (passes/lib/Conversion/GraphToLaunch/LowerSampler.cpp); null when the program has none.
+constexpr const char *kSamplingRegion = ".sampling";
+const sinter_state_info *sampling_region(const sinter_program &program);
+// INVALID_ARGUMENT naming the first parameter out of range (or a null or too small struct).
+sinter_status check_sampling_params(const sinter_sampling_params *params);
+// Writes ctx.sampling into the state block on `stream` when parameters were set.
+sinter_status upload_sampling(sinter_context &ctx, cudaStream_t stream);
+
 // Issues step `index` (== launch index) of entry `entry` on `stream`. driver: launch kernels
 // with cuLaunchKernelEx (the caller checked that ctx.cu_context is current); pdl: honour the
 // steps' PDL flags (false while profiling: events sit between the launches).

@@ -25,7 +25,10 @@ sinter_status reset_state(sinter_context *ctx, void *cuda_stream) {
   // before the next ones; a graph-mode context's graphs keep pointing at the same block.
   cudaError_t err =
       cudaMemsetAsync(ctx->state, 0, bytes, static_cast<cudaStream_t>(cuda_stream));
-  return err == cudaSuccess ? SINTER_OK : fail_cuda(err, "sinter_context_reset_state");
+  if (err != cudaSuccess)
+    return fail_cuda(err, "sinter_context_reset_state");
+  // The sampling parameters survive a reset; the run counter and the seen tokens do not.
+  return upload_sampling(*ctx, static_cast<cudaStream_t>(cuda_stream));
 }
 
 } // namespace

@@ -9,10 +9,10 @@ extern "C" int sinter_test_c_header_check(void);
 
 namespace {
 
-TEST(Abi, VersionIsOnePointThree) {
-  EXPECT_EQ(sinter_abi_version(), (1u << 16) | 3u);
+TEST(Abi, VersionIsOnePointFour) {
+  EXPECT_EQ(sinter_abi_version(), (1u << 16) | 4u);
   EXPECT_EQ(sinter_abi_version() >> 16, SINTER_ABI_VERSION_MAJOR);
-  EXPECT_EQ(SINTER_ABI_VERSION_MINOR, 3u);
+  EXPECT_EQ(SINTER_ABI_VERSION_MINOR, 4u);
 }
 
 TEST(Abi, HeaderCompilesAsC) { EXPECT_EQ(sinter_test_c_header_check(), 1); }
@@ -69,7 +69,7 @@ TEST(LastError, IsThreadLocal) {
 
 TEST(BuildInfo, NamesRuntimeAndProgram) {
   const std::string info = sinter_build_info();
-  EXPECT_CONTAINS(info, "sinter runtime 1.3");
+  EXPECT_CONTAINS(info, "sinter runtime 1.4");
   EXPECT_CONTAINS(info, "target fake_sm");
   EXPECT_CONTAINS(info, "unit-test program");
 }

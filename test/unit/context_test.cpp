@@ -4,6 +4,7 @@
 #include "fake_program.h"
 #include "test_util.h"
 
+#include <cmath>
 #include <string>
 
 using sinter::test::fake_program;
@@ -109,3 +110,39 @@ TEST_F(ContextTest, RunRejectsHostMemoryOnGpu) {
 }
 
 } // namespace
+
+// ABI 1.4: the sampling parameters are checked before anything else, each range error names
+// its parameter, and a library without a sampler says how to get one.
+TEST_F(ContextTest, SetSamplingChecksEveryParameter) {
+  EXPECT_EQ(sinter_model_has_sampler(&model), 0);
+  EXPECT_EQ(sinter_model_has_sampler(nullptr), 0);
+  EXPECT_LAST_ERROR_CONTAINS("sinter_model_has_sampler: model is null");
+  sinter_sampling_params ok = SINTER_SAMPLING_PARAMS_INIT;
+  EXPECT_EQ(sinter_context_set_sampling(nullptr, &ok, nullptr), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("context is null");
+  EXPECT_EQ(sinter_context_set_sampling(&ctx, nullptr, nullptr), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("params is null");
+  struct Case {
+    void (*edit)(sinter_sampling_params &);
+    const char *message;
+  };
+  const Case cases[] = {
+      {[](sinter_sampling_params &p) { p.struct_size = 8; }, "struct_size 8 is smaller"},
+      {[](sinter_sampling_params &p) { p.temperature = -0.5f; }, "temperature must be finite and >= 0"},
+      {[](sinter_sampling_params &p) { p.temperature = INFINITY; }, "temperature must be finite"},
+      {[](sinter_sampling_params &p) { p.top_k = -1; }, "top_k must be >= 0 (0: off), got -1"},
+      {[](sinter_sampling_params &p) { p.top_p = 0.f; }, "top_p must be in (0, 1]"},
+      {[](sinter_sampling_params &p) { p.top_p = 1.5f; }, "top_p must be in (0, 1]"},
+      {[](sinter_sampling_params &p) { p.top_p = NAN; }, "top_p must be in (0, 1]"},
+      {[](sinter_sampling_params &p) { p.repetition_penalty = 0.f; }, "repetition_penalty must be finite and > 0"},
+  };
+  for (const Case &c : cases) {
+    sinter_sampling_params p = SINTER_SAMPLING_PARAMS_INIT;
+    c.edit(p);
+    EXPECT_EQ(sinter_context_set_sampling(&ctx, &p, nullptr), SINTER_INVALID_ARGUMENT);
+    EXPECT_LAST_ERROR_CONTAINS(c.message);
+  }
+  EXPECT_EQ(sinter_context_set_sampling(&ctx, &ok, nullptr), SINTER_INVALID_ARGUMENT);
+  EXPECT_LAST_ERROR_CONTAINS("compiled without --sample");
+  EXPECT_FALSE(ctx.sampling_set);
+}

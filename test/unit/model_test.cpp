@@ -19,7 +19,7 @@ using sinter::test::reference_checksum;
 namespace {
 
 TEST(Checksum, MatchesTheReferenceAtEverySize) {
-  // Sizes around the 64-byte block, with bytes that make every lane and the tail differ.
+  // Sizes around XXH3's stripe and block boundaries, with bytes that differ everywhere.
   std::vector<unsigned char> data(1000);
   for (size_t i = 0; i < data.size(); ++i)
     data[i] = static_cast<unsigned char>(i * 131 + 7);
@@ -68,7 +68,7 @@ TEST(ModelLoad, AbiMajorMismatch) {
   sinter_model *m = reinterpret_cast<sinter_model *>(0x1);
   EXPECT_EQ(sinter_model_load(SINTER_ABI_VERSION_MAJOR + 1, &m), SINTER_ABI_MISMATCH);
   EXPECT_EQ(m, nullptr);
-  EXPECT_LAST_ERROR_CONTAINS("caller expects sinter ABI major 2, library has 1.3");
+  EXPECT_LAST_ERROR_CONTAINS("caller expects sinter ABI major 2, library has 1.4");
 }
 
 TEST(ModelLoad, NoProgram) {

@@ -71,6 +71,8 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
         }
       } else if (key == "merge_lora") {
         config.mergeLora = value.as<bool>();
+      } else if (key == "sample") {
+        config.sample = value.as<bool>();
       } else if (key == "target") {
         config.target = value.as<std::string>();
       } else if (key == "weights") {

@@ -34,9 +34,10 @@ extern "C" {
 #endif
 
 #define SINTER_ABI_VERSION_MAJOR 1u
-#define SINTER_ABI_VERSION_MINOR 3u /* 1.1: load_from_file/_v2, launch info, profile;
+#define SINTER_ABI_VERSION_MINOR 4u /* 1.1: load_from_file/_v2, launch info, profile;
                                        1.2: entry points and context state (KV caches);
-                                       1.3: state region queries */
+                                       1.3: state region queries;
+                                       1.4: token sampling in the program */
 /* Packed as (major << 16) | minor, the value sinter_abi_version() returns. */
 #define SINTER_ABI_VERSION ((SINTER_ABI_VERSION_MAJOR << 16) | SINTER_ABI_VERSION_MINOR)
 
@@ -270,6 +271,48 @@ SINTER_API sinter_status sinter_context_profile_entry(sinter_context *ctx, uint3
  * there; returns without waiting. A no-op for a model without state. SINTER_BUSY while another
  * thread is inside a call on the context, like sinter_run. */
 SINTER_API sinter_status sinter_context_reset_state(sinter_context *ctx, void *cuda_stream);
+
+
+/* ---- ABI 1.4: token sampling inside the compiled program -----------------------------------
+ * A library compiled with `sinter compile --sample` picks the next token itself: every entry
+ * with a "logits" output [batch, seq, vocab] and an "input_ids" input [batch, seq] gets one
+ * more output, "next_token" (int64 [batch, 1]), drawn from the last position's logits by a
+ * kernel at the end of the run. So a decode loop can pass one device buffer as the decode
+ * entry's input_ids and as every run's next_token, and never wait on the host (a run reads
+ * input_ids before it writes next_token).
+ * The sampler's parameters and its random-number counter live in the context's state, so CUDA
+ * graph replays use the current values. A new context, and sinter_context_reset_state, start
+ * with the parameters last set (greedy until set), the counter at 0 and no token seen. */
+
+/* Set struct_size = sizeof(sinter_sampling_params) so later versions can grow the struct. */
+typedef struct sinter_sampling_params {
+  uint32_t struct_size;
+  float temperature;        /* 0: greedy (argmax, first index among equal maxima); > 0: the
+                               logits are divided by it and a token is drawn */
+  int32_t top_k;            /* 0: off; k > 0: draw among the k largest logits (ties kept) */
+  float top_p;              /* 1: off; (0, 1): draw among the smallest set of largest
+                               logits whose probability (after top_k) reaches top_p */
+  float repetition_penalty; /* 1: off; > 0: a token already in this sequence's input_ids
+                               (prompt and fed-back tokens, since the last reset) has its
+                               logit divided by it when positive, multiplied when negative */
+  uint64_t seed;            /* the draws are a function of (seed, run counter, row, token):
+                               the same seed gives the same tokens, in direct and graph mode */
+} sinter_sampling_params;
+
+#define SINTER_SAMPLING_PARAMS_INIT {(uint32_t)sizeof(sinter_sampling_params), 0.0f, 0, 1.0f, 1.0f, 0u}
+
+/* 1 when the library was compiled with --sample (its entries have a next_token output), 0 when
+ * not, and 0 with the last error for a NULL model. */
+SINTER_API int sinter_model_has_sampler(const sinter_model *model);
+
+/* Sets the sampling parameters of `ctx` (borrowed for the call) on `cuda_stream`, ordered with
+ * the runs queued there; restarts the run counter at 0 (tokens already seen stay seen).
+ * INVALID_ARGUMENT naming the parameter for a temperature < 0 or not finite, top_k < 0, top_p
+ * outside (0, 1], repetition_penalty <= 0 or not finite, a struct_size too small, or a library
+ * without a sampler; SINTER_BUSY as for sinter_run. */
+SINTER_API sinter_status sinter_context_set_sampling(sinter_context *ctx,
+                                                     const sinter_sampling_params *params,
+                                                     void *cuda_stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

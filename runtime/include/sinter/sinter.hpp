@@ -19,6 +19,7 @@
 //       const uint32_t decode = model.find_entry("decode");
 //       ctx.run_entry(decode, inputs, outputs, stream);  // the entry's own I/O
 //       ctx.reset_state(stream);                         // KV caches back to zero
+//   and token generation with a library compiled with --sample: sinter/generator.hpp.
 // The Library (or, linked, the process) must outlive its models.
 #pragma once
 
@@ -74,6 +75,9 @@ struct Api {
   // ABI 1.3
   decltype(&::sinter_model_num_states) model_num_states = nullptr;
   decltype(&::sinter_model_state_info) model_state_info = nullptr;
+  // ABI 1.4
+  decltype(&::sinter_model_has_sampler) model_has_sampler = nullptr;
+  decltype(&::sinter_context_set_sampling) context_set_sampling = nullptr;
 };
 
 // The functions this program is linked against. Only instantiated when called, so a program
@@ -115,6 +119,8 @@ inline const Api &linked_api() {
     a.context_reset_state = &::sinter_context_reset_state;
     a.model_num_states = &::sinter_model_num_states;
     a.model_state_info = &::sinter_model_state_info;
+    a.model_has_sampler = &::sinter_model_has_sampler;
+    a.context_set_sampling = &::sinter_context_set_sampling;
     return a;
   }();
   return api;
@@ -212,6 +218,8 @@ public:
     bind(api_.context_reset_state, "sinter_context_reset_state", false);
     bind(api_.model_num_states, "sinter_model_num_states", false);
     bind(api_.model_state_info, "sinter_model_state_info", false);
+    bind(api_.model_has_sampler, "sinter_model_has_sampler", false);
+    bind(api_.context_set_sampling, "sinter_context_set_sampling", false);
     if (!complete)
       throw Error(SINTER_ABI_MISMATCH,
                   "'" + path + "' is not a sinter model library (no " + missing_ + ")");
@@ -364,6 +372,12 @@ public:
     return d;
   }
 
+  // Whether the library was compiled with --sample (ABI 1.4): its entries with logits also
+  // output next_token, picked under Context::set_sampling's parameters.
+  bool has_sampler() const {
+    return api_->model_has_sampler && api_->model_has_sampler(model_) != 0;
+  }
+
 private:
   Model(const Api &api, sinter_model *m) : api_(&api), model_(m) {}
   void reset() noexcept {
@@ -376,6 +390,8 @@ private:
 
 class Context {
 public:
+  // An empty context (no library calls); assign a real one to use it.
+  Context() noexcept = default;
   explicit Context(Model &model, int mode = SINTER_MODE_DIRECT) : api_(&model.api()) {
     sinter_context_options opts = SINTER_CONTEXT_OPTIONS_INIT;
     opts.mode = mode;
@@ -427,6 +443,13 @@ public:
   void reset_state(void *stream = nullptr) {
     if (api_->context_reset_state)
       check(*api_, api_->context_reset_state(ctx_, stream));
+  }
+
+  // Sets the sampler's parameters (ABI 1.4, a library compiled with --sample) on `stream`;
+  // throws INVALID_ARGUMENT naming a parameter out of range.
+  void set_sampling(const sinter_sampling_params &params, void *stream = nullptr) {
+    detail::need(reinterpret_cast<const void *>(api_->context_set_sampling), "sampling", "1.4");
+    check(*api_, api_->context_set_sampling(ctx_, &params, stream));
   }
 
   // One synchronous profiled run: GPU milliseconds per launch (sinter_context_profile).

@@ -15,6 +15,8 @@ struct CompileConfig {
   /// model, or bf16 / f16: an fp32 model's weights, activations and float I/O in that type.
   std::string dtype = "model";
   bool mergeLora = true;
+  /// --sample: language-model entries pick their next token on the device (next_token output).
+  bool sample = false;
   std::string target = "h200";
   std::string weights = "embedded";
   std::map<std::string, std::vector<int64_t>> shapes;

@@ -274,6 +274,22 @@ LogicalResult CacheWriteOp::verify() {
   return success();
 }
 
+LogicalResult SampleTokensOp::verify() {
+  auto logits = cast<RankedTensorType>(getLogits().getType());
+  auto ids = cast<RankedTensorType>(getInputIds().getType());
+  auto next = cast<RankedTensorType>(getNextToken().getType());
+  if (logits.getRank() != 3 || ids.getRank() != 2)
+    return emitOpError("logits must be [batch, seq, vocab] and input_ids [batch, n]");
+  if (!ids.getElementType().isInteger(64) || !next.getElementType().isInteger(64))
+    return emitOpError("input_ids and the result must be i64");
+  int64_t batch = logits.getDimSize(0);
+  if (ids.getDimSize(0) != batch)
+    return emitOpError("input_ids has batch ") << ids.getDimSize(0) << ", logits " << batch;
+  if (next.getRank() != 2 || next.getDimSize(0) != batch || next.getDimSize(1) != 1)
+    return emitOpError("the result must be [") << batch << ", 1]";
+  return success();
+}
+
 LogicalResult DecodeAttentionOp::verify() {
   auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
   if (q.getRank() != 4 || k.getRank() != 4 || k != v)

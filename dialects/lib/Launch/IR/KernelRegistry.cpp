@@ -97,6 +97,14 @@ const KernelParam kCacheRowsWriteParams[] = {
 const KernelArg kCacheRowsWriteArgs[] = {
     {"rows", R::In}, {"positions", R::In}, {"cache", R::InOut}};
 
+const KernelParam kSampleTokensParams[] = {
+    {"BATCH", P::Int}, {"ROWS", P::Int}, {"VOCAB", P::Int}, {"IDS_LEN", P::Int}, {"T", P::Type}};
+const KernelArg kSampleTokensArgs[] = {{"logits", R::In},
+                                       {"input_ids", R::In},
+                                       {"sampling", R::InOut},
+                                       {"seen", R::InOut},
+                                       {"next_token", R::Out}};
+
 const KernelTemplate kTemplates[] = {
     {"linear_small_m", kLinearSmallMParams, 10, kLinearSmallMArgs},
     {"embedding_gather", kEmbeddingGatherParams, 4, kEmbeddingGatherArgs},
@@ -107,6 +115,7 @@ const KernelTemplate kTemplates[] = {
     {"silu_mul", kSiluMulParams, 2, kSiluMulArgs},
     {"kv_cache_write", kKvCacheWriteParams, 7, kKvCacheWriteArgs},
     {"cache_rows_write", kCacheRowsWriteParams, 5, kCacheRowsWriteArgs},
+    {"sample_tokens", kSampleTokensParams, 5, kSampleTokensArgs},
 };
 
 } // namespace

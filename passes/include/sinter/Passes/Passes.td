@@ -189,6 +189,20 @@ def SinterFormFusionGroups : Pass<"sinter-form-fusion-groups", "mlir::ModuleOp">
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterAppendSampler : Pass<"sinter-append-sampler", "mlir::ModuleOp"> {
+  let summary = "Give every language-model entry a next_token output picked on the device";
+  let description = [{
+    `sinter compile --sample`. Every function with a result named `logits` (float
+    [batch, seq, vocab]) and an argument named `input_ids` (i64 [batch, seq]) gets one more
+    result, `next_token` (i64 [batch, 1]), computed by a `sinter.sample_tokens` of the two:
+    the argmax or a seeded draw of the last position's logits under the context's sampling
+    parameters. Fails when no function qualifies, when a qualifying function already has a
+    `next_token` result, or when the logits or input_ids have another type or shape. Runs
+    after the fusion groups: nothing else in the graph phase has to know the sampler.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect", "::mlir::func::FuncDialect"];
+}
+
 def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
   let summary = "Lower the graph of fused ops to launches over buffers";
   let description = [{

@@ -139,6 +139,8 @@ private:
   mlir::LogicalResult lowerDecodeAttention(graph::DecodeAttentionOp attention);
   /// A cache write no fused-QKV kernel takes: the cache_rows_write kernel, into `state`.
   mlir::LogicalResult lowerCacheRowsWrite(graph::CacheWriteOp write, mlir::Value state);
+  /// The next token of each sequence (--sample): the sample_tokens kernel (LowerSampler.cpp).
+  mlir::LogicalResult lowerSampleTokens(graph::SampleTokensOp sample);
   /// A buffer of the context's state block called `name`.
   mlir::Value stateBuffer(mlir::Location loc, llvm::StringRef name, mlir::MemRefType type);
   /// out[m, :] = RMS-normalized x[m, :] times weight: the rms_norm kernel launch.

@@ -202,6 +202,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
   if (auto attention = dyn_cast<graph::DecodeAttentionOp>(op))
     return failure(failed(requireModelActivations(op, "decode attention")) ||
                    failed(lowerDecodeAttention(attention)));
+  if (auto sample = dyn_cast<graph::SampleTokensOp>(op))
+    return lowerSampleTokens(sample);
   if (auto reshape = dyn_cast<graph::ReshapeOp>(op)) {
     // Views cost nothing; an output that is a view is a copy.
     if (outputSlots.count(reshape.getResult()))

@@ -88,6 +88,24 @@ def Graph_CacheWriteOp : Graph_Op<"cache_write"> {
   let hasVerifier = 1;
 }
 
+def Graph_SampleTokensOp : Graph_Op<"sample_tokens"> {
+  let summary = "Each sequence's next token, picked from its last position's logits";
+  let description = [{
+    `logits` is [B, S, V] (float), `input_ids` [B, N] (i64), the result [B, 1] (i64). The
+    token ids in `input_ids` join the sequence's seen tokens, and the next token is the argmax
+    or a seeded draw of the logits at position S - 1 under the context's sampling parameters
+    (temperature, top-k, top-p, repetition penalty on the seen tokens: sinter.h,
+    sinter_context_set_sampling). Reads and advances sampler state, so it is never removed,
+    merged or reordered: it is not pure.
+  }];
+  let arguments = (ins Graph_FloatTensor:$logits, Graph_IntTensor:$input_ids);
+  let results = (outs Graph_IntTensor:$next_token);
+  let assemblyFormat = [{
+    $logits `,` $input_ids attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Graph_DecodeAttentionOp : Graph_Op<"decode_attention"> {
   let summary = "Attention of new queries over a KV cache, bounded by the position";
   let description = [{
