@@ -6,7 +6,9 @@
 #include "sinter/Compiler/OnnxImporter.h"
 #include "sinter/Compiler/Pipeline.h"
 #include "sinter/Compiler/Target.h"
+#include "GenerateCommand.h"
 #include "RunCommand.h"
+#include "sinter/sinter.h"
 
 #include "sinter/Dialect/Graph/IR/GraphDialect.h"
 #include "sinter/Dialect/Launch/IR/LaunchDialect.h"
@@ -36,7 +38,7 @@ struct CompileArgs {
   std::string output, compileTo = "binary", configFile, target, precision, activations, weights,
       dtype;
   std::vector<std::string> shapes, dims;
-  bool noMergeLora = false, timing = false;
+  bool noMergeLora = false, sample = false, timing = false;
 };
 
 int userError(const std::string &message) {
@@ -182,6 +184,8 @@ int runCompile(const CompileArgs &args) {
   }
   if (args.noMergeLora)
     config.mergeLora = false;
+  if (args.sample)
+    config.sample = true;
   if (!args.weights.empty()) {
     if (args.weights != "embedded" && args.weights != "external")
       return userError("--weights must be embedded or external, got '" + args.weights + "'");
@@ -293,6 +297,18 @@ int runInspect(const std::string &so, bool json) {
 int main(int argc, char **argv) {
   CLI::App app{"Sinter: an ahead-of-time compiler from ONNX to one CUDA shared library"};
   app.require_subcommand(1);
+  // Where this compiler takes its targets, headers and runtime library from: next to bin/ (a
+  // build tree or an install prefix), else the source tree it was built from.
+  {
+    sinter::Toolchain t = findToolchain();
+    std::string version = std::string("sinter ") + SINTER_VERSION + " (runtime ABI " +
+                          std::to_string(SINTER_ABI_VERSION_MAJOR) + "." +
+                          std::to_string(SINTER_ABI_VERSION_MINOR) + ")\n  targets: " +
+                          targetsDir() + "\n  headers: " + t.includeDir +
+                          "\n  kernels: " + t.kernelsDir + "\n  runtime: " + t.libDir +
+                          "/libsinter_runtime.a\n  nvcc: " + t.nvcc;
+    app.set_version_flag("--version", version);
+  }
 
   CompileArgs compile;
   auto *compileCmd = app.add_subcommand("compile", "Compile an ONNX model to a shared library");
@@ -306,7 +322,7 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--compile-to", compile.compileTo,
                          "Stop after this phase and print its result: import, graph, launch, source, binary (default)");
   compileCmd->add_option("--config", compile.configFile,
-                         "YAML compile config (keys: precision, activations, dtype, merge_lora, target, weights, shapes, dims)");
+                         "YAML compile config (keys: precision, activations, dtype, merge_lora, sample, target, weights, shapes, dims)");
   compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");
   compileCmd->add_option("--precision", compile.precision,
                          "fp32 matrix math: strict (fp32 accuracy, default) or tf32 (tensor cores, ~1e-3)");
@@ -318,6 +334,11 @@ int main(int argc, char **argv) {
                          "fp32 models: model (default: as exported) or bf16 / f16 (weights, "
                          "activations, float inputs and outputs and KV caches in that type, "
                          "position and mask math in fp32, as Hugging Face computes that dtype)");
+  compileCmd->add_flag("--sample", compile.sample,
+                       "Language models: every entry with a 'logits' output and an 'input_ids' "
+                       "input also outputs 'next_token' [batch, 1], the argmax or a seeded draw "
+                       "(temperature, top-k, top-p, repetition penalty: set per context at run "
+                       "time) picked on the GPU, so decode loops never wait on the host");
   compileCmd->add_flag("--no-merge-lora", compile.noMergeLora,
                        "Keep LoRA adapters as separate matrix products instead of merging them into the base weight");
   compileCmd->add_option("--shape", compile.shapes,
@@ -356,11 +377,45 @@ int main(int argc, char **argv) {
   runCmd->add_option("--entry", runEntry,
                      "Entry point to run and time, by name (default: the first, what sinter_run runs)");
 
+  std::string generatePath;
+  SinterGenerateOptions generate;
+  auto *generateCmd = app.add_subcommand(
+      "generate", "Generate tokens on the GPU with a library compiled with --sample (prefill and "
+                  "decode entries, KV cache in the context): token ids in, token ids out");
+  generateCmd->add_option("model", generatePath, "The compiled .so")->required();
+  generateCmd->add_option("--prompt-ids", generate.prompt_ids, "The prompt as token ids: 1,2,3");
+  generateCmd->add_option("--prompt-file", generate.prompt_file,
+                          "A file of prompt token ids (separated by commas or white space)");
+  generateCmd->add_option("--max-new-tokens", generate.max_new_tokens,
+                          "Most tokens to generate (default 32; fewer when the KV cache is full)");
+  generateCmd->add_option("--temperature", generate.temperature,
+                          "0 (default): greedy; > 0: sample from softmax(logits / temperature)");
+  generateCmd->add_option("--top-k", generate.top_k,
+                          "Sample among the k most likely tokens (default 0: all)");
+  generateCmd->add_option("--top-p", generate.top_p,
+                          "Sample among the most likely tokens whose probability reaches p "
+                          "(default 1: all)");
+  generateCmd->add_option("--repetition-penalty", generate.repetition_penalty,
+                          "Penalty on tokens already in the sequence, as Hugging Face's (default "
+                          "1: off)");
+  generateCmd->add_option("--seed", generate.seed,
+                          "Seed of the draws: the same seed gives the same tokens (default 0)");
+  generateCmd->add_option("--stop", generate.stop,
+                          "Stop token ids, e.g. 128001,128009 (the stop token is printed)");
+  generateCmd->add_option("--mode", generate.mode, "Launch mode: graph (default) or direct");
+  generateCmd->add_option("--weights", generate.weights,
+                          "Weights file (safetensors) for a model compiled with --weights=external "
+                          "(default: MODEL.safetensors beside it when the model needs one)");
+  generateCmd->add_flag("--allow-new-weights", generate.allow_new_values,
+                        "Accept a weights file whose values differ from the compiled ones");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     std::cerr << "sinter: error: " << e.what() << "\n";
@@ -371,6 +426,15 @@ int main(int argc, char **argv) {
     return runCompile(compile);
   if (*inspectCmd)
     return runInspect(inspectPath, inspectJson);
+  if (*generateCmd) {
+    if (generate.weights.empty()) {
+      std::string json, error;
+      if (sinter::readInspectJson(generatePath, json, error) &&
+          sinter::describesExternalWeights(json))
+        generate.weights = sinter::weightsPathFor(generatePath);
+    }
+    return sinterGenerateCommand(generatePath, generate, std::cout, std::cerr);
+  }
   SinterRunOptions runOptions;
   runOptions.iterations = iterations;
   runOptions.warmup = warmup;
