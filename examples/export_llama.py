@@ -49,14 +49,14 @@ def str2bool(v):
 def parse_args(argv=None):
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--layers", type=int, default=16, help="num_hidden_layers (default 16)")
-    p.add_argument("--hidden", type=int, default=2048, help="hidden_size (default 2048)")
-    p.add_argument("--intermediate", type=int, default=8192,
+    p.add_argument("--layers", type=int, default=None, help="num_hidden_layers (default 16)")
+    p.add_argument("--hidden", type=int, default=None, help="hidden_size (default 2048)")
+    p.add_argument("--intermediate", type=int, default=None,
                    help="intermediate_size of the SwiGLU MLP (default 8192)")
-    p.add_argument("--heads", type=int, default=32, help="num_attention_heads (default 32)")
-    p.add_argument("--kv-heads", type=int, default=8, help="num_key_value_heads (default 8)")
-    p.add_argument("--head-dim", type=int, default=64, help="head_dim (default 64)")
-    p.add_argument("--vocab", type=int, default=128256, help="vocab_size (default 128256)")
+    p.add_argument("--heads", type=int, default=None, help="num_attention_heads (default 32)")
+    p.add_argument("--kv-heads", type=int, default=None, help="num_key_value_heads (default 8)")
+    p.add_argument("--head-dim", type=int, default=None, help="head_dim (default 64)")
+    p.add_argument("--vocab", type=int, default=None, help="vocab_size (default 128256)")
     p.add_argument("--seq", type=int, default=6, help="static prompt length (default 6)")
     p.add_argument("--batch", type=int, default=1, help="static batch size (default 1)")
     p.add_argument("--pad", choices=["none", "left", "right"], default="none",
@@ -67,27 +67,28 @@ def parse_args(argv=None):
                    help="ONNX opset version (default 18; 23 is supported too)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the weights and the example input ids (default 0)")
-    p.add_argument("--arch", choices=sorted(ARCHES), default="llama",
+    p.add_argument("--arch", choices=sorted(ARCHES), default=None,
                    help="model family with the same dimensions (default llama): llama, mistral, "
                         "qwen2 (QKV bias), qwen3 (q/k RMSNorm), phi3 (fused qkv and gate_up), "
                         "gemma (GeLU-tanh gate, (1+w) norm, embedding scale), gemma2 (+ soft-"
                         "capping, pre/post norms), olmo2 (post-norms, q/k norm), gpt2 (LayerNorm, "
                         "GeLU, biases, learned positions; --heads x --head-dim must equal "
                         "--hidden)")
-    p.add_argument("--dtype", choices=["bf16", "f16", "f32"], default="bf16",
-                   help="weight/activation dtype of the exported model (default bf16)")
-    p.add_argument("--max-position", type=int, default=131072,
+    p.add_argument("--dtype", choices=["bf16", "f16", "f32"], default=None,
+                   help="weight/activation dtype of the exported model (default bf16; with "
+                        "--from-pretrained: the checkpoint's torch_dtype)")
+    p.add_argument("--max-position", type=int, default=None,
                    help="max_position_embeddings (default 131072)")
-    p.add_argument("--rope-theta", type=float, default=500000.0,
+    p.add_argument("--rope-theta", type=float, default=None,
                    help="rope_theta (default 500000)")
-    p.add_argument("--rope-scaling", choices=["llama3", "none"], default="llama3",
+    p.add_argument("--rope-scaling", choices=["llama3", "none"], default=None,
                    help="llama3: factor 32, low_freq_factor 1, high_freq_factor 4, "
                         "original_max_position_embeddings 8192 (default); none: plain RoPE")
-    p.add_argument("--rms-norm-eps", type=float, default=1e-5, help="rms_norm_eps (default 1e-5)")
-    p.add_argument("--tie-embeddings", type=str2bool, nargs="?", const=True, default=True,
+    p.add_argument("--rms-norm-eps", type=float, default=None, help="rms_norm_eps (default 1e-5)")
+    p.add_argument("--tie-embeddings", type=str2bool, nargs="?", const=True, default=None,
                    help="tie lm_head to embed_tokens like Llama 3.2 1B (default true; "
                         "--tie-embeddings false to untie)")
-    p.add_argument("--norm-init", choices=["random", "ones"], default="random",
+    p.add_argument("--norm-init", choices=["random", "ones"], default=None,
                    help="RMSNorm weights: random = 1 + N(0, 0.1) from seed+2 (default; keeps "
                         "the norms distinct, since the exporter merges identical initializers), "
                         "ones = Hugging Face's init")
@@ -139,8 +140,29 @@ def parse_args(argv=None):
                    help="seed of the adapter's weights (lora_A and lora_B, both from N(0, 0.05) "
                         "so the adapter changes the output); two seeds give two adapters of one "
                         "base model (default 100)")
+    p.add_argument("--from-pretrained", metavar="DIR", default=None,
+                   help="export a local Hugging Face checkpoint folder (config.json, "
+                        "model.safetensors or sharded model-*.safetensors + "
+                        "model.safetensors.index.json, optionally tokenizer.json) instead of a "
+                        "random model: the family comes from config.json's model_type, the dtype "
+                        "from its torch_dtype (unless --dtype), RoPE scaling, tied embeddings "
+                        "etc. from the config; the shape flags (--layers, --hidden, ...) are "
+                        "refused. A tokenizer.json is copied to OUT_STEM.tokenizer.json")
     p.add_argument("--out", required=True, help="output path, PATH.onnx")
     a = p.parse_args(argv)
+    if a.from_pretrained is not None:
+        given = [flag for flag, dest in SHAPE_FLAGS if getattr(a, dest) is not None]
+        if given:
+            p.error(f"{', '.join(given)}: --from-pretrained takes the model's shape and family "
+                    f"from DIR/config.json; drop {'this flag' if len(given) == 1 else 'these flags'}")
+        try:
+            check_pretrained_dir(a)
+        except CheckpointError as e:
+            fail(e)
+    else:
+        for dest, default in FLAG_DEFAULTS.items():
+            if getattr(a, dest) is None:
+                setattr(a, dest, default)
     if a.lora_targets and a.kv_cache is not None:
         p.error("--lora-targets exports the plain graph only (no --kv-cache)")
     if a.kv_cache is not None:
@@ -160,6 +182,186 @@ def parse_args(argv=None):
 
 # Per family: the transformers config class and how our flags map onto its fields.
 ARCHES = {"llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "olmo2", "gpt2"}
+
+# Flags that describe the model (refused with --from-pretrained) and their defaults: they
+# default to None in the parser so that one given explicitly can be told from a default.
+SHAPE_FLAGS = [("--arch", "arch"), ("--layers", "layers"), ("--hidden", "hidden"),
+               ("--intermediate", "intermediate"), ("--heads", "heads"),
+               ("--kv-heads", "kv_heads"), ("--head-dim", "head_dim"), ("--vocab", "vocab"),
+               ("--max-position", "max_position"), ("--rope-theta", "rope_theta"),
+               ("--rope-scaling", "rope_scaling"), ("--rms-norm-eps", "rms_norm_eps"),
+               ("--tie-embeddings", "tie_embeddings"), ("--norm-init", "norm_init")]
+FLAG_DEFAULTS = {"arch": "llama", "layers": 16, "hidden": 2048, "intermediate": 8192,
+                 "heads": 32, "kv_heads": 8, "head_dim": 64, "vocab": 128256,
+                 "max_position": 131072, "rope_theta": 500000.0, "rope_scaling": "llama3",
+                 "rms_norm_eps": 1e-5, "tie_embeddings": True, "norm_init": "random",
+                 "dtype": "bf16"}
+PROG = "export_llama.py"
+
+
+class CheckpointError(Exception):
+    """A --from-pretrained folder that cannot be exported: printed as one line, exit 1."""
+
+
+def fail(msg):
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+# config.json's torch_dtype (transformers 4.x; "dtype" in 5.x) -> --dtype
+_CONFIG_DTYPES = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
+
+
+def _read_json(path, what="not valid JSON"):
+    try:
+        with open(path, "rb") as f:
+            return json.loads(f.read().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise CheckpointError(f"{path}: {what}: {e}") from None
+    except OSError as e:
+        raise CheckpointError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+def _check_safetensors(path):
+    """The header of a safetensors file: 8-byte little-endian length, then that much JSON."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if len(head) < 8:
+                raise CheckpointError(f"{path}: not a safetensors file ({size} bytes, shorter "
+                                      f"than its 8-byte header length)")
+            n = int.from_bytes(head, "little")
+            if n > size - 8:
+                raise CheckpointError(f"{path}: not a safetensors file (header length {n} "
+                                      f"exceeds the file's {size - 8} bytes after it)")
+            header = f.read(n)
+    except OSError as e:
+        raise CheckpointError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        meta = json.loads(header.decode("utf-8"))
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except (UnicodeDecodeError, ValueError) as e:
+        raise CheckpointError(f"{path}: not a safetensors file (header: {e})") from None
+
+
+def check_pretrained_dir(a):
+    """Checks --from-pretrained DIR before anything heavy is imported and fills the flags that
+    describe the model from its config.json (arch, dtype unless given, vocab, tied
+    embeddings). Raises CheckpointError naming the file and what is wrong."""
+    d = a.from_pretrained
+    if not os.path.exists(d):
+        raise CheckpointError(f"{d}: no such directory")
+    if not os.path.isdir(d):
+        raise CheckpointError(f"{d}: not a directory (--from-pretrained takes a Hugging Face "
+                              f"checkpoint folder)")
+    cfg_path = os.path.join(d, "config.json")
+    if not os.path.isfile(cfg_path):
+        raise CheckpointError(f"{cfg_path}: not found (a Hugging Face checkpoint folder holds "
+                              f"config.json)")
+    cfg = _read_json(cfg_path)
+    if not isinstance(cfg, dict):
+        raise CheckpointError(f"{cfg_path}: not a JSON object")
+    mt = cfg.get("model_type")
+    if mt not in ARCHES:
+        raise CheckpointError(f"{cfg_path}: model_type {mt!r} is not supported (supported: "
+                              f"{', '.join(sorted(ARCHES))})")
+    a.arch = mt
+    if a.dtype is None:
+        td = cfg.get("torch_dtype", cfg.get("dtype"))
+        if td is None:
+            a.dtype = "f32"  # what from_pretrained loads without one
+        elif td in _CONFIG_DTYPES:
+            a.dtype = _CONFIG_DTYPES[td]
+        else:
+            raise CheckpointError(f"{cfg_path}: torch_dtype {td!r} is not supported (supported: "
+                                  f"{', '.join(sorted(_CONFIG_DTYPES))}); pass --dtype")
+    vocab = cfg.get("vocab_size")
+    if not isinstance(vocab, int) or vocab < 1:
+        raise CheckpointError(f"{cfg_path}: vocab_size {vocab!r} is not a positive integer")
+    a.vocab = vocab
+    a.tie_embeddings = bool(cfg.get("tie_word_embeddings", True))
+    a.norm_init = "checkpoint"
+    # Weights, in the order transformers looks for them.
+    single = os.path.join(d, "model.safetensors")
+    index = os.path.join(d, "model.safetensors.index.json")
+    bin_single = os.path.join(d, "pytorch_model.bin")
+    bin_index = os.path.join(d, "pytorch_model.bin.index.json")
+    if os.path.isfile(single):
+        _check_safetensors(single)
+    elif os.path.isfile(index) or os.path.isfile(bin_index):
+        idx_path = index if os.path.isfile(index) else bin_index
+        idx = _read_json(idx_path)
+        wm = idx.get("weight_map") if isinstance(idx, dict) else None
+        if not isinstance(wm, dict) or not wm:
+            raise CheckpointError(f"{idx_path}: no weight_map (an index maps tensor names to "
+                                  f"shard files)")
+        shards = sorted(set(str(v) for v in wm.values()))
+        missing = [s_ for s_ in shards if not os.path.isfile(os.path.join(d, s_))]
+        if missing:
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            raise CheckpointError(f"{idx_path}: shard '{missing[0]}' listed there is missing "
+                                  f"from {d}{more}")
+        if idx_path == index:
+            for s_ in shards:
+                _check_safetensors(os.path.join(d, s_))
+    elif not os.path.isfile(bin_single):
+        raise CheckpointError(f"{d}: no weights file (looked for model.safetensors, "
+                              f"model.safetensors.index.json, pytorch_model.bin, "
+                              f"pytorch_model.bin.index.json)")
+    tok = os.path.join(d, "tokenizer.json")
+    a.tokenizer_json = None
+    if os.path.isfile(tok):
+        try:
+            from tokenizers import Tokenizer
+        except ImportError:
+            _read_json(tok)  # no tokenizers package: at least it must be JSON
+        else:
+            try:
+                Tokenizer.from_file(tok)
+            except Exception as e:
+                msg = str(e).strip().splitlines()
+                raise CheckpointError(f"{tok}: not a valid tokenizer "
+                                      f"({msg[0] if msg else type(e).__name__})") from None
+        a.tokenizer_json = tok
+
+
+def copy_tokenizer(a, out):
+    """--from-pretrained: DIR/tokenizer.json -> OUT_STEM.tokenizer.json (where the sinter Python
+    module looks for it beside a library compiled to OUT_STEM.so). Returns its name or None."""
+    if not getattr(a, "tokenizer_json", None):
+        return None
+    import shutil
+    dst = (out[:-5] if out.endswith(".onnx") else out) + ".tokenizer.json"
+    shutil.copyfile(a.tokenizer_json, dst)
+    print(f"[export_llama] tokenizer: {dst}")
+    return os.path.basename(dst)
+
+
+def sidecar_argv(a):
+    """vars(a) for the sidecar; the --from-pretrained keys only when it was given (so the
+    sidecars of random-weight exports stay as they were)."""
+    v = dict(vars(a))
+    if not a.from_pretrained:
+        v.pop("from_pretrained", None)
+        v.pop("tokenizer_json", None)
+    return v
+
+
+def model_description(model, a):
+    src = (f"from_pretrained {os.path.basename(os.path.normpath(a.from_pretrained))}"
+           if a.from_pretrained else "random init")
+    return f"{type(model).__name__} ({src})" + (
+        f" + PEFT LoRA r={a.lora_rank} alpha={a.lora_alpha} on {a.lora_targets} "
+        f"(seed {a.lora_seed})" if a.lora_targets else "")
+
+
+def init_description(a):
+    if a.from_pretrained:
+        return (f"weights of the checkpoint {os.path.basename(os.path.normpath(a.from_pretrained))}"
+                f" loaded by AutoModelForCausalLM.from_pretrained in {a.dtype}")
+    return "fp32 init on CPU after torch.manual_seed(seed), then cast to dtype"
 
 
 def build_family_config(a):
@@ -195,6 +397,14 @@ def build_family_config(a):
 
 
 def build_config(a):
+    if a.from_pretrained:
+        from transformers import AutoConfig
+        try:
+            return AutoConfig.from_pretrained(a.from_pretrained, local_files_only=True)
+        except Exception as e:
+            lines = str(e).strip().splitlines()
+            raise CheckpointError(f"{os.path.join(a.from_pretrained, 'config.json')}: "
+                                  f"{type(e).__name__}: {lines[0] if lines else ''}") from None
     if a.arch != "llama":
         return build_family_config(a)
     from transformers import LlamaConfig
@@ -247,9 +457,32 @@ def exact_logits(model, ids, mask):
         return make_wrapper(exact)(ids, mask).numpy()
 
 
+def load_pretrained(a, attn):
+    """--from-pretrained: the checkpoint's own weights and config, in --dtype."""
+    import torch
+    import transformers
+    from transformers import AutoModelForCausalLM
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[a.dtype]
+    major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
+    kw = {"dtype": dt} if (major, minor) >= (4, 56) else {"torch_dtype": dt}
+    try:
+        model = AutoModelForCausalLM.from_pretrained(
+            a.from_pretrained, local_files_only=True, attn_implementation=attn, **kw)
+    except Exception as e:
+        lines = str(e).strip().splitlines()
+        raise CheckpointError(f"{a.from_pretrained}: cannot load the checkpoint: "
+                              f"{type(e).__name__}: {lines[0] if lines else ''}") from None
+    model.config._attn_implementation = attn
+    if a.lora_targets:
+        model = add_lora(model, a)
+    return model.to(dt).eval()
+
+
 def build_model(cfg, a, attn):
     import torch
     from transformers import AutoModelForCausalLM
+    if a.from_pretrained:
+        return load_pretrained(a, attn)
     torch.manual_seed(a.seed)
     prev = torch.get_default_dtype()
     torch.set_default_dtype(torch.float32)
@@ -788,6 +1021,7 @@ def main_kv(a, cfg):
             print(f"[export_llama] {name} dump: {dump} ({n} bytes)")
 
     import onnx
+    tok_name = copy_tokenizer(a, out)
     cache_io = {n: cache_shape + [a.dtype] for n in past}
     cache_out = {n: cache_shape + [a.dtype] for n in present}
     for name in ("prefill", "decode"):
@@ -797,9 +1031,7 @@ def main_kv(a, cfg):
             inputs["cache_position"] = [1, "int64"]
         inputs.update(cache_io)
         side = {
-            "model": f"{type(model).__name__} (random init)" + (
-            f" + PEFT LoRA r={a.lora_rank} alpha={a.lora_alpha} on {a.lora_targets} "
-            f"(seed {a.lora_seed})" if a.lora_targets else ""),
+            "model": model_description(model, a),
             "graph": name,
             "kv_cache": {
                 "max_len": max_len, "layers": cfg.num_hidden_layers, "shape": cache_shape,
@@ -811,7 +1043,7 @@ def main_kv(a, cfg):
                              "cache_position, attends to slots 0..cache_position",
             },
             "seed": a.seed, "input_ids_seed": a.seed + 1, "dtype": a.dtype,
-            "init": "fp32 init on CPU after torch.manual_seed(seed), then cast to dtype",
+            "init": init_description(a),
             "norm_init": a.norm_init,
             "batch": 1, "seq": seq, "opset": a.opset,
             "attn_implementation": attn,
@@ -833,9 +1065,12 @@ def main_kv(a, cfg):
             "versions": {"torch": torch.__version__, "transformers": transformers.__version__,
                          "onnx": onnx.__version__},
             "config": cfg.to_dict(),
-            "argv": {k: (os.path.basename(v) if k in ("out", "dump", "decode_out", "decode_dump")
-                         and v else v) for k, v in vars(a).items()},
+            "argv": {k: (os.path.basename(os.path.normpath(v)) if k in (
+                "out", "dump", "decode_out", "decode_dump", "from_pretrained", "tokenizer_json")
+                and v else v) for k, v in sidecar_argv(a).items()},
         }
+        if tok_name:
+            side["tokenizer"] = tok_name
         stem = g["path"][:-5] if g["path"].endswith(".onnx") else g["path"]
         with open(stem + ".json", "w") as f:
             json.dump(side, f, indent=1, sort_keys=True, default=str)
@@ -844,6 +1079,13 @@ def main_kv(a, cfg):
 
 def main(argv=None):
     a = parse_args(argv)
+    try:
+        return _main(a)
+    except CheckpointError as e:
+        fail(e)
+
+
+def _main(a):
     import numpy as np
     import torch
     import onnx
@@ -866,6 +1108,8 @@ def main(argv=None):
                 prog = export_once(wrapper, ids, mask, a)
             used = attn
             break
+        except CheckpointError:
+            raise
         except Exception as e:
             errors[attn] = f"{type(e).__name__}: {e}"[:2000]
             print(f"[export_llama] export with attn_implementation={attn} failed:",
@@ -911,14 +1155,13 @@ def main(argv=None):
         n = dump_onnx(mp, a.dump)
         print(f"[export_llama] dump: {a.dump} ({n} bytes)")
 
+    tok_name = copy_tokenizer(a, out)
     side = {
-        "model": f"{type(model).__name__} (random init)" + (
-            f" + PEFT LoRA r={a.lora_rank} alpha={a.lora_alpha} on {a.lora_targets} "
-            f"(seed {a.lora_seed})" if a.lora_targets else ""),
+        "model": model_description(model, a),
         "seed": a.seed,
         "input_ids_seed": a.seed + 1,
         "dtype": a.dtype,
-        "init": "fp32 init on CPU after torch.manual_seed(seed), then cast to dtype",
+        "init": init_description(a),
         "norm_init": a.norm_init,
         "batch": a.batch, "seq": a.seq, "opset": a.opset,
         "attn_implementation": used,
@@ -936,9 +1179,12 @@ def main(argv=None):
         "versions": {"torch": torch.__version__, "transformers": transformers.__version__,
                      "onnx": onnx.__version__},
         "config": cfg.to_dict(),
-        "argv": {k: (os.path.basename(v) if k in ("out", "dump") and v else v)
-                 for k, v in vars(a).items()},
+        "argv": {k: (os.path.basename(os.path.normpath(v)) if k in (
+            "out", "dump", "from_pretrained", "tokenizer_json") and v else v)
+            for k, v in sidecar_argv(a).items()},
     }
+    if tok_name:
+        side["tokenizer"] = tok_name
     stem = out[:-5] if out.endswith(".onnx") else out
     with open(stem + ".json", "w") as f:
         json.dump(side, f, indent=1, sort_keys=True, default=str)

@@ -70,6 +70,15 @@ EXPORT_SCRIPT = os.path.join(os.path.dirname(HERE), "export_llama.py")
 RESULT_NAME = "llama_decode"
 
 
+# --sample rows: (label, sinter set_sampling arguments).
+SAMPLING_ROWS = [
+    ("greedy", {}),
+    ("T 0.8, top-k 50, top-p 0.9, rep. 1.1",
+     {"temperature": 0.8, "top_k": 50, "top_p": 0.9, "repetition_penalty": 1.1, "seed": 1}),
+    ("T 0.8, top-p 0.9", {"temperature": 0.8, "top_p": 0.9, "seed": 1}),
+]
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -90,6 +99,10 @@ def parse_args(argv=None):
     p.add_argument("--compile-modes", default="default,reduce-overhead",
                    help="torch.compile modes timed on the decode step, comma-separated "
                         "(e.g. default,reduce-overhead,max-autotune-no-cudagraphs), or none")
+    p.add_argument("--sample", action="store_true",
+                   help="also compile the model with --sample and time its decode step with the "
+                        "sampler greedy and sampling (temperature 0.8, top-k 50, top-p 0.9, "
+                        "repetition penalty 1.1), CUDA graph mode, in the same run")
     p.add_argument("--skip-timing", action="store_true", help="numerics only")
     p.add_argument("--skip-numerics", action="store_true", help="timing only")
     p.add_argument("--reuse", action="store_true",
@@ -143,12 +156,12 @@ def run_export(a, prefill_path, decode_path):
     return dt
 
 
-def run_compile(a, prefill_path, decode_path, so_path):
+def run_compile(a, prefill_path, decode_path, so_path, extra=()):
     if a.reuse and os.path.exists(so_path):
         print(f"compile: reusing {so_path}", flush=True)
         return None
     cmd = [a.sinter, "compile", f"prefill={prefill_path}", f"decode={decode_path}", "-o", so_path,
-           "--timing", f"--weights={a.weights}"]
+           "--timing", f"--weights={a.weights}", *extra]
     print("compile:", " ".join(cmd), flush=True)
     t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -515,6 +528,14 @@ def main(argv=None):
         return 0 if ok else 1
 
     # (b) timing --------------------------------------------------------------------------------
+    sample_ctx = None
+    if a.sample:
+        sample_so = stem + "_sample.so"
+        result["compile_seconds_sample"] = run_compile(a, prefill_path, decode_path, sample_so,
+                                                       ["--sample"])
+        sample_model = sinter_ctypes.Model(
+            sample_so, weights=sample_so[:-3] + ".safetensors" if a.weights == "external" else None)
+        sample_ctx = sample_model.context("graph")
     bandwidth = copy_bandwidth(torch)
     result["copy_bytes_per_s"] = bandwidth
     logits_bytes = cfg.vocab_size * 2
@@ -568,6 +589,27 @@ def main(argv=None):
                 return ctx.bind_entry("decode", {"input_ids": ids, "cache_position": pos}, out)
 
             add(f"Sinter, {'CUDA graph' if mode == 'graph' else 'direct launches'}", make_sinter)
+
+        # --sample: the same decode step with the sampler at its end (next_token output).
+        for label, params in SAMPLING_ROWS if sample_ctx else ():
+            def make_sampled(params=params):
+                dec = sample_ctx.model.entry("decode")
+                info = {i.name: i for i in dec.inputs}
+                ids = torch.randint(0, cfg.vocab_size, info["input_ids"].shape, generator=gen,
+                                    device="cuda")
+                pos = torch.full(info["cache_position"].shape, L - 1, dtype=torch.int64,
+                                 device="cuda")
+                out = [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda")
+                       for o in dec.outputs]
+                sample_ctx.reset_state()
+                sample_ctx.set_sampling(**params)
+                sample_ctx.run_entry("prefill", [prompt], [
+                    torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda")
+                    for o in sample_ctx.model.entry("prefill").outputs])
+                return sample_ctx.bind_entry("decode", {"input_ids": ids, "cache_position": pos},
+                                             out)
+
+            add(f"Sinter + sampler ({label}), CUDA graph", make_sampled)
 
         def make_eager():
             step, _, _ = make_torch_step(model, cfg, prompt, L)
