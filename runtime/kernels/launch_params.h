@@ -620,8 +620,10 @@ SINTER_LP_FN LaunchParams cache_rows_write_launch(int outer, int rows, int inner
 //   temperature <= 0, else a draw from softmax(logits / temperature) restricted to the top_k
 //   largest (0: all) and then to the smallest set of largest whose mass reaches top_p (0 or 1:
 //   all), ties at either threshold kept. The draw is Gumbel-max with uniforms hashed from
-//   (seed, step, b, token), so it is reproducible; the last block to finish adds 1 to step.
-//   One block of kSampleTokensThreads per sequence, static shared memory only.
+//   (seed, step, b, token), so it is reproducible; the last cluster to finish adds 1 to step.
+//   One cluster of kSampleTokensCluster blocks per sequence (grid [cluster, BATCH]), each
+//   holding a slice of the row in shared memory, kSampleTokensThreads threads per block;
+//   dynamic shared memory sample_tokens_shared_bytes(VOCAB).
 // =============================================================================================
 struct SamplingState {
   float temperature;
@@ -630,19 +632,32 @@ struct SamplingState {
   float repetition_penalty;
   uint64_t seed;
   uint64_t step;          // runs since the parameters were set
-  uint32_t blocks_done;   // blocks of the current run that finished (the last one resets it)
+  uint32_t blocks_done;   // sequences of the current run that finished (the last one resets it)
   uint32_t reserved;
 };
 static_assert(sizeof(SamplingState) == 40, "SamplingState is the .sampling state region");
-constexpr int kSampleTokensThreads = 1024;
+constexpr int kSampleTokensThreads = 512;
+constexpr int kSampleTokensCluster = 8;
+constexpr int kSampleTokensBins = 2048; // radix digits of 11 bits
 SINTER_LP_FN int64_t sample_tokens_seen_words(int64_t vocab) { return (vocab + 31) / 32; }
+// Tokens per block: a multiple of 8, so that each slice starts 16-byte aligned.
+SINTER_LP_FN int64_t sample_tokens_slice(int64_t vocab) {
+  return (vocab + 8 * kSampleTokensCluster - 1) / (8 * kSampleTokensCluster) * 8;
+}
+// The slice as fp32, and three 64-bit histograms (two local, one merged).
+SINTER_LP_FN int64_t sample_tokens_shared_bytes(int64_t vocab) {
+  return sample_tokens_slice(vocab) * 4 + 3 * kSampleTokensBins * 8;
+}
 SINTER_LP_FN bool sample_tokens_supported(int64_t batch, int64_t rows, int64_t vocab,
                                           int64_t ids_len) {
   return batch >= 1 && batch <= 65535 && rows >= 1 && vocab >= 2 && vocab < (int64_t(1) << 30) &&
-         ids_len >= 1 && batch * rows * vocab < (int64_t(1) << 62);
+         ids_len >= 1 && batch * rows * vocab < (int64_t(1) << 62) &&
+         sample_tokens_shared_bytes(vocab) <= int64_t(kMaxDynamicSharedBytes);
 }
-SINTER_LP_FN LaunchParams sample_tokens_launch(int batch) {
-  return {{uint32_t(batch), 1u, 1u}, {uint32_t(kSampleTokensThreads), 1u, 1u}, 0u};
+SINTER_LP_FN LaunchParams sample_tokens_launch(int batch, int64_t vocab) {
+  return {{uint32_t(kSampleTokensCluster), uint32_t(batch), 1u},
+          {uint32_t(kSampleTokensThreads), 1u, 1u},
+          uint32_t(sample_tokens_shared_bytes(vocab))};
 }
 
 } // namespace sinter::kernels

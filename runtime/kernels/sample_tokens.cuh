@@ -2,27 +2,36 @@
 // never returns to the host between tokens. Semantics, argument order and limits:
 // launch_params.h ("sample_tokens"); launch: sample_tokens_launch(...).
 //
+// A cluster of kSampleTokensCluster blocks takes one sequence: each block loads a slice of the
+// row once into shared memory as the final fp32 logits (penalty and temperature applied), and
+// every later pass reads it from there; per-block results (maxima, histograms, winners) are
+// combined through distributed shared memory. A single block would read the 256 KB row of a
+// 128k vocabulary from L2 once per pass, several microseconds each.
+//
 // Nothing is sorted. The top-k and top-p thresholds are found by radix selection over
-// order-preserving keys of the (penalized, temperature-scaled) logits, 11 bits per pass,
-// counting tokens for top-k and summing probability mass for top-p. Mass is summed in 32.32
-// fixed point in 64-bit integers, so the sums, and so the kept set, do not depend on the order
-// in which the atomics land: the same seed gives the same tokens in every run. The draw is
-// Gumbel-max (the argmax of x + Gumbel noise over the kept tokens is distributed as their
-// softmax): one more pass, no prefix sums.
+// order-preserving keys of the logits, 11 bits per pass, counting tokens for top-k and summing
+// probability mass for top-p. Mass is summed in 32.32 fixed point in 64-bit integers, so the
+// sums, and so the kept set, do not depend on the order in which the atomics land: the same
+// seed gives the same tokens in every run. The draw is Gumbel-max (the argmax of x + Gumbel
+// noise over the kept tokens is distributed as their softmax): one more pass, no prefix sums.
 #pragma once
 
 #include "kernel_common.cuh"
 
+#include <cooperative_groups.h>
 #include <cuda_fp16.h>
 
 namespace sinter::kernels {
 namespace sampling {
 
+namespace cg = cooperative_groups;
+
 constexpr int kThreads = kSampleTokensThreads;
 constexpr int kWarps = kThreads / 32;
-static_assert(kWarps == 32, "block reductions finish in one warp");
-constexpr int kBins = 1 << 11;
+constexpr int kCluster = kSampleTokensCluster;
+constexpr int kBins = kSampleTokensBins;
 constexpr int kBinsPerLane = kBins / 32;
+static_assert(kWarps <= 32 && kCluster <= 32, "block and cluster reductions finish in one warp");
 // Radix digits from the most significant bits: 11 + 11 + 10 = 32.
 constexpr int kPasses = 3;
 __device__ constexpr int kDigitShift[kPasses] = {21, 10, 0};
@@ -61,136 +70,90 @@ __device__ __forceinline__ bool better(float a_val, int a_idx, float b_val, int 
   return a_idx < b_idx;
 }
 
-struct Shared {
-  unsigned long long hist[kBins];
-  float warp_val[kWarps];
-  int warp_idx[kWarps];
-  uint32_t prefix;
+struct Candidate {
+  float value;
+  int index;
+};
+__device__ constexpr Candidate kNoCandidate = {-INFINITY, 0x7fffffff};
+
+__device__ __forceinline__ Candidate warp_best(Candidate c) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const Candidate o = {__shfl_xor_sync(~0u, c.value, offset), __shfl_xor_sync(~0u, c.index, offset)};
+    if (better(o.value, o.index, c.value, c.index)) c = o;
+  }
+  return c;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(~0u, v, offset));
+  return v;
+}
+
+// Per-block scalars other blocks of the cluster read.
+struct Exchange {
+  Candidate warp[kWarps];
+  Candidate best;   // this block's winner (greedy or the draw)
+  float max_value;  // this block's largest logit
+  uint32_t prefix;  // the radix selection's state, the same in every block
   unsigned long long remaining;
 };
 
-// The winning (value, index) of the block, returned to every thread.
-__device__ int block_argmax(float val, int idx, Shared &s) {
+// The winner among every thread's candidate in the block, to every thread.
+__device__ Candidate block_best(Candidate c, Exchange &x) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const float other_val = __shfl_xor_sync(~0u, val, offset);
-    const int other_idx = __shfl_xor_sync(~0u, idx, offset);
-    if (better(other_val, other_idx, val, idx)) val = other_val, idx = other_idx;
-  }
-  __syncthreads(); // the previous reduction's readers are done with warp_val / warp_idx
-  if (lane == 0) s.warp_val[warp] = val, s.warp_idx[warp] = idx;
+  c = warp_best(c);
   __syncthreads();
-  val = s.warp_val[lane];
-  idx = s.warp_idx[lane];
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const float other_val = __shfl_xor_sync(~0u, val, offset);
-    const int other_idx = __shfl_xor_sync(~0u, idx, offset);
-    if (better(other_val, other_idx, val, idx)) val = other_val, idx = other_idx;
-  }
-  return idx;
+  if (lane == 0) x.warp[warp] = c;
+  __syncthreads();
+  return warp_best(lane < kWarps ? x.warp[lane] : kNoCandidate);
 }
 
-// The largest of every thread's `val` (NaN ignored), returned to every thread.
-__device__ float block_max(float val, Shared &s) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int offset = 16; offset > 0; offset /= 2) val = fmaxf(val, __shfl_xor_sync(~0u, val, offset));
-  __syncthreads();
-  if (lane == 0) s.warp_val[warp] = val;
-  __syncthreads();
-  val = s.warp_val[lane];
-  for (int offset = 16; offset > 0; offset /= 2) val = fmaxf(val, __shfl_xor_sync(~0u, val, offset));
-  return val;
-}
-
-// The largest key t such that the tokens with keys >= t (among those >= floor_key) weigh at
-// least the target: one per token with target `count` (top-k), or the 32.32 fixed-point
-// probability exp(x - max) with target ceil(fraction * total) (top-p). Three radix passes; the
-// histogram is scanned from the top by warp 0, 64 bins per lane.
-template <int VOCAB, bool BY_MASS, typename ValueFn>
-__device__ uint32_t select_threshold(ValueFn value, float max_value, uint32_t floor_key,
-                                     unsigned long long count, float fraction, Shared &s) {
-  const int lane = threadIdx.x % 32;
-  uint32_t prefix = 0, prefix_mask = 0;
-  unsigned long long remaining = count;
-  for (int pass = 0; pass < kPasses; ++pass) {
-    const int shift = kDigitShift[pass];
-    const uint32_t digit_mask = kDigitMask[pass];
-    for (int j = threadIdx.x; j < kBins; j += kThreads) s.hist[j] = 0;
-    __syncthreads();
-    for (int i = threadIdx.x; i < VOCAB; i += kThreads) {
-      const float x = value(i);
-      const uint32_t key = order_key(x);
-      if (key < floor_key || (key & prefix_mask) != prefix) continue;
-      const unsigned long long weight =
-          BY_MASS ? (unsigned long long)(expf(x - max_value) * 4294967296.0f) : 1ull;
-      if (weight) atomicAdd(&s.hist[(key >> shift) & digit_mask], weight);
-    }
-    __syncthreads();
-    if (threadIdx.x < 32) {
-      // Lane 0 holds the highest 64 bins, lane 31 the lowest.
-      const int top_bin = kBins - 1 - lane * kBinsPerLane;
-      unsigned long long lane_sum = 0;
-      for (int j = 0; j < kBinsPerLane; ++j) lane_sum += s.hist[top_bin - j];
-      unsigned long long above = lane_sum; // inclusive scan from lane 0
-      for (int offset = 1; offset < 32; offset *= 2) {
-        const unsigned long long other = __shfl_up_sync(~0u, above, offset);
-        if (lane >= offset) above += other;
-      }
-      const unsigned long long total = __shfl_sync(~0u, above, 31);
-      if (BY_MASS && pass == 0) {
-        const double want = ceil(double(fraction) * double(total));
-        remaining = want < 1.0 ? 1ull : (unsigned long long)want;
-      }
-      if (remaining > total) remaining = total; // cannot happen; keeps the scan in range
-      above -= lane_sum;                        // exclusive: the bins above this lane's
-      const unsigned owner = __ballot_sync(~0u, above < remaining && remaining <= above + lane_sum);
-      if (owner && lane == __ffs(owner) - 1) {
-        unsigned long long acc = above;
-        int bin = top_bin - (kBinsPerLane - 1);
-        for (int j = 0; j < kBinsPerLane; ++j) {
-          const unsigned long long h = s.hist[top_bin - j];
-          if (acc + h >= remaining) {
-            bin = top_bin - j;
-            break;
-          }
-          acc += h;
-        }
-        s.prefix = prefix | (uint32_t(bin) << shift);
-        s.remaining = remaining - acc;
-      } else if (!owner && lane == 0) { // nothing to select (no weight): keep every key
-        s.prefix = prefix;
-        s.remaining = remaining;
-      }
-    }
-    __syncthreads();
-    prefix = s.prefix;
-    remaining = s.remaining;
-    prefix_mask |= digit_mask << shift;
-  }
-  return prefix > floor_key ? prefix : floor_key;
+// The winner among every block's x.best, read through distributed shared memory by warp 0.
+__device__ Candidate cluster_best(cg::cluster_group &cluster, Exchange &x) {
+  Candidate c = kNoCandidate;
+  if (threadIdx.x % 32 < kCluster) c = cluster.map_shared_rank(&x, threadIdx.x % 32)->best;
+  return warp_best(c);
 }
 
 } // namespace sampling
 
 template <int BATCH, int ROWS, int VOCAB, int IDS_LEN, typename T>
-__global__ void __launch_bounds__(kSampleTokensThreads)
+__global__ void __cluster_dims__(kSampleTokensCluster, 1, 1) __launch_bounds__(kSampleTokensThreads)
     sample_tokens(const T *logits, const int64_t *input_ids, SamplingState *sampling,
                   uint32_t *seen, int64_t *next_token) {
   static_assert(sample_tokens_supported(BATCH, ROWS, VOCAB, IDS_LEN),
-                "sample_tokens: needs 1..65535 sequences, a vocabulary of 2..2^30 and ids");
+                "sample_tokens: needs 1..65535 sequences, a vocabulary of 2..2^30 whose slices "
+                "fit shared memory, and ids");
   using namespace sampling;
+  constexpr int kSlice = int(sample_tokens_slice(VOCAB));
   constexpr int kSeenWords = int(sample_tokens_seen_words(VOCAB));
-  __shared__ Shared s;
+  constexpr int kPerVector = 16 / int(sizeof(T));
+  // 16-byte loads when every row (and so every slice) starts 16-byte aligned.
+  constexpr bool kVectorLoads = (int64_t(VOCAB) * int64_t(sizeof(T))) % 16 == 0;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  float *values = reinterpret_cast<float *>(shared_raw);
+  unsigned long long *local_hist[2] = {
+      reinterpret_cast<unsigned long long *>(shared_raw + size_t(kSlice) * 4),
+      reinterpret_cast<unsigned long long *>(shared_raw + size_t(kSlice) * 4 + kBins * 8)};
+  unsigned long long *merged_hist =
+      reinterpret_cast<unsigned long long *>(shared_raw + size_t(kSlice) * 4 + 2 * kBins * 8);
+  __shared__ Exchange x;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = int(cluster.block_rank());
+  const int sequence = blockIdx.y;
+  const int first = rank * kSlice;
+  const int count = VOCAB - first < kSlice ? (VOCAB - first > 0 ? VOCAB - first : 0) : kSlice;
+
   detail::pdl_launch_dependents();
   detail::pdl_wait();
-  const int sequence = blockIdx.x;
+  const SamplingState params = *sampling;
   const T *row = logits + (size_t(sequence) * ROWS + (ROWS - 1)) * VOCAB;
   uint32_t *seen_row = seen + size_t(sequence) * kSeenWords;
-  const SamplingState params = *sampling;
 
+  // This block marks the ids in its slice (all that its penalty reads).
   for (int i = threadIdx.x; i < IDS_LEN; i += kThreads) {
     const int64_t id = input_ids[size_t(sequence) * IDS_LEN + i];
-    if (id >= 0 && id < VOCAB) atomicOr(&seen_row[id >> 5], 1u << (id & 31));
+    if (id >= first && id < first + count) atomicOr(&seen_row[id >> 5], 1u << (id & 31));
   }
   __syncthreads();
 
@@ -198,52 +161,160 @@ __global__ void __launch_bounds__(kSampleTokensThreads)
   const bool penalize = penalty > 0.f && penalty != 1.f;
   const bool greedy = !(params.temperature > 0.f);
   const float temperature = greedy ? 1.f : params.temperature;
-  // The logit of token i as Hugging Face's processors leave it: repetition penalty, then
-  // temperature. Seen bits are read through L2 (__ldcg): the atomics above bypass L1.
-  auto value = [&](int i) {
-    float x = to_f32(row[i]);
-    if (penalize && ((__ldcg(&seen_row[i >> 5]) >> (i & 31)) & 1u)) x = x > 0.f ? x / penalty : x * penalty;
-    return x / temperature;
+  // The logit as Hugging Face's processors leave it: repetition penalty, then temperature.
+  // Seen bits are read through L2 (__ldcg): the atomics above bypass L1.
+  auto finish = [&](float v, int token) {
+    if (penalize && ((__ldcg(&seen_row[token >> 5]) >> (token & 31)) & 1u))
+      v = v > 0.f ? v / penalty : v * penalty;
+    return v / temperature;
   };
+  if constexpr (kVectorLoads) {
+    for (int v = threadIdx.x; v * kPerVector < count; v += kThreads) {
+      const uint4 raw = *reinterpret_cast<const uint4 *>(row + first + v * kPerVector);
+      const T *lanes = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+      for (int j = 0; j < kPerVector; ++j)
+        if (v * kPerVector + j < count)
+          values[v * kPerVector + j] = finish(to_f32(lanes[j]), first + v * kPerVector + j);
+    }
+  } else {
+#pragma unroll 4
+    for (int i = threadIdx.x; i < count; i += kThreads) values[i] = finish(to_f32(row[first + i]), first + i);
+  }
+  __syncthreads();
 
   int token;
   if (greedy) {
-    float best = -INFINITY;
-    int best_index = VOCAB; // loses every tie against a real token
-    for (int i = threadIdx.x; i < VOCAB; i += kThreads) {
-      const float x = value(i);
-      if (better(x, i, best, best_index)) best = x, best_index = i;
-    }
-    token = block_argmax(best, best_index, s);
+    Candidate c = kNoCandidate;
+    c.index = VOCAB; // loses every tie against a real token
+    for (int i = threadIdx.x; i < count; i += kThreads)
+      if (better(values[i], first + i, c.value, c.index)) c = {values[i], first + i};
+    c = block_best(c, x);
+    if (threadIdx.x == 0) x.best = c;
+    cluster.sync();
+    token = cluster_best(cluster, x).index;
   } else {
-    float max_value = -INFINITY;
-    for (int i = threadIdx.x; i < VOCAB; i += kThreads) max_value = fmaxf(max_value, value(i));
-    max_value = block_max(max_value, s);
+    // The largest logit, for the probabilities' scale.
+    float m = -INFINITY;
+    for (int i = threadIdx.x; i < count; i += kThreads) m = fmaxf(m, values[i]);
+    m = warp_max(m);
+    __syncthreads();
+    if (threadIdx.x % 32 == 0) x.warp[threadIdx.x / 32].value = m;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      float block_m = -INFINITY;
+      for (int w = 0; w < kWarps; ++w) block_m = fmaxf(block_m, x.warp[w].value);
+      x.max_value = block_m;
+    }
+    cluster.sync();
+    float cluster_m = threadIdx.x % 32 < kCluster
+                          ? cluster.map_shared_rank(&x, threadIdx.x % 32)->max_value
+                          : -INFINITY;
+    const float max_value = warp_max(cluster_m);
+
+    // Radix selection: the largest key t with weight(keys >= t, keys >= floor) >= the target.
+    // Every block merges the cluster's histograms and scans them the same way, so all agree.
+    int hist_parity = 0;
+    auto select = [&](bool by_mass, uint32_t floor_key, unsigned long long count_target,
+                      float fraction) {
+      uint32_t prefix = 0, prefix_mask = 0;
+      unsigned long long remaining = count_target;
+      for (int pass = 0; pass < kPasses; ++pass) {
+        const int shift = kDigitShift[pass];
+        const uint32_t digit_mask = kDigitMask[pass];
+        unsigned long long *hist = local_hist[hist_parity];
+        hist_parity ^= 1;
+        for (int j = threadIdx.x; j < kBins; j += kThreads) hist[j] = 0;
+        __syncthreads();
+        for (int i = threadIdx.x; i < count; i += kThreads) {
+          const float v = values[i];
+          const uint32_t key = order_key(v);
+          if (key < floor_key || (key & prefix_mask) != prefix) continue;
+          const unsigned long long weight =
+              by_mass ? (unsigned long long)(expf(v - max_value) * 4294967296.0f) : 1ull;
+          if (weight) atomicAdd(&hist[(key >> shift) & digit_mask], weight);
+        }
+        // Every block's histogram is complete, and every block is done reading the buffer
+        // this one reuses two passes on (double buffering: one cluster barrier per pass).
+        cluster.sync();
+        for (int j = threadIdx.x; j < kBins; j += kThreads) {
+          unsigned long long sum = 0;
+#pragma unroll
+          for (int r = 0; r < kCluster; ++r) sum += cluster.map_shared_rank(hist, r)[j];
+          merged_hist[j] = sum;
+        }
+        __syncthreads();
+        if (threadIdx.x < 32) {
+          const int lane = threadIdx.x;
+          const int top_bin = kBins - 1 - lane * kBinsPerLane; // lane 0: the highest bins
+          unsigned long long lane_sum = 0;
+          for (int j = 0; j < kBinsPerLane; ++j) lane_sum += merged_hist[top_bin - j];
+          unsigned long long above = lane_sum; // inclusive scan from lane 0
+          for (int offset = 1; offset < 32; offset *= 2) {
+            const unsigned long long other = __shfl_up_sync(~0u, above, offset);
+            if (lane >= offset) above += other;
+          }
+          const unsigned long long total = __shfl_sync(~0u, above, 31);
+          if (by_mass && pass == 0) {
+            const double want = ceil(double(fraction) * double(total));
+            remaining = want < 1.0 ? 1ull : (unsigned long long)want;
+          }
+          if (remaining > total) remaining = total; // cannot happen; keeps the scan in range
+          above -= lane_sum;                        // exclusive: the bins above this lane's
+          const unsigned owner =
+              __ballot_sync(~0u, above < remaining && remaining <= above + lane_sum);
+          if (owner && lane == __ffs(owner) - 1) {
+            unsigned long long acc = above;
+            int bin = top_bin - (kBinsPerLane - 1);
+            for (int j = 0; j < kBinsPerLane; ++j) {
+              const unsigned long long h = merged_hist[top_bin - j];
+              if (acc + h >= remaining) {
+                bin = top_bin - j;
+                break;
+              }
+              acc += h;
+            }
+            x.prefix = prefix | (uint32_t(bin) << shift);
+            x.remaining = remaining - acc;
+          } else if (!owner && lane == 0) { // nothing to select (no weight): keep every key
+            x.prefix = prefix;
+            x.remaining = remaining;
+          }
+        }
+        __syncthreads();
+        prefix = x.prefix;
+        remaining = x.remaining;
+        prefix_mask |= digit_mask << shift;
+      }
+      return prefix > floor_key ? prefix : floor_key;
+    };
+
     uint32_t threshold = order_key(-INFINITY);
     if (max_value > -INFINITY) {
       if (params.top_k > 0 && params.top_k < VOCAB)
-        threshold = select_threshold<VOCAB, false>(value, max_value, threshold,
-                                                   (unsigned long long)params.top_k, 0.f, s);
+        threshold = select(false, threshold, (unsigned long long)params.top_k, 0.f);
       if (params.top_p > 0.f && params.top_p < 1.f)
-        threshold = select_threshold<VOCAB, true>(value, max_value, threshold, 0ull,
-                                                  params.top_p, s);
+        threshold = select(true, threshold, 0ull, params.top_p);
     }
     const uint64_t stream =
         mix64(params.seed + mix64(params.step + mix64(uint64_t(sequence) + 1)));
-    float best = -INFINITY;
-    int best_index = VOCAB;
-    for (int i = threadIdx.x; i < VOCAB; i += kThreads) {
-      const float x = value(i);
-      if (!(x > -INFINITY) || order_key(x) < threshold) continue;
-      const float gumbel = x - logf(-logf(uniform(stream, uint32_t(i))));
-      if (better(gumbel, i, best, best_index)) best = gumbel, best_index = i;
+    Candidate c = kNoCandidate;
+    c.index = VOCAB;
+    for (int i = threadIdx.x; i < count; i += kThreads) {
+      const float v = values[i];
+      if (!(v > -INFINITY) || order_key(v) < threshold) continue;
+      const float gumbel = v - logf(-logf(uniform(stream, uint32_t(first + i))));
+      if (better(gumbel, first + i, c.value, c.index)) c = {gumbel, first + i};
     }
-    token = block_argmax(best, best_index, s);
+    c = block_best(c, x);
+    if (threadIdx.x == 0) x.best = c;
+    cluster.sync();
+    token = cluster_best(cluster, x).index;
   }
 
-  if (threadIdx.x == 0) {
+  if (rank == 0 && threadIdx.x == 0) {
     next_token[sequence] = token < VOCAB ? token : 0;
-    // The last block of the run moves the counter on: every block read it above.
+    // The last sequence of the run moves the counter on: every block read it above.
     __threadfence();
     if (atomicAdd(&sampling->blocks_done, 1u) == uint32_t(BATCH - 1)) {
       sampling->blocks_done = 0;
@@ -251,6 +322,8 @@ __global__ void __launch_bounds__(kSampleTokensThreads)
       __threadfence();
     }
   }
+  // No block leaves while another may still read its shared memory.
+  cluster.sync();
 }
 
 } // namespace sinter::kernels

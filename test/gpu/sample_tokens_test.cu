@@ -106,7 +106,7 @@ bool distribution_case(const Setting &setting, const std::vector<float> &logits,
   std::vector<long> counts(kVocab, 0);
   long outside = 0;
   for (int l = 0; l < kLaunches; ++l) {
-    launch(fn, sample_tokens_launch(kSequences), 0, (const float *)d_logits,
+    launch(fn, sample_tokens_launch(kSequences, kVocab), 0, (const float *)d_logits,
            (const int64_t *)d_ids, d_state, d_seen, d_tokens);
     for (int64_t t : to_host(d_tokens, kSequences)) {
       if (t < 0 || t >= kVocab) { ++outside; continue; }
@@ -184,7 +184,7 @@ bool greedy_case() {
   SamplingState *d_state = to_device(std::vector<SamplingState>{state});
   uint32_t *d_seen = to_device(std::vector<uint32_t>(B * sample_tokens_seen_words(V), 0));
   int64_t *d_tokens = to_device(std::vector<int64_t>(B, -1));
-  launch(sample_tokens<B, ROWS, V, IDS, __nv_bfloat16>, sample_tokens_launch(B), 0,
+  launch(sample_tokens<B, ROWS, V, IDS, __nv_bfloat16>, sample_tokens_launch(B, V), 0,
          (const __nv_bfloat16 *)d_logits, (const int64_t *)d_ids, d_state, d_seen, d_tokens);
   std::vector<int64_t> got = to_host(d_tokens, B);
   bool ok = got == want && want[0] == 10 && want[1] == 500 && want[2] == 43;
@@ -216,7 +216,7 @@ template <int V> bool reproducible_case(bool time_it) {
     CUDA_CHECK(cudaMemcpy(d_state, &st, sizeof st, cudaMemcpyHostToDevice));
   };
   auto run = [&](cudaStream_t stream) {
-    launch(fn, sample_tokens_launch(B), stream, (const __nv_bfloat16 *)d_logits,
+    launch(fn, sample_tokens_launch(B, V), stream, (const __nv_bfloat16 *)d_logits,
            (const int64_t *)d_ids, d_state, d_seen, d_tokens);
   };
   constexpr int kSteps = 16;

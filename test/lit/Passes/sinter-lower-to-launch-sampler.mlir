@@ -39,3 +39,13 @@ func.func @one_token(%ids: tensor<1x1xi64>, %x: tensor<1x1x1xf32>) -> tensor<1x1
   %next = sinter.sample_tokens %x, %ids : (tensor<1x1x1xf32>, tensor<1x1xi64>) -> tensor<1x1xi64>
   return %next : tensor<1x1xi64>
 }
+
+// -----
+
+// Negative: each block of the cluster holds an eighth of the row in shared memory; a
+// vocabulary whose slice does not fit is refused at compile time.
+func.func @huge_vocabulary(%ids: tensor<1x1xi64>, %x: tensor<1x1x600000xf32>) -> tensor<1x1xi64> {
+  // expected-error @+1 {{no sample_tokens configuration for logits 'memref<1x1x600000xf32>'}}
+  %next = sinter.sample_tokens %x, %ids : (tensor<1x1x600000xf32>, tensor<1x1xi64>) -> tensor<1x1xi64>
+  return %next : tensor<1x1xi64>
+}

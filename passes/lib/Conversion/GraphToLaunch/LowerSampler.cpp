@@ -36,7 +36,7 @@ LogicalResult FunctionLowering::lowerSampleTokens(graph::SampleTokensOp sample) 
       MemRefType::get({batch, kn::sample_tokens_seen_words(vocab)}, builder.getI32Type()));
   Value next = destinationFor(sample.getResult());
   buffers[sample.getResult()] = next;
-  kn::LaunchParams lp = kn::sample_tokens_launch(int(batch));
+  kn::LaunchParams lp = kn::sample_tokens_launch(int(batch), vocab);
   return emitKernel(loc, "sample_tokens",
                     {intParam(builder, batch), intParam(builder, rows), intParam(builder, vocab),
                      intParam(builder, idsLength), strParam(builder, element)},
