@@ -33,7 +33,8 @@ done
 fixtures="$source/examples/fixtures"
 "$prefix/bin/sinter" compile --sample prefill="$fixtures/llama_tiny_kv_prefill.onnx" \
   decode="$fixtures/llama_tiny_kv_decode.onnx" -o "$work/llama.so"
-"$prefix/bin/sinter" inspect "$work/llama.so" | grep -q 'output "next_token"' ||
+"$prefix/bin/sinter" inspect "$work/llama.so" >"$work/inspect.txt"
+grep -q 'output "next_token"' "$work/inspect.txt" ||
   { echo "FAIL: the installed compiler's library has no next_token output"; exit 1; }
 
 cmake -S "$source/examples/cpp" -B "$work/examples" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
