@@ -78,7 +78,7 @@ def parse_args(argv=None):
                    help="weight/activation dtype of the exported model (default bf16; with "
                         "--from-pretrained: the checkpoint's torch_dtype)")
     p.add_argument("--max-position", type=int, default=None,
-                   help="max_position_embeddings (default 131072)")
+                   help="max_position_embeddings (default 131072; gpt2: 1024)")
     p.add_argument("--rope-theta", type=float, default=None,
                    help="rope_theta (default 500000)")
     p.add_argument("--rope-scaling", choices=["llama3", "none"], default=None,
@@ -160,6 +160,10 @@ def parse_args(argv=None):
         except CheckpointError as e:
             fail(e)
     else:
+        # GPT-2 keeps a [max_position, max_position] causal-mask buffer per layer: Llama's
+        # 131072 would need 17 GB per layer, so it gets GPT-2's own 1024.
+        if a.arch == "gpt2" and a.max_position is None:
+            a.max_position = 1024
         for dest, default in FLAG_DEFAULTS.items():
             if getattr(a, dest) is None:
                 setattr(a, dest, default)
@@ -168,9 +172,6 @@ def parse_args(argv=None):
     if a.kv_cache is not None:
         if a.batch != 1:
             p.error("--kv-cache exports batch 1 only")
-        if a.arch == "gpt2":
-            p.error("--kv-cache does not export --arch gpt2 yet (its blocks take the cache as "
-                    "layer_past, not the decoder-layer interface the KV wrappers drive)")
         if a.dynamic_seq:
             p.error("--kv-cache and --dynamic-seq do not combine")
         if a.kv_cache < a.seq + 1:
@@ -767,10 +768,12 @@ class _IndexCopyCache:
         return (key_states, value_states) if self.return_fresh else (kc, vc)
 
 
-def _embed(m, input_ids):
+def _embed(m, input_ids, position_ids):
     """The token embeddings as the model's own forward computes them (Gemma scales them by
-    sqrt(hidden_size), rounded to the model's dtype)."""
+    sqrt(hidden_size), rounded to the model's dtype; GPT-2 adds its learned positions)."""
     import torch
+    if m.config.model_type == "gpt2":
+        return m.transformer.wte(input_ids) + m.transformer.wpe(position_ids)
     x = m.model.embed_tokens(input_ids)
     if m.config.model_type in ("gemma", "gemma2"):
         x = x * torch.tensor(m.config.hidden_size ** 0.5, dtype=x.dtype)
@@ -779,6 +782,13 @@ def _embed(m, input_ids):
 
 def _run_layers(m, x, position_ids, mask, cache):
     import torch
+    if m.config.model_type == "gpt2":  # learned positions (in _embed), LayerNorm blocks
+        for block in m.transformer.h:
+            x = block(x, past_key_values=cache, cache_position=position_ids[0],
+                      attention_mask=mask)
+            if isinstance(x, tuple):
+                x = x[0]
+        return m.lm_head(m.transformer.ln_f(x))
     mm = m.model
     pe = mm.rotary_emb(x, position_ids)
     for layer in mm.layers:
@@ -808,8 +818,8 @@ def make_kv_wrappers(model, max_len, seq):
             self.m = m
 
         def forward(self, input_ids, *past):
-            x = _embed(self.m, input_ids)
             positions = torch.arange(seq, dtype=torch.int64, device=input_ids.device)
+            x = _embed(self.m, input_ids, positions.unsqueeze(0))
             cache = _IndexCopyCache(past, positions, return_fresh=True)
             # attention_mask=None: HF's sdpa path takes its causal form (is_causal=True).
             logits = _run_layers(self.m, x, positions.unsqueeze(0), None, cache)
@@ -821,7 +831,7 @@ def make_kv_wrappers(model, max_len, seq):
             self.m = m
 
         def forward(self, input_ids, cache_position, *past):
-            x = _embed(self.m, input_ids)
+            x = _embed(self.m, input_ids, cache_position.unsqueeze(0))
             keys = torch.arange(max_len, dtype=torch.int64, device=input_ids.device)
             mask = torch.where(keys[None, :] <= cache_position[:, None], 0.0,
                                torch.finfo(x.dtype).min).to(x.dtype)[None, None]
