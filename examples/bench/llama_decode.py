@@ -572,43 +572,32 @@ def main(argv=None):
             torch.cuda.synchronize()
             save(format_table(rows))
 
-        for mode, ctx in contexts.items():
-            def make_sinter(ctx=ctx):
-                dec = ctx.model.entry("decode")
-                info = {i.name: i for i in dec.inputs}
-                ids = torch.randint(0, cfg.vocab_size, info["input_ids"].shape, generator=gen,
-                                    device="cuda")
-                pos = torch.full(info["cache_position"].shape, L - 1, dtype=torch.int64,
-                                 device="cuda")
-                out = [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda")
-                       for o in dec.outputs]
-                ctx.reset_state()
-                ctx.run_entry("prefill", [prompt], [
-                    torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda")
-                    for o in ctx.model.entry("prefill").outputs])
-                return ctx.bind_entry("decode", {"input_ids": ids, "cache_position": pos}, out)
+        def bind_decode(ctx, sampling=None):
+            """The decode step at position L-1 after a prefill, on fixed buffers; with
+            `sampling`, the sampler's parameters are set first (a --sample library)."""
+            dec = ctx.model.entry("decode")
+            info = {i.name: i for i in dec.inputs}
+            ids = torch.randint(0, cfg.vocab_size, info["input_ids"].shape, generator=gen,
+                                device="cuda")
+            pos = torch.full(info["cache_position"].shape, L - 1, dtype=torch.int64,
+                             device="cuda")
+            out = [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda")
+                   for o in dec.outputs]
+            ctx.reset_state()
+            if sampling is not None:
+                ctx.set_sampling(**sampling)
+            ctx.run_entry("prefill", [prompt], [
+                torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda")
+                for o in ctx.model.entry("prefill").outputs])
+            return ctx.bind_entry("decode", {"input_ids": ids, "cache_position": pos}, out)
 
-            add(f"Sinter, {'CUDA graph' if mode == 'graph' else 'direct launches'}", make_sinter)
+        for mode, ctx in contexts.items():
+            add(f"Sinter, {'CUDA graph' if mode == 'graph' else 'direct launches'}",
+                lambda ctx=ctx: bind_decode(ctx))
 
         # --sample: the same decode step with the sampler at its end (next_token output).
         for label, params in SAMPLING_ROWS if sample_ctx else ():
-            def make_sampled(params=params):
-                dec = sample_ctx.model.entry("decode")
-                info = {i.name: i for i in dec.inputs}
-                ids = torch.randint(0, cfg.vocab_size, info["input_ids"].shape, generator=gen,
-                                    device="cuda")
-                pos = torch.full(info["cache_position"].shape, L - 1, dtype=torch.int64,
-                                 device="cuda")
-                out = [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda")
-                       for o in dec.outputs]
-                sample_ctx.reset_state()
-                sample_ctx.set_sampling(**params)
-                sample_ctx.run_entry("prefill", [prompt], [
-                    torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda")
-                    for o in sample_ctx.model.entry("prefill").outputs])
-                return sample_ctx.bind_entry("decode", {"input_ids": ids, "cache_position": pos},
-                                             out)
-
+            make_sampled = lambda params=params: bind_decode(sample_ctx, params)
             add(f"Sinter + sampler ({label}), CUDA graph", make_sampled)
 
         def make_eager():

@@ -12,6 +12,7 @@
 #include "sample_tokens.cuh"
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <numeric>
 
@@ -19,6 +20,10 @@ using namespace sinter::kernels;
 using namespace gputest;
 
 namespace {
+
+void free_all(std::initializer_list<void *> buffers) {
+  for (void *p : buffers) CUDA_CHECK(cudaFree(p));
+}
 
 struct Setting {
   const char *name;
@@ -143,11 +148,7 @@ bool distribution_case(const Setting &setting, const std::vector<float> &logits,
   std::printf("%-44s kept %2d  chi2 %7.2f < %6.2f (df %2d)  outside %ld  step %llu  %s\n",
               setting.name, kept, chi2, critical, df, outside, (unsigned long long)after.step,
               ok ? "ok" : "FAIL");
-  CUDA_CHECK(cudaFree(d_logits));
-  CUDA_CHECK(cudaFree(d_ids));
-  CUDA_CHECK(cudaFree(d_state));
-  CUDA_CHECK(cudaFree(d_seen));
-  CUDA_CHECK(cudaFree(d_tokens));
+  free_all({d_logits, d_ids, d_state, d_seen, d_tokens});
   return ok;
 }
 
@@ -191,11 +192,7 @@ bool greedy_case() {
   std::printf("%-44s got %lld %lld %lld want %lld %lld %lld  %s\n", "greedy: tie, NaN, penalty",
               (long long)got[0], (long long)got[1], (long long)got[2], (long long)want[0],
               (long long)want[1], (long long)want[2], ok ? "ok" : "FAIL");
-  CUDA_CHECK(cudaFree(d_logits));
-  CUDA_CHECK(cudaFree(d_ids));
-  CUDA_CHECK(cudaFree(d_state));
-  CUDA_CHECK(cudaFree(d_seen));
-  CUDA_CHECK(cudaFree(d_tokens));
+  free_all({d_logits, d_ids, d_state, d_seen, d_tokens});
   return ok;
 }
 
@@ -259,11 +256,7 @@ template <int V> bool reproducible_case(bool time_it) {
   CUDA_CHECK(cudaGraphExecDestroy(exec));
   CUDA_CHECK(cudaGraphDestroy(graph));
   CUDA_CHECK(cudaStreamDestroy(stream));
-  CUDA_CHECK(cudaFree(d_logits));
-  CUDA_CHECK(cudaFree(d_ids));
-  CUDA_CHECK(cudaFree(d_state));
-  CUDA_CHECK(cudaFree(d_seen));
-  CUDA_CHECK(cudaFree(d_tokens));
+  free_all({d_logits, d_ids, d_state, d_seen, d_tokens});
   return ok;
 }
 
