@@ -423,14 +423,15 @@ def build_config(a):
         attention_bias=False, attention_dropout=0.0, mlp_bias=False,
         bos_token_id=128000 if a.vocab > 128001 else None,
         eos_token_id=128001 if a.vocab > 128001 else None, pad_token_id=None)
-    try:
-        cfg = LlamaConfig(rope_parameters=rope, **kw)
-    except TypeError:  # transformers 4.x spelling
-        legacy = dict(rope)
-        theta = legacy.pop("rope_theta")
-        cfg = LlamaConfig(rope_theta=theta,
-                          rope_scaling=legacy if a.rope_scaling == "llama3" else None, **kw)
-    return cfg
+    import transformers
+    if int(transformers.__version__.split(".")[0]) >= 5:
+        return LlamaConfig(rope_parameters=rope, **kw)
+    # transformers 4.x reads rope_theta and rope_scaling; it would keep rope_parameters as an
+    # unknown attribute and build plain RoPE.
+    legacy = dict(rope)
+    theta = legacy.pop("rope_theta")
+    return LlamaConfig(rope_theta=theta,
+                       rope_scaling=legacy if a.rope_scaling == "llama3" else None, **kw)
 
 
 def make_wrapper(model):
