@@ -298,17 +298,16 @@ int main(int argc, char **argv) {
   CLI::App app{"Sinter: an ahead-of-time compiler from ONNX to one CUDA shared library"};
   app.require_subcommand(1);
   // Where this compiler takes its targets, headers and runtime library from: next to bin/ (a
-  // build tree or an install prefix), else the source tree it was built from.
-  {
+  // build tree or an install prefix), else the source tree it was built from. Resolved only
+  // when asked for.
+  app.set_version_flag("--version", [] {
     sinter::Toolchain t = findToolchain();
-    std::string version = std::string("sinter ") + SINTER_VERSION + " (runtime ABI " +
-                          std::to_string(SINTER_ABI_VERSION_MAJOR) + "." +
-                          std::to_string(SINTER_ABI_VERSION_MINOR) + ")\n  targets: " +
-                          targetsDir() + "\n  headers: " + t.includeDir +
-                          "\n  kernels: " + t.kernelsDir + "\n  runtime: " + t.libDir +
-                          "/libsinter_runtime.a\n  nvcc: " + t.nvcc;
-    app.set_version_flag("--version", version);
-  }
+    return std::string("sinter ") + SINTER_VERSION + " (runtime ABI " +
+           std::to_string(SINTER_ABI_VERSION_MAJOR) + "." +
+           std::to_string(SINTER_ABI_VERSION_MINOR) + ")\n  targets: " + targetsDir() +
+           "\n  headers: " + t.includeDir + "\n  kernels: " + t.kernelsDir +
+           "\n  runtime: " + t.libDir + "/libsinter_runtime.a\n  nvcc: " + t.nvcc;
+  });
 
   CompileArgs compile;
   auto *compileCmd = app.add_subcommand("compile", "Compile an ONNX model to a shared library");

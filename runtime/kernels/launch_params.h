@@ -636,6 +636,10 @@ struct SamplingState {
   uint32_t reserved;
 };
 static_assert(sizeof(SamplingState) == 40, "SamplingState is the .sampling state region");
+// The state regions' names: the compiler creates them, sinter_context_set_sampling finds the
+// parameters' region by name.
+constexpr const char *kSamplingStateRegion = ".sampling";
+constexpr const char *kSamplingSeenRegion = ".sampling.seen";
 constexpr int kSampleTokensThreads = 512;
 constexpr int kSampleTokensCluster = 8;
 constexpr int kSampleTokensBins = 2048; // radix digits of 11 bits

@@ -140,9 +140,8 @@ struct sinter_context {
 
 namespace sinter::rt {
 
-// Sampling (sampling.cpp). The state region the compiler names for the sampler's parameters
-// (passes/lib/Conversion/GraphToLaunch/LowerSampler.cpp); null when the program has none.
-constexpr const char *kSamplingRegion = ".sampling";
+// Sampling (sampling.cpp). The state region holding the sampler's parameters
+// (sinter::kernels::kSamplingStateRegion); null when the program has none.
 const sinter_state_info *sampling_region(const sinter_program &program);
 // INVALID_ARGUMENT naming the first parameter out of range (or a null or too small struct).
 sinter_status check_sampling_params(const sinter_sampling_params *params);

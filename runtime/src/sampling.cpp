@@ -14,7 +14,7 @@ namespace sinter::rt {
 
 const sinter_state_info *sampling_region(const sinter_program &p) {
   for (uint32_t i = 0; i < p.num_states; ++i)
-    if (p.states[i].name && std::strcmp(p.states[i].name, kSamplingRegion) == 0 &&
+    if (p.states[i].name && std::strcmp(p.states[i].name, sinter::kernels::kSamplingStateRegion) == 0 &&
         p.states[i].bytes == sizeof(sinter::kernels::SamplingState))
       return &p.states[i];
   return nullptr;

@@ -9,11 +9,6 @@ using namespace mlir;
 using namespace sinter;
 namespace kn = sinter::kernels;
 
-namespace {
-// State region names: part of the contract with the runtime (runtime/src/sampling.cpp).
-constexpr StringLiteral kSamplingRegion = ".sampling", kSeenRegion = ".sampling.seen";
-} // namespace
-
 LogicalResult FunctionLowering::lowerSampleTokens(graph::SampleTokensOp sample) {
   auto logits = bufferOf(sample.getLogits());
   auto ids = bufferOf(sample.getInputIds());
@@ -29,10 +24,10 @@ LogicalResult FunctionLowering::lowerSampleTokens(graph::SampleTokensOp sample) 
   Location loc = sample.getLoc();
   static_assert(sizeof(kn::SamplingState) % 4 == 0, "the region is held as i32 words");
   Value params = stateBuffer(
-      loc, kSamplingRegion,
+      loc, kn::kSamplingStateRegion,
       MemRefType::get({int64_t(sizeof(kn::SamplingState) / 4)}, builder.getI32Type()));
   Value seen = stateBuffer(
-      loc, kSeenRegion,
+      loc, kn::kSamplingSeenRegion,
       MemRefType::get({batch, kn::sample_tokens_seen_words(vocab)}, builder.getI32Type()));
   Value next = destinationFor(sample.getResult());
   buffers[sample.getResult()] = next;
