@@ -44,6 +44,7 @@ SamplingState make_state(const Setting &s, uint64_t seed) {
 }
 
 // Hugging Face's order: repetition penalty, temperature, top-k, top-p; then softmax.
+// Top-p keeps a token when the kept mass strictly above it is under top_p (ties all kept).
 std::vector<double> expected_probs(const std::vector<float> &logits, const std::vector<bool> &seen,
                                    const Setting &s) {
   const int n = int(logits.size());
@@ -60,24 +61,25 @@ std::vector<double> expected_probs(const std::vector<float> &logits, const std::
   if (s.top_k > 0 && s.top_k < n)
     for (int r = s.top_k; r < n; ++r) keep[order[r]] = x[order[r]] >= x[order[s.top_k - 1]];
   const double m = x[order[0]];
+  auto weight = [&](int i) { return std::isinf(x[i]) && x[i] < 0 ? 0.0 : std::exp(x[i] - m); };
   double z = 0;
   for (int i = 0; i < n; ++i)
-    if (keep[i]) z += std::exp(x[i] - m);
-  // Top-p keeps a token when the kept mass strictly above it is under top_p (ties all kept).
+    if (keep[i]) z += weight(i);
   if (s.top_p > 0.f && s.top_p < 1.f) {
-    std::vector<bool> keep_p = keep;
-    for (int i = 0; i < n; ++i) {
-      double above = 0;
-      for (int j = 0; j < n; ++j)
-        if (keep[j] && x[j] > x[i]) above += std::exp(x[j] - m);
-      keep_p[i] = keep[i] && above < s.top_p * z;
+    double above = 0; // kept mass of the groups of equal values before this one
+    for (int r = 0; r < n;) {
+      int end = r;
+      double group = 0;
+      while (end < n && x[order[end]] == x[order[r]]) group += keep[order[end]] ? weight(order[end]) : 0, ++end;
+      const bool kept = above < s.top_p * z;
+      for (int q = r; q < end; ++q) keep[order[q]] = keep[order[q]] && kept;
+      above += group, r = end;
     }
-    keep = keep_p;
   }
   std::vector<double> p(n, 0.0);
   double total = 0;
   for (int i = 0; i < n; ++i)
-    if (keep[i]) total += p[i] = std::exp(x[i] - m);
+    if (keep[i]) total += p[i] = weight(i);
   for (double &v : p) v /= total;
   return p;
 }
@@ -88,8 +90,9 @@ double chi2_critical(int df) {
   return df * std::pow(1.0 - a + z * std::sqrt(a), 3.0);
 }
 
-constexpr int kVocab = 40, kSequences = 4096, kLaunches = 6;
+constexpr int kSequences = 4096, kLaunches = 6;
 
+template <int kVocab>
 bool distribution_case(const Setting &setting, const std::vector<float> &logits,
                        const std::vector<int64_t> &prompt) {
   constexpr int kIds = 3;
@@ -145,9 +148,68 @@ bool distribution_case(const Setting &setting, const std::vector<float> &logits,
   const SamplingState after = to_host(d_state, 1)[0];
   const bool counter_ok = after.step == uint64_t(kLaunches) && after.blocks_done == 0;
   const bool ok = outside == 0 && (kept == 1 ? true : chi2 < critical) && counter_ok;
-  std::printf("%-44s kept %2d  chi2 %7.2f < %6.2f (df %2d)  outside %ld  step %llu  %s\n",
-              setting.name, kept, chi2, critical, df, outside, (unsigned long long)after.step,
+  std::printf("%-48s V=%-5d kept %4d  chi2 %8.2f < %8.2f (df %4d)  outside %ld  step %llu  %s\n",
+              setting.name, kVocab, kept, chi2, critical, df, outside, (unsigned long long)after.step,
               ok ? "ok" : "FAIL");
+  free_all({d_logits, d_ids, d_state, d_seen, d_tokens});
+  return ok;
+}
+
+// At a real vocabulary size, from one random bf16 row repeated over many sequences: no draw
+// may fall outside the reference's kept set, and the draws, pooled into groups of about equal
+// expected mass (largest probabilities first), pass the chi-square test. Thresholds there fall
+// among thousands of tokens, and bf16 logits tie in long runs.
+template <int V> bool large_vocab_case(const Setting &setting) {
+  constexpr int B = 512, IDS = 4, kLargeLaunches = 16, kGroups = 20;
+  std::vector<uint16_t> row = random_bf16(V, 21, -6.f, 6.f);
+  std::vector<uint16_t> rows(size_t(B) * V);
+  for (int b = 0; b < B; ++b) std::copy(row.begin(), row.end(), rows.begin() + size_t(b) * V);
+  const std::vector<int64_t> prompt = {5, 17, 1000, V - 2};
+  std::vector<int64_t> ids(size_t(B) * IDS);
+  for (int b = 0; b < B; ++b) std::copy(prompt.begin(), prompt.end(), ids.begin() + size_t(b) * IDS);
+  std::vector<float> logits(V);
+  std::vector<bool> seen(V, false);
+  for (int i = 0; i < V; ++i) logits[i] = bf2f(row[i]);
+  for (int64_t id : prompt) seen[id] = true;
+  const std::vector<double> p = expected_probs(logits, seen, setting);
+  uint16_t *d_logits = to_device(rows);
+  int64_t *d_ids = to_device(ids);
+  SamplingState *d_state = to_device(std::vector<SamplingState>{make_state(setting, 77)});
+  uint32_t *d_seen = to_device(std::vector<uint32_t>(size_t(B) * sample_tokens_seen_words(V), 0));
+  int64_t *d_tokens = to_device(std::vector<int64_t>(B, -1));
+  std::vector<long> counts(V, 0);
+  long outside = 0;
+  for (int l = 0; l < kLargeLaunches; ++l) {
+    launch(sample_tokens<B, 1, V, IDS, __nv_bfloat16>, sample_tokens_launch(B, V), 0,
+           (const __nv_bfloat16 *)d_logits, (const int64_t *)d_ids, d_state, d_seen, d_tokens);
+    for (int64_t t : to_host(d_tokens, B)) {
+      if (t < 0 || t >= V || p[t] == 0.0) ++outside;
+      else ++counts[t];
+    }
+  }
+  std::vector<int> order(V);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return p[a] > p[b]; });
+  const double draws = double(B) * kLargeLaunches;
+  std::vector<double> expected(kGroups, 0), observed(kGroups, 0);
+  double running = 0;
+  int kept = 0;
+  for (int i : order) {
+    if (p[i] == 0.0) break;
+    ++kept;
+    const int group = std::min(kGroups - 1, int(running * kGroups));
+    running += p[i];
+    expected[group] += p[i] * draws, observed[group] += counts[i];
+  }
+  double chi2 = 0;
+  int cells = 0;
+  for (int g = 0; g < kGroups; ++g)
+    if (expected[g] > 0) chi2 += (observed[g] - expected[g]) * (observed[g] - expected[g]) / expected[g], ++cells;
+  const int df = std::max(1, cells - 1);
+  const double critical = chi2_critical(df);
+  const bool ok = outside == 0 && (cells < 2 || chi2 < critical);
+  std::printf("%-48s V=%-6d kept %6d  chi2 %8.2f < %8.2f (df %4d)  outside %ld  %s\n",
+              setting.name, V, kept, chi2, critical, df, outside, ok ? "ok" : "FAIL");
   free_all({d_logits, d_ids, d_state, d_seen, d_tokens});
   return ok;
 }
@@ -266,7 +328,8 @@ int main() {
   if (!have_device()) return 77;
   bool ok = greedy_case();
   // One logits row: spread values, a near-tie at the top, some very unlikely tokens.
-  std::vector<float> logits(kVocab);
+  constexpr int kSmallVocab = 40;
+  std::vector<float> logits(kSmallVocab);
   uint64_t x = 0x1234567;
   for (float &v : logits) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -283,7 +346,32 @@ int main() {
       {"temperature 1, top_k 1", 1.f, 1, 1.f, 1.f},
       {"temperature 0.5, top_p 0.05", 0.5f, 0, 0.05f, 1.f},
   };
-  for (const Setting &s : settings) ok &= distribution_case(s, logits, prompt);
+  for (const Setting &s : settings) ok &= distribution_case<kSmallVocab>(s, logits, prompt);
+  // Masked tokens (-inf): top-k beyond the finite ones keeps them all, and none is drawn.
+  std::vector<float> masked = logits;
+  for (int i = 10; i < kSmallVocab; ++i) masked[i] = -INFINITY;
+  ok &= distribution_case<kSmallVocab>({"-inf masked, top_k 20", 1.f, 20, 1.f, 1.f}, masked, prompt);
+  ok &= distribution_case<kSmallVocab>({"-inf masked, top_p 0.7", 1.f, 0, 0.7f, 1.f}, masked, prompt);
+  // A top-p threshold inside a run of tied logits: 600 ties (gathered and sorted in every
+  // block) and 1500 (more than one candidate list: refined by radix passes).
+  auto tied_row = [](int vocab, int ties) {
+    std::vector<float> row(vocab, -1.f);
+    for (int i = 0; i < 3; ++i) row[i] = 2.f;
+    for (int i = 3; i < 3 + ties; ++i) row[i] = 0.f;
+    return row;
+  };
+  const std::vector<int64_t> no_penalty_prompt = {0, 1, 2};
+  ok &= distribution_case<1000>({"600 ties at the top_p 0.5 threshold", 1.f, 0, 0.5f, 1.f},
+                                tied_row(1000, 600), no_penalty_prompt);
+  ok &= distribution_case<3000>({"1500 ties at the top_p 0.5 threshold", 1.f, 0, 0.5f, 1.f},
+                                tied_row(3000, 1500), no_penalty_prompt);
+  ok &= distribution_case<3000>({"1500 ties at the top_k 700 threshold", 1.f, 700, 1.f, 1.f},
+                                tied_row(3000, 1500), no_penalty_prompt);
+  for (const Setting &s : {Setting{"temperature 0.8, top_p 0.9", 0.8f, 0, 0.9f, 1.f},
+                           Setting{"temperature 0.6, top_k 50, top_p 0.9, penalty 1.1", 0.6f, 50, 0.9f, 1.1f},
+                           Setting{"temperature 1, top_k 2000", 1.f, 2000, 1.f, 1.f},
+                           Setting{"temperature 1.5, top_p 0.5", 1.5f, 0, 0.5f, 1.f}})
+    ok &= large_vocab_case<128256>(s);
   ok &= reproducible_case<1000>(false);
   ok &= reproducible_case<128256>(true);
   std::printf("%s\n", ok ? "PASS" : "FAIL");
