@@ -619,8 +619,9 @@ SINTER_LP_FN LaunchParams cache_rows_write_launch(int outer, int rows, int inner
 //   tokens marked in seen[b]): the argmax (first among equal maxima, NaN largest) when
 //   temperature <= 0, else a draw from softmax(logits / temperature) restricted to the top_k
 //   largest (0: all) and then to the smallest set of largest whose mass reaches top_p (0 or 1:
-//   all), ties at either threshold kept. The draw is Gumbel-max with uniforms hashed from
-//   (seed, step, b, token), so it is reproducible; the last cluster to finish adds 1 to step.
+//   all), ties at either threshold kept. The draw depends only on the row and on (seed, step,
+//   b), so it is reproducible; step moves on by 1 per launch (the last sequence to finish
+//   moves it).
 //   One cluster of kSampleTokensCluster blocks per sequence (grid [cluster, BATCH]), each
 //   holding a slice of the row in shared memory, kSampleTokensThreads threads per block;
 //   dynamic shared memory sample_tokens_shared_bytes(VOCAB).
@@ -642,7 +643,7 @@ constexpr const char *kSamplingStateRegion = ".sampling";
 constexpr const char *kSamplingSeenRegion = ".sampling.seen";
 constexpr int kSampleTokensThreads = 512;
 constexpr int kSampleTokensCluster = 8;
-constexpr int kSampleTokensBins = 2048; // radix digits of 11 bits
+constexpr int kSampleTokensBins = 2048; // histogram bins (and radix digits of 11 bits)
 SINTER_LP_FN int64_t sample_tokens_seen_words(int64_t vocab) { return (vocab + 31) / 32; }
 // Tokens per block: a multiple of 8, so that each slice starts 16-byte aligned.
 SINTER_LP_FN int64_t sample_tokens_slice(int64_t vocab) {

@@ -9,19 +9,19 @@
 // 256 KB row of a 128k vocabulary from L2 once per pass, several microseconds each.
 //
 // Nothing is sorted. A top-k or top-p threshold is found in two steps:
-//  1. a histogram over the distance below the largest logit (kBins bins over kMassRange,
-//     monotone in the logit), counting tokens for top-k or summing probability mass for top-p,
-//     gives the bin that holds the threshold. Radix digits of the logits' bits would be the
-//     obvious bins, but the logits of a row share their exponent bits, so the first digit put
-//     most of the row into a handful of bins, and the shared-memory atomics on those few
-//     addresses serialized (this pass took more time than all the rest);
-//  2. every block gathers the chosen bin's tokens from the whole cluster (usually tens to a few
-//     hundred) and finds the exact threshold among them by counting; a bin with more than
-//     kCandidates tokens (long runs of tied logits) is refined by radix passes instead.
+//  1. a histogram over the distance below the largest logit (kBins bins over the row's own
+//     range, at most kMassRange; monotone in the logit), counting tokens for top-k or summing
+//     probability mass for top-p, gives the bin that holds the threshold. Radix digits of the
+//     logits' bits would be the obvious bins, but the logits of a row share their exponent
+//     bits, so the first digit put most of the row into a handful of bins;
+//  2. every block gathers the chosen bin's tokens from the whole cluster (usually a few runs of
+//     tied logits) and selects among them by radix digits in its own shared memory; a bin with
+//     more than kCandidates tokens is refined by radix passes over the cluster instead.
 // Mass is summed in fixed point (the largest logit weighs 2^31) in 64-bit integers, so the
-// sums, and so the kept set, do not depend on the order in which the atomics land: the same
-// seed gives the same tokens in every run. The draw is Gumbel-max (the argmax of x + Gumbel
-// noise over the kept tokens is distributed as their softmax): one more pass, no prefix sums.
+// sums, and so the kept set, do not depend on the order in which the atomics land.
+//
+// The draw is an inverse CDF: the kept tokens' weights in a fixed order, and one uniform per
+// sequence from (seed, step, sequence). The same seed gives the same tokens in every run.
 #pragma once
 
 #include "kernel_common.cuh"
@@ -48,7 +48,7 @@ constexpr float kMassRange = 22.f;
 // Tokens of the chosen bin that every block gathers: a list of (key, weight) pairs fits one
 // histogram's space.
 constexpr int kCandidates = kBins;
-static_assert(kCandidates * 8 <= kBins * 8, "a candidate list fits a histogram buffer");
+static_assert(kCandidates * 8 <= kBins * 8, "a list of (key, token) fits a histogram buffer");
 // Radix digits for a bin with more candidates, from the most significant: 11 + 11 + 10 bits.
 constexpr int kRadixPasses = 3;
 __device__ constexpr int kDigitShift[kRadixPasses] = {21, 10, 0};
@@ -64,6 +64,11 @@ __device__ __forceinline__ uint32_t order_key(float x) {
   if (x != x) return 0u;
   const uint32_t bits = __float_as_uint(x);
   return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+
+// The float whose order_key is `key` (a key of a non-NaN float).
+__device__ __forceinline__ float value_of_key(uint32_t key) {
+  return __uint_as_float((key & 0x80000000u) ? (key & 0x7fffffffu) : ~key);
 }
 
 // How far v lies below the row's largest logit; 0 for the largest itself (also when it is
@@ -110,6 +115,22 @@ __device__ __forceinline__ uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
+
+__device__ __forceinline__ uint32_t hash32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  return x ^ (x >> 16);
+}
+// A uniform draw in (0, 1) for `token` of one stream: 24 random bits.
+__device__ __forceinline__ float uniform(uint64_t stream, uint32_t token) {
+  const uint32_t h = hash32(hash32(token ^ uint32_t(stream)) + uint32_t(stream >> 32));
+  return (float(h >> 8) + 0.5f) * (1.0f / 16777216.0f);
+}
+// The inner logarithm is the accurate one: u is often within 2^-24 of 1, where __logf's
+// absolute error is larger than -log(u) itself.
+__device__ __forceinline__ float gumbel(float u) { return -__logf(-logf(u)); }
 
 // (a_val, a_idx) beats (b_val, b_idx): larger value, then smaller index; NaN counts as the
 // largest value, as in torch.argmax.
@@ -204,6 +225,22 @@ __device__ unsigned long long block_sum(unsigned long long v, Exchange &x,
   return total;
 }
 
+// This thread's place in the draw's order: the weight of the block's threads before it.
+// Publishes the block's weight (x.block_weight) for the other blocks, to read after the next
+// cluster barrier.
+__device__ unsigned long long publish_block_weight(unsigned long long own, Exchange &x) {
+  const int lane = threadIdx.x % 32;
+  unsigned long long running = own; // inclusive scan over the warp
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const unsigned long long other = __shfl_up_sync(~0u, running, offset);
+    if (lane >= offset) running += other;
+  }
+  unsigned long long before_warp;
+  const unsigned long long block_total = block_sum(lane == 31 ? running : 0ull, x, &before_warp);
+  if (threadIdx.x == 0) x.block_weight = block_total;
+  return before_warp + running - own;
+}
+
 // The thread's elements of the slice are i = threadIdx.x + j * kThreads, j < kPerThread (a
 // compile-time count, so that the loops unroll and the independent elements overlap: with 16
 // warps per SM, a loop that handles one element at a time waits on its own latency).
@@ -219,12 +256,27 @@ __device__ __forceinline__ void for_each_element(int count, F &&f) {
 // The block's slice of the row and its shared-memory buffers.
 struct Slice {
   const float *values;
+  int first;                 // the slice's first token
   int count;
   float max_value;           // of the whole row
   float bins_per_logit;      // the distance bins' scale
   unsigned long long *hist[2];
   unsigned long long *merged;
   int free_hist;             // the local histogram no other block may still be reading
+};
+
+// The draw, prepared by the last selection's candidate pass: the tokens in bins before the
+// chosen one are kept for sure, and their weights (in the draw's order: block by block, thread
+// by thread, each thread's elements in turn) were summed in that pass; the kept candidates of
+// the chosen bin were gathered into every block.
+struct FusedDraw {
+  bool ready = false;
+  int bin;                                // the chosen bin
+  uint32_t floor_key, threshold;
+  unsigned long long thread_before;       // the sure weight of the block's threads before this one
+  unsigned long long thread_own;          // and of this thread's tokens
+  int candidates;                         // gathered (key, token) pairs in Slice::merged
+  unsigned long long candidate_weight;    // the kept candidates' weight
 };
 
 // The first entry of `weights` (kEntries of them, possibly another block's), counting from
@@ -349,11 +401,11 @@ __device__ void merge_histograms(cg::cluster_group &cluster, const unsigned long
 // the largest candidate key, in this block's shared memory alone (no cluster barrier: all
 // blocks compute the same threshold from the same list). The candidates usually share a few
 // keys (tied logits), and then a single digit covers them.
-__device__ uint32_t threshold_from_candidates(cg::cluster_group &cluster, Slice &s,
+__device__ uint32_t threshold_from_candidates(cg::cluster_group &cluster, Slice &s, bool by_mass,
                                               const uint32_t *list, int total,
                                               unsigned long long remaining, Exchange &x) {
   uint32_t *keys = reinterpret_cast<uint32_t *>(s.merged);
-  uint32_t *weights = keys + kCandidates;
+  uint32_t *tokens = keys + kCandidates;
   int offset = 0;
   uint32_t largest = 0, smallest = ~0u;
   for (int r = 0; r < kCluster; ++r) {
@@ -362,7 +414,7 @@ __device__ uint32_t threshold_from_candidates(cg::cluster_group &cluster, Slice 
     for (int j = threadIdx.x; j < n; j += kThreads) {
       const uint32_t key = remote[j];
       keys[offset + j] = key;
-      weights[offset + j] = remote[kCandidates + j];
+      tokens[offset + j] = remote[kCandidates + j];
       largest = max(largest, key), smallest = min(smallest, key);
     }
     offset += n;
@@ -379,7 +431,9 @@ __device__ uint32_t threshold_from_candidates(cg::cluster_group &cluster, Slice 
     __syncthreads();
     for (int c = threadIdx.x; c < total; c += kThreads) {
       const uint32_t below = largest - keys[c];
-      if (keys[c] <= largest && below <= span) hist_add(hist, int(below >> shift), weights[c]);
+      if (keys[c] <= largest && below <= span)
+        hist_add(hist, int(below >> shift),
+                 by_mass ? mass_weight(value_of_key(keys[c]), s.max_value) : 1u);
     }
     __syncthreads();
     for (int j = threadIdx.x; j < kBins; j += kThreads) hist[j] = hist_value(hist[j]);
@@ -409,7 +463,8 @@ __device__ uint32_t threshold_by_radix(cg::cluster_group &cluster, Slice &s, boo
     for_each_element<kPerThread>(s.count, [&](int i) {
       const float v = s.values[i];
       const uint32_t key = order_key(v);
-      if (key < floor_key || (key & prefix_mask) != prefix || distance_bin(v, s.max_value, s.bins_per_logit) != bin)
+      if (key < floor_key || (key & prefix_mask) != prefix ||
+          distance_bin(v, s.max_value, s.bins_per_logit) != bin)
         return;
       const uint32_t weight = by_mass ? mass_weight(v, s.max_value) : 1u;
       // Bin 0 takes the largest digit, as find_crossing scans from entry 0.
@@ -435,7 +490,7 @@ __device__ uint32_t threshold_by_radix(cg::cluster_group &cluster, Slice &s, boo
 template <int kPerThread>
 __device__ uint32_t select_threshold(cg::cluster_group &cluster, Slice &s, uint32_t floor_key,
                                      unsigned long long count_target, float fraction,
-                                     Exchange &x) {
+                                     Exchange &x, FusedDraw *draw = nullptr) {
   const bool by_mass = fraction > 0.f;
   const int lane = threadIdx.x % 32;
   unsigned long long *hist = s.hist[s.free_hist];
@@ -459,19 +514,23 @@ __device__ uint32_t select_threshold(cg::cluster_group &cluster, Slice &s, uint3
   const unsigned long long remaining = x.remaining;
   if (bin < 0) return floor_key;
 
-  // This block's tokens of the chosen bin, listed in the other local histogram's space.
+  // This block's tokens of the chosen bin, listed in the other local histogram's space; with
+  // a draw to prepare, the weight of the tokens in earlier bins too.
   uint32_t *list = reinterpret_cast<uint32_t *>(s.hist[s.free_hist ^ 1]);
+  unsigned long long sure = 0;
 #pragma unroll 4
   for (int j = 0; j < kPerThread; ++j) { // whole warps: the ballot needs every lane
     const int i = int(threadIdx.x) + j * kThreads;
     bool take = false;
-    uint32_t key = 0, weight = 0;
+    uint32_t key = 0;
     if (i < s.count) {
       const float v = s.values[i];
       key = order_key(v);
-      if (key >= floor_key && distance_bin(v, s.max_value, s.bins_per_logit) == bin) {
-        weight = by_mass ? mass_weight(v, s.max_value) : 1u;
-        take = weight != 0; // a weightless token never sets the threshold
+      if (key >= floor_key) {
+        const int token_bin = distance_bin(v, s.max_value, s.bins_per_logit);
+        // A weightless token never sets a mass threshold.
+        if (token_bin == bin) take = !by_mass || mass_weight(v, s.max_value) != 0;
+        else if (draw && token_bin < bin) sure += mass_weight(v, s.max_value);
       }
     }
     const unsigned taking = __ballot_sync(~0u, take);
@@ -479,7 +538,11 @@ __device__ uint32_t select_threshold(cg::cluster_group &cluster, Slice &s, uint3
     int slot = 0;
     if (lane == 0) slot = atomicAdd(&x.candidates, __popc(taking));
     slot = __shfl_sync(~0u, slot, 0) + __popc(taking & ((1u << lane) - 1u));
-    if (take && slot < kCandidates) list[slot] = key, list[kCandidates + slot] = weight;
+    if (take && slot < kCandidates) list[slot] = key, list[kCandidates + slot] = s.first + i;
+  }
+  if (draw) {
+    draw->thread_before = publish_block_weight(sure, x);
+    draw->thread_own = sure;
   }
   cluster.sync();
   int total = 0;
@@ -493,7 +556,20 @@ __device__ uint32_t select_threshold(cg::cluster_group &cluster, Slice &s, uint3
   if (!overflow && total <= kCandidates) {
     // Other blocks may be reading this block's list until they pass the next barrier: the
     // next histogram goes where this one was.
-    threshold = threshold_from_candidates(cluster, s, list, total, remaining, x);
+    threshold = threshold_from_candidates(cluster, s, by_mass, list, total, remaining, x);
+    threshold = threshold > floor_key ? threshold : floor_key;
+    if (draw) {
+      const uint32_t *keys = reinterpret_cast<const uint32_t *>(s.merged);
+      unsigned long long kept = 0;
+      for (int c = threadIdx.x; c < total; c += kThreads)
+        if (keys[c] >= threshold) kept += mass_weight(value_of_key(keys[c]), s.max_value);
+      draw->candidate_weight = block_sum(kept, x);
+      draw->ready = true;
+      draw->bin = bin;
+      draw->floor_key = floor_key;
+      draw->threshold = threshold;
+      draw->candidates = total;
+    }
   } else {
     // No block gathers lists on this path, so the list's buffer is free for the first digit.
     s.free_hist ^= 1;
@@ -502,14 +578,50 @@ __device__ uint32_t select_threshold(cg::cluster_group &cluster, Slice &s, uint3
   return threshold > floor_key ? threshold : floor_key;
 }
 
+// The published block weights: in every lane, the weight of the blocks up to and including
+// the lane's (lanes >= kCluster: the total), and the lane's block's own.
+__device__ void scan_block_weights(cg::cluster_group &cluster, Exchange &x,
+                                   unsigned long long &through, unsigned long long &weight) {
+  const int lane = threadIdx.x % 32;
+  weight = lane < kCluster ? cluster.map_shared_rank(&x, lane)->block_weight : 0ull;
+  through = weight;
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const unsigned long long other = __shfl_up_sync(~0u, through, offset);
+    if (lane >= offset) through += other;
+  }
+}
+
+// The thread (of the block) whose stretch [before, before + own) of the cumulative weight
+// holds `point` walks its elements to the token there; every other thread returns -1.
+template <int kPerThread, typename Weight>
+__device__ int walk_to_point(const Slice &s, unsigned long long before, unsigned long long own,
+                             unsigned long long point, Weight weight) {
+  if (!(before <= point && point < before + own)) return -1;
+  unsigned long long acc = before;
+  for (int j = 0; j < kPerThread; ++j) {
+    const int i = int(threadIdx.x) + j * kThreads;
+    if (i >= s.count) break;
+    acc += weight(i);
+    if (point < acc) return s.first + i;
+  }
+  return -1; // cannot happen: the stretch holds the point
+}
+
+// floor(h * total / 2^64) for a 64-bit hash h: uniform over [0, total) up to 2^-14 relative
+// (total < 2^50).
+__device__ __forceinline__ unsigned long long draw_point(uint64_t stream,
+                                                         unsigned long long total) {
+  return __umul64hi(mix64(stream), total);
+}
+
 // The draw: the kept tokens' weights in a fixed order (block by block, thread by thread, each
 // thread's elements in turn) form a cumulative distribution, and one uniform per sequence
-// picks the token where it crosses u * total. One pass of exponentials and integer sums; the
-// Gumbel-max draw it replaces needed a hash and two logarithms per token. Returns the token
-// in the thread that holds it, -1 in every other.
+// picks the token where it crosses u * total. One pass of exponentials and integer sums; a
+// Gumbel-max draw needs a hash and two logarithms per token. Returns the token in the thread
+// that holds it, -1 in every other.
 template <int kPerThread>
-__device__ int draw_token(cg::cluster_group &cluster, const Slice &s, int first,
-                          uint32_t threshold, uint64_t stream, Exchange &x) {
+__device__ int draw_token(cg::cluster_group &cluster, const Slice &s, uint32_t threshold,
+                          uint64_t stream, Exchange &x) {
   const int lane = threadIdx.x % 32;
   auto kept_weight = [&](int i) -> uint32_t {
     const float v = s.values[i];
@@ -517,42 +629,64 @@ __device__ int draw_token(cg::cluster_group &cluster, const Slice &s, int first,
   };
   unsigned long long own = 0;
   for_each_element<kPerThread>(s.count, [&](int i) { own += kept_weight(i); });
-  unsigned long long running = own; // inclusive scan over the warp
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const unsigned long long other = __shfl_up_sync(~0u, running, offset);
-    if (lane >= offset) running += other;
-  }
-  unsigned long long before_warp;
-  const unsigned long long block_total = block_sum(lane == 31 ? running : 0ull, x, &before_warp);
-  if (threadIdx.x == 0) x.block_weight = block_total;
+  const unsigned long long thread_before = publish_block_weight(own, x);
   cluster.sync();
-  unsigned long long weight =
-      lane < kCluster ? cluster.map_shared_rank(&x, lane)->block_weight : 0ull;
-  unsigned long long through = weight; // inclusive scan over the blocks
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const unsigned long long other = __shfl_up_sync(~0u, through, offset);
-    if (lane >= offset) through += other;
-  }
+  unsigned long long through, weight;
+  scan_block_weights(cluster, x, through, weight);
   const unsigned long long total = __shfl_sync(~0u, through, 31);
   if (total == 0) // cannot happen (the largest logit weighs 2^31); rank 0 reports no token
     return cluster.block_rank() == 0 && threadIdx.x == 0 ? 0x7fffffff : -1;
-  // floor(h * total / 2^64): uniform over [0, total) up to 2^-14 relative (total < 2^50).
-  const unsigned long long point = __umul64hi(mix64(stream), total);
+  const unsigned long long point = draw_point(stream, total);
   const unsigned holds =
       __ballot_sync(~0u, lane < kCluster && through - weight <= point && point < through);
   const int block = __ffs(holds) - 1;
   if (block != int(cluster.block_rank())) return -1;
-  const unsigned long long before = __shfl_sync(~0u, through - weight, block);
-  unsigned long long acc = before + before_warp + running - own;
-  if (!(acc <= point && point < acc + own)) return -1;
-  int token = -1;
-  for (int j = 0; j < kPerThread && token < 0; ++j) {
-    const int i = int(threadIdx.x) + j * kThreads;
-    if (i >= s.count) break;
-    acc += kept_weight(i);
-    if (point < acc) token = first + i;
+  const unsigned long long before = __shfl_sync(~0u, through - weight, block) + thread_before;
+  return walk_to_point<kPerThread>(s, before, own, point, kept_weight);
+}
+
+// The draw prepared by the last selection (FusedDraw): no pass of its own. The point falls in
+// the sure tokens (walked as in draw_token) or among the kept candidates, where rank 0 draws
+// by Gumbel-max over their logits (distributed as their softmax).
+template <int kPerThread>
+__device__ int draw_prepared(cg::cluster_group &cluster, const Slice &s, const FusedDraw &d,
+                             uint64_t stream, Exchange &x) {
+  const int lane = threadIdx.x % 32;
+  unsigned long long through, weight;
+  scan_block_weights(cluster, x, through, weight);
+  const unsigned long long sure = __shfl_sync(~0u, through, 31);
+  const unsigned long long total = sure + d.candidate_weight;
+  if (total == 0) // cannot happen (the largest logit weighs 2^31); rank 0 reports no token
+    return cluster.block_rank() == 0 && threadIdx.x == 0 ? 0x7fffffff : -1;
+  const unsigned long long point = draw_point(stream, total);
+  if (point < sure) {
+    const unsigned holds =
+        __ballot_sync(~0u, lane < kCluster && through - weight <= point && point < through);
+    const int block = __ffs(holds) - 1;
+    if (block != int(cluster.block_rank())) return -1;
+    const unsigned long long before = __shfl_sync(~0u, through - weight, block) + d.thread_before;
+    return walk_to_point<kPerThread>(s, before, d.thread_own, point, [&](int i) -> uint32_t {
+      const float v = s.values[i];
+      return order_key(v) >= d.floor_key &&
+                     distance_bin(v, s.max_value, s.bins_per_logit) < d.bin
+                 ? mass_weight(v, s.max_value)
+                 : 0u;
+    });
   }
-  return token;
+  if (cluster.block_rank() != 0) return -1;
+  const uint32_t *keys = reinterpret_cast<const uint32_t *>(s.merged);
+  const uint32_t *tokens = keys + kCandidates;
+  const uint64_t candidate_stream = mix64(stream ^ 0x5851F42D4C957F2Dull);
+  Candidate c = kNoCandidate;
+  for (int j = threadIdx.x; j < d.candidates; j += kThreads) {
+    if (keys[j] < d.threshold) continue;
+    const float v = value_of_key(keys[j]);
+    if (mass_weight(v, s.max_value) == 0) continue; // weighs nothing in the split either
+    const float g = v + gumbel(uniform(candidate_stream, tokens[j]));
+    if (better(g, int(tokens[j]), c.value, c.index)) c = {g, int(tokens[j])};
+  }
+  c = block_best(c, x);
+  return threadIdx.x == 0 ? c.index : -1;
 }
 
 } // namespace sampling
@@ -682,18 +816,23 @@ __global__ void __cluster_dims__(kSampleTokensCluster, 1, 1) __launch_bounds__(k
         -warp_max(lane < kCluster ? -cluster.map_shared_rank(&x, lane)->min_value : -INFINITY);
 
     auto *hist = reinterpret_cast<unsigned long long *>(shared_raw + size_t(kSlice) * 4);
-    Slice s{values, count, max_value, bins_per_logit(max_value, min_finite),
+    Slice s{values, first, count, max_value, bins_per_logit(max_value, min_finite),
             {hist, hist + kBins}, hist + 2 * kBins, 0};
     if (max_value > -INFINITY) {
       uint32_t threshold = order_key(-INFINITY);
-      if (params.top_k > 0 && params.top_k < VOCAB)
+      const bool top_k = params.top_k > 0 && params.top_k < VOCAB;
+      const bool top_p = params.top_p > 0.f && params.top_p < 1.f;
+      FusedDraw draw;
+      if (top_k)
         threshold = select_threshold<kPerThread>(cluster, s, threshold,
-                                                 (unsigned long long)params.top_k, 0.f, x);
-      if (params.top_p > 0.f && params.top_p < 1.f)
-        threshold = select_threshold<kPerThread>(cluster, s, threshold, 0ull, params.top_p, x);
+                                                 (unsigned long long)params.top_k, 0.f, x,
+                                                 top_p ? nullptr : &draw);
+      if (top_p)
+        threshold = select_threshold<kPerThread>(cluster, s, threshold, 0ull, params.top_p, x, &draw);
       const uint64_t stream =
           mix64(params.seed + mix64(params.step + mix64(uint64_t(sequence) + 1)));
-      token = draw_token<kPerThread>(cluster, s, first, threshold, stream, x);
+      token = draw.ready ? draw_prepared<kPerThread>(cluster, s, draw, stream, x)
+                         : draw_token<kPerThread>(cluster, s, threshold, stream, x);
     } else if (rank == 0 && threadIdx.x == 0) {
       token = VOCAB; // nothing to draw from: every logit NaN or -inf
     }
@@ -701,13 +840,18 @@ __global__ void __cluster_dims__(kSampleTokensCluster, 1, 1) __launch_bounds__(k
 
   if (token >= 0) {
     next_token[sequence] = token < VOCAB ? token : 0;
-    // The last sequence of the run moves the counter on: every block of this cluster read it
-    // before the barrier above, and every other sequence's before its own count.
-    __threadfence();
-    if (atomicAdd(&sampling->blocks_done, 1u) == uint32_t(BATCH - 1)) {
-      sampling->blocks_done = 0;
+    // The counter moves on once every block of the run has read it. Every block of this
+    // cluster did before a barrier that preceded this; with more sequences, the last one to
+    // finish moves it (the fences and the atomic cost about a microsecond).
+    if constexpr (BATCH == 1) {
       sampling->step = params.step + 1;
+    } else {
       __threadfence();
+      if (atomicAdd(&sampling->blocks_done, 1u) == uint32_t(BATCH - 1)) {
+        sampling->blocks_done = 0;
+        sampling->step = params.step + 1;
+        __threadfence();
+      }
     }
   }
   // No block leaves while another may still read its shared memory.
