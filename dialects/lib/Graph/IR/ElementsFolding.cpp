@@ -203,12 +203,60 @@ std::vector<float> readFloat32(DenseElementsAttr input) {
       bits <<= 16;
       std::memcpy(&out[i], &bits, 4);
     }
+  } else if (et.isF16()) {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = widenF16Bits(uint16_t((uint8_t)raw[2 * i] | ((uint8_t)raw[2 * i + 1] << 8)));
   } else {
     int64_t i = 0;
     for (const APFloat &v : input.getValues<APFloat>())
       out[i++] = (float)v.convertToDouble();
   }
   return out;
+}
+
+uint16_t roundToF16Bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  const uint32_t sign = (bits >> 16) & 0x8000u, magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u)
+    return uint16_t(sign | 0x7e00u); // quiet NaN
+  if (magnitude >= 0x477ff000u)      // 65520 and above round to infinity
+    return uint16_t(sign | 0x7c00u);
+  uint32_t half, rest, halfway;
+  if (magnitude < 0x38800000u) {      // below 2^-14: a subnormal half, or zero
+    if (magnitude <= 0x33000000u)     // up to 2^-25 (half the smallest subnormal): zero
+      return uint16_t(sign);
+    const uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - int(magnitude >> 23); // 14..24
+    half = mantissa >> shift;
+    rest = mantissa & ((1u << shift) - 1u);
+    halfway = 1u << (shift - 1);
+  } else {
+    half = (magnitude - 0x38000000u) >> 13; // exponent rebiased by 112, 10 mantissa bits
+    rest = magnitude & 0x1fffu;
+    halfway = 0x1000u;
+  }
+  if (rest > halfway || (rest == halfway && (half & 1u)))
+    ++half; // a carry into the exponent is the right encoding
+  return uint16_t(sign | half);
+}
+
+float widenF16Bits(uint16_t bits) {
+  const uint32_t sign = uint32_t(bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1fu, mantissa = bits & 0x3ffu;
+  uint32_t out;
+  if (exponent == 0) {
+    const float magnitude = float(mantissa) * 0x1p-24f; // exact: a subnormal or zero
+    std::memcpy(&out, &magnitude, 4);
+    out |= sign;
+  } else if (exponent == 31) {
+    out = sign | 0x7f800000u | (mantissa << 13);
+  } else {
+    out = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  }
+  float value;
+  std::memcpy(&value, &out, 4);
+  return value;
 }
 
 DenseElementsAttr fromFloat32(RankedTensorType type, ArrayRef<float> values) {
@@ -227,6 +275,15 @@ DenseElementsAttr fromFloat32(RankedTensorType type, ArrayRef<float> values) {
       }
       raw[2 * i] = (char)((bits >> 16) & 0xff);
       raw[2 * i + 1] = (char)(bits >> 24);
+    }
+    return DenseElementsAttr::getFromRawBuffer(type, raw);
+  }
+  if (et.isF16()) {
+    std::vector<char> raw(values.size() * 2);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint16_t bits = roundToF16Bits(values[i]);
+      raw[2 * i] = (char)(bits & 0xff);
+      raw[2 * i + 1] = (char)(bits >> 8);
     }
     return DenseElementsAttr::getFromRawBuffer(type, raw);
   }

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -51,7 +52,14 @@ mlir::DenseElementsAttr transposeElements(mlir::DenseElementsAttr input,
                                           llvm::ArrayRef<int64_t> perm,
                                           mlir::RankedTensorType resultType);
 
-/// A floating-point constant's values as float (fast paths for f32 and bf16 raw data).
+/// IEEE half from float bits, rounded to nearest even (overflow to infinity, NaN stays a quiet
+/// NaN): what APFloat's conversion gives, at a few operations per value, so that narrowing a
+/// multi-gigabyte fp32 model to f16 takes seconds.
+uint16_t roundToF16Bits(float value);
+/// The float equal to an IEEE half (exact).
+float widenF16Bits(uint16_t bits);
+
+/// A floating-point constant's values as float (fast paths for f32, bf16 and f16 raw data).
 std::vector<float> readFloat32(mlir::DenseElementsAttr input);
 
 /// A constant of floating-point `type` from float values, rounded to nearest even.
