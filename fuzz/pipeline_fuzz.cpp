@@ -43,7 +43,8 @@ std::string flagsOf(const sinter::CompileConfig &config) {
   return "--precision=" + config.precision + " --activations=" + config.activations +
          " --dtype=" + config.dtype +
          " --weights=" + config.weights + " --target=" + config.target +
-         (config.mergeLora ? "" : " --no-merge-lora");
+         (config.mergeLora ? "" : " --no-merge-lora") + (config.sample ? " --sample" : "") +
+         (config.lastLogits ? " --last-logits" : "");
 }
 
 /// Each message the compiler reported must be one non-empty line and not an internal error.
@@ -80,6 +81,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // left: the model's own dtype).
   int dtypeChoice = bytes.ConsumeIntegralInRange(0, 3);
   config.dtype = dtypeChoice == 1 ? "bf16" : dtypeChoice == 2 ? "f16" : "model";
+  // Likewise the language-model flags (no bytes left: off).
+  config.sample = bytes.ConsumeIntegralInRange(0, 3) == 1;
+  config.lastLogits = bytes.ConsumeIntegralInRange(0, 3) == 1;
   config.shapes = model.inputShapes;
   config.dims = model.dimValues;
   std::string summary = model.summary + "\n  flags: " + flagsOf(config);

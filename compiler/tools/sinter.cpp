@@ -38,7 +38,7 @@ struct CompileArgs {
   std::string output, compileTo = "binary", configFile, target, precision, activations, weights,
       dtype;
   std::vector<std::string> shapes, dims;
-  bool noMergeLora = false, sample = false, timing = false;
+  bool noMergeLora = false, sample = false, lastLogits = false, timing = false;
 };
 
 int userError(const std::string &message) {
@@ -186,6 +186,8 @@ int runCompile(const CompileArgs &args) {
     config.mergeLora = false;
   if (args.sample)
     config.sample = true;
+  if (args.lastLogits)
+    config.lastLogits = true;
   if (!args.weights.empty()) {
     if (args.weights != "embedded" && args.weights != "external")
       return userError("--weights must be embedded or external, got '" + args.weights + "'");
@@ -321,7 +323,7 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--compile-to", compile.compileTo,
                          "Stop after this phase and print its result: import, graph, launch, source, binary (default)");
   compileCmd->add_option("--config", compile.configFile,
-                         "YAML compile config (keys: precision, activations, dtype, merge_lora, sample, target, weights, shapes, dims)");
+                         "YAML compile config (keys: precision, activations, dtype, merge_lora, sample, last_logits, target, weights, shapes, dims)");
   compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");
   compileCmd->add_option("--precision", compile.precision,
                          "fp32 matrix math: strict (fp32 accuracy, default) or tf32 (tensor cores, ~1e-3)");
@@ -338,6 +340,11 @@ int main(int argc, char **argv) {
                        "input also outputs 'next_token' [batch, 1], the argmax or a seeded draw "
                        "(temperature, top-k, top-p, repetition penalty: set per context at run "
                        "time) picked on the GPU, so decode loops never wait on the host");
+  compileCmd->add_flag("--last-logits", compile.lastLogits,
+                       "Language models: a prompt entry's 'logits' output [batch, seq, vocab] "
+                       "becomes [batch, 1, vocab], the last position's, which is all that "
+                       "generation reads; the LM head then multiplies one row per sequence "
+                       "instead of every position (batches left-padded)");
   compileCmd->add_flag("--no-merge-lora", compile.noMergeLora,
                        "Keep LoRA adapters as separate matrix products instead of merging them into the base weight");
   compileCmd->add_option("--shape", compile.shapes,

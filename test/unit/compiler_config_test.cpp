@@ -37,7 +37,8 @@ TEST(ParseShape, RejectsMalformed) {
 
 TEST(Config, ReadsEveryKey) {
   std::string path = writeTemp("ok.yaml", "precision: tf32\nmerge_lora: false\ntarget: h100\n"
-                                          "weights: embedded\nshapes:\n  input_ids: 1x128\n");
+                                          "weights: embedded\nshapes:\n  input_ids: 1x128\n"
+                                          "dtype: f16\nsample: true\nlast_logits: true\n");
   sinter::CompileConfig config;
   std::string error;
   ASSERT_TRUE(sinter::loadConfigFile(path, config, error)) << error;
@@ -45,6 +46,9 @@ TEST(Config, ReadsEveryKey) {
   EXPECT_FALSE(config.mergeLora);
   EXPECT_EQ(config.target, "h100");
   EXPECT_EQ(config.shapes.at("input_ids"), (std::vector<int64_t>{1, 128}));
+  EXPECT_EQ(config.dtype, "f16");
+  EXPECT_TRUE(config.sample);
+  EXPECT_TRUE(config.lastLogits);
 }
 
 TEST(Config, RejectsUnknownKeysAndValues) {
@@ -56,6 +60,7 @@ TEST(Config, RejectsUnknownKeysAndValues) {
                {"shapes: 3\n", "shapes must map input names"},
                {"shapes:\n  x: 0x2\n", "invalid shape"},
                {"- a\n- b\n", "the config must be a mapping"},
+               {"last_logits: maybe\n", "error"},
                {"precision: [\n", "error"}};
   for (const Case &c : cases) {
     sinter::CompileConfig config;

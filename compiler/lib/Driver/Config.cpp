@@ -73,6 +73,8 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
         config.mergeLora = value.as<bool>();
       } else if (key == "sample") {
         config.sample = value.as<bool>();
+      } else if (key == "last_logits") {
+        config.lastLogits = value.as<bool>();
       } else if (key == "target") {
         config.target = value.as<std::string>();
       } else if (key == "weights") {

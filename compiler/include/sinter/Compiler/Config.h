@@ -17,6 +17,8 @@ struct CompileConfig {
   bool mergeLora = true;
   /// --sample: language-model entries pick their next token on the device (next_token output).
   bool sample = false;
+  /// --last-logits: prompt entries compute their logits at the last position only.
+  bool lastLogits = false;
   std::string target = "h200";
   std::string weights = "embedded";
   std::map<std::string, std::vector<int64_t>> shapes;

@@ -156,6 +156,21 @@ def SinterFuseLinearPrologue : Pass<"sinter-fuse-linear-prologue", "mlir::Module
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterKeepLastLogits : Pass<"sinter-keep-last-logits", "mlir::ModuleOp"> {
+  let summary = "Compute a prompt's logits at its last position only (--last-logits)";
+  let description = [{
+    `sinter compile --last-logits`. In every function with a result named `logits` (float
+    [batch, seq, vocab], seq > 1), the final `sinter.linear` reads only the last position of
+    its [batch, seq, hidden] input (a `sinter.slice` before it; its residual too), so the
+    result becomes [batch, 1, vocab], as do the elementwise ops between the linear and the
+    result (a logit soft-cap, whose other operands must be constants that broadcast). The
+    linear's normalization prologue is row-wise, so the slice goes before it. Functions
+    whose logits have one position are left alone. Fails when no function has a `logits`
+    result, or when one is not computed that way. Runs after the linear prologues are fused.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect", "::mlir::func::FuncDialect"];
+}
+
 def SinterExpandAttention : Pass<"sinter-expand-attention", "mlir::ModuleOp"> {
   let summary = "Write attention that no kernel takes as matmul, mask, softmax and matmul";
   let description = [{
