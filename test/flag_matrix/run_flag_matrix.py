@@ -15,7 +15,9 @@ every model (each flag is accepted for any model; the ones that do not change a 
 compile are still run: they must not break it). A model with symbolic input dimensions is
 compiled once more per combination with every symbolic dimension bound by --shape (the
 dimensions read with the onnx package; 4 for each), and without, which must be refused in
-one line. Prints one line per model (how many combinations compiled, how many were refused and
+one line. The language-model flags (--sample, --last-logits, both) are run once more per
+--dtype with the other flags at their defaults (9 combinations; a model that is not a language
+model must refuse them in one line). Prints one line per model (how many combinations compiled, how many were refused and
 the distinct reasons) and a total.
 """
 import argparse
@@ -35,6 +37,10 @@ FLAGS = [
     ("--target=h200", "--target=h100"),
     ("--dtype=model", "--dtype=bf16", "--dtype=f16"),
 ]
+
+# Language-model flags, each set with every --dtype and the other flags at their defaults.
+LM_FLAGS = [["--sample"], ["--last-logits"], ["--sample", "--last-logits"]]
+LM_DTYPES = ["--dtype=model", "--dtype=bf16", "--dtype=f16"]
 
 
 def symbolic_shapes(path):
@@ -81,6 +87,7 @@ def compile_once(sinter, model, flags, out_dir):
 
 def run_model(sinter, model, root):
     combos = [list(c) for c in itertools.product(*FLAGS)]
+    combos += [lm + [dtype] for lm in LM_FLAGS for dtype in LM_DTYPES]
     shapes = symbolic_shapes(model)
     if shapes:
         combos = [c + shapes for c in combos] + combos
