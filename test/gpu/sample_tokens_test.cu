@@ -352,8 +352,8 @@ int main() {
   for (int i = 10; i < kSmallVocab; ++i) masked[i] = -INFINITY;
   ok &= distribution_case<kSmallVocab>({"-inf masked, top_k 20", 1.f, 20, 1.f, 1.f}, masked, prompt);
   ok &= distribution_case<kSmallVocab>({"-inf masked, top_p 0.7", 1.f, 0, 0.7f, 1.f}, masked, prompt);
-  // A top-p threshold inside a run of tied logits: 600 ties (gathered and sorted in every
-  // block) and 1500 (more than one candidate list: refined by radix passes).
+  // A top-p or top-k threshold inside a run of tied logits: 600 and 1500 ties (gathered into
+  // every block), and 3000 (more than a candidate list holds: radix passes over the cluster).
   auto tied_row = [](int vocab, int ties) {
     std::vector<float> row(vocab, -1.f);
     for (int i = 0; i < 3; ++i) row[i] = 2.f;
@@ -367,6 +367,10 @@ int main() {
                                 tied_row(3000, 1500), no_penalty_prompt);
   ok &= distribution_case<3000>({"1500 ties at the top_k 700 threshold", 1.f, 700, 1.f, 1.f},
                                 tied_row(3000, 1500), no_penalty_prompt);
+  ok &= distribution_case<6000>({"3000 ties at the top_p 0.5 threshold", 1.f, 0, 0.5f, 1.f},
+                                tied_row(6000, 3000), no_penalty_prompt);
+  ok &= distribution_case<6000>({"3000 ties at the top_k 1500 threshold", 1.f, 1500, 1.f, 1.f},
+                                tied_row(6000, 3000), no_penalty_prompt);
   for (const Setting &s : {Setting{"temperature 0.8, top_p 0.9", 0.8f, 0, 0.9f, 1.f},
                            Setting{"temperature 0.6, top_k 50, top_p 0.9, penalty 1.1", 0.6f, 50, 0.9f, 1.1f},
                            Setting{"temperature 1, top_k 2000", 1.f, 2000, 1.f, 1.f},
