@@ -1,6 +1,7 @@
 // sinter-append-sampler: `sinter compile --sample` gives every language-model entry a
 // "next_token" output picked on the device, so a decode loop needs nothing from the host.
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/EntryNames.h"
 #include "sinter/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,20 +18,6 @@ using namespace sinter::graph;
 namespace {
 
 constexpr StringLiteral kLogits = "logits", kInputIds = "input_ids", kNextToken = "next_token";
-
-/// The function's result or argument called `name` (sinter.name), or -1.
-int findResult(func::FuncOp func, StringRef name) {
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    if (auto n = func.getResultAttrOfType<StringAttr>(i, "sinter.name"); n && n.getValue() == name)
-      return i;
-  return -1;
-}
-int findArgument(func::FuncOp func, StringRef name) {
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto n = func.getArgAttrOfType<StringAttr>(i, "sinter.name"); n && n.getValue() == name)
-      return i;
-  return -1;
-}
 
 struct AppendSamplerPass : sinter::impl::SinterAppendSamplerBase<AppendSamplerPass> {
   void runOnOperation() override {
@@ -52,10 +39,11 @@ struct AppendSamplerPass : sinter::impl::SinterAppendSamplerBase<AppendSamplerPa
   /// Whether `func` got a sampler; failure for an entry that looks like a language model but
   /// cannot take one.
   FailureOr<bool> append(func::FuncOp func) {
-    int logitsIndex = findResult(func, kLogits), idsIndex = findArgument(func, kInputIds);
+    int logitsIndex = sinter::findNamedResult(func, kLogits),
+        idsIndex = sinter::findNamedArgument(func, kInputIds);
     if (logitsIndex < 0 || idsIndex < 0 || !func.getBody().hasOneBlock())
       return false;
-    if (findResult(func, kNextToken) >= 0)
+    if (sinter::findNamedResult(func, kNextToken) >= 0)
       return func.emitError("--sample adds a 'next_token' output, and entry '")
              << func.getName() << "' already has one";
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());

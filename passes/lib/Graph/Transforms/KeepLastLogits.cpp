@@ -2,6 +2,7 @@
 // last position only, which is all that generation reads: the LM head of a 512-token prompt
 // otherwise multiplies 512 rows by the whole vocabulary for one row's worth of use.
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/EntryNames.h"
 #include "sinter/Passes/GenericPlan.h"
 #include "sinter/Passes/Passes.h"
 
@@ -19,13 +20,6 @@ using namespace sinter::graph;
 namespace {
 
 constexpr StringLiteral kLogits = "logits";
-
-int findLogits(func::FuncOp func) {
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    if (auto n = func.getResultAttrOfType<StringAttr>(i, "sinter.name"); n && n.getValue() == kLogits)
-      return i;
-  return -1;
-}
 
 /// [batch, 1, ...rest] for a [batch, seq, ...rest] type.
 RankedTensorType lastPositionType(RankedTensorType type) {
@@ -49,7 +43,7 @@ struct KeepLastLogitsPass : sinter::impl::SinterKeepLastLogitsBase<KeepLastLogit
     ModuleOp module = getOperation();
     int entries = 0;
     for (auto func : module.getOps<func::FuncOp>()) {
-      const int index = findLogits(func);
+      const int index = sinter::findNamedResult(func, kLogits);
       if (index < 0 || !func.getBody().hasOneBlock())
         continue;
       ++entries;
