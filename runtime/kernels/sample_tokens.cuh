@@ -29,19 +29,6 @@
 namespace sinter::kernels {
 namespace sampling {
 
-// The published block weights: in every lane, the weight of the blocks up to and including
-// the lane's (lanes >= kCluster: the total), and the lane's block's own.
-__device__ void scan_block_weights(cg::cluster_group &cluster, Exchange &x,
-                                   unsigned long long &through, unsigned long long &weight) {
-  const int lane = threadIdx.x % 32;
-  weight = lane < kCluster ? cluster.map_shared_rank(&x, lane)->block_weight : 0ull;
-  through = weight;
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const unsigned long long other = __shfl_up_sync(~0u, through, offset);
-    if (lane >= offset) through += other;
-  }
-}
-
 // The thread (of the block) whose stretch [before, before + own) of the cumulative weight
 // holds `point` walks its elements to the token there; every other thread returns -1.
 template <int kPerThread, typename Weight>
@@ -83,7 +70,7 @@ __device__ int draw_token(cg::cluster_group &cluster, const Slice &s, uint32_t t
   const unsigned long long thread_before = publish_block_weight(own, x);
   cluster.sync();
   unsigned long long through, weight;
-  scan_block_weights(cluster, x, through, weight);
+  scan_cluster(cluster, x, &Exchange::block_weight, through, weight);
   const unsigned long long total = __shfl_sync(~0u, through, 31);
   if (total == 0) // cannot happen (the largest logit weighs 2^31); rank 0 reports no token
     return cluster.block_rank() == 0 && threadIdx.x == 0 ? 0x7fffffff : -1;
@@ -104,7 +91,7 @@ __device__ int draw_prepared(cg::cluster_group &cluster, const Slice &s, const F
                              uint64_t stream, Exchange &x) {
   const int lane = threadIdx.x % 32;
   unsigned long long through, weight;
-  scan_block_weights(cluster, x, through, weight);
+  scan_cluster(cluster, x, &Exchange::block_weight, through, weight);
   const unsigned long long sure = __shfl_sync(~0u, through, 31);
   const unsigned long long total = sure + d.candidate_weight;
   if (total == 0) // cannot happen (the largest logit weighs 2^31); rank 0 reports no token

@@ -143,6 +143,16 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
   return v;
 }
 
+// The sum of `v` over this lane and the lanes before it.
+__device__ __forceinline__ unsigned long long warp_inclusive_sum(unsigned long long v) {
+  const int lane = threadIdx.x % 32;
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const unsigned long long other = __shfl_up_sync(~0u, v, offset);
+    if (lane >= offset) v += other;
+  }
+  return v;
+}
+
 // Per-block scalars: the block's own scratch, and what other blocks of the cluster read
 // (max_value, segment_weight, candidates, block_weight).
 struct Exchange {
@@ -203,16 +213,24 @@ __device__ unsigned long long block_sum(unsigned long long v, Exchange &x,
   return total;
 }
 
+// A value every block of the cluster published in its Exchange (`member`), scanned over the
+// blocks: in every lane, the sum over the blocks up to and including the lane's (lanes >=
+// kCluster: the total), and the lane's block's own value.
+__device__ __forceinline__ void scan_cluster(cg::cluster_group &cluster, Exchange &x,
+                                             unsigned long long Exchange::*member,
+                                             unsigned long long &through,
+                                             unsigned long long &own) {
+  const int lane = threadIdx.x % 32;
+  own = lane < kCluster ? cluster.map_shared_rank(&x, lane)->*member : 0ull;
+  through = warp_inclusive_sum(own);
+}
+
 // This thread's place in the draw's order: the weight of the block's threads before it.
 // Publishes the block's weight (x.block_weight) for the other blocks, to read after the next
 // cluster barrier.
 __device__ unsigned long long publish_block_weight(unsigned long long own, Exchange &x) {
   const int lane = threadIdx.x % 32;
-  unsigned long long running = own; // inclusive scan over the warp
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const unsigned long long other = __shfl_up_sync(~0u, running, offset);
-    if (lane >= offset) running += other;
-  }
+  const unsigned long long running = warp_inclusive_sum(own);
   unsigned long long before_warp;
   const unsigned long long block_total = block_sum(lane == 31 ? running : 0ull, x, &before_warp);
   if (threadIdx.x == 0) x.block_weight = block_total;

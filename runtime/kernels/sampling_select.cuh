@@ -9,6 +9,19 @@
 namespace sinter::kernels {
 namespace sampling {
 
+// The weight a crossing must reach: `fixed_target`, or when `fraction` > 0 that fraction of
+// `total` (rounded up, at least 1); never more than `total`.
+__device__ __forceinline__ unsigned long long crossing_target(unsigned long long fixed_target,
+                                                              float fraction,
+                                                              unsigned long long total) {
+  unsigned long long target = fixed_target;
+  if (fraction > 0.f) {
+    const double want = ceil(double(fraction) * double(total));
+    target = want < 1.0 ? 1ull : (unsigned long long)want;
+  }
+  return target > total ? total : target;
+}
+
 // The first entry of `weights` (kEntries of them, possibly another block's), counting from
 // entry 0, at which the running weight reaches the target: `fixed_target`, or when `fraction`
 // > 0 that fraction of the total (rounded up, at least 1). Sets x.bin to it plus
@@ -25,23 +38,14 @@ __device__ void find_crossing(const unsigned long long *weights, unsigned long l
 #pragma unroll
   for (int j = 0; j < kPerThread; ++j)
     own += mine[j] = first_entry + j < kEntries ? weights[first_entry + j] : 0ull;
-  unsigned long long running = own; // inclusive scan over the warp
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const unsigned long long other = __shfl_up_sync(~0u, running, offset);
-    if (lane >= offset) running += other;
-  }
+  const unsigned long long running = warp_inclusive_sum(own);
   if (threadIdx.x == 0) x.bin = -1;
   unsigned long long before_warp;
   // The warp's last lane holds the warp's sum.
   const unsigned long long total =
       block_sum(lane == 31 ? running : 0ull, x, &before_warp);
   const unsigned long long before = before_warp + running - own;
-  unsigned long long target = fixed_target;
-  if (fraction > 0.f) {
-    const double want = ceil(double(fraction) * double(total));
-    target = want < 1.0 ? 1ull : (unsigned long long)want;
-  }
-  if (target > total) target = total;
+  const unsigned long long target = crossing_target(fixed_target, fraction, total);
   if (target > 0 && before < target && target <= before + own) {
     unsigned long long acc = before;
 #pragma unroll
@@ -92,20 +96,10 @@ __device__ void find_merged_crossing(cg::cluster_group &cluster, const unsigned 
                                      unsigned long long fixed_target, float fraction,
                                      Exchange &x) {
   const int lane = threadIdx.x % 32;
-  unsigned long long weight =
-      lane < kCluster ? cluster.map_shared_rank(&x, lane)->segment_weight : 0ull;
-  unsigned long long running = weight; // inclusive scan over the segments
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const unsigned long long other = __shfl_up_sync(~0u, running, offset);
-    if (lane >= offset) running += other;
-  }
+  unsigned long long running, weight;
+  scan_cluster(cluster, x, &Exchange::segment_weight, running, weight);
   const unsigned long long total = __shfl_sync(~0u, running, 31);
-  unsigned long long target = fixed_target;
-  if (fraction > 0.f) {
-    const double want = ceil(double(fraction) * double(total));
-    target = want < 1.0 ? 1ull : (unsigned long long)want;
-  }
-  if (target > total) target = total;
+  const unsigned long long target = crossing_target(fixed_target, fraction, total);
   const unsigned holds = __ballot_sync(~0u, lane < kCluster && target > 0 &&
                                                 running - weight < target && target <= running);
   const int segment = holds ? __ffs(holds) - 1 : 0;
