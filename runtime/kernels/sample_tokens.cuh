@@ -29,11 +29,23 @@
 namespace sinter::kernels {
 namespace sampling {
 
-// The thread (of the block) whose stretch [before, before + own) of the cumulative weight
-// holds `point` walks its elements to the token there; every other thread returns -1.
+// The token at `point` of the cumulative weight, in the thread that holds it (-1 in every
+// other): the block whose stretch of the scanned block weights (scan_cluster's `through` and
+// `block_weight`) holds the point, then the thread whose stretch [block's start +
+// thread_before, + own) does, walks its elements, weighed by `weight` in the order their sum
+// `own` was taken.
 template <int kPerThread, typename Weight>
-__device__ int walk_to_point(const Slice &s, unsigned long long before, unsigned long long own,
+__device__ int walk_to_point(cg::cluster_group &cluster, const Slice &s,
+                             unsigned long long through, unsigned long long block_weight,
+                             unsigned long long thread_before, unsigned long long own,
                              unsigned long long point, Weight weight) {
+  const int lane = threadIdx.x % 32;
+  const unsigned holds = __ballot_sync(
+      ~0u, lane < kCluster && through - block_weight <= point && point < through);
+  const int block = __ffs(holds) - 1;
+  if (block != int(cluster.block_rank())) return -1;
+  const unsigned long long before =
+      __shfl_sync(~0u, through - block_weight, block) + thread_before;
   if (!(before <= point && point < before + own)) return -1;
   unsigned long long acc = before;
   for (int j = 0; j < kPerThread; ++j) {
@@ -60,7 +72,6 @@ __device__ __forceinline__ unsigned long long draw_point(uint64_t stream,
 template <int kPerThread>
 __device__ int draw_token(cg::cluster_group &cluster, const Slice &s, uint32_t threshold,
                           uint64_t stream, Exchange &x) {
-  const int lane = threadIdx.x % 32;
   auto kept_weight = [&](int i) -> uint32_t {
     const float v = s.values[i];
     return order_key(v) >= threshold ? mass_weight(v, s.max_value) : 0u;
@@ -74,13 +85,8 @@ __device__ int draw_token(cg::cluster_group &cluster, const Slice &s, uint32_t t
   const unsigned long long total = __shfl_sync(~0u, through, 31);
   if (total == 0) // cannot happen (the largest logit weighs 2^31); rank 0 reports no token
     return cluster.block_rank() == 0 && threadIdx.x == 0 ? 0x7fffffff : -1;
-  const unsigned long long point = draw_point(stream, total);
-  const unsigned holds =
-      __ballot_sync(~0u, lane < kCluster && through - weight <= point && point < through);
-  const int block = __ffs(holds) - 1;
-  if (block != int(cluster.block_rank())) return -1;
-  const unsigned long long before = __shfl_sync(~0u, through - weight, block) + thread_before;
-  return walk_to_point<kPerThread>(s, before, own, point, kept_weight);
+  return walk_to_point<kPerThread>(cluster, s, through, weight, thread_before, own,
+                                   draw_point(stream, total), kept_weight);
 }
 
 // The draw prepared by the last selection (FusedDraw): no pass of its own. The point falls in
@@ -89,7 +95,6 @@ __device__ int draw_token(cg::cluster_group &cluster, const Slice &s, uint32_t t
 template <int kPerThread>
 __device__ int draw_prepared(cg::cluster_group &cluster, const Slice &s, const FusedDraw &d,
                              uint64_t stream, Exchange &x) {
-  const int lane = threadIdx.x % 32;
   unsigned long long through, weight;
   scan_cluster(cluster, x, &Exchange::block_weight, through, weight);
   const unsigned long long sure = __shfl_sync(~0u, through, 31);
@@ -97,20 +102,16 @@ __device__ int draw_prepared(cg::cluster_group &cluster, const Slice &s, const F
   if (total == 0) // cannot happen (the largest logit weighs 2^31); rank 0 reports no token
     return cluster.block_rank() == 0 && threadIdx.x == 0 ? 0x7fffffff : -1;
   const unsigned long long point = draw_point(stream, total);
-  if (point < sure) {
-    const unsigned holds =
-        __ballot_sync(~0u, lane < kCluster && through - weight <= point && point < through);
-    const int block = __ffs(holds) - 1;
-    if (block != int(cluster.block_rank())) return -1;
-    const unsigned long long before = __shfl_sync(~0u, through - weight, block) + d.thread_before;
-    return walk_to_point<kPerThread>(s, before, d.thread_own, point, [&](int i) -> uint32_t {
-      const float v = s.values[i];
-      return order_key(v) >= d.floor_key &&
-                     distance_bin(v, s.max_value, s.bins_per_logit) < d.bin
-                 ? mass_weight(v, s.max_value)
-                 : 0u;
-    });
-  }
+  if (point < sure)
+    return walk_to_point<kPerThread>(
+        cluster, s, through, weight, d.thread_before, d.thread_own, point,
+        [&](int i) -> uint32_t {
+          const float v = s.values[i];
+          return order_key(v) >= d.floor_key &&
+                         distance_bin(v, s.max_value, s.bins_per_logit) < d.bin
+                     ? mass_weight(v, s.max_value)
+                     : 0u;
+        });
   if (cluster.block_rank() != 0) return -1;
   const uint32_t *keys = reinterpret_cast<const uint32_t *>(s.merged);
   const uint32_t *tokens = keys + kCandidates;
