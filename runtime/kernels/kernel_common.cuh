@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 #include <type_traits>
@@ -143,6 +144,27 @@ __device__ __forceinline__ void mma_16x8(float (&acc)[4], const uint4 &ra, const
                                          const uint4 &xb) {
   mma_bf16_16816(acc, ra.x, rb.x, ra.y, rb.y, xb.x, xb.y);
   mma_bf16_16816(acc, ra.z, rb.z, ra.w, rb.w, xb.z, xb.w);
+}
+
+__device__ __forceinline__ void mma_f16_16816(float (&d)[4], uint32_t a0, uint32_t a1,
+                                              uint32_t a2, uint32_t a3, uint32_t b0,
+                                              uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Four 8x8 16-bit matrices from shared memory: lane i gives the address of row i % 8 of
+// matrix i / 8 (16 contiguous bytes); r[j] holds matrix j's row lane / 4, elements
+// 2 (lane % 4) and 2 (lane % 4) + 1: an A fragment quarter of mma.m16n8k16, or a B fragment
+// half when the matrix rows are n and its columns k.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void *row) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s));
 }
 
 // Four 8x8 bf16 matrices from shared memory, transposed: lane i gives the address of row i % 8

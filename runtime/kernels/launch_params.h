@@ -420,6 +420,43 @@ SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D, int ele
 }
 
 // =============================================================================================
+// flash_attention<S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, SCALE_BITS, CAUSAL,
+//                 PADDING_MASK, T, OutT>(const T *qkv, const int64_t *attention_mask, OutT *out)
+//   attention_prefill's semantics and layouts for prompts of any length, with a batch: T is
+//   bf16 or half (OutT T or float); qkv [B * S, ROW_STRIDE], attention_mask [B * S] int64
+//   (nullptr when !PADDING_MASK), out [B * S, HQ * D]. q k^T and p v on tensor cores
+//   (mma.m16n8k16, fp32 accumulation, p rounded to T), online softmax in fp32 over tiles of
+//   flash_attention_key_tile(D) keys. Requires D % 16 == 0, 16 <= D <= 256, ROW_STRIDE and
+//   the offsets % 8 == 0, HQ % HKV == 0.
+//   grid (ceil(S / 64), HQ, B), block 128 (4 warps of 16 queries), dynamic shared
+//   flash_attention_shared_bytes(D): the q tile and two stages of K and V tiles, rows padded
+//   to D + 8 elements (ldmatrix rows on distinct banks), and two stages of key flags.
+// =============================================================================================
+constexpr int kFlashAttentionQueryTile = 64;
+constexpr int kFlashAttentionWarps = 4;
+
+SINTER_LP_FN int flash_attention_key_tile(int D) { return D > 128 ? 32 : 64; }
+SINTER_LP_FN uint32_t flash_attention_shared_bytes(int D) {
+  return uint32_t((kFlashAttentionQueryTile + 4 * flash_attention_key_tile(D)) * (D + 8) * 2 +
+                  2 * flash_attention_key_tile(D) * 4);
+}
+SINTER_LP_FN bool flash_attention_supported(int S, int HQ, int HKV, int D, int q_off, int k_off,
+                                         int v_off, int row_stride, int elem_bytes = 2,
+                                         int batch = 1) {
+  return S >= 1 && batch >= 1 && batch <= 65535 && HQ >= 1 && HQ <= 65535 && HKV >= 1 &&
+         HQ % HKV == 0 && D >= 16 && D <= 256 && D % 16 == 0 && row_stride % 8 == 0 &&
+         q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
+         v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
+         v_off + HKV * D <= row_stride && elem_bytes == 2 &&
+         flash_attention_shared_bytes(D) <= kMaxDynamicSharedBytes;
+}
+SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch = 1) {
+  return {{uint32_t(ceil_div(S, kFlashAttentionQueryTile)), uint32_t(HQ), uint32_t(batch)},
+          {uint32_t(kFlashAttentionWarps * 32), 1u, 1u},
+          flash_attention_shared_bytes(D)};
+}
+
+// =============================================================================================
 // rope_rows<M, ROW_STRIDE, ROPE_COLS, HEAD_DIM>(const bf16 *cos, const bf16 *sin, bf16 *qkv)
 //   cos, sin [M, HEAD_DIM] (row m for token m); qkv [M, ROW_STRIDE], rotated in place on its
 //   first ROPE_COLS columns (heads of HEAD_DIM). grid (M), block min(256, round_up(ROPE_COLS/2,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -77,6 +78,15 @@ template <> struct HostT<float> {
   static float get(float v) { return v; }
   static float put(float f) { return f; }
 };
+template <> struct HostT<__half> {
+  using type = uint16_t;
+  static float get(uint16_t v) {
+    __half_raw r;
+    r.x = v;
+    return __half2float(__half(r));
+  }
+  static uint16_t put(float f) { return __half_raw(__float2half_rn(f)).x; }
+};
 inline uint32_t float_bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -141,6 +151,9 @@ inline void opt_in(const void *fn, const sinter::kernels::LaunchParams &lp) {
     opted_in.push_back(fn);
     CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(lp.shared_bytes)));
+    // Clusters above 8 blocks; a kernel without clusters may refuse it, which is harmless.
+    if (cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+      (void)cudaGetLastError();
   }
 }
 template <typename... Params, typename... Args>
