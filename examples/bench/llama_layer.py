@@ -9,8 +9,9 @@ In one process: builds the Hugging Face model from the seed (examples/export_lla
 exports it to ONNX, compiles it with Sinter, loads the .so (examples/bench/sinter_ctypes.py),
 checks numerics on fresh random token ids (logits against an fp32 PyTorch reference computed
 from the same bf16 weights: Sinter's relative error must be <= 1.5x PyTorch bf16 eager's, and
-the top-1 token identical at every position except at near-ties of the fp32 reference, the
-rule llama_decode.py applies: bench_common.near_tie), measures the copy bandwidth, and times eager,
+its top-1 token may differ from the reference's, away from the reference's near-ties
+(bench_common.near_tie, the rule llama_decode.py applies), at no more than 1.5x the positions
+where PyTorch bf16's does: none at short prompts), measures the copy bandwidth, and times eager,
 torch.compile, torch.compile mode="reduce-overhead" and Sinter (direct and graph) the same way:
 CUDA events around back-to-back calls, median of repetitions. Kernel counts and GPU time come
 from the PyTorch profiler for every system. Writes OUT_DIR/llama_layer.{md,json}.
@@ -99,6 +100,14 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(4321)
     numerics = []
     ok = True
+    def flips_against(ref, top1):
+        """Positions where top1 differs from the fp32 reference's argmax, with how close the
+        reference's top two were there (bench_common.near_tie)."""
+        agree = top1 == ref.argmax(-1)
+        return [{"position": int(p_),
+                 **near_tie(ref[0, p_], int(top1[0, p_]), int(ref[0, p_].argmax()), torch)}
+                for p_ in (~agree[0]).nonzero().flatten().tolist()]
+
     with torch.no_grad():
         for i in range(a.checks):
             ids = torch.randint(0, cfg.vocab_size, (1, a.seq), generator=gen, device="cuda")
@@ -107,6 +116,8 @@ def main():
             eager = model(input_ids=ids, attention_mask=mask, use_cache=False).logits
             e_torch = rel_err(eager, ref, torch)
             torch_top1 = bool(torch.equal(eager.float().argmax(-1), ref.argmax(-1)))
+            torch_flips = flips_against(ref, eager.float().argmax(-1))
+            torch_far = sum(not f["near_tie"] for f in torch_flips)
             for mode, ctx in contexts.items():
                 out = ctx.run([ids, mask])[0]
                 torch.cuda.synchronize()
@@ -114,21 +125,23 @@ def main():
                 out_top1 = out.float().argmax(-1)
                 agree = out_top1 == ref.argmax(-1)
                 top1 = bool(agree.all())
-                # Where the token differs, how close the fp32 reference's top two were: a
-                # near-tie below bf16 noise flips for any bf16 implementation.
-                flips = [{"position": int(p_),
-                          **near_tie(ref[0, p_], int(out_top1[0, p_]), int(ref[0, p_].argmax()),
-                                     torch)}
-                         for p_ in (~agree[0]).nonzero().flatten().tolist()]
-                good = e_sinter <= 1.5 * e_torch and all(f["near_tie"] for f in flips)
+                flips = flips_against(ref, out_top1)
+                far = sum(not f["near_tie"] for f in flips)
+                # A near-tie below bf16 noise flips for any bf16 implementation; past them,
+                # Sinter may disagree with the fp32 reference at no more positions than 1.5x
+                # PyTorch bf16 does (at long prompts random weights give it a few such flips
+                # too; at short ones it has none, so neither may Sinter).
+                good = e_sinter <= 1.5 * e_torch and far <= 1.5 * torch_far
                 ok &= good
                 numerics.append({"check": i, "mode": mode, "sinter_rel_err": e_sinter,
                                  "torch_bf16_rel_err": e_torch, "top1_identical": top1,
                                  "torch_bf16_top1_identical": torch_top1, "flips": flips,
-                                 "ok": good})
+                                 "torch_bf16_flips": torch_flips, "ok": good})
                 print(f"numerics {mode} #{i}: sinter {e_sinter:.3e}, torch bf16 {e_torch:.3e}, "
                       f"ratio {e_sinter / e_torch:.2f}, top-1 identical {top1} "
-                      f"(torch bf16: {torch_top1}) flips {flips}", flush=True)
+                      f"(torch bf16: {torch_top1}); positions where top-1 differs from fp32: "
+                      f"sinter {len(flips)} ({far} not near-ties), torch bf16 {len(torch_flips)} "
+                      f"({torch_far} not near-ties) of {a.seq}", flush=True)
     del ref_model
     torch.cuda.empty_cache()
     if a.skip_timing:

@@ -7,7 +7,7 @@
 // CHECK: launch.kernel "rms_norm"(%arg0, %{{.+}}, %[[N1:.+]]) {{.*}}params = [32, 64, "925353388u"]
 // CHECK: launch.gemm %[[N1]], %{{.+}} -> %[[QKV:.+]] {k = 64 : i64, m = 32 : i64, n = 128 : i64, precision = "native"}
 // CHECK: launch.kernel "rope_rows"(%{{.+}}, %{{.+}}, %[[QKV]]) {{.*}}params = [32, 128, 96, 16]
-// CHECK: launch.kernel "attention_prefill"(%[[QKV]], %arg1, %[[ATT:.+]]) {{.*}}params = [32, 4, 2, 16, 0, 64, 96, 128,
+// CHECK: launch.kernel "flash_attention"(%[[QKV]], %arg1, %[[ATT:.+]]) {{.*}}params = [32, 4, 2, 16, 0, 64, 96, 128,
 // CHECK: launch.gemm %[[ATT]], %{{.+}} residual %arg0 -> %[[H:.+]] {k = 64 : i64, m = 32 : i64, n = 64 : i64, precision = "native"}
 // CHECK: launch.kernel "rms_norm"(%[[H]], %{{.+}}, %[[N2:.+]])
 // CHECK: launch.gemm %[[N2]], %{{.+}} -> %[[GU:.+]] {k = 64 : i64, m = 32 : i64, n = 256 : i64, precision = "native"}

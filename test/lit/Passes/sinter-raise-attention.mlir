@@ -210,3 +210,21 @@ func.func @decode_strict_mask(%q: tensor<1x1x1x4xf32>, %kc: tensor<1x1x8x4xf32>,
   %o = sinter.matmul %p, %v : (tensor<1x1x1x8xf32>, tensor<1x1x8x4xf32>) -> tensor<1x1x1x4xf32>
   return %o : tensor<1x1x1x4xf32>
 }
+
+// -----
+
+// Only what an attention kernel takes is raised: 16-bit with a head size that is a multiple
+// of 16 (flash_attention, any length), or keys that fit attention_prefill's shared memory.
+// A 4096-token head of 24 (bf16) or of 32 (f32) fits neither: it stays for the generic tier.
+// CHECK-LABEL: func.func @kernel_limits
+// CHECK: sinter.fused_attention %arg0, %arg0, %arg0 {causal = true, scale = 1.250000e-01 : f32} : (tensor<1x1x4096x32xbf16>
+// CHECK: sinter.attention %arg1, %arg1, %arg1
+// CHECK: sinter.attention %arg2, %arg2, %arg2
+// CHECK-NOT: sinter.fused_attention
+func.func @kernel_limits(%a: tensor<1x1x4096x32xbf16>, %b: tensor<1x1x4096x24xbf16>, %c: tensor<1x1x4096x32xf32>)
+    -> (tensor<1x1x4096x32xbf16>, tensor<1x1x4096x24xbf16>, tensor<1x1x4096x32xf32>) {
+  %o0 = sinter.attention %a, %a, %a {is_causal = true, kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 0.125 : f32} : (tensor<1x1x4096x32xbf16>, tensor<1x1x4096x32xbf16>, tensor<1x1x4096x32xbf16>) -> tensor<1x1x4096x32xbf16>
+  %o1 = sinter.attention %b, %b, %b {is_causal = true, kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 0.125 : f32} : (tensor<1x1x4096x24xbf16>, tensor<1x1x4096x24xbf16>, tensor<1x1x4096x24xbf16>) -> tensor<1x1x4096x24xbf16>
+  %o2 = sinter.attention %c, %c, %c {is_causal = true, kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 0.125 : f32} : (tensor<1x1x4096x32xf32>, tensor<1x1x4096x32xf32>, tensor<1x1x4096x32xf32>) -> tensor<1x1x4096x32xf32>
+  return %o0, %o1, %o2 : tensor<1x1x4096x32xbf16>, tensor<1x1x4096x24xbf16>, tensor<1x1x4096x32xf32>
+}

@@ -109,6 +109,8 @@ const KernelTemplate kTemplates[] = {
     {"linear_small_m", kLinearSmallMParams, 10, kLinearSmallMArgs},
     {"embedding_gather", kEmbeddingGatherParams, 4, kEmbeddingGatherArgs},
     {"attention_prefill", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
+    // Same parameters and arguments: prompts of any length, 16-bit q/k/v, on tensor cores.
+    {"flash_attention", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
     {"attention_decode", kAttentionDecodeParams, 10, kAttentionDecodeArgs},
     {"rms_norm", kRmsNormParams, 3, kRmsNormArgs},
     {"rope_rows", kRopeRowsParams, 4, kRopeRowsArgs},

@@ -542,15 +542,25 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   if (q == fusedColumns.end() || k == fusedColumns.end() || v == fusedColumns.end())
     return attention.emitError("attention operands must come from one fused QKV projection");
   auto qType = attention.getQ().getType(), kType = attention.getK().getType();
-  if (qType.getDimSize(0) != 1)
-    return attention.emitError("attention kernel supports batch 1");
-  int64_t s = qType.getDimSize(2), hq = qType.getDimSize(1), hkv = kType.getDimSize(1),
-          d = qType.getDimSize(3), stride = q->second.rowStride;
+  int64_t batch = qType.getDimSize(0), s = qType.getDimSize(2), hq = qType.getDimSize(1),
+          hkv = kType.getDimSize(1), d = qType.getDimSize(3), stride = q->second.rowStride;
   Type qkvType = elementTypeOf(q->second.buffer);
   int qkvBytes = qkvType.getIntOrFloatBitWidth() / 8;
-  if (!kn::attention_prefill_supported(s, hq, hkv, d, q->second.offset, k->second.offset,
-                                       v->second.offset, stride, qkvBytes))
-    return attention.emitError("no attention_prefill configuration for S=") << s << " D=" << d;
+  // 16-bit q/k/v take the tensor-core kernel at every length; fp32 (or a head size it does
+  // not tile) the short-prompt kernel, which holds a head's keys in shared memory.
+  bool flash = kn::flash_attention_supported(s, hq, hkv, d, q->second.offset, k->second.offset,
+                                             v->second.offset, stride, qkvBytes, batch);
+  if (!flash && batch != 1)
+    return attention.emitError("attention of ")
+           << batch << " sequences needs 16-bit q/k/v and a head size that is a multiple of 16 "
+           << "up to 256 (got " << qkvType << ", D=" << d << ")";
+  if (!flash && !kn::attention_prefill_supported(s, hq, hkv, d, q->second.offset,
+                                                 k->second.offset, v->second.offset, stride,
+                                                 qkvBytes))
+    return attention.emitError("no attention kernel for S=")
+           << s << " D=" << d << " " << qkvType
+           << ": fp32 attention keeps a head's keys in shared memory (prompts up to a few "
+              "hundred tokens); compile with --dtype bf16 or f16 for longer prompts";
   auto reshape = absorbHeadMerge(attention, attention.getResult());
   if (failed(reshape))
     return failure();
@@ -567,7 +577,8 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   buffers[*reshape] = out;
   buffers[attention.getResult()] = out;
   float scale = attention.getScale().convertToFloat();
-  kn::LaunchParams lp = kn::attention_prefill_launch(s, hq, d, qkvBytes);
+  kn::LaunchParams lp = flash ? kn::flash_attention_launch(s, hq, d, batch)
+                              : kn::attention_prefill_launch(s, hq, d, qkvBytes);
   SmallVector<Attribute> params = {
       intParam(builder, s), intParam(builder, hq), intParam(builder, hkv), intParam(builder, d),
       intParam(builder, q->second.offset), intParam(builder, k->second.offset),
@@ -576,7 +587,7 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
       strParam(builder, attention.getCausal() ? "true" : "false"),
       strParam(builder, mask ? "true" : "false"), strParam(builder, cxxType(qkvType)),
       strParam(builder, cxxType(elementTypeOf(out)))};
-  return emitKernel(attention.getLoc(), "attention_prefill", params,
+  return emitKernel(attention.getLoc(), flash ? "flash_attention" : "attention_prefill", params,
                     {q->second.buffer, mask, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
 }

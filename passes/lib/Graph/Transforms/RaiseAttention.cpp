@@ -1,4 +1,5 @@
 #include "MaskProbe.h"
+#include "launch_params.h"
 
 #include "sinter/Dialect/Graph/IR/ElementsFolding.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
@@ -227,6 +228,19 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
       kType.getDimSize(2) != qType.getDimSize(2) || root->getResult(0).getType() != qType)
     return rewriter.notifyMatchFailure(root, "q, k and v do not fit fused_attention");
   int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1), seq = qType.getDimSize(2);
+  // Only what an attention kernel takes: flash_attention (16-bit, head size a multiple of 16
+  // up to 256, any length) or attention_prefill (a head's keys in shared memory). Anything
+  // else stays as primitives for the generic tier and the library GEMMs.
+  int64_t headDim = qType.getDimSize(3);
+  int elementBytes = int(qType.getElementTypeBitWidth() / 8);
+  bool flashTakes = elementBytes == 2 && headDim >= 16 && headDim <= 256 && headDim % 16 == 0;
+  bool prefillTakes = 2 * seq * (headDim + 2) * elementBytes <=
+                          int64_t(sinter::kernels::kMaxDynamicSharedBytes) &&
+                      sinter::kernels::attention_prefill_shared_bytes(int(seq), int(headDim),
+                                                                      elementBytes) <=
+                          sinter::kernels::kMaxDynamicSharedBytes;
+  if (!flashTakes && !prefillTakes)
+    return rewriter.notifyMatchFailure(root, "no attention kernel takes this length and head size");
   MaskMeaning meaning{alsoCausal, Value()};
   if (mask) {
     std::optional<MaskMeaning> probed = cache.probe(mask, batch, heads, seq, alsoCausal);
