@@ -679,7 +679,12 @@ static_assert(sizeof(SamplingState) == 40, "SamplingState is the .sampling state
 constexpr const char *kSamplingStateRegion = ".sampling";
 constexpr const char *kSamplingSeenRegion = ".sampling.seen";
 constexpr int kSampleTokensThreads = 512;
-constexpr int kSampleTokensCluster = 8;
+// Blocks per sequence. Above 8 the cluster size is not portable: a launch must allow it with
+// cudaFuncAttributeNonPortableClusterSizeAllowed (sm_90 allows 16).
+#ifndef SINTER_SAMPLE_TOKENS_CLUSTER
+#define SINTER_SAMPLE_TOKENS_CLUSTER 8
+#endif
+constexpr int kSampleTokensCluster = SINTER_SAMPLE_TOKENS_CLUSTER;
 constexpr int kSampleTokensBins = 2048; // histogram bins (and radix digits of 11 bits)
 SINTER_LP_FN int64_t sample_tokens_seen_words(int64_t vocab) { return (vocab + 31) / 32; }
 // Tokens per block: a multiple of 8, so that each slice starts 16-byte aligned.

@@ -89,6 +89,68 @@ __device__ int draw_token(cg::cluster_group &cluster, const Slice &s, uint32_t t
                                    draw_point(stream, total), kept_weight);
 }
 
+// Top-p alone, by rejection: kProbes tokens drawn from the whole row's distribution; a token
+// is in the nucleus exactly when the weight of the tokens above it (keys strictly larger) is
+// below select_threshold's target, so the first probe inside is a draw from the nucleus, in
+// two passes instead of a threshold search. Returns false, with every block agreeing, when no
+// probe is inside: the caller then draws as before, from a uniform the probes did not use, so
+// the result is still distributed exactly as the nucleus's softmax. Otherwise `token` is set
+// in rank 0's thread 0 (-1 elsewhere).
+template <int kPerThread>
+__device__ bool draw_nucleus_by_probes(cg::cluster_group &cluster, const Slice &s, float top_p,
+                                       uint64_t stream, Exchange &x, int &token) {
+  auto weight = [&](int i) -> uint32_t { return mass_weight(s.values[i], s.max_value); };
+  unsigned long long own = 0;
+  for_each_element<kPerThread>(s.count, [&](int i) { own += weight(i); });
+  const unsigned long long thread_before = publish_block_weight(own, x);
+  cluster.sync();
+  unsigned long long through, block_weight;
+  scan_cluster(cluster, x, &Exchange::block_weight, through, block_weight);
+  const unsigned long long total = __shfl_sync(~0u, through, 31); // > 0: the largest weighs 2^31
+  Exchange *root = cluster.map_shared_rank(&x, 0);
+#pragma unroll
+  for (int p = 0; p < kProbes; ++p) {
+    const uint64_t probe_stream = mix64(stream ^ (0xD1B54A32D192ED03ull * uint64_t(p + 1)));
+    const int found = walk_to_point<kPerThread>(cluster, s, through, block_weight, thread_before,
+                                                own, draw_point(probe_stream, total), weight);
+    if (found >= 0) {
+      root->probe_key[p] = order_key(s.values[found - s.first]);
+      root->probe_token[p] = found;
+    }
+  }
+  cluster.sync();
+  uint32_t probe_key[kProbes];
+  unsigned long long above[kProbes];
+#pragma unroll
+  for (int p = 0; p < kProbes; ++p) probe_key[p] = root->probe_key[p], above[p] = 0;
+  for_each_element<kPerThread>(s.count, [&](int i) {
+    const float v = s.values[i];
+    const uint32_t key = order_key(v), w = mass_weight(v, s.max_value);
+#pragma unroll
+    for (int p = 0; p < kProbes; ++p) above[p] += key > probe_key[p] ? w : 0u;
+  });
+#pragma unroll
+  for (int p = 0; p < kProbes; ++p) {
+    const unsigned long long block_above = block_sum(above[p], x);
+    if (threadIdx.x == 0) x.probe_above[p] = block_above;
+  }
+  cluster.sync();
+  const unsigned long long target = crossing_target(0ull, top_p, total);
+  const int lane = threadIdx.x % 32;
+  token = -1;
+#pragma unroll
+  for (int p = 0; p < kProbes; ++p) {
+    const unsigned long long part =
+        lane < kCluster ? cluster.map_shared_rank(&x, lane)->probe_above[p] : 0ull;
+    const unsigned long long above_probe = __shfl_sync(~0u, warp_inclusive_sum(part), 31);
+    if (above_probe < target) {
+      if (cluster.block_rank() == 0 && threadIdx.x == 0) token = root->probe_token[p];
+      return true;
+    }
+  }
+  return false;
+}
+
 // The draw prepared by the last selection (FusedDraw): no pass of its own. The point falls in
 // the sure tokens (walked as in draw_token) or among the kept candidates, where rank 0 draws
 // by Gumbel-max over their logits (distributed as their softmax).
@@ -258,20 +320,26 @@ __global__ void __cluster_dims__(kSampleTokensCluster, 1, 1) __launch_bounds__(k
     Slice s{values, first, count, max_value, bins_per_logit(max_value, min_finite),
             {hist, hist + kBins}, hist + 2 * kBins, 0};
     if (max_value > -INFINITY) {
-      uint32_t threshold = order_key(-INFINITY);
       const bool top_k = params.top_k > 0 && params.top_k < VOCAB;
       const bool top_p = params.top_p > 0.f && params.top_p < 1.f;
-      FusedDraw draw;
-      if (top_k)
-        threshold = select_threshold<kPerThread>(cluster, s, threshold,
-                                                 (unsigned long long)params.top_k, 0.f, x,
-                                                 top_p ? nullptr : &draw);
-      if (top_p)
-        threshold = select_threshold<kPerThread>(cluster, s, threshold, 0ull, params.top_p, x, &draw);
       const uint64_t stream =
           mix64(params.seed + mix64(params.step + mix64(uint64_t(sequence) + 1)));
-      token = draw.ready ? draw_prepared<kPerThread>(cluster, s, draw, stream, x)
-                         : draw_token<kPerThread>(cluster, s, threshold, stream, x);
+      const bool drawn = top_p && !top_k &&
+                         draw_nucleus_by_probes<kPerThread>(cluster, s, params.top_p, stream, x,
+                                                            token);
+      if (!drawn) {
+        uint32_t threshold = order_key(-INFINITY);
+        FusedDraw draw;
+        if (top_k)
+          threshold = select_threshold<kPerThread>(cluster, s, threshold,
+                                                   (unsigned long long)params.top_k, 0.f, x,
+                                                   top_p ? nullptr : &draw);
+        if (top_p)
+          threshold =
+              select_threshold<kPerThread>(cluster, s, threshold, 0ull, params.top_p, x, &draw);
+        token = draw.ready ? draw_prepared<kPerThread>(cluster, s, draw, stream, x)
+                           : draw_token<kPerThread>(cluster, s, threshold, stream, x);
+      }
     } else if (rank == 0 && threadIdx.x == 0) {
       token = VOCAB; // nothing to draw from: every logit NaN or -inf
     }

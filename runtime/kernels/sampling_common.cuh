@@ -27,6 +27,9 @@ constexpr float kMassRange = 22.f;
 // histogram's space.
 constexpr int kCandidates = kBins;
 static_assert(kCandidates * 8 <= kBins * 8, "a list of (key, token) fits a histogram buffer");
+// Tokens drawn from the whole row for a top-p draw by rejection (draw_nucleus_by_probes): all
+// of them fall outside the nucleus with probability (1 - its mass)^kProbes, 1e-4 at top_p 0.9.
+constexpr int kProbes = 4;
 // Radix digits for a bin with more candidates, from the most significant: 11 + 11 + 10 bits.
 constexpr int kRadixPasses = 3;
 __device__ constexpr int kDigitShift[kRadixPasses] = {21, 10, 0};
@@ -167,6 +170,9 @@ struct Exchange {
   unsigned long long block_weight;   // the kept tokens' weight in this block's slice
   int bin;                           // a crossing: the entry, -1 when nothing weighs anything
   unsigned long long remaining;      // and the weight still needed inside it
+  uint32_t probe_key[kProbes];       // rank 0: the probes' keys and tokens
+  int probe_token[kProbes];
+  unsigned long long probe_above[kProbes]; // weight of this block's tokens above each probe
 };
 
 // The winner among every thread's candidate in the block, to every thread.
