@@ -2,7 +2,8 @@
 // QKV buffer. Semantics, argument order and limits: launch_params.h ("flash_attention");
 // launch: flash_attention_launch(S, HQ, D, batch).
 //
-// One block per (tile of 64 queries, q head, sequence); each of its 4 warps owns 16 queries.
+// One block per (tile of queries, q head, sequence); each of its 4 warps owns one or two
+// tiles of 16 queries (flash_attention_row_tiles).
 // Key tiles stream through shared memory in two stages (cp.async), so the next tile loads
 // while the warps work on this one. Per tile a warp computes its 16 x tile scores with
 // mma.m16n8k16 (q and K fragments by ldmatrix), moves its running row maxima and sums
@@ -74,8 +75,9 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32)
                 "flash_attention: needs 16-bit q/k/v, D % 16 == 0 and <= 256, HQ % HKV == 0, "
                 "8-aligned offsets and stride, heads inside the row");
   using Element = detail::TensorCoreElement<T>;
-  constexpr int kQueryTile = kFlashAttentionQueryTile;
-  constexpr int kWarpQueries = 16;
+  constexpr int kRowTiles = flash_attention_row_tiles(S, D); // 16-query tiles per warp
+  constexpr int kWarpQueries = 16 * kRowTiles;
+  constexpr int kQueryTile = flash_attention_query_tile(S, D);
   constexpr int kThreads = kFlashAttentionWarps * 32;
   constexpr int kKeyTile = flash_attention_key_tile(D);
   constexpr int kRowElements = D + 8;           // padded shared row
@@ -107,8 +109,10 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32)
   const int lane = tid & 31;
   const detail::AccumulatorLane acc_lane(lane);
   const int warp_query_begin = query_begin + warp * kWarpQueries;
-  const int query_row[2] = {warp_query_begin + acc_lane.row_in_tile,
-                            warp_query_begin + acc_lane.row_in_tile + 8};
+  // The query of row r (0: row_in_tile, 1: row_in_tile + 8) of the warp's row tile t.
+  auto query_row = [&](int t, int r) {
+    return warp_query_begin + 16 * t + acc_lane.row_in_tile + 8 * r;
+  };
   const float score_scale = __uint_as_float(SCALE_BITS) * kLog2e;
 
   detail::pdl_launch_dependents();
@@ -147,13 +151,18 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32)
   stage_rows(query_tile, query_begin, kQueryTile, Q_OFF + head * D);
   stage_key_tile(0);
 
-  float output[kHeadBlocks][4];
+  float output[kRowTiles][kHeadBlocks][4];
+  float row_max[kRowTiles][2]; // of the scaled (base-2) scores seen so far
+  float row_sum[kRowTiles][2]; // this lane's share of sum 2^(score - row_max)
 #pragma unroll
-  for (int hb = 0; hb < kHeadBlocks; ++hb)
+  for (int t = 0; t < kRowTiles; ++t) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) output[hb][e] = 0.f;
-  float row_max[2] = {-INFINITY, -INFINITY}; // of the scaled (base-2) scores seen so far
-  float row_sum[2] = {0.f, 0.f};             // this lane's share of sum 2^(score - row_max)
+    for (int hb = 0; hb < kHeadBlocks; ++hb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) output[t][hb][e] = 0.f;
+    row_max[t][0] = row_max[t][1] = -INFINITY;
+    row_sum[t][0] = row_sum[t][1] = 0.f;
+  }
 
   const detail::FragmentRowAddress a_address = detail::a_fragment_address(lane);
   const detail::FragmentRowAddress b_address = detail::b_fragment_pair_address(lane);
@@ -171,109 +180,130 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32)
     const int key_begin = key_tile * kKeyTile;
     if (CAUSAL && key_begin > warp_query_begin + kWarpQueries - 1) continue; // all in the future
 
-    float scores[kKeyBlocks][4];
+    float scores[kRowTiles][kKeyBlocks][4];
 #pragma unroll
-    for (int kb = 0; kb < kKeyBlocks; ++kb)
+    for (int t = 0; t < kRowTiles; ++t)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) scores[kb][e] = 0.f;
+      for (int kb = 0; kb < kKeyBlocks; ++kb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) scores[t][kb][e] = 0.f;
 #pragma unroll
     for (int ds = 0; ds < kDepthSteps; ++ds) {
-      uint32_t q_fragment[4];
-      detail::ldmatrix_x4(q_fragment, query_tile +
-                                          (warp * kWarpQueries + a_address.row) * kRowElements +
-                                          ds * 16 + a_address.column);
+      uint32_t q_fragments[kRowTiles][4];
+#pragma unroll
+      for (int t = 0; t < kRowTiles; ++t)
+        detail::ldmatrix_x4(q_fragments[t],
+                            query_tile +
+                                (warp * kWarpQueries + 16 * t + a_address.row) * kRowElements +
+                                ds * 16 + a_address.column);
 #pragma unroll
       for (int kb = 0; kb < kKeyBlocks; kb += 2) {
         uint32_t k_fragments[4];
         detail::ldmatrix_x4(k_fragments, keys + (kb * 8 + b_address.row) * kRowElements +
                                              ds * 16 + b_address.column);
-        Element::mma(scores[kb], q_fragment, k_fragments[0], k_fragments[1]);
-        Element::mma(scores[kb + 1], q_fragment, k_fragments[2], k_fragments[3]);
+#pragma unroll
+        for (int t = 0; t < kRowTiles; ++t) {
+          Element::mma(scores[t][kb], q_fragments[t], k_fragments[0], k_fragments[1]);
+          Element::mma(scores[t][kb + 1], q_fragments[t], k_fragments[2], k_fragments[3]);
+        }
       }
     }
 
     const bool needs_mask = PADDING_MASK || key_begin + kKeyTile > S ||
                             (CAUSAL && key_begin + kKeyTile - 1 > warp_query_begin);
 #pragma unroll
-    for (int kb = 0; kb < kKeyBlocks; ++kb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        float s = scores[kb][e] * score_scale;
-        if (needs_mask) {
-          const int key_in_tile = kb * 8 + 2 * acc_lane.column_pair + (e & 1);
-          const int key = key_begin + key_in_tile;
-          bool visible = key < S && (!CAUSAL || key <= query_row[e >> 1]);
-          if constexpr (PADDING_MASK)
-            visible = visible && key_flag_stages[stage * kKeyTile + key_in_tile] != 0;
-          if (!visible) s = -INFINITY;
-        }
-        scores[kb][e] = s;
-      }
-
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float tile_max = row_max[r];
+    for (int t = 0; t < kRowTiles; ++t)
 #pragma unroll
       for (int kb = 0; kb < kKeyBlocks; ++kb)
-        tile_max = fmaxf(tile_max, fmaxf(scores[kb][2 * r], scores[kb][2 * r + 1]));
-      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
-      // A row with every key so far masked keeps -inf: exponents against 0 give zeros.
-      const float base = tile_max == -INFINITY ? 0.f : tile_max;
-      const float rescale = exp2f(row_max[r] - base);
-      row_max[r] = tile_max;
-      float sum = row_sum[r] * rescale;
 #pragma unroll
-      for (int hb = 0; hb < kHeadBlocks; ++hb) {
-        output[hb][2 * r] *= rescale;
-        output[hb][2 * r + 1] *= rescale;
-      }
+        for (int e = 0; e < 4; ++e) {
+          float s = scores[t][kb][e] * score_scale;
+          if (needs_mask) {
+            const int key_in_tile = kb * 8 + 2 * acc_lane.column_pair + (e & 1);
+            const int key = key_begin + key_in_tile;
+            bool visible = key < S && (!CAUSAL || key <= query_row(t, e >> 1));
+            if constexpr (PADDING_MASK)
+              visible = visible && key_flag_stages[stage * kKeyTile + key_in_tile] != 0;
+            if (!visible) s = -INFINITY;
+          }
+          scores[t][kb][e] = s;
+        }
+
 #pragma unroll
-      for (int kb = 0; kb < kKeyBlocks; ++kb) {
-        scores[kb][2 * r] = exp2f(scores[kb][2 * r] - base);
-        scores[kb][2 * r + 1] = exp2f(scores[kb][2 * r + 1] - base);
-        sum += scores[kb][2 * r] + scores[kb][2 * r + 1];
+    for (int t = 0; t < kRowTiles; ++t)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        float tile_max = row_max[t][r];
+#pragma unroll
+        for (int kb = 0; kb < kKeyBlocks; ++kb)
+          tile_max = fmaxf(tile_max, fmaxf(scores[t][kb][2 * r], scores[t][kb][2 * r + 1]));
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+        // A row with every key so far masked keeps -inf: exponents against 0 give zeros.
+        const float base = tile_max == -INFINITY ? 0.f : tile_max;
+        const float rescale = exp2f(row_max[t][r] - base);
+        row_max[t][r] = tile_max;
+        float sum = row_sum[t][r] * rescale;
+#pragma unroll
+        for (int hb = 0; hb < kHeadBlocks; ++hb) {
+          output[t][hb][2 * r] *= rescale;
+          output[t][hb][2 * r + 1] *= rescale;
+        }
+#pragma unroll
+        for (int kb = 0; kb < kKeyBlocks; ++kb) {
+          scores[t][kb][2 * r] = exp2f(scores[t][kb][2 * r] - base);
+          scores[t][kb][2 * r + 1] = exp2f(scores[t][kb][2 * r + 1] - base);
+          sum += scores[t][kb][2 * r] + scores[t][kb][2 * r + 1];
+        }
+        row_sum[t][r] = sum;
       }
-      row_sum[r] = sum;
-    }
 
 #pragma unroll
     for (int ks = 0; ks < kKeySteps; ++ks) {
-      const uint32_t p_fragment[4] = {
-          Element::pack(scores[2 * ks][0], scores[2 * ks][1]),
-          Element::pack(scores[2 * ks][2], scores[2 * ks][3]),
-          Element::pack(scores[2 * ks + 1][0], scores[2 * ks + 1][1]),
-          Element::pack(scores[2 * ks + 1][2], scores[2 * ks + 1][3])};
+      uint32_t p_fragments[kRowTiles][4];
+#pragma unroll
+      for (int t = 0; t < kRowTiles; ++t) {
+        p_fragments[t][0] = Element::pack(scores[t][2 * ks][0], scores[t][2 * ks][1]);
+        p_fragments[t][1] = Element::pack(scores[t][2 * ks][2], scores[t][2 * ks][3]);
+        p_fragments[t][2] = Element::pack(scores[t][2 * ks + 1][0], scores[t][2 * ks + 1][1]);
+        p_fragments[t][3] = Element::pack(scores[t][2 * ks + 1][2], scores[t][2 * ks + 1][3]);
+      }
 #pragma unroll
       for (int hb = 0; hb < kHeadBlocks; hb += 2) {
         uint32_t v_fragments[4];
         detail::ldmatrix_x4_trans(v_fragments, values +
                                                    (ks * 16 + v_address.row) * kRowElements +
                                                    hb * 8 + v_address.column);
-        Element::mma(output[hb], p_fragment, v_fragments[0], v_fragments[1]);
-        Element::mma(output[hb + 1], p_fragment, v_fragments[2], v_fragments[3]);
+#pragma unroll
+        for (int t = 0; t < kRowTiles; ++t) {
+          Element::mma(output[t][hb], p_fragments[t], v_fragments[0], v_fragments[1]);
+          Element::mma(output[t][hb + 1], p_fragments[t], v_fragments[2], v_fragments[3]);
+        }
       }
     }
   }
 
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    float sum = row_sum[r];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const int row = query_row[r];
-    if (row >= S) continue;
-    const float inverse = sum > 0.f ? 1.f / sum : 0.f; // every key masked: zeros
-    OutT *dst = out + (first_row + row) * (HQ * D) + head * D + 2 * acc_lane.column_pair;
+  for (int t = 0; t < kRowTiles; ++t)
 #pragma unroll
-    for (int hb = 0; hb < kHeadBlocks; ++hb) {
-      const float lo = output[hb][2 * r] * inverse, hi = output[hb][2 * r + 1] * inverse;
-      if constexpr (std::is_same_v<OutT, float>)
-        *reinterpret_cast<float2 *>(dst + hb * 8) = make_float2(lo, hi);
-      else
-        *reinterpret_cast<uint32_t *>(dst + hb * 8) = detail::TensorCoreElement<OutT>::pack(lo, hi);
+    for (int r = 0; r < 2; ++r) {
+      float sum = row_sum[t][r];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const int row = query_row(t, r);
+      if (row >= S) continue;
+      const float inverse = sum > 0.f ? 1.f / sum : 0.f; // every key masked: zeros
+      OutT *dst = out + (first_row + row) * (HQ * D) + head * D + 2 * acc_lane.column_pair;
+#pragma unroll
+      for (int hb = 0; hb < kHeadBlocks; ++hb) {
+        const float lo = output[t][hb][2 * r] * inverse, hi = output[t][hb][2 * r + 1] * inverse;
+        if constexpr (std::is_same_v<OutT, float>)
+          *reinterpret_cast<float2 *>(dst + hb * 8) = make_float2(lo, hi);
+        else
+          *reinterpret_cast<uint32_t *>(dst + hb * 8) =
+              detail::TensorCoreElement<OutT>::pack(lo, hi);
+      }
     }
-  }
 }
 
 } // namespace sinter::kernels

@@ -428,16 +428,25 @@ SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D, int ele
 //   (mma.m16n8k16, fp32 accumulation, p rounded to T), online softmax in fp32 over tiles of
 //   flash_attention_key_tile(D) keys. Requires D % 16 == 0, 16 <= D <= 256, ROW_STRIDE and
 //   the offsets % 8 == 0, HQ % HKV == 0.
-//   grid (ceil(S / 64), HQ, B), block 128 (4 warps of 16 queries), dynamic shared
-//   flash_attention_shared_bytes(D): the q tile and two stages of K and V tiles, rows padded
+//   grid (ceil(S / flash_attention_query_tile(S, D)), HQ, B), block 128 (4 warps, each with
+//   flash_attention_row_tiles(S, D) tiles of 16 queries), dynamic shared
+//   flash_attention_shared_bytes(S, D): the q tile and two stages of K and V tiles, rows padded
 //   to D + 8 elements (ldmatrix rows on distinct banks), and two stages of key flags.
 // =============================================================================================
-constexpr int kFlashAttentionQueryTile = 64;
 constexpr int kFlashAttentionWarps = 4;
 
+// Two 16-query tiles a warp where the registers allow (D 64 and below) and the prompt gives
+// enough blocks anyway (512 tokens and more): each K and V fragment read from shared memory
+// then feeds two MMAs instead of one. H200 (flash_attention_bench, D 64): 8192 tokens 1.600 ->
+// 1.445 ms; 256 tokens 8.9 -> 10.0 us, hence the threshold.
+SINTER_LP_FN int flash_attention_row_tiles(int S, int D) { return D <= 64 && S >= 512 ? 2 : 1; }
+SINTER_LP_FN int flash_attention_query_tile(int S, int D) {
+  return 16 * kFlashAttentionWarps * flash_attention_row_tiles(S, D);
+}
 SINTER_LP_FN int flash_attention_key_tile(int D) { return D > 128 ? 32 : 64; }
-SINTER_LP_FN uint32_t flash_attention_shared_bytes(int D) {
-  return uint32_t((kFlashAttentionQueryTile + 4 * flash_attention_key_tile(D)) * (D + 8) * 2 +
+SINTER_LP_FN uint32_t flash_attention_shared_bytes(int S, int D) {
+  return uint32_t((flash_attention_query_tile(S, D) + 4 * flash_attention_key_tile(D)) *
+                      (D + 8) * 2 +
                   2 * flash_attention_key_tile(D) * 4);
 }
 SINTER_LP_FN bool flash_attention_supported(int S, int HQ, int HKV, int D, int q_off, int k_off,
@@ -448,12 +457,13 @@ SINTER_LP_FN bool flash_attention_supported(int S, int HQ, int HKV, int D, int q
          q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
          v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
          v_off + HKV * D <= row_stride && elem_bytes == 2 &&
-         flash_attention_shared_bytes(D) <= kMaxDynamicSharedBytes;
+         flash_attention_shared_bytes(S, D) <= kMaxDynamicSharedBytes;
 }
 SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch = 1) {
-  return {{uint32_t(ceil_div(S, kFlashAttentionQueryTile)), uint32_t(HQ), uint32_t(batch)},
+  return {{uint32_t(ceil_div(S, flash_attention_query_tile(S, D))), uint32_t(HQ),
+           uint32_t(batch)},
           {uint32_t(kFlashAttentionWarps * 32), 1u, 1u},
-          flash_attention_shared_bytes(D)};
+          flash_attention_shared_bytes(S, D)};
 }
 
 // =============================================================================================

@@ -1,11 +1,12 @@
 // RUN: sinter-opt %s -split-input-file --sinter-lower-to-launch | FileCheck %s
 
 // A fused attention on 16-bit q/k/v is one flash_attention launch at every prompt length:
-// grid (64-query tiles, q heads, sequences), 128 threads. (fp32 q/k/v under --activations=f32:
-// attention_prefill, sinter-lower-to-launch-f32-activations.mlir.)
+// grid (tiles of 64 queries, of 128 from 512 tokens at head sizes up to 64; q heads;
+// sequences), 128 threads. (fp32 q/k/v under --activations=f32: attention_prefill,
+// sinter-lower-to-launch-f32-activations.mlir.)
 
 // CHECK-LABEL: func.func @long_prompt
-// CHECK: launch.kernel "flash_attention"(%{{.+}}, %arg1, %{{.+}}) {args = array<i64: 0, 1, 2>, block = array<i64: 128, 1, 1>, grid = array<i64: 16, 4, 1>, params = [1024, 4, 2, 16, 0, 64, 96, 128, "1048576000u", "true", "true", "__nv_bfloat16", "__nv_bfloat16"]
+// CHECK: launch.kernel "flash_attention"(%{{.+}}, %arg1, %{{.+}}) {args = array<i64: 0, 1, 2>, block = array<i64: 128, 1, 1>, grid = array<i64: 8, 4, 1>, params = [1024, 4, 2, 16, 0, 64, 96, 128, "1048576000u", "true", "true", "__nv_bfloat16", "__nv_bfloat16"]
 func.func @long_prompt(%h: tensor<1x1024x64xbf16>, %mask: tensor<1x1024xi64>) -> tensor<1x1024x64xbf16> {
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
