@@ -449,14 +449,18 @@ SINTER_LP_FN uint32_t flash_attention_shared_bytes(int S, int D) {
                       (D + 8) * 2 +
                   2 * flash_attention_key_tile(D) * 4);
 }
+// Whether flash_attention tiles a head of D elements of elem_bytes each.
+SINTER_LP_FN bool flash_attention_tiles_head(int D, int elem_bytes) {
+  return elem_bytes == 2 && D >= 16 && D <= 256 && D % 16 == 0;
+}
 SINTER_LP_FN bool flash_attention_supported(int S, int HQ, int HKV, int D, int q_off, int k_off,
                                          int v_off, int row_stride, int elem_bytes = 2,
                                          int batch = 1) {
   return S >= 1 && batch >= 1 && batch <= 65535 && HQ >= 1 && HQ <= 65535 && HKV >= 1 &&
-         HQ % HKV == 0 && D >= 16 && D <= 256 && D % 16 == 0 && row_stride % 8 == 0 &&
+         HQ % HKV == 0 && flash_attention_tiles_head(D, elem_bytes) && row_stride % 8 == 0 &&
          q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
          v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
-         v_off + HKV * D <= row_stride && elem_bytes == 2 &&
+         v_off + HKV * D <= row_stride &&
          flash_attention_shared_bytes(S, D) <= kMaxDynamicSharedBytes;
 }
 SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch = 1) {

@@ -233,7 +233,8 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
   // else stays as primitives for the generic tier and the library GEMMs.
   int64_t headDim = qType.getDimSize(3);
   int elementBytes = int(qType.getElementTypeBitWidth() / 8);
-  bool flashTakes = elementBytes == 2 && headDim >= 16 && headDim <= 256 && headDim % 16 == 0;
+  bool flashTakes = headDim <= 256 &&
+                    sinter::kernels::flash_attention_tiles_head(int(headDim), elementBytes);
   bool prefillTakes = 2 * seq * (headDim + 2) * elementBytes <=
                           int64_t(sinter::kernels::kMaxDynamicSharedBytes) &&
                       sinter::kernels::attention_prefill_shared_bytes(int(seq), int(headDim),
