@@ -4,7 +4,8 @@
 # CUDA source with build/bin/sinter. Refusals are expected while the op coverage grows; the
 # step fails when fewer than SINTER_CONFORMANCE_MIN_PASS tests reach source (the floor: raise it
 # when coverage grows). onnx and numpy are pinned and go to a venv in build/conformance-venv.
-# Results: build/conformance/summary.json, build/conformance/skipped.txt.
+# Results: build/conformance/summary.json, build/conformance/skipped.txt. Then Sinter's own node
+# tests (test/conformance/make_extra_node_tests.py) in the same phase: every one must compile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 min_pass="${SINTER_CONFORMANCE_MIN_PASS:-673}"
@@ -12,3 +13,9 @@ source scripts/onnx-venv.sh
 "$venv/bin/python" test/conformance/run_node_tests.py --phase source --jobs "${SINTER_JOBS:-2}" \
   --work build/conformance --json build/conformance/summary.json --quiet \
   --allow-failures --min-pass "$min_pass"
+rm -rf build/conformance-extra
+"$venv/bin/python" test/conformance/make_extra_node_tests.py build/conformance-extra/cases
+"$venv/bin/python" test/conformance/run_node_tests.py --phase source --jobs "${SINTER_JOBS:-2}" \
+  --from-testdata build/conformance-extra/cases --work build/conformance-extra/work \
+  --json build/conformance-extra/summary.json --quiet \
+  --min-pass "$(ls build/conformance-extra/cases/node | wc -l)"

@@ -188,6 +188,50 @@ __device__ __forceinline__ T row_reduce(T v, T identity, Combine combine) {
   return v;
 }
 
+// Running sums of one value per thread over the kThreadsPerRow threads of a row (laid out as
+// in row_reduce), from the row's first thread or, with kReverse, from its last: returns the
+// sum through this thread, sets `before` to the sum of the threads ahead of it (0 for the
+// first) and `total` to the row's sum, in every thread.
+template <int kThreadsPerRow, bool kReverse, typename T>
+__device__ __forceinline__ T row_scan(T v, T &before, T &total) {
+  constexpr int kWarpSpan = kThreadsPerRow < 32 ? kThreadsPerRow : 32;
+  const int position = threadIdx.x % kWarpSpan;
+  T through = v;
+#pragma unroll
+  for (int offset = 1; offset < kWarpSpan; offset *= 2) {
+    const T other = kReverse ? __shfl_down_sync(0xffffffffu, through, offset, kWarpSpan)
+                             : __shfl_up_sync(0xffffffffu, through, offset, kWarpSpan);
+    if (kReverse ? position + offset < kWarpSpan : position >= offset)
+      through += other;
+  }
+  T ahead = kReverse ? __shfl_down_sync(0xffffffffu, through, 1, kWarpSpan)
+                     : __shfl_up_sync(0xffffffffu, through, 1, kWarpSpan);
+  if (kReverse ? position == kWarpSpan - 1 : position == 0)
+    ahead = T(0);
+  total = __shfl_sync(0xffffffffu, through, kReverse ? 0 : kWarpSpan - 1, kWarpSpan);
+  if constexpr (kThreadsPerRow > 32) {
+    __shared__ T partial[32];
+    constexpr int kWarps = kThreadsPerRow / 32;
+    const int warp = threadIdx.x / 32;
+    const int row_first_warp = warp / kWarps * kWarps;
+    if (position == 0)
+      partial[warp] = total;
+    __syncthreads();
+    T warps_ahead = T(0), row_total = T(0);
+    for (int w = row_first_warp; w < row_first_warp + kWarps; ++w) {
+      row_total += partial[w];
+      if (kReverse ? w > warp : w < warp)
+        warps_ahead += partial[w];
+    }
+    __syncthreads();
+    through = warps_ahead + through;
+    ahead = warps_ahead + ahead;
+    total = row_total;
+  }
+  before = ahead;
+  return through;
+}
+
 // ArgMax / ArgMin: the better of (value, index) pairs; ties go to the first index, or the
 // last with kSelectLast. NaN counts as the largest value, as numpy's argmax finds it first.
 template <bool kMax, bool kSelectLast, typename T>

@@ -187,6 +187,8 @@ private:
   /// Row kernels: the current row's non-reduced index entries and statistics.
   Index rowOuterIndex;
   std::string rowMax, rowSum, rowMean, rowScale, rowResult;
+  /// CumSum: the array of this thread's running sums, one per row element it covers.
+  std::string rowScan;
   /// The index of the current row element and, when rows are cached in registers, the
   /// variable holding the row input there.
   std::string currentElementKey, cachedRowInput;
@@ -242,6 +244,9 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
   if (plan.rowOp == def) {
     if (plan.reducesShape)
       return rowResult;
+    // Read in the row's last loop, where j is the element's slot.
+    if (isa<graph::CumSumOp>(def))
+      return bind(ct, rounded(et, "(" + ct + ")" + rowScan + "[j]"));
     auto x = rowInputAt(idx);
     if (failed(x))
       return failure();
@@ -817,6 +822,43 @@ LogicalResult KernelWriter::writeRow() {
                     "(" + acc + ")1 / sqrt(" + total + " / " + len + " + " +
                         floatLiteral(eps, Float32Type::get(row->getContext())) + ")",
                     "row_rstd");
+  } else if (auto cumsum = dyn_cast<graph::CumSumOp>(row)) {
+    // Chunk by chunk of tpr elements (from the last with reverse), every lane of the row in
+    // each step's scan; the chunks' totals carry on to the next.
+    std::string slots = std::to_string(perThread);
+    rowScan = fresh("row_scan");
+    std::string carry = fresh("carry"), step = fresh("step");
+    line(acc + " " + rowScan + "[" + slots + "];");
+    line(acc + " " + carry + " = 0;");
+    line("#pragma unroll");
+    line("for (int " + step + " = 0; " + step + " < " + slots + "; ++" + step + ") {");
+    indent += "  ";
+    line("const int j = " + (cumsum.getReverse() ? slots + " - 1 - " + step : step) + ";");
+    line("const int e = lane + j * " + tprText + ";");
+    std::string v = fresh("element");
+    line(acc + " " + v + " = 0;");
+    line("if (e < " + std::to_string(plan.rowLength) + ") {");
+    indent += "  ";
+    auto saved = memo;
+    cachedRowInput = cacheArray.empty() ? "" : cacheArray + "[j]";
+    auto xv = rowInputAt(rowElementIndex("e"));
+    cachedRowInput.clear();
+    memo = saved;
+    if (failed(xv))
+      return failure();
+    line(v + " = (" + acc + ")(" + *xv + ");");
+    indent.resize(indent.size() - 2);
+    line("}");
+    std::string before = fresh("before"), total = fresh("chunk_total");
+    line(acc + " " + before + ", " + total + ";");
+    std::string inclusive = bind(acc, "sinter::generic::row_scan<" + tprText + ", " +
+                                          (cumsum.getReverse() ? "true" : "false") + ">(" + v +
+                                          ", " + before + ", " + total + ")",
+                                 "inclusive");
+    line(rowScan + "[j] = " + carry + " + " + (cumsum.getExclusive() ? before : inclusive) + ";");
+    line(carry + " += " + total + ";");
+    indent.resize(indent.size() - 2);
+    line("}");
   } else if (auto arg = dyn_cast<graph::ArgReduceOp>(row)) {
     bool isMax = arg.getKind() == "max";
     std::string best = fresh("best"), bestIndex = fresh("best_index");

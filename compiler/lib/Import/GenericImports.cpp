@@ -199,6 +199,28 @@ template <bool isMax> LogicalResult importArgReduce(NodeImporter &n) {
       n.builder.getBoolAttr(n.attrInt("select_last_index", 0) != 0)));
 }
 
+LogicalResult importCumSum(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  if (in.getRank() == 0)
+    return n.fail("input must have rank >= 1");
+  auto axisValues = n.constantInts(1);
+  if (failed(axisValues))
+    return failure();
+  if (axisValues->size() != 1)
+    return n.fail("input 'axis' must hold one value, not " + std::to_string(axisValues->size()));
+  auto axis = normalizeAxis(n, axisValues->front(), in.getRank(), "input 'axis'");
+  if (failed(axis))
+    return failure();
+  if (in.getElementType().isInteger(1))
+    return n.fail("input x must be numeric, not bool");
+  return n.setResult(CumSumOp::create(n.builder, n.loc, in, *n.input(0),
+                                      n.builder.getI64IntegerAttr(*axis),
+                                      n.builder.getBoolAttr(n.attrInt("exclusive", 0) != 0),
+                                      n.builder.getBoolAttr(n.attrInt("reverse", 0) != 0)));
+}
+
 LogicalResult importLayerNormalization(NodeImporter &n) {
   auto in = n.inputType(0), scale = n.inputType(1);
   if (!in || !scale || failed(requireFloat(n, in, "input X")))
@@ -546,6 +568,7 @@ void registerGenericImports(OpImportRegistry &r) {
   r["ReduceLogSumExp"] = {importReduce<kLogSumExp>, 13};
   r["ArgMax"] = {importArgReduce<true>, 13};
   r["ArgMin"] = {importArgReduce<false>, 13};
+  r["CumSum"] = {importCumSum, 14};
   r["LayerNormalization"] = {importLayerNormalization, 17};
   r["Flatten"] = {importFlatten, 13};
   r["Split"] = {importSplit, 13};

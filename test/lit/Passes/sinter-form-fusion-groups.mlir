@@ -41,6 +41,43 @@ func.func @softmax_group(%x: tensor<8x4xf32>) -> tensor<4x8xf16> {
 
 // -----
 
+// A running sum is a row operation: Hugging Face's position ids from a mask (cast, cumsum,
+// subtract, select) are one group.
+// CHECK-LABEL: func.func @cumsum_position_ids
+// CHECK: sinter.fusion_group(%arg0)
+// CHECK: sinter.cast
+// CHECK: sinter.cumsum
+// CHECK: sinter.sub
+// CHECK: sinter.where
+// CHECK: sinter.yield
+// CHECK-NOT: sinter.fusion_group
+func.func @cumsum_position_ids(%mask: tensor<2x6xi1>) -> tensor<2x6xi64> {
+  %one = sinter.constant dense<1> : tensor<i64>
+  %m = sinter.cast %mask : (tensor<2x6xi1>) -> tensor<2x6xi64>
+  %c = sinter.cumsum %m {axis = 1 : i64} : (tensor<2x6xi64>) -> tensor<2x6xi64>
+  %p = sinter.sub %c, %one : (tensor<2x6xi64>, tensor<i64>) -> tensor<2x6xi64>
+  %w = sinter.where %mask, %p, %one : (tensor<2x6xi1>, tensor<2x6xi64>, tensor<i64>) -> tensor<2x6xi64>
+  return %w : tensor<2x6xi64>
+}
+
+// -----
+
+// Negative: a running sum read at other indices (a transpose) ends its group: the generated
+// kernel holds each sum only at its own element.
+// CHECK-LABEL: func.func @cumsum_then_transpose
+// CHECK: %[[SUMS:.+]] = sinter.fusion_group(%arg0)
+// CHECK: sinter.cumsum
+// CHECK: sinter.fusion_group(%[[SUMS]])
+// CHECK: sinter.transpose
+// CHECK-NOT: sinter.fusion_group
+func.func @cumsum_then_transpose(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %c = sinter.cumsum %x {axis = 1 : i64, reverse = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %t = sinter.transpose %c, [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
+
+// -----
+
 // Negative: two row operations never share a group: the mean of a decomposed LayerNorm is
 // its own group, read by the variance's group (its prologue subtracts it).
 // CHECK-LABEL: func.func @two_rows

@@ -155,6 +155,17 @@ LogicalResult ArgReduceOp::verify() {
   return verifyShape(*this, reducedShape(in.getShape(), {(int64_t)getAxis()}, getKeepdims()));
 }
 
+LogicalResult CumSumOp::verify() {
+  auto in = getInput().getType();
+  if (in.getElementType().isInteger(1))
+    return emitOpError("cannot sum i1");
+  if (failed(verifyAxis(*this, getAxis(), in.getRank())))
+    return failure();
+  if (getType() != in)
+    return emitOpError("result type must be the input's");
+  return success();
+}
+
 LogicalResult LogSoftmaxOp::verify() {
   if (failed(verifyAxis(*this, getAxis(), getInput().getType().getRank())))
     return failure();

@@ -12,12 +12,13 @@
 namespace sinter {
 
 struct GenericPlan {
-  /// The row operation (reduction, softmax, normalization), or null for elementwise work.
+  /// The row operation (reduction, softmax, normalization, running sum), or null for
+  /// elementwise work.
   mlir::Operation *rowOp = nullptr;
   /// The row operation's input shape and the dimensions it reduces (sorted).
   llvm::SmallVector<int64_t> rowInputShape, reducedDims;
   /// True when the row operation's result has the reduced shape (Reduce*, ArgMax), false
-  /// when it has its input's (softmax, normalizations).
+  /// when it has its input's (softmax, normalizations, CumSum).
   bool reducesShape = false;
   int64_t rows = 0, rowLength = 0;
   /// Elementwise: the shape every output is computed over, one thread per element.
@@ -39,7 +40,8 @@ bool isElementwiseOp(mlir::Operation *op);
 /// data movement (operands read at another index: transpose, slice, reshape, broadcast,
 /// concat, gathers, pad, RoPE's rotation; constants and generators),
 bool isDataMovementOp(mlir::Operation *op);
-/// and row operations (reductions, softmax, normalizations), at most one a kernel.
+/// and row operations (reductions, softmax, normalizations, running sums), at most one a
+/// kernel.
 bool isRowOp(mlir::Operation *op);
 inline bool isGenericOp(mlir::Operation *op) {
   return isElementwiseOp(op) || isDataMovementOp(op) || isRowOp(op);

@@ -10,7 +10,8 @@ namespace sinter {
 
 bool isRowOp(Operation *op) {
   return isa<graph::ReduceOp, graph::ReduceMeanOp, graph::ArgReduceOp, graph::SoftmaxOp,
-             graph::LogSoftmaxOp, graph::LayerNormalizationOp, graph::RMSNormalizationOp>(op);
+             graph::LogSoftmaxOp, graph::LayerNormalizationOp, graph::RMSNormalizationOp,
+             graph::CumSumOp>(op);
 }
 
 bool isElementwiseOp(Operation *op) {
@@ -52,6 +53,8 @@ SmallVector<int64_t> reducedDimsOf(Operation *op, int64_t rank) {
     dims.push_back(s.getAxis());
   else if (auto s = dyn_cast<graph::LogSoftmaxOp>(op))
     dims.push_back(s.getAxis());
+  else if (auto c = dyn_cast<graph::CumSumOp>(op))
+    dims.push_back(c.getAxis());
   else {
     int64_t axis = isa<graph::LayerNormalizationOp>(op)
                        ? cast<graph::LayerNormalizationOp>(op).getAxis()

@@ -56,6 +56,30 @@ func.func @arg_axis(%x: tensor<4xf32>) -> tensor<1xi64> {
 
 // -----
 
+func.func @cumsum_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{axis -1 is out of range for a rank-1 input}}
+  %y = sinter.cumsum %x {axis = -1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @cumsum_type(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{result type must be the input's}}
+  %y = sinter.cumsum %x {axis = 0 : i64} : (tensor<4xf32>) -> tensor<4xf16>
+  return %y : tensor<4xf16>
+}
+
+// -----
+
+func.func @cumsum_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{cannot sum i1}}
+  %y = sinter.cumsum %x {axis = 0 : i64} : (tensor<4xi1>) -> tensor<4xi1>
+  return %y : tensor<4xi1>
+}
+
+// -----
+
 func.func @layer_norm_scale(%x: tensor<2x4xf32>, %w: tensor<3xf32>) -> tensor<2x4xf32> {
   // expected-error @+1 {{scale and bias must be 'f32' and broadcast to the normalized dimensions}}
   %y = sinter.layer_normalization %x, %w {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x4xf32>, tensor<3xf32>) -> tensor<2x4xf32>

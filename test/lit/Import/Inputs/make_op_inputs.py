@@ -73,6 +73,8 @@ for op, kind in [("ReduceSum", 0), ("ReduceMean", 0), ("ReduceMax", 0), ("Reduce
          [vi("y", [3, 4])], [ints("axes", [1])])
 for op in ["ArgMax", "ArgMin"]:
     save(op, [helper.make_node(op, ["x"], ["y"], axis=1)], [vi("x", [3, 5])], [vi("y", [3, 1], I64)])
+save("CumSum", [helper.make_node("CumSum", ["x", "a"], ["y"], exclusive=1, reverse=1)], [vi("x", [3, 5])],
+     [vi("y", [3, 5])], [ints("a", [1])])
 save("Softmax", [helper.make_node("Softmax", ["x"], ["y"], axis=1)], [vi("x", [2, 6, 4])], [vi("y", [2, 6, 4])])
 save("LogSoftmax", [helper.make_node("LogSoftmax", ["x"], ["y"])], [vi("x", [2, 6])], [vi("y", [2, 6])])
 save("LayerNormalization", [helper.make_node("LayerNormalization", ["x", "w", "b"], ["y"])],
@@ -164,3 +166,7 @@ save_negative("dropout_training", [helper.make_node("Dropout", ["x", "r", "t"], 
               [vi("x", [4])], [vi("y", [4])],
               [numpy_helper.from_array(np.array(0.5, np.float32), "r"),
                numpy_helper.from_array(np.array(True), "t")])
+save_negative("cumsum_axis_range", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum0")],
+              [vi("x", [2, 3])], [vi("y", [2, 3])], [ints("a", [2])])
+save_negative("cumsum_axis_input", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum1")],
+              [vi("x", [2, 3]), vi("a", [], I64)], [vi("y", [2, 3])])

@@ -61,6 +61,16 @@ def Graph_ArgReduceOp : Graph_Op<"arg_reduce"> {
   let hasVerifier = 1;
 }
 
+def Graph_CumSumOp : Graph_Op<"cumsum"> {
+  let summary = "ONNX CumSum: running sums along `axis`, inclusive or exclusive, forward or reversed";
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_LogSoftmaxOp : Graph_Op<"log_softmax"> {
   let summary = "log(softmax(x)) along one `axis`, computed as x - max - log(sum(exp(x - max)))";
   let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis);
