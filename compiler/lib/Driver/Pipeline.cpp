@@ -110,6 +110,11 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     options.activations = config.activations;
     options.smCount = target.smCount;
     passes.push_back(createSinterLowerToLaunch(options));
+    LaunchCheckTargetOptions limits;
+    limits.targetName = target.name;
+    limits.arch = target.arch;
+    limits.sharedMemoryPerBlock = target.sharedMemoryPerBlock;
+    passes.push_back(createLaunchCheckTarget(limits));
     passes.push_back(createLaunchPlanArena());
   }
   return passes;

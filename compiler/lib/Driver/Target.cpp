@@ -49,6 +49,17 @@ bool parseTargetFile(const std::string &path, Target &target, std::string &error
 
 bool loadTarget(const std::string &targetsDir, const std::string &name, Target &target,
                 std::string &error) {
+  // A description of the user's own card: a file, not one of the shipped names.
+  const std::string suffix = ".yaml";
+  if (name.size() > suffix.size() &&
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (FILE *f = fopen(name.c_str(), "r")) {
+      fclose(f);
+      return parseTargetFile(name, target, error);
+    }
+    error = "cannot read target description '" + name + "'";
+    return false;
+  }
   for (char c : name)
     if (!isalnum((unsigned char)c) && c != '_' && c != '-') {
       error = "invalid target name '" + name + "'";

@@ -17,7 +17,8 @@ struct Target {
   double memoryBandwidthGBps = 0;
 };
 
-/// Loads `<targetsDir>/<name>.yaml`. Unknown or missing keys are errors.
+/// Loads `<targetsDir>/<name>.yaml`, or the file `name` when it ends in `.yaml`. Unknown or
+/// missing keys are errors.
 bool loadTarget(const std::string &targetsDir, const std::string &name, Target &target,
                 std::string &error);
 

@@ -243,6 +243,24 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
                            "::sinter::graph::GraphDialect"];
 }
 
+def LaunchCheckTarget : Pass<"launch-check-target", "mlir::ModuleOp"> {
+  let summary = "Check every launch against the target description's limits";
+  let description = [{
+    The kernel configurations are chosen for sm_90 limits (launch_params.h); this pass holds
+    them against the target the compile is for (compiler/targets/*.yaml): the architecture
+    (the kernels use thread-block clusters and programmatic dependent launch, sm_90 and
+    newer) and each launch's dynamic shared memory against the target's per-block limit. A
+    launch that does not fit is an error naming the launch, what it needs and the target's
+    limit, so the compile stops instead of the launch failing at run time.
+  }];
+  let options = [
+    Option<"targetName", "target-name", "std::string", "\"h200\"", "For the messages">,
+    Option<"arch", "arch", "std::string", "\"sm_90\"", "nvcc -arch value">,
+    Option<"sharedMemoryPerBlock", "shared-memory-per-block", "int64_t", "232448",
+           "Bytes of shared memory one block may use">,
+  ];
+}
+
 def LaunchPlanArena : Pass<"launch-plan-arena", "mlir::ModuleOp"> {
   let summary = "Give every launch.alloc an arena offset from buffer liveness";
   let description = [{
