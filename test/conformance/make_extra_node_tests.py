@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Writes Sinter's own node tests in the ONNX backend layout (DIR/node/<test>/model.onnx and
-test_data_set_0/{input,output}_K.pb), for what the ONNX suite leaves out: it has two CumSum
-tests in a dtype Sinter takes, both tiny. These cover rows longer than one warp and than one
+test_data_set_0/{input,output}_K.pb), for what the ONNX suite leaves out. CumSum (the suite
+has two tests in a dtype Sinter takes, both tiny): rows longer than one warp and than one
 block, both directions, exclusive sums, an axis that is not the last, f16, and the position
 ids Hugging Face models compute from an attention mask (Cast -> CumSum -> Sub -> Where, one
-generated kernel). Expected outputs come from numpy in float64.
+generated kernel). ScatterND (the suite's indices are constants): indices given at run time,
+repeated, negative, with each reduction, and element tuples. Expected outputs come from numpy
+in float64.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -88,6 +90,36 @@ def main():
            helper.make_node("Where", ["mask", "p", "one"], ["position_ids"])],
           [("mask", mask)], [("position_ids", positions)],
           [axis_init(1), numpy_helper.from_array(np.array(1, np.int64), "one")])
+    # ScatterND with indices given at run time: repeated tuples combined in order, a whole
+    # [4, 6, 8] input rewritten into its output (no KV cache), element tuples.
+    for reduction, dtype in (("add", np.float32), ("mul", np.float32), ("max", np.int64),
+                             ("min", np.float16), ("none", np.float32)):
+        data = (rng.random((5, 4, 6)) * 4 - 2).astype(dtype)
+        indices = np.array([[[1], [3]], [[1], [-1]], [[0], [3]]], np.int64)  # 1 and 3 twice
+        updates = (rng.random((3, 2, 4, 6)) * 4 - 2).astype(dtype)
+        if reduction == "none":  # repeated tuples' order is unspecified without a reduction
+            indices = np.array([[[1], [3]], [[4], [0]], [[2], [-2]]], np.int64)
+        expected = data.astype(np.float64) if dtype != np.int64 else data.copy()
+        for t in np.ndindex(indices.shape[:-1]):
+            row = int(indices[t][0]) % data.shape[0]
+            u = updates[t]
+            expected[row] = {"add": lambda a: a + u, "mul": lambda a: a * u,
+                             "max": lambda a: np.maximum(a, u), "min": lambda a: np.minimum(a, u),
+                             "none": lambda a: u}[reduction](expected[row])
+        write(root, f"test_sinter_scatternd_runtime_indices_{reduction}",
+              [helper.make_node("ScatterND", ["data", "indices", "updates"], ["y"],
+                                reduction=reduction)],
+              [("data", data), ("indices", indices), ("updates", updates)],
+              [("y", expected.astype(dtype))])
+    data = uniform(3, 4)
+    indices = np.array([[0, 1], [2, 3], [0, 1]], np.int64)
+    updates = np.array([5, 7, 11], np.float32)
+    expected = data.copy()
+    for (r, c), u in zip(indices, updates):
+        expected[r, c] *= u
+    write(root, "test_sinter_scatternd_element_tuples_mul",
+          [helper.make_node("ScatterND", ["data", "indices", "updates"], ["y"], reduction="mul")],
+          [("data", data), ("indices", indices), ("updates", updates)], [("y", expected)])
     print(f"wrote Sinter's node tests under {root}/node")
 
 

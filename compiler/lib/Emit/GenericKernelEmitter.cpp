@@ -535,6 +535,59 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         in.append(idx.begin() + outer, idx.end());
         return valueAt(g.getInput(), in);
       })
+      .Case([&](graph::ScatterNDOp sc) -> FailureOr<std::string> {
+        // The element's own value, then every update tuple that addresses it in order (the
+        // indices may be computed at run time, and may repeat).
+        auto data = shapeOf(sc.getInput()), indices = shapeOf(sc.getIndices());
+        int64_t k = indices.back();
+        SmallVector<int64_t> tupleShape(indices.begin(), indices.end() - 1);
+        int64_t tuples = 1;
+        for (int64_t d : tupleShape)
+          tuples *= d;
+        auto base = valueAt(sc.getInput(), idx);
+        if (failed(base))
+          return failure();
+        std::string value = fresh("scattered"), tuple = fresh("tuple");
+        line(ct + " " + value + " = " + *base + ";");
+        line("for (" + indexType() + " " + tuple + " = 0; " + tuple + " < " +
+             std::to_string(tuples) + "; ++" + tuple + ") {");
+        indent += "  ";
+        auto saved = memo;
+        Index at = delinearize(tuple, tupleShape);
+        std::string match;
+        for (int64_t j = 0; j < k; ++j) {
+          Index entry = at;
+          entry.push_back(std::to_string(j));
+          auto q = valueAt(sc.getIndices(), entry);
+          if (failed(q))
+            return failure();
+          if (data[j] == 0)
+            return sc.emitError("a scatter into an empty axis"), failure();
+          match += (j ? " && " : "") + std::string("(") + gatherIndex(*q, data[j]) + ") == (" +
+                   idx[j] + ")";
+        }
+        line("if (" + match + ") {");
+        indent += "  ";
+        Index updateAt = at;
+        updateAt.append(idx.begin() + k, idx.end());
+        auto update = valueAt(sc.getUpdates(), updateAt);
+        if (failed(update))
+          return failure();
+        StringRef r = sc.getReduction();
+        std::string combined =
+            r == "add"   ? value + " + " + *update
+            : r == "mul" ? value + " * " + *update
+            : r == "max" ? "sinter::generic::max_(" + value + ", " + *update + ")"
+            : r == "min" ? "sinter::generic::fn_min(" + value + ", " + *update + ")"
+                         : *update;
+        line(value + " = " + rounded(et, combined) + ";");
+        indent.resize(indent.size() - 2);
+        line("}");
+        memo = saved;
+        indent.resize(indent.size() - 2);
+        line("}");
+        return value;
+      })
       .Case([&](graph::TriluOp t) -> FailureOr<std::string> {
         auto x = valueAt(t.getInput(), idx);
         if (failed(x))

@@ -134,8 +134,12 @@ LogicalResult importGatherND(NodeImporter &n) {
 }
 
 LogicalResult importScatterND(NodeImporter &n) {
-  if (const auto *r = n.attr("reduction"); r && r->s() != "none")
-    return n.fail("attribute 'reduction' = '" + r->s() + "' is not supported (only 'none')");
+  std::string reduction = "none";
+  if (const auto *r = n.attr("reduction"))
+    reduction = r->s();
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return n.fail("attribute 'reduction' = '" + reduction + "' (none, add, mul, max or min)");
   auto in = n.inputType(0), indices = n.inputType(1), updates = n.inputType(2);
   if (!in || !indices || !updates || failed(requireIntegerInput(n, 1, "indices")) ||
       failed(requireSameElementType(n, 0, 2)))
@@ -152,7 +156,10 @@ LogicalResult importScatterND(NodeImporter &n) {
     return n.fail("updates shape does not match indices.shape[:-1] + data.shape[k:]");
   if (failed(checkTupleIndices(n, 1, in.getShape(), 0, k)))
     return failure();
-  auto op = ScatterNDOp::create(n.builder, n.loc, in, *n.input(0), *n.input(1), *n.input(2));
+  if (reduction != "none" && in.getElementType().isInteger(1))
+    return n.fail("attribute 'reduction' = '" + reduction + "' cannot combine bool updates");
+  auto op = ScatterNDOp::create(n.builder, n.loc, in, *n.input(0), *n.input(1), *n.input(2),
+                                n.builder.getStringAttr(reduction));
   return n.setResult(op);
 }
 

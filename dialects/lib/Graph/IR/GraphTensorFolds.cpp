@@ -219,14 +219,26 @@ OpFoldResult ScatterNDOp::fold(FoldAdaptor a) {
   auto offsets = tupleOffsets(*indices, k, in, 0);
   if (!offsets || (int64_t)updates->size() != (int64_t)offsets->size() * slice)
     return {};
+  StringRef reduction = getReduction();
+  auto combine = [&](auto current, auto update) {
+    if (reduction == "add")
+      return current + update;
+    if (reduction == "mul")
+      return current * update;
+    if (reduction == "max")
+      return std::max(current, update);
+    if (reduction == "min")
+      return std::min(current, update);
+    return update;
+  };
   HostValues out = *data;
   for (size_t t = 0; t < offsets->size(); ++t)
     for (int64_t e = 0; e < slice; ++e) {
       int64_t dst = (*offsets)[t] + e, src = t * slice + e;
       if (out.isFloat)
-        out.floats[dst] = updates->floats[src];
+        out.floats[dst] = combine(out.floats[dst], updates->floats[src]);
       else
-        out.ints[dst] = updates->ints[src];
+        out.ints[dst] = combine(out.ints[dst], updates->ints[src]);
     }
   return makeElements(getType(), out);
 }

@@ -168,6 +168,11 @@ LogicalResult ScatterNDOp::verify() {
   if (failed(verifyDataResult(*this)) ||
       failed(verifySameElementType(*this, in, upd, "input and updates")))
     return failure();
+  StringRef r = getReduction();
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    return emitOpError("reduction must be none, add, mul, max or min, not '") << r << "'";
+  if (r != "none" && in.getElementType().isInteger(1))
+    return emitOpError("cannot combine i1 updates");
   if (idx.getRank() < 1)
     return emitOpError("indices must have rank >= 1");
   int64_t k = idx.getShape().back();

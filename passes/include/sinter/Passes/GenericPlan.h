@@ -38,7 +38,7 @@ constexpr int64_t kGenericBlock = 256;
 /// elementwise functions of operands read at the broadcast index,
 bool isElementwiseOp(mlir::Operation *op);
 /// data movement (operands read at another index: transpose, slice, reshape, broadcast,
-/// concat, gathers, pad, RoPE's rotation; constants and generators),
+/// concat, gathers, scatters, pad, RoPE's rotation; constants and generators),
 bool isDataMovementOp(mlir::Operation *op);
 /// and row operations (reductions, softmax, normalizations, running sums), at most one a
 /// kernel.

@@ -26,7 +26,8 @@ bool isDataMovementOp(Operation *op) {
   return isa<graph::ConstantOp, graph::TransposeOp, graph::ReshapeOp, graph::SliceOp,
              graph::ConcatOp, graph::UnsqueezeOp, graph::SqueezeOp, graph::ExpandOp,
              graph::GatherOp, graph::GatherNDOp, graph::GatherElementsOp, graph::PadOp,
-             graph::TriluOp, graph::RangeOp, graph::ConstantOfShapeOp, graph::RopeOp>(op);
+             graph::TriluOp, graph::RangeOp, graph::ConstantOfShapeOp, graph::RopeOp,
+             graph::ScatterNDOp>(op);
 }
 
 bool isInlinedConstant(Value v) {

@@ -49,7 +49,9 @@ Value transposed(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
 ///   transpose(scatter_nd(transpose(state, P), indices [N, 1], updates), inverse(P))
 /// (the form torch.onnx gives `state.index_copy(axis, positions, rows)` and
 /// `state[..., positions, ...] = rows`), or the scatter_nd alone when the scattered axis is
-/// the first. Builds the cache_write; null when the value is anything else.
+/// the first, into a [batch, heads, length, head_dim] cache along the length (the layout the
+/// cache kernels take). Builds the cache_write; null when the value is anything else, which
+/// stays a scatter_nd of the generic tier.
 Value formCacheWrite(OpBuilder &b, Value result, BlockArgument state) {
   SmallVector<int64_t> outer;
   Value scattered = result;
@@ -58,7 +60,7 @@ Value formCacheWrite(OpBuilder &b, Value result, BlockArgument state) {
     scattered = back.getInput();
   }
   auto scatter = scattered.getDefiningOp<ScatterNDOp>();
-  if (!scatter)
+  if (!scatter || scatter.getReduction() != "none")
     return {};
   auto stateType = cast<RankedTensorType>(state.getType());
   int64_t rank = stateType.getRank();
@@ -77,7 +79,7 @@ Value formCacheWrite(OpBuilder &b, Value result, BlockArgument state) {
   if (!isIdentity(compose(inner, outer)))
     return {};
   auto indices = cast<RankedTensorType>(scatter.getIndices().getType());
-  if (indices.getRank() != 2 || indices.getDimSize(1) != 1)
+  if (indices.getRank() != 2 || indices.getDimSize(1) != 1 || rank != 4 || inner[0] != 2)
     return {};
   // Built where the exported update was, so the readers it replaces still follow it.
   OpBuilder::InsertionGuard guard(b);

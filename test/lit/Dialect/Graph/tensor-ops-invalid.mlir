@@ -509,3 +509,19 @@ func.func @attention_result(%q: tensor<1x4x6x16xf32>, %k: tensor<1x2x6x16xf32>, 
   %0 = sinter.attention %q, %k, %v {q_num_heads = 4 : i64, kv_num_heads = 2 : i64, scale = 0.25 : f32} : (tensor<1x4x6x16xf32>, tensor<1x2x6x16xf32>, tensor<1x2x6x8xf32>) -> tensor<1x4x6x16xf32>
   return %0 : tensor<1x4x6x16xf32>
 }
+
+// -----
+
+func.func @scatter_nd_reduction(%x: tensor<4xf32>, %i: tensor<1x1xi64>, %u: tensor<1xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{reduction must be none, add, mul, max or min, not 'mean'}}
+  %y = sinter.scatter_nd %x, %i, %u {reduction = "mean"} : (tensor<4xf32>, tensor<1x1xi64>, tensor<1xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @scatter_nd_bool_add(%x: tensor<4xi1>, %i: tensor<1x1xi64>, %u: tensor<1xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{cannot combine i1 updates}}
+  %y = sinter.scatter_nd %x, %i, %u {reduction = "add"} : (tensor<4xi1>, tensor<1x1xi64>, tensor<1xi1>) -> tensor<4xi1>
+  return %y : tensor<4xi1>
+}

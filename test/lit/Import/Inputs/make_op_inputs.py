@@ -75,6 +75,10 @@ for op in ["ArgMax", "ArgMin"]:
     save(op, [helper.make_node(op, ["x"], ["y"], axis=1)], [vi("x", [3, 5])], [vi("y", [3, 1], I64)])
 save("CumSum", [helper.make_node("CumSum", ["x", "a"], ["y"], exclusive=1, reverse=1)], [vi("x", [3, 5])],
      [vi("y", [3, 5])], [ints("a", [1])])
+save("ScatterND", [helper.make_node("ScatterND", ["x", "i", "u"], ["y"])],
+     [vi("x", [4, 3]), vi("i", [2, 1], I64), vi("u", [2, 3])], [vi("y", [4, 3])])
+save("ScatterNDMax", [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction="max")],
+     [vi("x", [4, 3]), vi("i", [2, 2], I64), vi("u", [2])], [vi("y", [4, 3])])
 save("Softmax", [helper.make_node("Softmax", ["x"], ["y"], axis=1)], [vi("x", [2, 6, 4])], [vi("y", [2, 6, 4])])
 save("LogSoftmax", [helper.make_node("LogSoftmax", ["x"], ["y"])], [vi("x", [2, 6])], [vi("y", [2, 6])])
 save("LayerNormalization", [helper.make_node("LayerNormalization", ["x", "w", "b"], ["y"])],
@@ -170,3 +174,6 @@ save_negative("cumsum_axis_range", [helper.make_node("CumSum", ["x", "a"], ["y"]
               [vi("x", [2, 3])], [vi("y", [2, 3])], [ints("a", [2])])
 save_negative("cumsum_axis_input", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum1")],
               [vi("x", [2, 3]), vi("a", [], I64)], [vi("y", [2, 3])])
+save_negative("scatternd_bad_reduction", [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction="mean",
+                                                           name="scatter0")],
+              [vi("x", [4, 3]), vi("i", [2, 1], I64), vi("u", [2, 3])], [vi("y", [4, 3])])

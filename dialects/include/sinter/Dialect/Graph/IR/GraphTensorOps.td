@@ -102,12 +102,15 @@ def Graph_GatherNDOp : Graph_Op<"gather_nd"> {
 }
 
 def Graph_ScatterNDOp : Graph_Op<"scatter_nd"> {
-  let summary = "ONNX ScatterND (reduction none): a copy of `input` with `updates` written at `indices`";
+  let summary = "ONNX ScatterND: a copy of `input` with `updates` written (or combined) at `indices`";
   let description = [{
     With k = indices.shape[-1]: updates.shape == indices.shape[:-1] + input.shape[k:].
-    Negative indices count from the end.
+    Negative indices count from the end. `reduction` none writes the update (of tuples that
+    repeat, the last); add, mul, max and min combine every update of an element with its
+    value, in the order of the tuples.
   }];
-  let arguments = (ins Graph_Tensor:$input, Graph_IntTensor:$indices, Graph_Tensor:$updates);
+  let arguments = (ins Graph_Tensor:$input, Graph_IntTensor:$indices, Graph_Tensor:$updates,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
