@@ -75,6 +75,7 @@ SAMPLING_ROWS = [
     ("greedy", {}),
     ("T 0.8, top-k 50, top-p 0.9, rep. 1.1",
      {"temperature": 0.8, "top_k": 50, "top_p": 0.9, "repetition_penalty": 1.1, "seed": 1}),
+    ("T 0.8, top-k 50, top-p 0.9", {"temperature": 0.8, "top_k": 50, "top_p": 0.9, "seed": 1}),
     ("T 0.8, top-p 0.9", {"temperature": 0.8, "top_p": 0.9, "seed": 1}),
 ]
 
@@ -101,8 +102,9 @@ def parse_args(argv=None):
                         "(e.g. default,reduce-overhead,max-autotune-no-cudagraphs), or none")
     p.add_argument("--sample", action="store_true",
                    help="also compile the model with --sample and time its decode step with the "
-                        "sampler greedy and sampling (temperature 0.8, top-k 50, top-p 0.9, "
-                        "repetition penalty 1.1), CUDA graph mode, in the same run")
+                        "sampler greedy and sampling (temperature 0.8 with top-k 50, top-p 0.9 "
+                        "and repetition penalty 1.1; without the penalty; top-p alone), CUDA "
+                        "graph mode, in the same run")
     p.add_argument("--skip-timing", action="store_true", help="numerics only")
     p.add_argument("--skip-numerics", action="store_true", help="timing only")
     p.add_argument("--reuse", action="store_true",

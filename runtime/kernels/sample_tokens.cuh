@@ -8,7 +8,10 @@
 // winners) are combined through distributed shared memory. A single block would read the
 // 256 KB row of a 128k vocabulary from L2 once per pass, several microseconds each.
 //
-// Nothing is sorted. A top-k or top-p threshold is found in two steps:
+// Top-p alone is drawn by rejection (draw_nucleus_by_probes), and top-k up to kListedTopK
+// (with top-p after it) from one list of every block's own top k, sorted in one block when
+// short (draw_top_k_from_lists). Otherwise, and when those lists are too long, nothing is
+// sorted: a top-k or top-p threshold is found in two steps:
 //  1. a histogram over the distance below the largest logit (kBins bins over the row's own
 //     range, at most kMassRange; monotone in the logit), counting tokens for top-k or summing
 //     probability mass for top-p, gives the bin that holds the threshold. Radix digits of the
@@ -151,6 +154,143 @@ __device__ bool draw_nucleus_by_probes(cg::cluster_group &cluster, const Slice &
   return false;
 }
 
+// Gumbel-max over the listed tokens that are `kept(j)` (entry j; each thread asks about
+// entries threadIdx.x + m * kThreads), weightless ones left out as in every other draw:
+// distributed as their softmax. The token to every thread of the block.
+template <typename Kept>
+__device__ int draw_from_list(const Slice &s, const uint32_t *keys, const uint32_t *tokens,
+                              int total, Kept &&kept, uint64_t stream, Exchange &x) {
+  const uint64_t candidate_stream = mix64(stream ^ 0x5851F42D4C957F2Dull);
+  Candidate c = kNoCandidate;
+  for (int j = threadIdx.x; j < total; j += kThreads) {
+    if (!kept(j)) continue;
+    const float v = value_of_key(keys[j]);
+    if (mass_weight(v, s.max_value) == 0) continue;
+    const float g = v + gumbel(uniform(candidate_stream, tokens[j]));
+    if (better(g, int(tokens[j]), c.value, c.index)) c = {g, int(tokens[j])};
+  }
+  return block_best(c, x).index;
+}
+
+// Top-k, then top-p when top_p > 0, over the gathered list of at most kThreads tokens
+// (Slice::merged), sorted in place (bitonic, one entry a thread, largest key first and equal
+// keys by token, so the order and the draw do not depend on the order the lists were
+// gathered in): the kept tokens are a prefix whose weights' running sums give the top-p
+// threshold and the draw by inverse CDF. The same kept set as the radix thresholds. The token
+// to thread 0.
+__device__ int draw_from_sorted_list(Slice &s, int total, int top_k, float top_p,
+                                     uint64_t stream, Exchange &x) {
+  static_assert((kThreads & (kThreads - 1)) == 0 && kThreads <= kCandidates,
+                "a bitonic sort of one list entry a thread");
+  uint32_t *keys = reinterpret_cast<uint32_t *>(s.merged);
+  uint32_t *tokens = keys + kCandidates;
+  const int i = threadIdx.x, lane = threadIdx.x % 32;
+  if (i >= total) keys[i] = 0u, tokens[i] = ~0u; // NaN's key: after every listed token
+  __syncthreads();
+  for (int size = 2; size <= kThreads; size *= 2)
+    for (int stride = size / 2; stride > 0; stride /= 2) {
+      const int partner = i ^ stride;
+      if (partner > i) {
+        const uint32_t ka = keys[i], kb = keys[partner], ta = tokens[i], tb = tokens[partner];
+        const bool b_first = kb > ka || (kb == ka && tb < ta);
+        // Runs of `size` entries alternate direction until the last, which puts b first.
+        if (b_first == ((i & size) == 0)) {
+          keys[i] = kb, keys[partner] = ka;
+          tokens[i] = tb, tokens[partner] = ta;
+        }
+      }
+      __syncthreads();
+    }
+  const uint32_t key = keys[i];
+  const uint32_t kth_key = keys[(total < top_k ? total : top_k) - 1];
+  const bool in_top_k = i < total && key >= kth_key;
+  const uint32_t weight = in_top_k ? mass_weight(value_of_key(key), s.max_value) : 0u;
+  unsigned long long before_warp;
+  const unsigned long long through_lane = warp_inclusive_sum(weight);
+  const unsigned long long top_k_weight =
+      block_sum(lane == 31 ? through_lane : 0ull, x, &before_warp);
+  const unsigned long long through = before_warp + through_lane, before = through - weight;
+  bool kept = in_top_k;
+  unsigned long long kept_weight = top_k_weight;
+  if (top_p > 0.f) {
+    // The entry whose running sum first reaches the target holds the threshold key.
+    const unsigned long long target = crossing_target(0ull, top_p, top_k_weight);
+    if (weight && before < target && target <= through) x.bin = i;
+    __syncthreads();
+    const uint32_t threshold = keys[x.bin];
+    kept = in_top_k && key >= threshold;
+    kept_weight = block_sum(kept ? weight : 0u, x);
+  }
+  // The kept tokens lead the list, so their running sums are `through`.
+  const unsigned long long point = draw_point(stream, kept_weight);
+  if (kept && weight && before <= point && point < through) x.bin = int(tokens[i]);
+  __syncthreads();
+  return x.bin;
+}
+
+// The largest k the lists of draw_top_k_from_lists are meant for: every block's list of about
+// k tokens fits the one list rank 0 gathers.
+constexpr int kListedTopK = kCandidates / kCluster;
+
+// Top-k for k <= kListedTopK, with or without top-p after it, from one list: each block lists
+// the tokens of its slice in the distance bins up to the one where its own count reaches k (a
+// token of the row's top k has fewer than k tokens above it in its own slice too, and ties
+// share a bin, so the lists hold the top k and every token tied with the k-th). Rank 0 gathers
+// the lists and finds both thresholds and the draw in its own shared memory: one cluster
+// barrier instead of a cluster-wide selection per threshold. Returns false, with every block
+// agreeing, when the lists are too long to gather (many ties): the caller then selects as
+// before. Otherwise `token` is set in rank 0's thread 0 (-1 elsewhere).
+template <int kPerThread>
+__device__ bool draw_top_k_from_lists(cg::cluster_group &cluster, Slice &s, int top_k, float top_p,
+                                      uint64_t stream, Exchange &x, int &token) {
+  const uint32_t floor_key = order_key(-INFINITY); // NaN is never kept
+  unsigned long long *hist = s.hist[s.free_hist];
+  for (int j = threadIdx.x; j < kBins; j += kThreads) hist[j] = 0;
+  if (threadIdx.x == 0) x.candidates = 0;
+  __syncthreads();
+  for_each_element<kPerThread>(s.count, [&](int i) {
+    const float v = s.values[i];
+    if (order_key(v) >= floor_key) hist_add(hist, distance_bin(v, s.max_value, s.bins_per_logit), 1u);
+  });
+  __syncthreads();
+  // Counts of one only touch a word's low half, so the words are the counts. With fewer than
+  // k tokens the crossing is the last bin that holds any (-1: none).
+  find_crossing<kBins>(hist, (unsigned long long)top_k, 0.f, 0, x);
+  const int last_bin = x.bin;
+  uint32_t *list = reinterpret_cast<uint32_t *>(s.hist[s.free_hist ^ 1]);
+  list_tokens<kPerThread>(s, list, x, [&](float v, uint32_t key) {
+    return key >= floor_key && distance_bin(v, s.max_value, s.bins_per_logit) <= last_bin;
+  });
+  cluster.sync();
+  int total = 0;
+  for (int r = 0; r < kCluster; ++r) total += cluster.map_shared_rank(&x, r)->candidates;
+  if (total > kCandidates) return false; // every block read the same counts
+  token = -1;
+  if (cluster.block_rank() != 0) return true; // the kernel's last barrier keeps the lists alive
+  gather_lists(cluster, s, list, x);
+  const uint32_t *keys = reinterpret_cast<const uint32_t *>(s.merged);
+  const uint32_t *tokens = keys + kCandidates;
+  const bool top_p_on = top_p > 0.f && top_p < 1.f;
+  int drawn; // a short list is sorted; a longer one selected by radix digits
+  if (total <= kThreads) {
+    drawn = draw_from_sorted_list(s, total, top_k, top_p_on ? top_p : 0.f, stream, x);
+  } else {
+    uint32_t threshold =
+        threshold_in_list(s, keys, total, floor_key, false, (unsigned long long)top_k, x);
+    if (top_p_on) {
+      unsigned long long kept = 0;
+      for (int c = threadIdx.x; c < total; c += kThreads)
+        if (keys[c] >= threshold) kept += mass_weight(value_of_key(keys[c]), s.max_value);
+      const unsigned long long target = crossing_target(0ull, top_p, block_sum(kept, x));
+      threshold = threshold_in_list(s, keys, total, threshold, true, target, x);
+    }
+    drawn = draw_from_list(s, keys, tokens, total,
+                           [&](int j) { return keys[j] >= threshold; }, stream, x);
+  }
+  if (threadIdx.x == 0) token = drawn;
+  return true;
+}
+
 // The draw prepared by the last selection (FusedDraw): no pass of its own. The point falls in
 // the sure tokens (walked as in draw_token) or among the kept candidates, where rank 0 draws
 // by Gumbel-max over their logits (distributed as their softmax).
@@ -177,17 +317,9 @@ __device__ int draw_prepared(cg::cluster_group &cluster, const Slice &s, const F
   if (cluster.block_rank() != 0) return -1;
   const uint32_t *keys = reinterpret_cast<const uint32_t *>(s.merged);
   const uint32_t *tokens = keys + kCandidates;
-  const uint64_t candidate_stream = mix64(stream ^ 0x5851F42D4C957F2Dull);
-  Candidate c = kNoCandidate;
-  for (int j = threadIdx.x; j < d.candidates; j += kThreads) {
-    if (keys[j] < d.threshold) continue;
-    const float v = value_of_key(keys[j]);
-    if (mass_weight(v, s.max_value) == 0) continue; // weighs nothing in the split either
-    const float g = v + gumbel(uniform(candidate_stream, tokens[j]));
-    if (better(g, int(tokens[j]), c.value, c.index)) c = {g, int(tokens[j])};
-  }
-  c = block_best(c, x);
-  return threadIdx.x == 0 ? c.index : -1;
+  const int drawn = draw_from_list(s, keys, tokens, d.candidates,
+                                   [&](int j) { return keys[j] >= d.threshold; }, stream, x);
+  return threadIdx.x == 0 ? drawn : -1;
 }
 
 } // namespace sampling
@@ -324,9 +456,12 @@ __global__ void __cluster_dims__(kSampleTokensCluster, 1, 1) __launch_bounds__(k
       const bool top_p = params.top_p > 0.f && params.top_p < 1.f;
       const uint64_t stream =
           mix64(params.seed + mix64(params.step + mix64(uint64_t(sequence) + 1)));
-      const bool drawn = top_p && !top_k &&
-                         draw_nucleus_by_probes<kPerThread>(cluster, s, params.top_p, stream, x,
-                                                            token);
+      const bool drawn =
+          top_k ? params.top_k <= kListedTopK &&
+                      draw_top_k_from_lists<kPerThread>(cluster, s, params.top_k,
+                                                        top_p ? params.top_p : 0.f, stream, x, token)
+                : top_p && draw_nucleus_by_probes<kPerThread>(cluster, s, params.top_p, stream, x,
+                                                              token);
       if (!drawn) {
         uint32_t threshold = order_key(-INFINITY);
         FusedDraw draw;

@@ -120,33 +120,70 @@ __device__ void merge_histograms(cg::cluster_group &cluster, const unsigned long
   __syncthreads();
 }
 
-// The exact threshold inside the chosen bin when the cluster's candidates fit one list: every
-// block gathers the lists and selects among them by radix digits of the keys' offsets below
-// the largest candidate key, in this block's shared memory alone (no cluster barrier: all
-// blocks compute the same threshold from the same list). The candidates usually share a few
-// keys (tied logits), and then a single digit covers them.
-__device__ uint32_t threshold_from_candidates(cg::cluster_group &cluster, Slice &s, bool by_mass,
-                                              const uint32_t *list, int total,
-                                              unsigned long long remaining, Exchange &x) {
+// Appends the slice's tokens for which `take(value, key)` holds to this block's list of (key,
+// token) pairs (keys first, tokens kCandidates after) in no fixed order; x.candidates counts
+// them, also those past kCandidates, which are not stored.
+template <int kPerThread, typename Take>
+__device__ void list_tokens(const Slice &s, uint32_t *list, Exchange &x, Take &&take) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll 4
+  for (int j = 0; j < kPerThread; ++j) { // whole warps: the ballot needs every lane
+    const int i = int(threadIdx.x) + j * kThreads;
+    uint32_t key = 0;
+    bool taking_this = false;
+    if (i < s.count) {
+      const float v = s.values[i];
+      key = order_key(v);
+      taking_this = take(v, key);
+    }
+    const unsigned taking = __ballot_sync(~0u, taking_this);
+    if (!taking) continue;
+    int slot = 0;
+    if (lane == 0) slot = atomicAdd(&x.candidates, __popc(taking));
+    slot = __shfl_sync(~0u, slot, 0) + __popc(taking & ((1u << lane) - 1u));
+    if (taking_this && slot < kCandidates) list[slot] = key, list[kCandidates + slot] = s.first + i;
+  }
+}
+
+// Every block's list of (key, token) pairs (`list` in each block's shared memory, x.candidates
+// long, tokens kCandidates after the keys) copied into this block's Slice::merged, in rank order;
+// at most kCandidates pairs in all. Each warp copies from one block, all blocks at once.
+__device__ void gather_lists(cg::cluster_group &cluster, Slice &s, const uint32_t *list, Exchange &x) {
+  static_assert(kWarps % kCluster == 0 || kCluster % kWarps == 0, "warps split the blocks evenly");
+  constexpr int kWarpsPerRank = kWarps >= kCluster ? kWarps / kCluster : 1;
   uint32_t *keys = reinterpret_cast<uint32_t *>(s.merged);
   uint32_t *tokens = keys + kCandidates;
-  int offset = 0;
-  uint32_t largest = 0, smallest = ~0u;
-  for (int r = 0; r < kCluster; ++r) {
-    const int n = cluster.map_shared_rank(&x, r)->candidates;
-    const uint32_t *remote = cluster.map_shared_rank(list, r);
-    for (int j = threadIdx.x; j < n; j += kThreads) {
-      const uint32_t key = remote[j];
-      keys[offset + j] = key;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const unsigned long long count =
+      lane < kCluster ? (unsigned long long)cluster.map_shared_rank(&x, lane)->candidates : 0ull;
+  const unsigned long long through = warp_inclusive_sum(count);
+  for (int rank = warp % kCluster; rank < kCluster; rank += kWarps) {
+    const int n = int(__shfl_sync(~0u, count, rank));
+    const int offset = int(__shfl_sync(~0u, through, rank)) - n;
+    const uint32_t *remote = cluster.map_shared_rank(list, rank);
+    for (int j = (warp / kCluster) * 32 + lane; j < n; j += kWarpsPerRank * 32) {
+      keys[offset + j] = remote[j];
       tokens[offset + j] = remote[kCandidates + j];
-      largest = max(largest, key), smallest = min(smallest, key);
     }
-    offset += n;
   }
+  __syncthreads();
+}
+
+// The largest key t >= floor_key such that the listed keys >= t reach `remaining` (tokens, or
+// with by_mass their weights), by radix digits of the keys' offsets below the largest listed
+// key, in this block's shared memory alone. The keys usually share a few values (tied
+// logits), and then a single digit covers them.
+__device__ uint32_t threshold_in_list(Slice &s, const uint32_t *keys, int total, uint32_t floor_key,
+                                      bool by_mass, unsigned long long remaining, Exchange &x) {
+  uint32_t largest = 0, smallest = ~0u;
+  for (int c = threadIdx.x; c < total; c += kThreads)
+    if (keys[c] >= floor_key) largest = max(largest, keys[c]), smallest = min(smallest, keys[c]);
   // The keys still in the running: largest - span .. largest.
   largest = block_max_key(largest, x);
-  uint32_t span = largest - ~block_max_key(~smallest, x);
-  // The distance pass's histogram: every block finished merging it before the last barrier.
+  smallest = ~block_max_key(~smallest, x);
+  if (smallest > largest) return floor_key; // nothing listed at or above the floor
+  uint32_t span = largest - smallest;
+  // This block's histogram that no other block reads any more.
   unsigned long long *hist = s.hist[s.free_hist];
   while (span > 0) {
     const int bits = 32 - __clz(span);
@@ -169,6 +206,17 @@ __device__ uint32_t threshold_from_candidates(cg::cluster_group &cluster, Slice 
     span = shift > 0 ? (1u << shift) - 1u : 0u;
   }
   return largest;
+}
+
+// The exact threshold inside the chosen bin when the cluster's candidates fit one list: every
+// block gathers the lists and selects among them (no cluster barrier: all blocks compute the
+// same threshold from the same list).
+__device__ uint32_t threshold_from_candidates(cg::cluster_group &cluster, Slice &s, bool by_mass,
+                                              const uint32_t *list, int total,
+                                              unsigned long long remaining, Exchange &x) {
+  gather_lists(cluster, s, list, x);
+  return threshold_in_list(s, reinterpret_cast<const uint32_t *>(s.merged), total, 0u, by_mass,
+                           remaining, x);
 }
 
 // The exact threshold inside bin `bin` by radix selection over the tokens' keys, one cluster
@@ -216,7 +264,6 @@ __device__ uint32_t select_threshold(cg::cluster_group &cluster, Slice &s, uint3
                                      unsigned long long count_target, float fraction,
                                      Exchange &x, FusedDraw *draw = nullptr) {
   const bool by_mass = fraction > 0.f;
-  const int lane = threadIdx.x % 32;
   unsigned long long *hist = s.hist[s.free_hist];
   for (int j = threadIdx.x; j < kBins; j += kThreads) hist[j] = 0;
   __syncthreads();
@@ -242,28 +289,14 @@ __device__ uint32_t select_threshold(cg::cluster_group &cluster, Slice &s, uint3
   // a draw to prepare, the weight of the tokens in earlier bins too.
   uint32_t *list = reinterpret_cast<uint32_t *>(s.hist[s.free_hist ^ 1]);
   unsigned long long sure = 0;
-#pragma unroll 4
-  for (int j = 0; j < kPerThread; ++j) { // whole warps: the ballot needs every lane
-    const int i = int(threadIdx.x) + j * kThreads;
-    bool take = false;
-    uint32_t key = 0;
-    if (i < s.count) {
-      const float v = s.values[i];
-      key = order_key(v);
-      if (key >= floor_key) {
-        const int token_bin = distance_bin(v, s.max_value, s.bins_per_logit);
-        // A weightless token never sets a mass threshold.
-        if (token_bin == bin) take = !by_mass || mass_weight(v, s.max_value) != 0;
-        else if (draw && token_bin < bin) sure += mass_weight(v, s.max_value);
-      }
-    }
-    const unsigned taking = __ballot_sync(~0u, take);
-    if (!taking) continue;
-    int slot = 0;
-    if (lane == 0) slot = atomicAdd(&x.candidates, __popc(taking));
-    slot = __shfl_sync(~0u, slot, 0) + __popc(taking & ((1u << lane) - 1u));
-    if (take && slot < kCandidates) list[slot] = key, list[kCandidates + slot] = s.first + i;
-  }
+  list_tokens<kPerThread>(s, list, x, [&](float v, uint32_t key) {
+    if (key < floor_key) return false;
+    const int token_bin = distance_bin(v, s.max_value, s.bins_per_logit);
+    // A weightless token never sets a mass threshold.
+    if (token_bin == bin) return !by_mass || mass_weight(v, s.max_value) != 0;
+    if (draw && token_bin < bin) sure += mass_weight(v, s.max_value);
+    return false;
+  });
   if (draw) {
     draw->thread_before = publish_block_weight(sure, x);
     draw->thread_own = sure;

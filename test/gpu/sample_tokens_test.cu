@@ -306,8 +306,12 @@ template <int V> bool reproducible_case(bool time_it) {
   if (time_it) {
     const Setting timed[] = {{"greedy", 0.f, 0, 1.f, 1.f},
                              {"temperature 0.8", 0.8f, 0, 1.f, 1.f},
+                             {"temperature 0.8, penalty", 0.8f, 0, 1.f, 1.1f},
                              {"temperature 0.8, top_p 0.9", 0.8f, 0, 0.9f, 1.f},
-                             {"temperature 0.8, top_k 50, top_p 0.9, penalty", 0.8f, 50, 0.9f, 1.1f}};
+                             {"temperature 0.8, top_k 50", 0.8f, 50, 1.f, 1.f},
+                             {"temperature 0.8, top_k 50, top_p 0.9", 0.8f, 50, 0.9f, 1.f},
+                             {"temperature 0.8, top_k 50, top_p 0.9, penalty", 0.8f, 50, 0.9f, 1.1f},
+                             {"temperature 0.8, top_k 1000, top_p 0.9", 0.8f, 1000, 0.9f, 1.f}};
     for (const Setting &t : timed) {
       SamplingState st = make_state(t, 1);
       CUDA_CHECK(cudaMemcpy(d_state, &st, sizeof st, cudaMemcpyHostToDevice));
@@ -367,6 +371,23 @@ int main() {
                                 tied_row(3000, 1500), no_penalty_prompt);
   ok &= distribution_case<3000>({"1500 ties at the top_k 700 threshold", 1.f, 700, 1.f, 1.f},
                                 tied_row(3000, 1500), no_penalty_prompt);
+  // Top-k up to kListedTopK from the blocks' lists: ties at the k-th token with the other
+  // tokens spread, so the lists fit (320 entries: ranked pairwise; about 1000: by radix
+  // digits), and with top-p after it; then lists too long to gather (every block full of
+  // ties), where the cluster-wide selection takes over.
+  auto spread_tied_row = [](int vocab, int ties) {
+    std::vector<float> row(vocab);
+    for (int i = 0; i < vocab; ++i) row[i] = -1.f - 19.f * float(i) / float(vocab);
+    for (int i = 0; i < 3; ++i) row[i] = 2.f;
+    for (int i = 3; i < 3 + ties; ++i) row[i] = 0.f;
+    return row;
+  };
+  ok &= distribution_case<3000>({"100 ties at the top_k 30 threshold", 1.f, 30, 1.f, 1.f},
+                                spread_tied_row(3000, 100), no_penalty_prompt);
+  ok &= distribution_case<3000>({"300 ties at the top_k 100 threshold, top_p 0.5", 1.f, 100, 0.5f, 1.f},
+                                spread_tied_row(3000, 300), no_penalty_prompt);
+  ok &= distribution_case<6000>({"3000 ties at the top_k 200 threshold", 1.f, 200, 1.f, 1.f},
+                                tied_row(6000, 3000), no_penalty_prompt);
   ok &= distribution_case<6000>({"3000 ties at the top_p 0.5 threshold", 1.f, 0, 0.5f, 1.f},
                                 tied_row(6000, 3000), no_penalty_prompt);
   ok &= distribution_case<6000>({"3000 ties at the top_k 1500 threshold", 1.f, 1500, 1.f, 1.f},
@@ -374,6 +395,8 @@ int main() {
   for (const Setting &s : {Setting{"temperature 0.8, top_p 0.9", 0.8f, 0, 0.9f, 1.f},
                            Setting{"temperature 0.6, top_k 50, top_p 0.9, penalty 1.1", 0.6f, 50, 0.9f, 1.1f},
                            Setting{"temperature 1, top_k 2000", 1.f, 2000, 1.f, 1.f},
+                           Setting{"temperature 0.8, top_k 50, top_p 0.9", 0.8f, 50, 0.9f, 1.f},
+                           Setting{"temperature 1, top_k 200", 1.f, 200, 1.f, 1.f},
                            Setting{"temperature 1.5, top_p 0.5", 1.5f, 0, 0.5f, 1.f}})
     ok &= large_vocab_case<128256>(s);
   ok &= reproducible_case<1000>(false);
