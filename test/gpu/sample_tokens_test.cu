@@ -358,8 +358,11 @@ int main() {
   ok &= distribution_case<kSmallVocab>({"-inf masked, top_p 0.7", 1.f, 0, 0.7f, 1.f}, masked, prompt);
   // A top-p or top-k threshold inside a run of tied logits: 600 and 1500 ties (gathered into
   // every block), and 3000 (more than a candidate list holds: radix passes over the cluster).
-  auto tied_row = [](int vocab, int ties) {
+  // The other tokens at -1, or spread from -1 down to -20 (`spread`).
+  auto tied_row = [](int vocab, int ties, bool spread = false) {
     std::vector<float> row(vocab, -1.f);
+    if (spread)
+      for (int i = 0; i < vocab; ++i) row[i] = -1.f - 19.f * float(i) / float(vocab);
     for (int i = 0; i < 3; ++i) row[i] = 2.f;
     for (int i = 3; i < 3 + ties; ++i) row[i] = 0.f;
     return row;
@@ -372,20 +375,13 @@ int main() {
   ok &= distribution_case<3000>({"1500 ties at the top_k 700 threshold", 1.f, 700, 1.f, 1.f},
                                 tied_row(3000, 1500), no_penalty_prompt);
   // Top-k up to kListedTopK from the blocks' lists: ties at the k-th token with the other
-  // tokens spread, so the lists fit (320 entries: ranked pairwise; about 1000: by radix
-  // digits), and with top-p after it; then lists too long to gather (every block full of
-  // ties), where the cluster-wide selection takes over.
-  auto spread_tied_row = [](int vocab, int ties) {
-    std::vector<float> row(vocab);
-    for (int i = 0; i < vocab; ++i) row[i] = -1.f - 19.f * float(i) / float(vocab);
-    for (int i = 0; i < 3; ++i) row[i] = 2.f;
-    for (int i = 3; i < 3 + ties; ++i) row[i] = 0.f;
-    return row;
-  };
+  // tokens spread, so the lists fit (320 entries: sorted; about 1000: by radix digits), and
+  // with top-p after it; then lists too long to gather (every block full of ties), where the
+  // cluster-wide selection takes over.
   ok &= distribution_case<3000>({"100 ties at the top_k 30 threshold", 1.f, 30, 1.f, 1.f},
-                                spread_tied_row(3000, 100), no_penalty_prompt);
+                                tied_row(3000, 100, true), no_penalty_prompt);
   ok &= distribution_case<3000>({"300 ties at the top_k 100 threshold, top_p 0.5", 1.f, 100, 0.5f, 1.f},
-                                spread_tied_row(3000, 300), no_penalty_prompt);
+                                tied_row(3000, 300, true), no_penalty_prompt);
   ok &= distribution_case<6000>({"3000 ties at the top_k 200 threshold", 1.f, 200, 1.f, 1.f},
                                 tied_row(6000, 3000), no_penalty_prompt);
   ok &= distribution_case<6000>({"3000 ties at the top_p 0.5 threshold", 1.f, 0, 0.5f, 1.f},
