@@ -44,7 +44,8 @@ std::string flagsOf(const sinter::CompileConfig &config) {
          " --dtype=" + config.dtype +
          " --weights=" + config.weights + " --target=" + config.target +
          (config.mergeLora ? "" : " --no-merge-lora") + (config.sample ? " --sample" : "") +
-         (config.lastLogits ? " --last-logits" : "");
+         (config.lastLogits ? " --last-logits" : "") +
+         (config.weightDtype != "model" ? " --weight-dtype=" + config.weightDtype : "");
 }
 
 /// Each message the compiler reported must be one non-empty line and not an internal error.
@@ -84,6 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Likewise the language-model flags (no bytes left: off).
   config.sample = bytes.ConsumeIntegralInRange(0, 3) == 1;
   config.lastLogits = bytes.ConsumeIntegralInRange(0, 3) == 1;
+  // And fp8 weights (no bytes left: the model's weights).
+  config.weightDtype = bytes.ConsumeIntegralInRange(0, 3) == 1 ? "fp8" : "model";
   config.shapes = model.inputShapes;
   config.dims = model.dimValues;
   std::string summary = model.summary + "\n  flags: " + flagsOf(config);

@@ -36,7 +36,7 @@ namespace {
 struct CompileArgs {
   std::vector<std::string> models;
   std::string output, compileTo = "binary", configFile, target, precision, activations, weights,
-      dtype;
+      dtype, weightDtype;
   std::vector<std::string> shapes, dims;
   bool noMergeLora = false, sample = false, lastLogits = false, timing = false;
 };
@@ -182,6 +182,16 @@ int runCompile(const CompileArgs &args) {
       return userError("--dtype must be model, bf16 or f16, got '" + args.dtype + "'");
     config.dtype = args.dtype;
   }
+  if (!args.weightDtype.empty()) {
+    if (!sinter::isWeightDtype(args.weightDtype))
+      return userError("--weight-dtype must be model, bf16 or fp8, got '" + args.weightDtype +
+                       "'");
+    config.weightDtype = args.weightDtype;
+  }
+  // Before the model is read: the combination can never compile.
+  if (config.weightDtype == "fp8" && config.activations == "f32")
+    return userError("--weight-dtype fp8 needs bf16 activations, and --activations=f32 keeps "
+                     "them in fp32; compile with --activations=model");
   if (args.noMergeLora)
     config.mergeLora = false;
   if (args.sample)
@@ -323,7 +333,7 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--compile-to", compile.compileTo,
                          "Stop after this phase and print its result: import, graph, launch, source, binary (default)");
   compileCmd->add_option("--config", compile.configFile,
-                         "YAML compile config (keys: precision, activations, dtype, merge_lora, sample, last_logits, target, weights, shapes, dims)");
+                         "YAML compile config (keys: precision, activations, dtype, weight_dtype, merge_lora, sample, last_logits, target, weights, shapes, dims)");
   compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");
   compileCmd->add_option("--precision", compile.precision,
                          "fp32 matrix math: strict (fp32 accuracy, default) or tf32 (tensor cores, ~1e-3)");
@@ -335,6 +345,10 @@ int main(int argc, char **argv) {
                          "fp32 models: model (default: as exported) or bf16 / f16 (weights, "
                          "activations, float inputs and outputs and KV caches in that type, "
                          "position and mask math in fp32, as Hugging Face computes that dtype)");
+  compileCmd->add_option("--weight-dtype", compile.weightDtype,
+                         "bf16 linears' constant weights: model (default: as exported), bf16, "
+                         "or fp8 (e4m3 with one fp32 scale per output row: half the weight "
+                         "bytes; needs bf16 activations, so fp32 exports need --dtype bf16)");
   compileCmd->add_flag("--sample", compile.sample,
                        "Language models: every entry with a 'logits' output and an 'input_ids' "
                        "input also outputs 'next_token' [batch, 1], the argmax or a seeded draw "

@@ -59,6 +59,7 @@ DTYPES = {
     (0, 8): "int8",
     (1, 8): "uint8",
     (6, 8): "bool",
+    (10, 8): "float8_e4m3fn",
 }
 CODES = {name: key for key, name in DTYPES.items()}
 

@@ -3,6 +3,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <stdint.h>
 
 #include <type_traits>
@@ -98,6 +99,15 @@ __device__ __forceinline__ void cp_async16_stream(void *smem, const void *gmem) 
   asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 16;" ::"r"(s), "l"(gmem)
                : "memory");
 #endif
+}
+// cp_async16_stream without the evict-first hint. linear_small_m's fp8 weight copies (4 chunks
+// a step) with the hint stopped with "illegal instruction" on the H200 (CUDA 13.0, driver
+// 580; compute-sanitizer points at the copy) while the same copies without it, and the bf16
+// copies with it, run; so fp8 copies go without it.
+__device__ __forceinline__ void cp_async16_stream_no_hint(void *smem, const void *gmem) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 16;" ::"r"(s), "l"(gmem)
+               : "memory");
 }
 // cp.async that writes zeros past the first src_bytes (0 or 16) bytes: rows past the end
 // of a range stay finite without a branch around the copy.
@@ -354,6 +364,32 @@ __device__ __forceinline__ void split_bf16x8(const uint4 &a, const uint4 &b, uin
   split_bf16x4(b, hb, lb);
   hi = make_uint4(ha.x, ha.y, hb.x, hb.y);
   lo = make_uint4(la.x, la.y, lb.x, lb.y);
+}
+
+// Four e4m3fn values (bytes of w, lowest first) as four bf16 (two bf16x2 words, lowest first),
+// exactly: bf16 holds every e4m3 value. sm_90 converts fp8 only to f16, and f16 -> bf16 costs
+// more than this. Each byte goes to the top of a 16-bit lane; shifted down by 4 its exponent
+// and mantissa bits land where bf16's low exponent bits and top mantissa bits are, which reads
+// as the value times 2^(7 - 127) (the bias difference) for normals, subnormals and zero alike;
+// one bf16x2 multiply by 2^120 rescales (exact: a power of two, the result a bf16 normal).
+__device__ __forceinline__ uint32_t e4m3x2_to_bf16x2(uint32_t pair_in_high_bytes) {
+  const uint32_t magnitude = (pair_in_high_bytes >> 4) & 0x07F007F0u;
+  const uint32_t bits = magnitude | (pair_in_high_bytes & 0x80008000u);
+  const __nv_bfloat162 scaled =
+      __hmul2(*reinterpret_cast<const __nv_bfloat162 *>(&bits),
+              __nv_bfloat162(__ushort_as_bfloat16(0x7B80u), __ushort_as_bfloat16(0x7B80u)));
+  return *reinterpret_cast<const uint32_t *>(&scaled);
+}
+__device__ __forceinline__ void e4m3x4_to_bf16x4(uint32_t w, uint32_t &lo, uint32_t &hi) {
+  lo = e4m3x2_to_bf16x2(__byte_perm(w, 0u, 0x1404u)); // bytes 0, 1 to the top of each lane
+  hi = e4m3x2_to_bf16x2(__byte_perm(w, 0u, 0x3424u)); // bytes 2, 3
+}
+// 16 e4m3 values as two 8-value bf16 vectors (the first 8 bytes, then the last 8).
+__device__ __forceinline__ void e4m3x16_to_bf16x16(const uint4 &w, uint4 &first, uint4 &second) {
+  e4m3x4_to_bf16x4(w.x, first.x, first.y);
+  e4m3x4_to_bf16x4(w.y, first.z, first.w);
+  e4m3x4_to_bf16x4(w.z, second.x, second.y);
+  e4m3x4_to_bf16x4(w.w, second.z, second.w);
 }
 
 __device__ __forceinline__ float warp_sum(float v) {

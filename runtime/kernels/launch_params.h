@@ -93,10 +93,11 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 
 // =============================================================================================
 // linear_small_m<M, N_ROWS, K, PRO, EPI, OutT, EPS_BITS, ROPE_ROWS, HEAD_DIM, NUM_SMS, XT,
-//                HANDOFF, HANDOFF_BLOCKS>(
-//     const XT *x, const bf16 *w, const bf16 *norm_weight, const bf16 *bias,
+//                HANDOFF, HANDOFF_BLOCKS, WT>(
+//     const XT *x, const WT *w, const bf16 *norm_weight, const bf16 *bias,
 //     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out,
-//     uint32_t *handoff_count, bf16 *handoff_reset_x, uint32_t *handoff_reset_count)
+//     uint32_t *handoff_count, bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
+//     const float *w_scale)
 //   x [M, K] bf16 or fp32 (XT; must not alias out). fp32 x is split into x_hi = bf16(x) and
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
@@ -136,6 +137,9 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   Under programmatic dependent launch its first weight loads (two steps per warp, and
 //   norm_weight) overlap the previous kernel; RMS_NORM blocks with several tiles also copy up
 //   to a tile of further steps into shared memory then (linear_small_m_prewait_items).
+//   WT: bf16 weights, or fp8 e4m3 weights with a per-row fp32 scale (the last argument
+//   w_scale [N_ROWS], null for bf16; layout: "fp8 weights" below), dequantized in registers
+//   (the bf16 MMAs take the e4m3 values exactly) and scaled in the epilogue.
 //   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, shared bytes <= 227 KiB
 //   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits
 //   K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
@@ -195,6 +199,7 @@ struct LinearTiling {
   int tiles_per_block;
   int grid;
   uint32_t shared_bytes;
+  int w_bytes;      // bytes per weight: 2 (bf16) or 1 (fp8 e4m3, see LinearFp8Weights)
 };
 
 // Tuning knobs, for experiments only: a value other than the default must be defined
@@ -208,6 +213,9 @@ struct LinearTiling {
 #ifndef SINTER_LINEAR_WEIGHTS_IN_SHARED
 #define SINTER_LINEAR_WEIGHTS_IN_SHARED 1
 #endif
+#ifndef SINTER_LINEAR_FP8_W_SMEM
+#define SINTER_LINEAR_FP8_W_SMEM 1
+#endif
 #ifndef SINTER_LINEAR_PREWAIT_SHARED
 #define SINTER_LINEAR_PREWAIT_SHARED 1
 #endif
@@ -220,20 +228,32 @@ SINTER_LP_FN LinearXStaging linear_small_m_x_staging(int N_rows, LinearPrologue 
   if (pro == LinearPrologue::RMS_NORM) return LinearXStaging::BF16_PLANES;
   return N_rows / kLinearTileRows <= num_sms ? LinearXStaging::F32_RING : LinearXStaging::F32_ROWS;
 }
-SINTER_LP_FN int linear_small_m_batch(int K) { return (K / 64) % 2 == 0 ? 2 : 1; }
-SINTER_LP_FN int linear_small_m_x_stride(int K, LinearXStaging xs) {
+// 64-wide k chunks per warp and step. fp8 weights take twice the chunks of bf16 where K
+// allows, so that a lane keeps as many bytes in flight (2 steps x 128 bytes) as with bf16.
+#ifndef SINTER_LINEAR_FP8_WIDE_BATCH
+#define SINTER_LINEAR_FP8_WIDE_BATCH 1
+#endif
+SINTER_LP_FN int linear_small_m_batch(int K, int w_bytes = 2) {
+  if (SINTER_LINEAR_FP8_WIDE_BATCH && w_bytes == 1 && (K / 64) % 4 == 0) return 4;
+  return (K / 64) % 2 == 0 ? 2 : 1;
+}
+SINTER_LP_FN int linear_small_m_x_stride(int K, LinearXStaging xs, int w_bytes = 2) {
   return xs == LinearXStaging::F32_ROWS   ? K + 4
-         : xs == LinearXStaging::F32_RING ? linear_small_m_batch(K) * 64 + 4
+         : xs == LinearXStaging::F32_RING ? linear_small_m_batch(K, w_bytes) * 64 + 4
                                           : K + 32;
 }
-SINTER_LP_FN int linear_small_m_ring_slots(int K, int warps) {
-  return min_int(2, K / 64 / linear_small_m_batch(K) / warps);
+SINTER_LP_FN int linear_small_m_ring_slots(int K, int warps, int w_bytes = 2) {
+  return min_int(2, K / 64 / linear_small_m_batch(K, w_bytes) / warps);
 }
 
-// Bytes of the weight double buffer in shared memory (w_smem): two steps of 16-byte loads,
-// batch * 4 per lane.
-SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps) {
-  return 2u * uint32_t(warps) * 32u * uint32_t(linear_small_m_batch(K)) * 4u * 16u;
+// 16-byte weight loads per lane and step: a step covers 64 * batch k of two rows (g, g + 8)
+// per lane, 8 bf16 or 16 fp8 values a load.
+SINTER_LP_FN int linear_small_m_weight_loads(int K, int w_bytes) {
+  return linear_small_m_batch(K, w_bytes) * (w_bytes == 1 ? 2 : 4);
+}
+// Bytes of the weight double buffer in shared memory (w_smem): two steps of a lane's loads.
+SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps, int w_bytes = 2) {
+  return 2u * uint32_t(warps) * 32u * uint32_t(linear_small_m_weight_loads(K, w_bytes)) * 16u;
 }
 
 // Bytes of dynamic shared memory: x (see LinearXStaging), norm_weight (K bf16, RMS_NORM only),
@@ -241,17 +261,18 @@ SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps) {
 // the weight double buffer, or the prewait_items weight steps copied before the wait.
 SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, LinearPrologue pro,
                                                   LinearXStaging xs = LinearXStaging::BF16_ROWS,
-                                                  bool w_smem = false, int prewait_items = 0) {
-  const uint32_t row_bytes = uint32_t(linear_small_m_x_stride(K, xs)) *
+                                                  bool w_smem = false, int prewait_items = 0,
+                                                  int w_bytes = 2) {
+  const uint32_t row_bytes = uint32_t(linear_small_m_x_stride(K, xs, w_bytes)) *
                              (xs == LinearXStaging::BF16_ROWS ? 2u : 4u); // planes: 2 x bf16
   const uint32_t rows = xs == LinearXStaging::F32_RING
-                            ? uint32_t(warps * linear_small_m_ring_slots(K, warps) * M)
+                            ? uint32_t(warps * linear_small_m_ring_slots(K, warps, w_bytes) * M)
                             : uint32_t(M);
   const uint32_t x = rows * row_bytes;
   return x + (pro == LinearPrologue::RMS_NORM ? uint32_t(K) * 2u : 0u) +
          2u * uint32_t(warps) * uint32_t(M > 8 ? 8 : 4) * 32u * 4u +
-         (w_smem ? linear_small_m_weight_buffer_bytes(K, warps) : 0u) +
-         uint32_t(prewait_items) * (linear_small_m_weight_buffer_bytes(K, warps) / 2u);
+         (w_smem ? linear_small_m_weight_buffer_bytes(K, warps, w_bytes) : 0u) +
+         uint32_t(prewait_items) * (linear_small_m_weight_buffer_bytes(K, warps, w_bytes) / 2u);
 }
 
 // Shared memory an SM keeps free of one launch's blocks when they take prewait items: room
@@ -279,7 +300,7 @@ SINTER_LP_FN int linear_small_m_prewait_items(int M, int K, LinearPrologue pro,
     return 0;
   for (int items = t.steps; items > 0; --items) {
     const uint32_t per_block =
-        linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, items) +
+        linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, items, t.w_bytes) +
         kReservedSharedPerBlock;
     if (per_block <= kMaxDynamicSharedBytes &&
         uint32_t(t.blocks_per_sm) * per_block + kLinearPrewaitFreeBytesPerSm <= kSharedBytesPerSm)
@@ -289,10 +310,11 @@ SINTER_LP_FN int linear_small_m_prewait_items(int M, int K, LinearPrologue pro,
 }
 
 SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, LinearPrologue pro,
-                                                int num_sms, int x_bytes = 2) {
+                                                int num_sms, int x_bytes = 2, int w_bytes = 2) {
   LinearTiling t{};
+  t.w_bytes = w_bytes;
   const int chunks = K / 64;
-  t.batch = linear_small_m_batch(K);
+  t.batch = linear_small_m_batch(K, w_bytes);
   t.x_staging = linear_small_m_x_staging(N_rows, pro, x_bytes, num_sms);
   const int per = chunks / t.batch;
   t.n_tiles = N_rows / kLinearTileRows;
@@ -306,24 +328,26 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   t.warps = 1;
   while (t.warps * 2 <= cap && per % (t.warps * 2) == 0) t.warps *= 2;
   while (t.warps > 1 &&
-         linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging) > kMaxDynamicSharedBytes)
+         linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, 0, w_bytes) >
+             kMaxDynamicSharedBytes)
     t.warps /= 2;
   t.steps = per / t.warps;
   t.mma_n = M > 8 ? 2 : 1;
-  t.x_stride = linear_small_m_x_stride(K, t.x_staging);
+  t.x_stride = linear_small_m_x_stride(K, t.x_staging, w_bytes);
   // A 16-warp block keeps its weight double buffer in shared memory when it fits: at 128
   // registers a thread it would fill the register file, and the next launch's blocks (QKV and
   // the LM head behind `down`) could only start as it exits; at <= 64 they start beside it.
   // So does an 8-warp block that owns one tile (o_proj): at <= 64 registers instead of ~100 it
   // leaves room for the next launch's blocks, whose early weight copies then fill the HBM
   // during attention (decode_chain_bench: -2.0 % per step at p=127, -1.2 % at p=1023).
-  t.w_smem = SINTER_LINEAR_WEIGHTS_IN_SHARED &&
+  t.w_smem = SINTER_LINEAR_WEIGHTS_IN_SHARED && (w_bytes == 2 || SINTER_LINEAR_FP8_W_SMEM) &&
              (t.warps == 16 || (t.warps == 8 && t.n_tiles <= num_sms)) &&
              pro == LinearPrologue::NONE &&
              t.x_staging == LinearXStaging::BF16_ROWS &&
-             linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, true) <=
+             linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, true, 0, w_bytes) <=
                  kMaxDynamicSharedBytes;
-  t.shared_bytes = linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, t.w_smem);
+  t.shared_bytes =
+      linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, t.w_smem, 0, w_bytes);
   const int by_smem = int(kSharedBytesPerSm / (t.shared_bytes + kReservedSharedPerBlock));
   // Two blocks of up to 256 threads per SM at <= 128 registers per thread.
   const int by_regs = t.warps * 32 > 256 ? 1 : 2;
@@ -335,18 +359,18 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   t.grid = max_int(1, ceil_div(t.n_tiles, t.tiles_per_block));
   t.prewait_items = linear_small_m_prewait_items(M, K, pro, t);
   if (t.prewait_items > 0)
-    t.shared_bytes =
-        linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, t.prewait_items);
+    t.shared_bytes = linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false,
+                                                 t.prewait_items, w_bytes);
   return t;
 }
 
 // num_sms matters for fp32 x: one tile per block lets x stream through the ring.
 SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearPrologue pro,
                                            LinearEpilogue epi, int rope_rows, int head_dim,
-                                           int x_bytes, int num_sms) {
+                                           int x_bytes, int num_sms, int w_bytes = 2) {
   return M >= 1 && M <= 16 && N_rows >= 16 && N_rows % 16 == 0 && K >= 64 && K % 64 == 0 &&
-         (x_bytes == 2 || x_bytes == 4) &&
-         linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes).shared_bytes <=
+         (x_bytes == 2 || x_bytes == 4) && (w_bytes == 2 || w_bytes == 1) &&
+         linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, w_bytes).shared_bytes <=
              kMaxDynamicSharedBytes &&
          (epi != LinearEpilogue::ROPE_PAIRS ||
           (head_dim >= 2 && head_dim % 2 == 0 && rope_rows >= 0 && rope_rows <= N_rows &&
@@ -356,17 +380,20 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
 // A consumer of a handoff (see "Handoff" above): bf16 x read by each warp with plain loads
 // (the w_smem staging) and no prologue, at most 32 16-byte vectors per warp and step.
 SINTER_LP_FN bool linear_small_m_handoff_consumer_supported(int M, int N_rows, int K,
-                                                            LinearPrologue pro, int num_sms) {
-  if (!linear_small_m_supported(M, N_rows, K, pro, LinearEpilogue::NONE, 0, 0, 2, num_sms))
+                                                            LinearPrologue pro, int num_sms,
+                                                            int w_bytes = 2) {
+  if (!linear_small_m_supported(M, N_rows, K, pro, LinearEpilogue::NONE, 0, 0, 2, num_sms,
+                                w_bytes))
     return false;
-  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, 2);
+  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, 2, w_bytes);
   return pro == LinearPrologue::NONE && t.w_smem && t.x_staging == LinearXStaging::BF16_ROWS &&
          M * t.batch * 64 / 8 <= 32;
 }
 
 SINTER_LP_FN LaunchParams linear_small_m_launch(int M, int N_rows, int K, LinearPrologue pro,
-                                                int num_sms, int x_bytes = 2) {
-  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes);
+                                                int num_sms, int x_bytes = 2,
+                                                int w_bytes = 2) {
+  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, w_bytes);
   return {{uint32_t(t.grid), 1u, 1u}, {uint32_t(t.warps * 32), 1u, 1u}, t.shared_bytes};
 }
 
@@ -382,6 +409,17 @@ SINTER_LP_FN int linear_rope_pairs_row(int r, int rope_rows, int head_dim) {
 //   SILU_MUL_PAIRS over a [gate; up] concatenation of 2 * n_half rows: r even -> gate r/2,
 //   r odd -> up r/2, i.e. row n_half + r/2 of the concatenation.
 SINTER_LP_FN int linear_silu_pairs_row(int r, int n_half) { return (r % 2) * n_half + r / 2; }
+
+// fp8 weights (WT = __nv_fp8_e4m3): w[n, k] ~= w_scale[n] * e4m3fn(q[n, k]), one fp32 scale per
+// kernel row (after the row re-layouts above), the acc of each row multiplied by its scale
+// before the epilogue. Within every 64-wide chunk of k a row's bytes are permuted so that the
+// 16 bytes lane t loads are the k its bf16 fragments take (8t..8t+7, then 32+8t..32+8t+7):
+// byte p of a chunk holds k = linear_fp8_chunk_k(p). Quantized at compile time: scale =
+// max|w[n, :]| / 448 (1 for an all-zero row), q = w / scale rounded to nearest even.
+constexpr float kFp8E4m3Max = 448.0f;
+SINTER_LP_FN int linear_fp8_chunk_k(int p) {
+  return (p % 16 < 8 ? 0 : 32) + (p / 16) * 8 + p % 8;
+}
 
 // =============================================================================================
 // attention_prefill<S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, SCALE_BITS, CAUSAL,

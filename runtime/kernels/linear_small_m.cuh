@@ -1,6 +1,7 @@
 // out[M, N] = prologue(x)[M, K] @ W^T + epilogue for small M (1..16): a memory-bound,
 // weight-streaming kernel. Semantics, argument order and limits: launch_params.h
-// ("linear_small_m"); launch: linear_small_m_launch(M, N_ROWS, K, PRO, NUM_SMS).
+// ("linear_small_m"); launch: linear_small_m_launch(M, N_ROWS, K, PRO, NUM_SMS, x and weight
+// bytes).
 //
 // How it works. W is stored [N_ROWS, K] row-major (transposed). A block owns one 16-row tile
 // of W at a time (grid-stride over tiles, the same tile sequence for all its warps); its warps
@@ -39,26 +40,37 @@ namespace sinter::kernels {
 
 template <int M, int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT,
           uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS, typename XT = bf16,
-          LinearHandoff HANDOFF = LinearHandoff::NONE, int HANDOFF_BLOCKS = 0>
+          LinearHandoff HANDOFF = LinearHandoff::NONE, int HANDOFF_BLOCKS = 0,
+          typename WT = bf16>
 __global__ void __launch_bounds__(
-    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT))).warps * 32,
-    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT))).reg_blocks)
-    linear_small_m(const XT *x, const bf16 *__restrict__ w, const bf16 *__restrict__ norm_weight,
+    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), int(sizeof(WT))).warps *
+        32,
+    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), int(sizeof(WT)))
+        .reg_blocks)
+    linear_small_m(const XT *x, const WT *__restrict__ w, const bf16 *__restrict__ norm_weight,
                    const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
                    const bf16 *sin, OutT *out, uint32_t *handoff_count,
-                   bf16 *handoff_reset_x, uint32_t *handoff_reset_count) {
+                   bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
+                   const float *__restrict__ w_scale) {
+  static_assert(std::is_same_v<WT, bf16> || std::is_same_v<WT, __nv_fp8_e4m3>,
+                "linear_small_m: bf16 or fp8 e4m3 weights");
   static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM,
-                                         int(sizeof(XT)), NUM_SMS),
+                                         int(sizeof(XT)), NUM_SMS, int(sizeof(WT))),
                 "linear_small_m: needs 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, "
                 "x in shared memory (linear_small_m_shared_bytes) <= 227 KiB, and for "
                 "ROPE_PAIRS an even HEAD_DIM dividing ROPE_ROWS <= N_ROWS");
-  constexpr LinearTiling T = linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)));
+  constexpr LinearTiling T =
+      linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), int(sizeof(WT)));
+  constexpr bool FP8_W = sizeof(WT) == 1; // 16 weights a load, converted to bf16 per chunk
   constexpr bool WIDE_X = sizeof(XT) == 4; // fp32 x, split into bf16 hi + lo
   constexpr bool X_PLANES = T.x_staging == LinearXStaging::BF16_PLANES;
   constexpr bool X_RING = T.x_staging == LinearXStaging::F32_RING;
   constexpr bool W_SMEM = T.w_smem; // weight double buffer in shared memory (see tiling)
-  constexpr int PREWAIT = T.prewait_items; // items [STEPS, STEPS + PREWAIT) in shared memory
-  constexpr int RING = X_RING ? linear_small_m_ring_slots(K, T.warps) : 1;
+  constexpr int PREWAIT = T.prewait_items; // items [PRE0, PRE0 + PREWAIT) in shared memory
+  // The first of them: past the first tile, and past the two items the register buffers take
+  // before the wait (a one-step tile's second item is the next tile's first).
+  constexpr int PRE0 = T.steps < 2 ? 2 : T.steps;
+  constexpr int RING = X_RING ? linear_small_m_ring_slots(K, T.warps, int(sizeof(WT))) : 1;
   static_assert(!X_RING || T.tiles_per_block == 1, "linear_small_m: the x ring needs one tile");
   constexpr int WARPS = T.warps;
   constexpr int THREADS = WARPS * 32;
@@ -68,7 +80,7 @@ __global__ void __launch_bounds__(
   constexpr int XS = T.x_stride;
   constexpr int GRID = T.grid;
   constexpr int NTILES = T.n_tiles;
-  constexpr int L = BATCH * 4; // uint4 weight registers per lane per step
+  constexpr int L = linear_small_m_weight_loads(K, int(sizeof(WT))); // uint4 loads/lane/step
   constexpr int LB = W_SMEM ? 1 : L; // of them held across steps in registers
   constexpr int N_OUT = EPI == LinearEpilogue::SILU_MUL_PAIRS ? N_ROWS / 2 : N_ROWS;
   static_assert(STEPS * WARPS * BATCH * 64 == K, "linear_small_m: K tiling");
@@ -77,7 +89,8 @@ __global__ void __launch_bounds__(
   static_assert(!PRODUCER || std::is_same_v<OutT, bf16>, "linear_small_m: a handoff is bf16");
   static_assert(!CONSUMER || (std::is_same_v<XT, bf16> && HANDOFF_BLOCKS > 0 &&
                               linear_small_m_handoff_consumer_supported(M, N_ROWS, K, PRO,
-                                                                        NUM_SMS)),
+                                                                        NUM_SMS,
+                                                                        int(sizeof(WT)))),
                 "linear_small_m: a handoff consumer needs "
                 "linear_small_m_handoff_consumer_supported and the producer's grid");
 
@@ -111,8 +124,18 @@ __global__ void __launch_bounds__(
   // Item i's weights into the lane-private shared-memory slots at slot_base + r * THREADS
   // (register r of the lane), through cp.async.
   auto copy_item = [&](int i, uint4 *slot_base) {
-    const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
-    const bf16 *r1 = r0 + size_t(8) * K;
+    if constexpr (FP8_W) { // lane t's 16 bytes of a row's 64-byte chunk (see "fp8 weights")
+      const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 16;
+      const WT *r1 = r0 + size_t(8) * K;
+#pragma unroll
+      for (int c = 0; c < BATCH; ++c) {
+        detail::cp_async16_stream_no_hint(slot_base + (c * 2 + 0) * THREADS, r0 + c * 64);
+        detail::cp_async16_stream_no_hint(slot_base + (c * 2 + 1) * THREADS, r1 + c * 64);
+      }
+      return;
+    }
+    const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
+    const WT *r1 = r0 + size_t(8) * K;
 #pragma unroll
     for (int c = 0; c < BATCH; ++c) {
       detail::cp_async16_stream(slot_base + (c * 4 + 0) * THREADS, r0 + c * 64);
@@ -127,20 +150,28 @@ __global__ void __launch_bounds__(
   // so that the group of item i is always the second newest when item i is computed.
   auto load = [&](uint4(&buf)[LB], int i) {
     if constexpr (PREWAIT > 0) {
-      if (i >= STEPS && i < STEPS + PREWAIT) { // copied before the wait (copy_prewait_items)
-        detail::cp_async_wait_dyn(STEPS + PREWAIT - 1 - i);
+      if (i >= PRE0 && i < PRE0 + PREWAIT) { // copied before the wait (copy_prewait_items)
+        detail::cp_async_wait_dyn(PRE0 + PREWAIT - 1 - i);
 #pragma unroll
         for (int r = 0; r < L; ++r)
-          buf[r] = detail::ld16(wbuf + ((i - STEPS) * L + r) * THREADS + tid);
+          buf[r] = detail::ld16(wbuf + ((i - PRE0) * L + r) * THREADS + tid);
         return;
       }
     }
     if constexpr (W_SMEM) {
       if (i < n_items) copy_item(i, wbuf + (i & 1) * L * THREADS + tid);
       detail::cp_async_commit();
+    } else if constexpr (FP8_W) {
+      const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 16;
+      const WT *r1 = r0 + size_t(8) * K;
+#pragma unroll
+      for (int c = 0; c < BATCH; ++c) {
+        buf[c * 2 + 0] = detail::ld_stream16(r0 + c * 64);
+        buf[c * 2 + 1] = detail::ld_stream16(r1 + c * 64);
+      }
     } else {
-      const bf16 *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
-      const bf16 *r1 = r0 + size_t(8) * K;
+      const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
+      const WT *r1 = r0 + size_t(8) * K;
 #pragma unroll
       for (int c = 0; c < BATCH; ++c) {
         buf[c * 4 + 0] = detail::ld_stream16(r0 + c * 64);
@@ -151,12 +182,12 @@ __global__ void __launch_bounds__(
     }
   };
 
-  // PREWAIT: items [STEPS, STEPS + PREWAIT) into their lane-private slots, one cp.async group
+  // PREWAIT: items [PRE0, PRE0 + PREWAIT) into their lane-private slots, one cp.async group
   // each (empty past the last item), so that item i's group is complete once at most
-  // STEPS + PREWAIT - 1 - i newer groups are pending.
+  // PRE0 + PREWAIT - 1 - i newer groups are pending.
   auto copy_prewait_items = [&] {
-    for (int i = STEPS; i < STEPS + PREWAIT; ++i) {
-      if (i < n_items) copy_item(i, wbuf + (i - STEPS) * L * THREADS + tid);
+    for (int i = PRE0; i < PRE0 + PREWAIT; ++i) {
+      if (i < n_items) copy_item(i, wbuf + (i - PRE0) * L * THREADS + tid);
       detail::cp_async_commit();
     }
   };
@@ -183,7 +214,7 @@ __global__ void __launch_bounds__(
 #pragma unroll
       for (int r = 0; r < L; ++r) wl[r] = detail::ld16(wbuf + ((i & 1) * L + r) * THREADS + tid);
     }
-    auto wf = [&](int r) -> const uint4 & {
+    auto raw = [&](int r) -> const uint4 & {
       if constexpr (W_SMEM) return wl[r];
       else return buf[r];
     };
@@ -205,6 +236,17 @@ __global__ void __launch_bounds__(
     const int k0 = item_k0(i) + t * 8;
 #pragma unroll
     for (int c = 0; c < BATCH; ++c) {
+      // This chunk's A fragments: rows g and g + 8, k at 8t and 32 + 8t (bf16 loads as they
+      // are; an fp8 load holds both k parts of one row).
+      uint4 w_chunk[FP8_W ? 4 : 1];
+      if constexpr (FP8_W) {
+        detail::e4m3x16_to_bf16x16(raw(c * 2 + 0), w_chunk[0], w_chunk[1]);
+        detail::e4m3x16_to_bf16x16(raw(c * 2 + 1), w_chunk[2], w_chunk[3]);
+      }
+      auto wf = [&](int r) -> const uint4 & {
+        if constexpr (FP8_W) return w_chunk[r - c * 4];
+        else return raw(r);
+      };
 #pragma unroll
       for (int n = 0; n < NT; ++n) {
         const int tok = g + 8 * n;
@@ -304,6 +346,10 @@ __global__ void __launch_bounds__(
         v1 += rb[(ww * NT * 4 + reg) * 32 + lane1];
       }
       const int n0 = tile * 16 + 2 * p;
+      if constexpr (FP8_W) {
+        v0 *= w_scale[n0];
+        v1 *= w_scale[n0 + 1];
+      }
       float ops[4] = {0.f, 0.f, 0.f, 0.f};
       if constexpr (EPI == LinearEpilogue::RESIDUAL || EPI == LinearEpilogue::ROPE_PAIRS) {
         if (i < STEPS && e == tid) { // this block's first tile, pair tid: read after the wait

@@ -23,13 +23,43 @@ static std::vector<BenchRow> g_bench;
 // LINEAR_BENCH_ONLY=1: Llama shapes only, timing without the CPU reference (tuning runs).
 static const bool g_bench_only = std::getenv("LINEAR_BENCH_ONLY") != nullptr;
 
+// fp8 e4m3fn, the test's own codec (independent of the compiler's quantizer): code -> value,
+// and value -> nearest code (ties to the even code), saturated at +-448, never NaN.
+float e4m3_value(uint8_t c) {
+  const int e = (c >> 3) & 15, m = c & 7;
+  if ((c & 0x7F) == 0x7F) return 0.f; // NaN codes: never produced, read as 0 by the sweeps
+  const float mag = e ? std::ldexp(1.f + m / 8.f, e - 7) : std::ldexp(float(m), -9);
+  return c & 0x80 ? -mag : mag;
+}
+uint8_t e4m3_encode(float v) {
+  const float a = std::fabs(v);
+  int lo = 0, hi = 126; // largest code whose value is <= a
+  if (a >= e4m3_value(126)) {
+    lo = 126;
+  } else {
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (e4m3_value(uint8_t(mid)) <= a) lo = mid;
+      else hi = mid - 1;
+    }
+    const float d0 = a - e4m3_value(uint8_t(lo)), d1 = e4m3_value(uint8_t(lo + 1)) - a;
+    if (d1 < d0 || (d1 == d0 && lo % 2 == 1)) ++lo;
+  }
+  return uint8_t(lo | (v < 0 && lo ? 0x80 : 0));
+}
+
 // XT = float: fp32 x (not bf16-representable values), which the kernel splits into bf16 hi and
 // lo parts; the reference keeps x in fp32, and with an fp32 output the tolerance is tight
 // enough (2e-4) that dropping the lo part (~4e-3) fails.
+// WT = __nv_fp8_e4m3: the weights quantized per row as the compiler does (scale = max / 448),
+// the reference computing with the dequantized weights; code_sweep makes every row hold every
+// e4m3 code (zero, subnormals, both signs, 448: scale 1), so each code's decoding is checked.
 template <int M, int N, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT, int RR = 0,
-          int HD = 2, typename XT = bf16>
-bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) {
+          int HD = 2, typename XT = bf16, typename WT = bf16>
+bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
+              bool code_sweep = false) {
   if (g_bench_only && !bench) return true;
+  constexpr bool FP8 = sizeof(WT) == 1;
   using H = HostT<OutT>;
   using HT = typename H::type;
   using HX = HostT<XT>;
@@ -47,6 +77,23 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
   }
   const float a = std::sqrt(3.f / K);
   std::vector<uint16_t> w = random_bf16(size_t(N) * K, seed * 7 + 2, -a, a); // original [N, K]
+  if (FP8 && code_sweep)
+    for (size_t n = 0; n < size_t(N); ++n)
+      for (size_t k = 0; k < size_t(K); ++k)
+        w[n * K + k] = f2bf(e4m3_value(uint8_t((n * 37 + k) % 256)));
+  // fp8: per original row, scale and codes; wq holds the dequantized values the reference uses.
+  std::vector<uint8_t> q(FP8 ? size_t(N) * K : 0);
+  std::vector<float> scale(FP8 ? N : 0), wq(FP8 ? size_t(N) * K : 0);
+  if constexpr (FP8)
+    parallel_for(N, [&](size_t n) {
+      float amax = 0.f;
+      for (int k = 0; k < K; ++k) amax = std::max(amax, std::fabs(bf2f(w[n * K + k])));
+      scale[n] = amax > 0.f ? amax / kFp8E4m3Max : 1.f;
+      for (int k = 0; k < K; ++k) {
+        q[n * K + k] = e4m3_encode(bf2f(w[n * K + k]) / scale[n]);
+        wq[n * K + k] = scale[n] * e4m3_value(q[n * K + k]);
+      }
+    });
   std::vector<uint16_t> nw = random_bf16(K, seed * 7 + 3, 0.5f, 1.5f);
   std::vector<uint16_t> bias = random_bf16(N, seed * 7 + 4, -1.f, 1.f);
   std::vector<HT> res(size_t(M) * N_OUT);
@@ -63,12 +110,20 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
       sn[m * HD + i] = sn[m * HD + i + HD / 2] = f2bf(float(std::sin(ang)));
     }
   // Kernel layout of the weight (the compiler's compile-time re-layout).
-  std::vector<uint16_t> wk(size_t(N) * K);
+  std::vector<uint16_t> wk(FP8 ? 0 : size_t(N) * K);
+  std::vector<uint8_t> wk8(FP8 ? size_t(N) * K : 0);
+  std::vector<float> scale_k(FP8 ? N : 0);
   parallel_for(N, [&](size_t r) {
     int o = int(r);
     if (EPI == LinearEpilogue::ROPE_PAIRS) o = linear_rope_pairs_row(int(r), RR, HD);
     if (EPI == LinearEpilogue::SILU_MUL_PAIRS) o = linear_silu_pairs_row(int(r), N / 2);
-    std::memcpy(&wk[r * K], &w[size_t(o) * K], K * 2);
+    if (!FP8) {
+      std::memcpy(&wk[r * K], &w[size_t(o) * K], K * 2);
+      return;
+    }
+    scale_k[r] = scale[o];
+    for (int c = 0; c < K; c += 64)
+      for (int p = 0; p < 64; ++p) wk8[r * K + c + p] = q[size_t(o) * K + c + linear_fp8_chunk_k(p)];
   });
 
   // ---- reference ----
@@ -91,7 +146,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
   std::vector<float> acc(size_t(M) * N);
   parallel_for(N, [&](size_t n) {
     std::vector<float> wr(K);
-    for (int k = 0; k < K; ++k) wr[k] = bf2f(w[n * K + k]);
+    for (int k = 0; k < K; ++k) wr[k] = FP8 ? wq[n * K + k] : bf2f(w[n * K + k]);
     for (int m = 0; m < M; ++m) {
       double s = 0;
       const float *xm = &xin[size_t(m) * K];
@@ -135,7 +190,9 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
 
   // ---- device ----
   XT *dx = reinterpret_cast<XT *>(to_device(x));
-  bf16 *dw = reinterpret_cast<bf16 *>(to_device(wk));
+  const WT *dw = FP8 ? reinterpret_cast<const WT *>(to_device(wk8))
+                    : reinterpret_cast<const WT *>(to_device(wk));
+  const float *dscale = FP8 ? to_device(scale_k) : nullptr;
   bf16 *dnw = reinterpret_cast<bf16 *>(to_device(nw));
   bf16 *db = reinterpret_cast<bf16 *>(to_device(bias));
   bf16 *dcs = reinterpret_cast<bf16 *>(to_device(cs));
@@ -148,23 +205,25 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
     CUDA_CHECK(cudaMalloc(&dout, sizeof(OutT) * M * N_OUT));
     CUDA_CHECK(cudaMemset(dout, 0xff, sizeof(OutT) * M * N_OUT)); // NaN pattern
   }
-  auto fn = linear_small_m<M, N, K, PRO, EPI, OutT, kEps, RR, HD, kSms, XT>;
-  constexpr LaunchParams lp = linear_small_m_launch(M, N, K, PRO, kSms, int(sizeof(XT)));
+  auto fn = linear_small_m<M, N, K, PRO, EPI, OutT, kEps, RR, HD, kSms, XT, LinearHandoff::NONE,
+                           0, WT>;
+  constexpr LaunchParams lp =
+      linear_small_m_launch(M, N, K, PRO, kSms, int(sizeof(XT)), int(sizeof(WT)));
   const bf16 *pn = PRO == LinearPrologue::RMS_NORM ? dnw : nullptr;
   const bf16 *pb = EPI == LinearEpilogue::BIAS ? db : nullptr;
   const OutT *pr = EPI == LinearEpilogue::RESIDUAL ? dres : nullptr;
   const bf16 *pc = EPI == LinearEpilogue::ROPE_PAIRS ? dcs : nullptr;
   const bf16 *ps = EPI == LinearEpilogue::ROPE_PAIRS ? dsn : nullptr;
-  launch(fn, lp, 0, (const XT *)dx, (const bf16 *)dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX,
-         kNoCount);
+  launch(fn, lp, 0, (const XT *)dx, dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX, kNoCount,
+         dscale);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<HT> got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
   std::vector<float> got(got_h.size());
   for (size_t i = 0; i < got.size(); ++i) got[i] = H::get(got_h[i]);
 
   char label[160];
-  std::snprintf(label, sizeof label, "%s M=%d N=%d K=%d%s", name, M, N, K,
-                alias_residual ? " (residual=out)" : "");
+  std::snprintf(label, sizeof label, "%s M=%d N=%d K=%d%s%s", name, M, N, K,
+                FP8 ? " fp8" : "", alias_residual ? " (residual=out)" : "");
   std::printf("  [grid %u block %u smem %u]\n", lp.grid.x, lp.block.x, lp.shared_bytes);
   bool ok = g_bench_only || report(label, compare(got, ref, tol));
   if (!g_bench_only) {
@@ -175,8 +234,8 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
     else
       CUDA_CHECK(cudaMemset(dout, 0xff, sizeof(OutT) * M * N_OUT));
     launch_after_delayed_producer(dx, saved_x, size_t(M) * K * sizeof(XT), fn, lp, (const XT *)dx,
-                                  (const bf16 *)dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX,
-                                  kNoCount);
+                                  dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX, kNoCount,
+                                  dscale);
     got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
     for (size_t i = 0; i < got.size(); ++i) got[i] = H::get(got_h[i]);
     ok &= report("  same, PDL behind a late producer of x", compare(got, ref, tol));
@@ -185,9 +244,9 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
 
   if (bench) {
     // Rotate through enough weight copies that consecutive launches miss in L2.
-    const size_t wbytes = size_t(N) * K * 2;
+    const size_t wbytes = size_t(N) * K * sizeof(WT);
     const int nc = int(std::max<size_t>(1, (size_t(320) << 20) / wbytes + 1));
-    std::vector<bf16 *> ws(nc, dw);
+    std::vector<WT *> ws(nc, const_cast<WT *>(dw));
     for (int i = 1; i < nc; ++i) {
       CUDA_CHECK(cudaMalloc(&ws[i], wbytes));
       CUDA_CHECK(cudaMemcpy(ws[i], dw, wbytes, cudaMemcpyDeviceToDevice));
@@ -199,14 +258,14 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     auto enqueue = [&] {
       for (int it = 0; it < iters; ++it)
-        launch(fn, lp, s, (const XT *)dx, (const bf16 *)ws[it % nc], pn, pb, pr, pc, ps, dout2,
-               kNoCount, kNoX, kNoCount);
+        launch(fn, lp, s, (const XT *)dx, (const WT *)ws[it % nc], pn, pb, pr, pc, ps, dout2,
+               kNoCount, kNoX, kNoCount, dscale);
     };
     cudaError_t pdl_err = cudaSuccess;
     auto enqueue_pdl = [&] {
       for (int it = 0; it < iters; ++it) {
-        cudaError_t e = launch_pdl(fn, lp, s, (const XT *)dx, (const bf16 *)ws[it % nc], pn, pb,
-                                   pr, pc, ps, dout2, kNoCount, kNoX, kNoCount);
+        cudaError_t e = launch_pdl(fn, lp, s, (const XT *)dx, (const WT *)ws[it % nc], pn, pb,
+                                   pr, pc, ps, dout2, kNoCount, kNoX, kNoCount, dscale);
         if (e != cudaSuccess && pdl_err == cudaSuccess) pdl_err = e;
       }
     };
@@ -274,7 +333,8 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
   }
 
   CUDA_CHECK(cudaFree(dx));
-  CUDA_CHECK(cudaFree(dw));
+  CUDA_CHECK(cudaFree(const_cast<WT *>(dw)));
+  if (dscale) CUDA_CHECK(cudaFree(const_cast<float *>(dscale)));
   CUDA_CHECK(cudaFree(dnw));
   CUDA_CHECK(cudaFree(db));
   CUDA_CHECK(cudaFree(dcs));
@@ -289,31 +349,55 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench) 
 // its x late, so the consumer waits on the handoff, not on the stream. Against the same two
 // launches without a handoff: the consumer's output bit for bit, the producer's buffer holding
 // the inverted bits and its count the producer's grid, the reset buffers zero.
-bool run_handoff_case() {
+// WT = fp8: random codes and per-row scales (the pairing does not depend on how they came).
+template <typename WT = bf16> bool run_handoff_case() {
   constexpr int K1 = 1024, N1 = 2048, N2 = 1024; // act [N1] = silu(gate) * up, out [N2]
+  constexpr int WB = int(sizeof(WT));
   using P = LinearPrologue;
   using E = LinearEpilogue;
   using Hd = LinearHandoff;
-  static_assert(linear_small_m_handoff_consumer_supported(1, N2, N1, P::NONE, kSms));
-  static_assert(!linear_small_m_handoff_consumer_supported(1, N2, N1, P::RMS_NORM, kSms));
-  static_assert(!linear_small_m_handoff_consumer_supported(6, N2, N1, P::NONE, kSms));
-  constexpr int kProducerBlocks = linear_small_m_tiling(1, 2 * N1, K1, P::RMS_NORM, kSms).grid;
+  if constexpr (!linear_small_m_handoff_consumer_supported(1, N2, N1, P::NONE, kSms, WB)) {
+    std::printf("handoff with %d-byte weights: no consumer configuration, skipped\n", WB);
+    return true;
+  } else {
+  static_assert(!linear_small_m_handoff_consumer_supported(1, N2, N1, P::RMS_NORM, kSms, WB));
+  static_assert(!linear_small_m_handoff_consumer_supported(6, N2, N1, P::NONE, kSms, WB));
+  constexpr int kProducerBlocks =
+      linear_small_m_tiling(1, 2 * N1, K1, P::RMS_NORM, kSms, 2, WB).grid;
   auto plain_up = linear_small_m<1, 2 * N1, K1, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, kEps, 0, 2,
-                                 kSms, bf16>;
-  auto plain_down = linear_small_m<1, N2, N1, P::NONE, E::RESIDUAL, bf16, 0u, 0, 2, kSms, bf16>;
+                                 kSms, bf16, Hd::NONE, 0, WT>;
+  auto plain_down = linear_small_m<1, N2, N1, P::NONE, E::RESIDUAL, bf16, 0u, 0, 2, kSms, bf16,
+                                   Hd::NONE, 0, WT>;
   auto up = linear_small_m<1, 2 * N1, K1, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, kEps, 0, 2, kSms,
-                           bf16, Hd::PRODUCER>;
+                           bf16, Hd::PRODUCER, 0, WT>;
   auto down = linear_small_m<1, N2, N1, P::NONE, E::RESIDUAL, bf16, 0u, 0, 2, kSms, bf16,
-                             Hd::CONSUMER, kProducerBlocks>;
-  constexpr LaunchParams lp_up = linear_small_m_launch(1, 2 * N1, K1, P::RMS_NORM, kSms);
-  constexpr LaunchParams lp_down = linear_small_m_launch(1, N2, N1, P::NONE, kSms);
+                             Hd::CONSUMER, kProducerBlocks, WT>;
+  constexpr LaunchParams lp_up = linear_small_m_launch(1, 2 * N1, K1, P::RMS_NORM, kSms, 2, WB);
+  constexpr LaunchParams lp_down = linear_small_m_launch(1, N2, N1, P::NONE, kSms, 2, WB);
 
   std::vector<uint16_t> x = random_bf16(K1, 901, -3.f, 3.f);
   const float a1 = std::sqrt(3.f / K1), a2 = std::sqrt(3.f / N1);
+  auto weights = [&](size_t rows, size_t cols, uint64_t seed, float a) -> const WT * {
+    if constexpr (sizeof(WT) == 2)
+      return reinterpret_cast<const WT *>(to_device(random_bf16(rows * cols, seed, -a, a)));
+    std::vector<uint8_t> codes(rows * cols);
+    Rng r(seed);
+    for (auto &c : codes) c = e4m3_encode(r.uniform(-448.f, 448.f));
+    return reinterpret_cast<const WT *>(to_device(codes));
+  };
+  auto scales = [&](size_t rows, uint64_t seed, float a) -> const float * {
+    if constexpr (sizeof(WT) == 2) return nullptr;
+    std::vector<float> sc(rows);
+    Rng r(seed);
+    for (auto &v : sc) v = r.uniform(0.5f, 1.5f) * a / kFp8E4m3Max;
+    return to_device(sc);
+  };
   bf16 *dx = reinterpret_cast<bf16 *>(to_device(x));
-  bf16 *dw1 = reinterpret_cast<bf16 *>(to_device(random_bf16(size_t(2) * N1 * K1, 902, -a1, a1)));
+  const WT *dw1 = weights(size_t(2) * N1, K1, 902, a1);
+  const float *ds1 = scales(size_t(2) * N1, 906, a1);
   bf16 *dnw = reinterpret_cast<bf16 *>(to_device(random_bf16(K1, 903, 0.5f, 1.5f)));
-  bf16 *dw2 = reinterpret_cast<bf16 *>(to_device(random_bf16(size_t(N2) * N1, 904, -a2, a2)));
+  const WT *dw2 = weights(N2, N1, 904, a2);
+  const float *ds2 = scales(N2, 907, a2);
   bf16 *dres = reinterpret_cast<bf16 *>(to_device(random_bf16(N2, 905, -1.f, 1.f)));
   bf16 *saved_x = device_copy(dx, K1);
   const bf16 *none = nullptr;
@@ -322,10 +406,10 @@ bool run_handoff_case() {
   CUDA_CHECK(cudaMalloc(&act, N1 * 2));
   CUDA_CHECK(cudaMalloc(&ref, N2 * 2));
   CUDA_CHECK(cudaMalloc(&out, N2 * 2));
-  launch(plain_up, lp_up, 0, (const bf16 *)dx, (const bf16 *)dw1, (const bf16 *)dnw, none, none,
-         none, none, act, kNoCount, kNoX, kNoCount);
-  launch(plain_down, lp_down, 0, (const bf16 *)act, (const bf16 *)dw2, none, none,
-         (const bf16 *)dres, none, none, ref, kNoCount, kNoX, kNoCount);
+  launch(plain_up, lp_up, 0, (const bf16 *)dx, dw1, (const bf16 *)dnw, none, none, none, none,
+         act, kNoCount, kNoX, kNoCount, ds1);
+  launch(plain_down, lp_down, 0, (const bf16 *)act, dw2, none, none, (const bf16 *)dres, none,
+         none, ref, kNoCount, kNoX, kNoCount, ds2);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<uint16_t> act_ref = to_host(reinterpret_cast<const uint16_t *>(act), N1);
   const std::vector<uint16_t> out_ref = to_host(reinterpret_cast<const uint16_t *>(ref), N2);
@@ -353,10 +437,10 @@ bool run_handoff_case() {
     delayed_copy_kernel<<<16, 256>>>(reinterpret_cast<const unsigned char *>(saved_x),
                                      reinterpret_cast<unsigned char *>(dx), K1 * 2, 30000ull);
     CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(launch_pdl(up, lp_up, 0, (const bf16 *)dx, (const bf16 *)dw1, (const bf16 *)dnw,
-                          none, none, none, none, hx[p], hc[p], kNoX, kNoCount));
-    CUDA_CHECK(launch_pdl(down, lp_down, 0, (const bf16 *)hx[p], (const bf16 *)dw2, none, none,
-                          (const bf16 *)dres, none, none, out, hc[p], hx[q], hc[q]));
+    CUDA_CHECK(launch_pdl(up, lp_up, 0, (const bf16 *)dx, dw1, (const bf16 *)dnw, none, none,
+                          none, none, hx[p], hc[p], kNoX, kNoCount, ds1));
+    CUDA_CHECK(launch_pdl(down, lp_down, 0, (const bf16 *)hx[p], dw2, none, none,
+                          (const bf16 *)dres, none, none, out, hc[p], hx[q], hc[q], ds2));
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<uint16_t> got = to_host(reinterpret_cast<const uint16_t *>(out), N2);
     const std::vector<uint16_t> buf = to_host(reinterpret_cast<const uint16_t *>(hx[p]), N1);
@@ -374,16 +458,21 @@ bool run_handoff_case() {
                       count == uint32_t(kProducerBlocks) && reset_count == 0;
     std::printf("%-44s %s  out differs at %zu/%d, buffer at %zu/%d, %zu not reset, count %u "
                 "(want %d), reset count %u\n",
-                p == 0 ? "handoff gate/up -> down, pair 0" : "handoff, pair 1 (resets pair 0)",
+                p == 0 ? (WB == 1 ? "handoff gate/up -> down fp8, pair 0"
+                                  : "handoff gate/up -> down, pair 0")
+                       : "handoff, pair 1 (resets pair 0)",
                 pass ? "ok  " : "FAIL", out_diff, N2, buf_diff, N1, not_reset, count,
                 kProducerBlocks, reset_count);
     ok &= pass;
   }
+  for (const void *ptr : {(const void *)ds1, (const void *)ds2})
+    if (ptr) CUDA_CHECK(cudaFree(const_cast<void *>(ptr)));
   for (void *ptr : {(void *)dx, (void *)dw1, (void *)dnw, (void *)dw2, (void *)dres,
                     (void *)saved_x, (void *)act, (void *)ref, (void *)out, (void *)hx[0],
                     (void *)hx[1], (void *)hc[0], (void *)hc[1]})
     CUDA_CHECK(cudaFree(ptr));
   return ok;
+  }
 }
 
 int main() {
@@ -393,7 +482,17 @@ int main() {
   using P = LinearPrologue;
   using E = LinearEpilogue;
   bool ok = true;
-  if (!g_bench_only) ok &= run_handoff_case();
+  if (std::getenv("LINEAR_FP8_ONLY")) { // debugging the fp8 path alone (compute-sanitizer)
+    ok &= run_case<3, 64, 320, P::NONE, E::NONE, bf16, 0, 2, bf16, __nv_fp8_e4m3>(
+        "every code", 61, false, false, true);
+    ok &= run_case<1, 4096, 1024, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, 0, 2, bf16,
+                   __nv_fp8_e4m3>("gate_up", 62, false, false);
+    ok &= run_case<1, 1024, 2048, P::NONE, E::RESIDUAL, bf16, 0, 2, bf16, __nv_fp8_e4m3>(
+        "down", 63, true, false);
+    ok &= run_handoff_case<__nv_fp8_e4m3>();
+    return ok ? 0 : 1;
+  }
+  if (!g_bench_only) ok &= run_handoff_case() && run_handoff_case<__nv_fp8_e4m3>();
   std::printf("-- odd shapes\n");
   ok &= run_case<1, 48, 192, P::NONE, E::BIAS, float>("bias f32", 11, false, false);
   ok &= run_case<3, 64, 320, P::NONE, E::NONE, bf16>("none", 12, false, false);
@@ -487,6 +586,39 @@ int main() {
                                                           false, false);
   ok &= run_case<1, 4656, 4096, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("prewait, 1 of 4 steps",
                                                                      38, false, false);
+  std::printf("-- fp8 weights (per-row scales, dequantized in registers)\n");
+  using F8 = __nv_fp8_e4m3;
+  ok &= run_case<3, 64, 320, P::NONE, E::NONE, bf16, 0, 2, bf16, F8>("every code", 61, false,
+                                                                     false, true);
+  ok &= run_case<2, 8208, 192, P::NONE, E::BIAS, bf16, 0, 2, bf16, F8>("bias multi-tile", 62,
+                                                                       false, false);
+  ok &= run_case<11, 96, 512, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, 0, 2, bf16, F8>(
+      "rms+silu", 63, false, false);
+  ok &= run_case<16, 128, 1024, P::RMS_NORM, E::ROPE_PAIRS, bf16, 64, 32, bf16, F8>(
+      "rms+rope", 64, false, false);
+  ok &= run_case<9, 2048, 1536, P::NONE, E::RESIDUAL, bf16, 0, 2, bf16, F8>("residual", 65, true,
+                                                                            false);
+  ok &= run_case<3, 1024, 4096, P::NONE, E::NONE, bf16, 0, 2, bf16, F8>("w_smem M=3", 66, false,
+                                                                        false);
+  ok &= run_case<3, 4656, 2048, P::RMS_NORM, E::NONE, bf16, 0, 2, bf16, F8>("prewait", 67, false,
+                                                                            false);
+  ok &= run_case<5, 80, 448, P::NONE, E::NONE, float, 0, 2, float, F8>("none x32", 68, false,
+                                                                       false);
+  ok &= run_case<6, 2048, 2048, P::RMS_NORM, E::ROPE_PAIRS, float, 2048, 64, float, F8>(
+      "rms+rope x32", 69, false, false);
+  ok &= run_case<6, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, 0, 2, bf16, F8>(
+      "gate_up M=6", 70, false, false);
+  std::printf("-- Llama 3.2 1B, M=1 decode, fp8 weights\n");
+  ok &= run_case<1, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, bf16, 2560, 64, bf16, F8>(
+      "qkv", 71, false, true);
+  ok &= run_case<1, 2048, 2048, P::NONE, E::RESIDUAL, bf16, 0, 2, bf16, F8>("o_proj", 72, true,
+                                                                            true);
+  ok &= run_case<1, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, 0, 2, bf16, F8>(
+      "gate_up", 73, false, true);
+  ok &= run_case<1, 2048, 8192, P::NONE, E::RESIDUAL, bf16, 0, 2, bf16, F8>("down", 74, true,
+                                                                            true);
+  ok &= run_case<1, 128256, 2048, P::RMS_NORM, E::NONE, bf16, 0, 2, bf16, F8>("lm_head", 75,
+                                                                              false, true);
 
   const double bw = copy_bandwidth();
   std::printf("-- bandwidth (weight bytes / time per launch; copy = D2D bytes read+written)\n");

@@ -38,7 +38,8 @@ TEST(ParseShape, RejectsMalformed) {
 TEST(Config, ReadsEveryKey) {
   std::string path = writeTemp("ok.yaml", "precision: tf32\nmerge_lora: false\ntarget: h100\n"
                                           "weights: embedded\nshapes:\n  input_ids: 1x128\n"
-                                          "dtype: f16\nsample: true\nlast_logits: true\n");
+                                          "dtype: f16\nsample: true\nlast_logits: true\n"
+                                          "weight_dtype: fp8\n");
   sinter::CompileConfig config;
   std::string error;
   ASSERT_TRUE(sinter::loadConfigFile(path, config, error)) << error;
@@ -47,6 +48,7 @@ TEST(Config, ReadsEveryKey) {
   EXPECT_EQ(config.target, "h100");
   EXPECT_EQ(config.shapes.at("input_ids"), (std::vector<int64_t>{1, 128}));
   EXPECT_EQ(config.dtype, "f16");
+  EXPECT_EQ(config.weightDtype, "fp8");
   EXPECT_TRUE(config.sample);
   EXPECT_TRUE(config.lastLogits);
 }
@@ -57,6 +59,7 @@ TEST(Config, RejectsUnknownKeysAndValues) {
   } cases[] = {{"fusion: 2\n", "unknown key 'fusion'"},
                {"precision: fp8\n", "precision must be strict or tf32"},
                {"weights: inline\n", "weights must be 'embedded' or 'external'"},
+               {"weight_dtype: int4\n", "weight_dtype must be model, bf16 or fp8"},
                {"shapes: 3\n", "shapes must map input names"},
                {"shapes:\n  x: 0x2\n", "invalid shape"},
                {"- a\n- b\n", "the config must be a mapping"},
@@ -118,6 +121,35 @@ TEST(Inspect, ReportsCorruptDescriptions) {
       R"("outputs":[],"launches":[],"arena_bytes":0,"weight_bytes":4})",
       report, error));
   EXPECT_NE(report.find("launches: 0"), std::string::npos) << report;
+}
+
+TEST(Inspect, PairsFp8WeightsWithTheirRowScales) {
+  std::string report, error;
+  ASSERT_TRUE(sinter::formatInspectReport(
+      R"({"model":"m","target":"h200","arch":"sm_90","abi_version":"1.4","weights":"embedded",)"
+      R"("arena_bytes":0,"weight_bytes":1280,"weight_dtype":"fp8","launches":[],"weight_tensors":[)"
+      R"({"name":"w0.fp8","dtype":"f8E4M3FN","shape":[16,64],"sources":["w"],)"
+      R"("row_scales":["w0.fp8_scale"]},)"
+      R"({"name":"w0.fp8_scale","dtype":"f32","shape":[16],"sources":["w"],)"
+      R"("scale_of":["w0.fp8"]}]})",
+      report, error))
+      << error;
+  EXPECT_NE(report.find("  weight dtype: fp8 (--weight-dtype)\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("weight \"w0.fp8\" \"f8E4M3FN\" [16,64] from [\"w\"] scale "
+                        "\"w0.fp8_scale\" per output row\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("weight \"w0.fp8_scale\" \"f32\" [16] from [\"w\"] row scales of "
+                        "\"w0.fp8\"\n"),
+            std::string::npos)
+      << report;
+  // Libraries without fp8 weights (or from before --weight-dtype) print neither.
+  report.clear();
+  ASSERT_TRUE(sinter::formatInspectReport(
+      R"({"model":"m","weight_dtype":"model","weight_tensors":[{"name":"w0","dtype":"bf16"}]})",
+      report, error));
+  EXPECT_EQ(report.find("weight dtype"), std::string::npos) << report;
+  EXPECT_EQ(report.find("scale"), std::string::npos) << report;
 }
 
 TEST(Inspect, TellsExternalWeights) {

@@ -467,6 +467,35 @@ TEST(WeightsFile, StreamsEachTensorToItsBlobOffset) {
   EXPECT_EQ(sink.submits, 6 + 2); // 128 bytes in 24-byte chunks, then 32
 }
 
+// fp8 weights (--weight-dtype fp8): the fake blob's first 128 bytes as an F8_E4M3 [2, 64]
+// tensor and the next 8 as its two F32 row scales, written with the safetensors dtype the writer
+// gives SINTER_DTYPE_F8_E4M3 and streamed back byte for byte, each checksum checked.
+TEST(WeightsFile, Fp8TensorsRoundTrip) {
+  ASSERT_STREQ(st::dtype_for_sinter(SINTER_DTYPE_F8_E4M3), "F8_E4M3");
+  TableProgram t(true);
+  t.table[0] = {"w0.fp8", SINTER_DTYPE_F8_E4M3, 2, {2, 64}, 0, 128, 0};
+  t.table[1] = {"w0.fp8_scale", SINTER_DTYPE_F32, 1, {2}, 128, 8, 0};
+  for (auto &w : t.table)
+    w.checksum = sinter::test::reference_checksum(t.blob() + w.offset, w.bytes);
+  ASSERT_EQ(sinter::rt::check_weight_table(t.p), SINTER_OK) << sinter_last_error();
+  std::vector<st::TensorData> tensors;
+  for (const auto &w : t.table)
+    tensors.push_back({w.name, st::dtype_for_sinter(w.dtype),
+                       std::vector<int64_t>(w.shape, w.shape + w.rank), t.blob() + w.offset,
+                       w.bytes});
+  std::string error, path = temp_path("fp8");
+  ASSERT_TRUE(st::write_file(path, tensors, {{"format", "sinter"}}, error)) << error;
+  HostSink sink(160);
+  ASSERT_EQ(stream(t.p, path, false, sink), SINTER_OK) << sinter_last_error();
+  EXPECT_EQ(std::memcmp(sink.blob.data(), t.blob(), 136), 0);
+  // Any other dtype in the file is refused naming the fp8 one.
+  tensors[0].dtype = "I8";
+  const std::string other = temp_path("fp8_as_i8");
+  ASSERT_TRUE(st::write_file(other, tensors, {}, error)) << error;
+  EXPECT_EQ(stream(t.p, other, false, sink), SINTER_CORRUPT_WEIGHTS);
+  EXPECT_LAST_ERROR_CONTAINS("tensor 'w0.fp8' is I8 in the file, the model was compiled for F8_E4M3");
+}
+
 TEST(WeightsFile, ChecksumMismatchNamesTheTensor) {
   TableProgram t(true);
   HostSink sink(160);

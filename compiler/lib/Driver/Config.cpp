@@ -69,6 +69,12 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
           error = path + ": dtype must be model, bf16 or f16";
           return false;
         }
+      } else if (key == "weight_dtype") {
+        config.weightDtype = value.as<std::string>();
+        if (!isWeightDtype(config.weightDtype)) {
+          error = path + ": weight_dtype must be model, bf16 or fp8";
+          return false;
+        }
       } else if (key == "merge_lora") {
         config.mergeLora = value.as<bool>();
       } else if (key == "sample") {

@@ -73,6 +73,25 @@ bool describesExternalWeights(const std::string &text) {
   return root && root->getString("weights") == llvm::StringRef("external");
 }
 
+/// The names in a JSON array of strings, quoted and separated by commas.
+static std::string nameList(const llvm::json::Array &names) {
+  std::string text;
+  for (const auto &name : names)
+    text += (text.empty() ? "" : ", ") + str(&name);
+  return text;
+}
+
+/// One weight tensor; an fp8 weight names its scales (one fp32 per output row) and they it.
+static void formatWeight(const llvm::json::Object &weight, llvm::raw_ostream &os) {
+  os << "weight " << str(weight.get("name")) << " " << str(weight.get("dtype")) << " "
+     << str(weight.get("shape")) << " from " << str(weight.get("sources"));
+  if (const auto *scales = weight.getArray("row_scales"))
+    os << " scale " << nameList(*scales) << " per output row";
+  if (const auto *scaled = weight.getArray("scale_of"))
+    os << " row scales of " << nameList(*scaled);
+  os << "\n";
+}
+
 /// Inputs, outputs and launches of one entry point.
 static void formatEntry(const llvm::json::Object &entry, llvm::raw_ostream &os) {
   for (const char *kind : {"inputs", "outputs"})
@@ -146,6 +165,8 @@ bool formatInspectReport(const std::string &text, std::string &report, std::stri
     os << "  activations: " << str(root->get("activations"));
   if (auto conversion = root->getString("dtype_conversion"); conversion && *conversion != "none")
     os << "  dtype: " << *conversion << " (--dtype)";
+  if (auto weightDtype = root->getString("weight_dtype"); weightDtype && *weightDtype != "model")
+    os << "  weight dtype: " << *weightDtype << " (--weight-dtype)";
   os << "\n";
   if (const auto *states = root->getArray("states"))
     for (const auto &st : *states)
@@ -156,8 +177,7 @@ bool formatInspectReport(const std::string &text, std::string &report, std::stri
   if (const auto *weights = root->getArray("weight_tensors"))
     for (const auto &w : *weights)
       if (const auto *o = w.getAsObject())
-        os << "weight " << str(o->get("name")) << " " << str(o->get("dtype")) << " "
-           << str(o->get("shape")) << " from " << str(o->get("sources")) << "\n";
+        formatWeight(*o, os);
   for (const auto &e : *entries) {
     const auto *entry = e.getAsObject();
     if (!entry)

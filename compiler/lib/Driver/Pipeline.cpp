@@ -108,6 +108,7 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     SinterLowerToLaunchOptions options;
     options.precision = config.precision;
     options.activations = config.activations;
+    options.weightDtype = config.weightDtype;
     options.smCount = target.smCount;
     passes.push_back(createSinterLowerToLaunch(options));
     LaunchCheckTargetOptions limits;

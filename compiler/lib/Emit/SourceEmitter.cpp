@@ -46,6 +46,7 @@ int32_t dtypeValue(Type t) {
   if (t.isInteger(64)) return 64;
   if (t.isInteger(32)) return 32;
   if (t.isInteger(1)) return (6 << 8) | 8;
+  if (isa<Float8E4M3FNType>(t)) return (10 << 8) | 8;
   return 0;
 }
 
@@ -56,6 +57,7 @@ const char *dtypeEnum(Type t) {
   if (t.isInteger(64)) return "SINTER_DTYPE_I64";
   if (t.isInteger(32)) return "SINTER_DTYPE_I32";
   if (t.isInteger(1)) return "SINTER_DTYPE_BOOL";
+  if (isa<Float8E4M3FNType>(t)) return "SINTER_DTYPE_F8_E4M3";
   return nullptr;
 }
 
@@ -157,7 +159,8 @@ private:
     auto &inputs = entry.inputs, &outputs = entry.outputs;
     for (BlockArgument arg : func.getArguments()) {
       auto type = cast<MemRefType>(arg.getType());
-      if (!dtypeEnum(type.getElementType()) || type.getRank() > 8)
+      if (!dtypeEnum(type.getElementType()) || isa<Float8E4M3FNType>(type.getElementType()) ||
+          type.getRank() > 8)
         return func.emitError("unsupported I/O type ") << type;
       auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "sinter.name");
       bool isOutput = func.getArgAttr(arg.getArgNumber(), "launch.output") != nullptr;
@@ -238,6 +241,8 @@ private:
         continue;
       if (!isa<launch::GemmOp, launch::KernelOp, launch::GenericOp>(op))
         return op.emitError("the emitter has no C++ form for '") << op.getName() << "'";
+      if (auto kernel = dyn_cast<launch::KernelOp>(op))
+        recordRowScales(kernel);
       if (auto generic = dyn_cast<launch::GenericOp>(op)) {
         std::string name = "sinter_generic_" + std::to_string(entries.size() - 1) + "_" +
                            std::to_string(entry.launches.size());
@@ -250,6 +255,19 @@ private:
       entry.launches.push_back(&op);
     }
     return success();
+  }
+
+  /// linear_small_m's fp8 weight and its row scales (arguments 1 and 11), for inspect.
+  void recordRowScales(launch::KernelOp kernel) {
+    ArrayRef<int64_t> args = kernel.getArgs();
+    if (kernel.getKernelTemplate() != "linear_small_m" || args.size() < 12 || args[11] < 0)
+      return;
+    auto weight = kernel.getBuffers()[args[1]].getDefiningOp<launch::WeightOp>();
+    auto scale = kernel.getBuffers()[args[11]].getDefiningOp<launch::WeightOp>();
+    if (!weight || !scale)
+      return;
+    rowScales[weight.getSymName()].insert(scale.getSymName());
+    scaledWeights[scale.getSymName()].insert(weight.getSymName());
   }
 
   std::string ref(Value v) {
@@ -457,14 +475,28 @@ private:
   }
 
   llvm::json::Array weightTensorsJson() const {
+    auto names = [](const llvm::StringMap<llvm::SetVector<StringRef>> &map, StringRef key) {
+      llvm::json::Array list;
+      if (auto it = map.find(key); it != map.end())
+        for (StringRef name : it->second)
+          list.push_back(name.str());
+      return list;
+    };
     llvm::json::Array arr;
-    for (auto [i, t] : llvm::enumerate(out.tensors))
-      arr.push_back(llvm::json::Object{{"name", t.name},
-                                       {"dtype", dtypeName(weightElementTypes[i])},
-                                       {"shape", llvm::json::Array(t.shape)},
-                                       {"offset", (int64_t)t.offset},
-                                       {"bytes", (int64_t)t.bytes},
-                                       {"sources", llvm::json::Array(t.sources)}});
+    for (auto [i, t] : llvm::enumerate(out.tensors)) {
+      llvm::json::Object tensor{{"name", t.name},
+                                {"dtype", dtypeName(weightElementTypes[i])},
+                                {"shape", llvm::json::Array(t.shape)},
+                                {"offset", (int64_t)t.offset},
+                                {"bytes", (int64_t)t.bytes},
+                                {"sources", llvm::json::Array(t.sources)}};
+      // fp8 weights: w[n, k] ~= row_scales[n] * q[n, k], one fp32 scale per output row.
+      if (rowScales.count(t.name))
+        tensor["row_scales"] = names(rowScales, t.name);
+      if (scaledWeights.count(t.name))
+        tensor["scale_of"] = names(scaledWeights, t.name);
+      arr.push_back(std::move(tensor));
+    }
     return arr;
   }
 
@@ -561,11 +593,13 @@ private:
     auto stateBytes = module->getAttrOfType<IntegerAttr>("launch.state_bytes");
     auto activations = module->getAttrOfType<StringAttr>("launch.activations");
     auto narrowedTo = module->getAttrOfType<StringAttr>("sinter.narrowed_from_f32");
+    auto weightDtype = module->getAttrOfType<StringAttr>("launch.weight_dtype");
     llvm::json::Object root{{"format", "sinter"},
                             {"abi_version", std::to_string(SINTER_ABI_VERSION_MAJOR) + "." +
                                                 std::to_string(SINTER_ABI_VERSION_MINOR)},
                             {"weights", out.externalWeights ? "external" : "embedded"},
                             {"activations", activations ? activations.getValue() : "model"},
+                            {"weight_dtype", weightDtype ? weightDtype.getValue() : "model"},
                             {"program_version", 1},
                             {"dtype_conversion", narrowedTo ? "f32 -> " + narrowedTo.getValue().str()
                                                             : std::string("none")},
@@ -592,6 +626,8 @@ private:
   llvm::StringMap<int64_t> weightOffsets;
   llvm::StringMap<size_t> weightIndex;        // out.tensors index by weight name
   std::vector<Type> weightElementTypes;       // parallel to out.tensors
+  /// fp8 weights' row scales by weight name, and the reverse (recordRowScales).
+  llvm::StringMap<llvm::SetVector<StringRef>> rowScales, scaledWeights;
   std::vector<Entry> entries;
   std::vector<StateInfo> states;
   /// The generated kernels' source and each generic launch's function name.

@@ -14,6 +14,9 @@ struct CompileConfig {
   std::string activations = "model"; // model | f32
   /// model, or bf16 / f16: an fp32 model's weights, activations and float I/O in that type.
   std::string dtype = "model";
+  /// model, or bf16 / fp8: the constant weights of the bf16 linears in that type (fp8: e4m3
+  /// with one fp32 scale per output row).
+  std::string weightDtype = "model";
   bool mergeLora = true;
   /// --sample: language-model entries pick their next token on the device (next_token output).
   bool sample = false;
@@ -26,10 +29,14 @@ struct CompileConfig {
   std::map<std::string, int64_t> dims;
 };
 
-/// The values `precision`, `activations` and `dtype` accept (from --config and from flags alike).
+/// The values `precision`, `activations`, `dtype` and `weight_dtype` accept (from --config and
+/// from flags alike).
 inline bool isPrecision(const std::string &s) { return s == "strict" || s == "tf32"; }
 inline bool isActivations(const std::string &s) { return s == "model" || s == "f32"; }
 inline bool isDtype(const std::string &s) { return s == "model" || s == "bf16" || s == "f16"; }
+inline bool isWeightDtype(const std::string &s) {
+  return s == "model" || s == "bf16" || s == "fp8";
+}
 
 /// Parses a shape written as `1x128` (positive dimensions).
 bool parseShape(const std::string &text, std::vector<int64_t> &shape, std::string &error);

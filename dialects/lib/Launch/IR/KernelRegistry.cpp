@@ -21,6 +21,7 @@ const KernelParam kLinearSmallMParams[] = {
     {"XT", P::Type},
     {"HANDOFF", P::Enum, "sinter::kernels::LinearHandoff::"},
     {"HANDOFF_BLOCKS", P::Int},
+    {"WT", P::Type},
 };
 const KernelArg kLinearSmallMArgs[] = {
     {"x", R::In},
@@ -34,6 +35,7 @@ const KernelArg kLinearSmallMArgs[] = {
     {"handoff_count", R::OptionalOut},
     {"reset_x", R::OptionalOut},
     {"reset_count", R::OptionalOut},
+    {"w_scale", R::Optional}, // fp8 weights: one fp32 scale per weight row
 };
 
 const KernelParam kEmbeddingGatherParams[] = {

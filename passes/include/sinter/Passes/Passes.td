@@ -227,7 +227,11 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
     `linear_small_m` kernel (bf16/f16 with at most 16 rows) whose prologue (RMS norm) and
     epilogue (residual, bias, SwiGLU pairs, RoPE pairs) absorb the ops around it; embedding
     gathers, fused attention and RMS norms become kernels. Weights are re-laid out for the
-    kernels at compile time. Fails naming any op that has no lowering.
+    kernels at compile time. With weight-dtype=fp8 the weights of bf16 linears are quantized
+    to e4m3 with one fp32 scale per output row (`wN.fp8`, `wN.fp8_scale`): linear_small_m
+    reads them as they are, and a linear past its rows multiplies a bf16 copy of the
+    dequantized weights, so that every entry computes with the same weights (weights it takes
+    at no row count stay bf16). Fails naming any op that has no lowering.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"strict\"",
@@ -236,7 +240,10 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
            "multiprocessors of the target, for kernel grid sizes">,
     Option<"activations", "activations", "std::string", "\"model\"",
            "bf16 activations between launches and bf16 outputs: model (as the graph "
-           "rounds them) or f32 (kept in fp32; weights and state keep their types)">
+           "rounds them) or f32 (kept in fp32; weights and state keep their types)">,
+    Option<"weightDtype", "weight-dtype", "std::string", "\"model\"",
+           "constant weights of bf16 linears: model (as the graph holds them) or fp8 (e4m3 "
+           "with one fp32 scale per output row; needs bf16 activations)">
   ];
   // The graph dialect too: generated kernels' bodies hold graph ops the lowering creates.
   let dependentDialects = ["::sinter::launch::LaunchDialect", "::mlir::memref::MemRefDialect",

@@ -30,6 +30,8 @@ inline llvm::StringRef cxxType(mlir::Type t) {
     return "float";
   if (t.isF16())
     return "__half";
+  if (llvm::isa<mlir::Float8E4M3FNType>(t))
+    return "__nv_fp8_e4m3";
   return "";
 }
 inline uint32_t floatBits(float f) {
@@ -87,16 +89,18 @@ struct WeightTable {
   int64_t count = 0;
   int64_t bytes = 0;
   /// Compile-time re-layouts by (source data, layout): the second entry point reading a
-  /// weight in the same layout reuses it instead of copying gigabytes again.
+  /// weight in the same layout reuses it instead of copying gigabytes again. fp8 weights are
+  /// keyed with the layout and ":fp8" (the e4m3 rows), ":fp8_scale" (their scales) or
+  /// ":fp8_gemm" (the dequantized bf16 copy a library GEMM reads).
   std::map<std::pair<const void *, std::string>, mlir::DenseElementsAttr> relayouts;
 };
 
 class FunctionLowering {
 public:
   FunctionLowering(mlir::func::FuncOp func, llvm::StringRef precision, int64_t smCount,
-                   bool f32Activations, WeightTable &weights)
+                   bool f32Activations, bool fp8Weights, WeightTable &weights)
       : func(func), precision(precision), smCount(smCount), f32Activations(f32Activations),
-        weights(weights), builder(func.getContext()) {}
+        fp8Weights(fp8Weights), weights(weights), builder(func.getContext()) {}
 
   mlir::LogicalResult run();
 
@@ -155,8 +159,22 @@ private:
   /// The buffer holding `value`: an I/O slot, an arena buffer, or (for a constant) a weight
   /// created on first use.
   mlir::FailureOr<mlir::Value> bufferOf(mlir::Value value);
-  /// A new weight in the blob holding `data`.
-  mlir::Value makeWeight(mlir::Location loc, mlir::DenseElementsAttr data);
+  /// A new weight in the blob holding `data`, named `name` (default: the next "wN").
+  mlir::Value makeWeight(mlir::Location loc, mlir::DenseElementsAttr data,
+                         llvm::StringRef name = {});
+  /// "wN" + suffix with the next N for `data` when no weight holds it yet, else "" (makeWeight
+  /// then returns the weight that does).
+  std::string newWeightName(mlir::DenseElementsAttr data, llvm::StringRef suffix);
+  /// The weight of a linear_small_m launch in the kernel row order `rowOf` (cached under
+  /// `layout`), and under fp8Weights the scale of each row, else a null Value.
+  std::pair<mlir::Value, mlir::Value>
+  makeKernelWeight(graph::LinearOp linear, llvm::StringRef layout,
+                   llvm::function_ref<int64_t(int64_t)> rowOf);
+  /// The [K, N] weight a library GEMM computing a bf16 linear reads: the graph's, or with `fp8`
+  /// the dequantized fp8 weight in bf16 (so that it agrees with the kernels).
+  mlir::DenseElementsAttr gemmWeightData(graph::LinearOp linear, bool fp8);
+  /// Bytes per weight element of linear_small_m launches (launch_params.h's w_bytes).
+  int kernelWeightBytes() const { return fp8Weights ? 1 : 2; }
   /// The buffer an op result is written to: its output slot or a fresh arena allocation.
   mlir::Value destinationFor(mlir::Value result);
   /// The memref type a value of tensor type `t` is held in: the same element type, or f32
@@ -172,6 +190,9 @@ private:
   int64_t smCount;
   /// --activations=f32: bf16 activations and outputs get fp32 buffers (see bufferTypeFor).
   bool f32Activations;
+  /// --weight-dtype fp8: bf16 linears with constant weights compute with e4m3 weights scaled
+  /// per output row (QuantizeWeights.h).
+  bool fp8Weights;
   WeightTable &weights;
   mlir::OpBuilder builder;
   llvm::DenseMap<mlir::Value, mlir::Value> buffers;

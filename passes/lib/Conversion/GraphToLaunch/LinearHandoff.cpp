@@ -61,13 +61,16 @@ void FunctionLowering::planHandoffs() {
     int64_t n1 = up.getWeight().getType().getDimSize(1);
     int64_t n2 = down.getWeight().getType().getDimSize(1);
     auto prologue = up.getNormWeight() ? kn::LinearPrologue::RMS_NORM : kn::LinearPrologue::NONE;
+    // Both launches read weights of one dtype, and the consumer waits for the producer's
+    // grid as that dtype tiles it.
+    const int wBytes = kernelWeightBytes();
     if (!kn::linear_small_m_supported(m, n1, k1, prologue, kn::LinearEpilogue::SILU_MUL_PAIRS, 0,
-                                      0, 2, smCount) ||
+                                      0, 2, smCount, wBytes) ||
         !kn::linear_small_m_handoff_consumer_supported(m, n2, k2, kn::LinearPrologue::NONE,
-                                                       smCount))
+                                                       smCount, wBytes))
       continue;
-    found.push_back(
-        {up, down, m, k2, kn::linear_small_m_tiling(m, n1, k1, prologue, smCount).grid});
+    found.push_back({up, down, m, k2,
+                     kn::linear_small_m_tiling(m, n1, k1, prologue, smCount, 2, wBytes).grid});
   }
   if (found.size() < 2)
     return;

@@ -4,6 +4,7 @@
 #include "sinter/Passes/PatternKernels.h"
 
 #include "sinter/Dialect/Graph/IR/ElementsFolding.h"
+#include "sinter/Passes/QuantizeWeights.h"
 
 #include "launch_params.h"
 
@@ -39,9 +40,9 @@ void gatherColumnsAsRows(const char *raw, char *out, int64_t k, int64_t n,
           std::memcpy(&dst[r * k + c], &src[c * n + cols[r]], sizeof(Word));
 }
 
-/// A [K, N] row-major weight re-laid out as [N, K] rows, row r taken from original column
-/// rowOf(r): the layout linear_small_m streams.
-DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
+/// The bytes of a [K, N] row-major weight re-laid out as [N, K] rows, row r taken from
+/// original column rowOf(r): the layout linear_small_m streams.
+std::vector<char> kernelRows(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
   auto type = cast<RankedTensorType>(w.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   size_t elem = type.getElementTypeBitWidth() / 8;
@@ -59,8 +60,50 @@ DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t
     default: gatherColumnsAsRows<uint64_t>(raw, out.data(), k, n, rowOf); break;
     }
   }
-  auto outType = RankedTensorType::get({n, k}, type.getElementType());
-  return DenseElementsAttr::getFromRawBuffer(outType, out);
+  return out;
+}
+
+DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
+  auto type = cast<RankedTensorType>(w.getType());
+  auto outType =
+      RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
+  return DenseElementsAttr::getFromRawBuffer(outType, kernelRows(w, rowOf));
+}
+
+template <typename T>
+ArrayRef<char> bytesOf(const std::vector<T> &v) {
+  return {reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T)};
+}
+
+/// kernelWeight of a bf16 weight in fp8: the e4m3 rows and their fp32 scales. Only the fp8
+/// bytes become an attribute (attributes live as long as the context: a bf16 copy of every
+/// weight would double the compiler's memory).
+std::pair<DenseElementsAttr, DenseElementsAttr>
+fp8KernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
+  auto type = cast<RankedTensorType>(w.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  std::vector<char> rows = kernelRows(w, rowOf);
+  std::vector<uint8_t> q(n * k);
+  std::vector<float> scale(n);
+  fp8::quantizeRows(reinterpret_cast<const uint16_t *>(rows.data()), n, k, q.data(),
+                    scale.data());
+  MLIRContext *context = type.getContext();
+  auto qType = RankedTensorType::get({n, k}, Float8E4M3FNType::get(context));
+  auto scaleType = RankedTensorType::get({n}, Float32Type::get(context));
+  return {DenseElementsAttr::getFromRawBuffer(qType, bytesOf(q)),
+          DenseElementsAttr::getFromRawBuffer(scaleType, bytesOf(scale))};
+}
+
+/// A bf16 [K, N] weight as the kernels see it in fp8, dequantized back to bf16
+/// (QuantizeWeights.h).
+DenseElementsAttr fp8DequantizedWeight(DenseElementsAttr w) {
+  auto type = cast<RankedTensorType>(w.getType());
+  // Every column of a splat has the same maximum, so its dequantized value is one splat too.
+  int64_t k = w.isSplat() ? 1 : type.getDimSize(0), n = w.isSplat() ? 1 : type.getDimSize(1);
+  std::vector<uint16_t> out(k * n);
+  fp8::dequantizedColumns(reinterpret_cast<const uint16_t *>(w.getRawData().data()), k, n,
+                          out.data());
+  return DenseElementsAttr::getFromRawBuffer(type, bytesOf(out));
 }
 
 /// A [K, N] row-major weight with its columns reordered: column c taken from colOf(c).
@@ -369,8 +412,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
           absorbed.insert(op);
     }
   };
+  const int wBytes = kernelWeightBytes();
   if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes,
-                                    smCount)) {
+                                    smCount, wBytes)) {
     if (failed(requireModelActivations(linear, "a linear on " + std::to_string(m) + " rows of " +
                                                    std::to_string(k) + " (past linear_small_m)")))
       return failure();
@@ -391,16 +435,22 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
         return failure();
     }
     bool silu = epilogue == kn::LinearEpilogue::SILU_MUL_PAIRS;
-    DenseElementsAttr gemmWeight = w;
+    // Only a weight that linear_small_m takes at fewer rows has an fp8 form the GEMM must agree
+    // with; any other (a LoRA adapter of rank 8) keeps its bf16 values.
+    bool fp8Copy = fp8Weights && kn::linear_small_m_supported(1, n, k, prologue, epilogue, ropeRows,
+                                                              headDim, xBytes, smCount, wBytes);
+    DenseElementsAttr gemmWeight = gemmWeightData(linear, fp8Copy);
     if (silu) {
       int64_t half = n / 2, g0 = gateStart, u0 = upStart;
-      gemmWeight = permuteColumns(w, [=](int64_t c) { return c < half ? g0 + c : u0 + c - half; });
+      gemmWeight = permuteColumns(gemmWeight,
+                                  [=](int64_t c) { return c < half ? g0 + c : u0 + c - half; });
     }
     Value product = silu ? launch::AllocOp::create(builder, linear.getLoc(),
                                                    MemRefType::get({m, n}, outType), IntegerAttr())
                          : out;
-    launch::GemmOp::create(builder, linear.getLoc(), input,
-                           makeWeight(linear.getWeight().getLoc(), gemmWeight), bias, residual,
+    Value weight = makeWeight(linear.getWeight().getLoc(), gemmWeight,
+                              fp8Copy ? newWeightName(gemmWeight, ".fp8_dequantized") : "");
+    launch::GemmOp::create(builder, linear.getLoc(), input, weight, bias, residual,
                            product, builder.getI64IntegerAttr(m), builder.getI64IntegerAttr(n),
                            builder.getI64IntegerAttr(k), builder.getStringAttr("native"));
     if (silu) {
@@ -432,10 +482,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   std::string layout = std::to_string((int)epilogue) + ":" + std::to_string(gateStart) + ":" +
                        std::to_string(upStart) + ":" + std::to_string(ropeRows) + ":" +
                        std::to_string(headDim);
-  DenseElementsAttr &rows = weights.relayouts[{w.getAsOpaquePointer(), layout}];
-  if (!rows)
-    rows = kernelWeight(w, rowOf);
-  Value weight = makeWeight(linear.getWeight().getLoc(), rows);
+  auto [weight, weightScale] = makeKernelWeight(linear, layout, rowOf);
   absorbChains(out);
 
   static const char *const prologueNames[] = {"sinter::kernels::LinearPrologue::NONE",
@@ -468,16 +515,56 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     resetX = consumer->second.resetX;
     resetCount = consumer->second.resetCount;
     writes.append({9, 10});
+  } else if (fp8Weights) {
+    params.append({strParam(builder, "sinter::kernels::LinearHandoff::NONE"),
+                   intParam(builder, 0)});
   }
-  kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes);
+  if (fp8Weights)
+    params.push_back(strParam(builder, cxxType(elementTypeOf(weight))));
+  kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes, wBytes);
   Location loc = output == linear.getResult()
                      ? linear.getLoc()
                      : builder.getFusedLoc({linear.getLoc(), output.getLoc()});
   return emitKernel(loc, "linear_small_m", params,
                     {*x, weight, normWeight, bias, residual, cosTable, sinTable, out,
-                     handoffCount, resetX, resetCount},
+                     handoffCount, resetX, resetCount, weightScale},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
                     lp.shared_bytes, writes);
+}
+
+std::pair<Value, Value>
+FunctionLowering::makeKernelWeight(graph::LinearOp linear, StringRef layout,
+                                   function_ref<int64_t(int64_t)> rowOf) {
+  DenseElementsAttr w = constantData(linear.getWeight());
+  Location loc = linear.getWeight().getLoc();
+  const void *source = w.getAsOpaquePointer();
+  if (!fp8Weights) {
+    DenseElementsAttr &rows = weights.relayouts[{source, layout.str()}];
+    if (!rows)
+      rows = kernelWeight(w, rowOf);
+    return {makeWeight(loc, rows), Value()};
+  }
+  DenseElementsAttr &rows = weights.relayouts[{source, (layout + ":fp8").str()}];
+  DenseElementsAttr &scale = weights.relayouts[{source, (layout + ":fp8_scale").str()}];
+  if (!rows)
+    std::tie(rows, scale) = fp8KernelWeight(w, rowOf);
+  // One number for the pair, wN.fp8 and wN.fp8_scale. Equal bytes are one tensor, as for every
+  // weight: a pair whose rows or scales equal an earlier pair's shares that tensor, and a new
+  // scale of shared rows takes a number of its own.
+  std::string rowsName = newWeightName(rows, ".fp8");
+  std::string scaleName = rowsName.empty() ? newWeightName(scale, ".fp8_scale")
+                                           : StringRef(rowsName).drop_back(4).str() + ".fp8_scale";
+  return {makeWeight(loc, rows, rowsName), makeWeight(loc, scale, scaleName)};
+}
+
+DenseElementsAttr FunctionLowering::gemmWeightData(graph::LinearOp linear, bool fp8) {
+  DenseElementsAttr w = constantData(linear.getWeight());
+  if (!fp8)
+    return w;
+  DenseElementsAttr &copy = weights.relayouts[{w.getAsOpaquePointer(), ":fp8_gemm"}];
+  if (!copy)
+    copy = fp8DequantizedWeight(w);
+  return copy;
 }
 
 bool sinter::gatherHasKernel(graph::GatherOp gather) {

@@ -141,7 +141,7 @@ LogicalResult FunctionLowering::requireModelActivations(Operation *op, StringRef
                                 "compile with --activations=model";
 }
 
-Value FunctionLowering::makeWeight(Location loc, DenseElementsAttr data) {
+Value FunctionLowering::makeWeight(Location loc, DenseElementsAttr data, StringRef name) {
   // Attributes are uniqued: equal data is one attribute, so a tied embedding and LM head
   // (re-laid out back to the table's layout) share one copy in the blob, and so do the
   // entry points of one model.
@@ -150,13 +150,20 @@ Value FunctionLowering::makeWeight(Location loc, DenseElementsAttr data) {
   auto type = bufferTypeOf(data.getType());
   auto [it, added] = weights.byData.try_emplace(data);
   if (added) {
-    it->second = {"w" + std::to_string(weights.count++), weights.bytes};
+    it->second = {name.empty() ? "w" + std::to_string(weights.count++) : name.str(),
+                  weights.bytes};
     weights.bytes += llvm::alignTo(launch::bufferBytes(type), kWeightAlignment);
   }
   auto weight = launch::WeightOp::create(builder, loc, type, it->second.name, data,
                                          builder.getI64IntegerAttr(it->second.offset));
   weightsByData[data] = weight;
   return weight;
+}
+
+std::string FunctionLowering::newWeightName(DenseElementsAttr data, StringRef suffix) {
+  if (weights.byData.count(data))
+    return "";
+  return "w" + std::to_string(weights.count++) + suffix.str();
 }
 
 FailureOr<Value> FunctionLowering::bufferOf(Value value) {
@@ -267,6 +274,17 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
       module.emitError("sm-count must be positive");
       return signalPassFailure();
     }
+    if (weightDtype != "model" && weightDtype != "bf16" && weightDtype != "fp8") {
+      module.emitError("weight-dtype must be model, bf16 or fp8, got '") << weightDtype << "'";
+      return signalPassFailure();
+    }
+    if (weightDtype == "fp8" && activations == "f32") {
+      module.emitError("--weight-dtype fp8 needs bf16 activations, and --activations=f32 keeps "
+                       "them in fp32; compile with --activations=model");
+      return signalPassFailure();
+    }
+    if (weightDtype != "model" && failed(checkBF16Linears(module)))
+      return signalPassFailure();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     WeightTable weights;
     bool widened = false;
@@ -275,7 +293,8 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
       // fp16 export) compiles as it is under either setting.
       bool f32Activations = activations == "f32" && hasBF16Values(func);
       widened |= f32Activations;
-      FunctionLowering lowering(func, precision, smCount, f32Activations, weights);
+      FunctionLowering lowering(func, precision, smCount, f32Activations,
+                                weightDtype == "fp8", weights);
       if (failed(lowering.run()))
         return signalPassFailure();
     }
@@ -283,8 +302,30 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
     module->setAttr("launch.weight_bytes", IntegerAttr::get(i64, weights.bytes));
     if (widened) // recorded for `sinter inspect`; absent means the model's types
       module->setAttr("launch.activations", StringAttr::get(&getContext(), activations));
+    if (weightDtype != "model")
+      module->setAttr("launch.weight_dtype", StringAttr::get(&getContext(), weightDtype));
     if (failed(placeStates(module)))
       return signalPassFailure();
+  }
+
+  /// A weight dtype other than the model's is that of the bf16 linears' constant weights:
+  /// every linear with a constant weight must be one.
+  LogicalResult checkBF16Linears(ModuleOp module) {
+    WalkResult result = module.walk([&](graph::LinearOp linear) {
+      if (!linear.getWeight().getDefiningOp<graph::ConstantOp>())
+        return WalkResult::advance();
+      Type in = linear.getInput().getType().getElementType();
+      Type w = linear.getWeight().getType().getElementType();
+      if (in.isBF16() && w.isBF16())
+        return WalkResult::advance();
+      auto diag = linear.emitError("--weight-dtype ")
+                  << weightDtype << " needs bf16 activations and weights, and this linear "
+                  << "computes in " << (in.isBF16() ? w : in);
+      if (in.isF32())
+        diag << "; compile with --dtype bf16";
+      return WalkResult::interrupt();
+    });
+    return failure(result.wasInterrupted());
   }
 
   static bool hasBF16Values(func::FuncOp func) {

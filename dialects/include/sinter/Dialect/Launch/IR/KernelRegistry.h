@@ -13,7 +13,7 @@ namespace sinter::launch {
 
 enum class ParamKind {
   Int,       // an integer template argument
-  Type,      // an element type: float, __half or __nv_bfloat16
+  Type,      // an element type: float, __half, __nv_bfloat16 or __nv_fp8_e4m3
   Enum,      // an enumerator, spelled with `enumPrefix`
   FloatBits, // a float passed as its IEEE bits, spelled "<unsigned>u"
   Bool,      // true or false
