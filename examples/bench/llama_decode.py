@@ -105,6 +105,11 @@ def parse_args(argv=None):
                         "sampler greedy and sampling (temperature 0.8 with top-k 50, top-p 0.9 "
                         "and repetition penalty 1.1; without the penalty; top-p alone), CUDA "
                         "graph mode, in the same run")
+    p.add_argument("--fp8", action="store_true",
+                   help="also compile the model with --weight-dtype fp8: its greedy tokens and "
+                        "logits against PyTorch with the same dequantized weights (fp32 and "
+                        "bf16), the quantization error against the bf16 model, and its decode "
+                        "step timed against its own floor (fp8 weight + scale bytes)")
     p.add_argument("--skip-timing", action="store_true", help="numerics only")
     p.add_argument("--skip-numerics", action="store_true", help="timing only")
     p.add_argument("--reuse", action="store_true",
@@ -196,6 +201,41 @@ def unique_param_bytes(model):
         seen.add(p.data_ptr())
         n += p.numel() * p.element_size()
     return n
+
+
+def fp8_step_bytes(model, torch):
+    """Bytes a decode step reads from the weights of a --weight-dtype fp8 library: every
+    linear weight (the LM head, tied or not, included) as one byte an element plus an fp32 scale
+    per output row; other parameters (norms) as they are; the embedding table, of which the
+    step gathers one row, not at all."""
+    linear = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Linear)}
+    embedding = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Embedding)}
+    seen, n = set(), 0
+    for p in model.parameters():
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        if id(p) in linear:
+            n += p.numel() + p.shape[0] * 4
+        elif id(p) not in embedding:
+            n += p.numel() * p.element_size()
+    return n
+
+
+def fp8_dequantized(model, dtype, torch):
+    """A copy of `model` in `dtype` whose linear weights (the LM head included, untied from the
+    embedding, which --weight-dtype fp8 keeps in bf16) are what the fp8 library computes with:
+    per output row scale = max|w| / 448, w ~= scale * e4m3(w / scale)."""
+    m = copy.deepcopy(model).to(dtype)
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.Linear):
+                w = mod.weight.detach().float()
+                amax = w.abs().amax(dim=1, keepdim=True)
+                scale = torch.where(amax > 0, amax / 448.0, torch.ones_like(amax))
+                q = (w / scale).to(torch.float8_e4m3fn).float()
+                mod.weight = torch.nn.Parameter((q * scale).to(dtype), requires_grad=False)
+    return m.eval()
 
 
 def kv_bytes_per_position(cfg, dtype_bytes=2):
@@ -494,6 +534,55 @@ def main(argv=None):
             result["numerics"] = {"error": f"{type(e).__name__}: {e}"[:1000]}
             ok = False
         save()
+    fp8 = None
+    if a.fp8:
+        fp8_so = stem + "_fp8.so"
+        result["compile_seconds_fp8"] = run_compile(a, prefill_path, decode_path, fp8_so,
+                                                    ["--weight-dtype", "fp8"])
+        fp8_model = sinter_ctypes.Model(
+            fp8_so, weights=fp8_so[:-3] + ".safetensors" if a.weights == "external" else None)
+        fp8 = {"ctx": fp8_model.context("graph"), "bytes": fp8_step_bytes(model, torch)}
+        result["fp8_step_weight_bytes"] = fp8["bytes"]
+        if not a.skip_numerics:
+            try:
+                q32 = fp8_dequantized(ref_model, torch.float32, torch)
+                q16 = fp8_dequantized(ref_model, torch.bfloat16, torch)
+                q_tokens, _ = torch_greedy(q16, prompt, a.steps, a.max_cache)
+                s_tok, s_rows, s_pre = SinterGreedy(fp8["ctx"], a.steps, "cuda")(prompt)
+                s_tokens = s_tok.tolist()
+                ref32, ref32_pre = torch_teacher_forced(q32, prompt, s_tokens)
+                ref16, ref16_pre = torch_teacher_forced(q16, prompt, s_tokens)
+                c = compare_numerics(s_tokens, s_rows.clone(), s_pre.clone(), q_tokens, ref32,
+                                     ref16, ref32_pre, ref16_pre, torch)
+                # The quantization itself: the fp8 reference against the bf16 model's fp32
+                # reference, on the same tokens.
+                b32, b32_pre = torch_teacher_forced(ref_model, prompt, s_tokens)
+                c["quantization_rel_err"] = {
+                    "prefill": rel_err(ref32_pre, b32_pre, torch),
+                    "decode": rel_err(ref32, b32, torch)}
+                c["bf16_model_tokens_equal"] = sum(
+                    x == y for x, y in zip(s_tokens, result.get("numerics", {}).get(
+                        "torch_bf16_tokens", [])))
+                c["sinter_tokens"] = s_tokens
+                result["numerics_fp8"] = c
+                ok &= c["ok"]
+                print(f"numerics fp8: {c['equal_token_count']}/{a.steps} tokens equal to PyTorch "
+                      f"bf16 with the dequantized weights, {c['leading_identical_steps']} "
+                      f"leading; prefill rel err {c['prefill_rel_err']['sinter']:.3e} vs torch "
+                      f"bf16 {c['prefill_rel_err']['torch_bf16']:.3e}; max ratio up to the first "
+                      f"mismatch {c['max_ratio_up_to_first_mismatch']:.2f}, all steps "
+                      f"{c['max_ratio_all_steps']:.2f}; first mismatch {c['first_mismatch']}; "
+                      f"quantization error (fp32 refs, fp8 vs bf16 weights) prefill "
+                      f"{c['quantization_rel_err']['prefill']:.3e} decode "
+                      f"{c['quantization_rel_err']['decode']:.3e}; tokens equal to the bf16 "
+                      f"model's greedy {c['bf16_model_tokens_equal']}/{a.steps}; ok {c['ok']}",
+                      flush=True)
+                del q32, q16
+            except Exception as e:
+                traceback.print_exc()
+                result["numerics_fp8"] = {"error": f"{type(e).__name__}: {e}"[:1000]}
+                ok = False
+            save()
     del ref_model
     torch.cuda.empty_cache()
 
@@ -596,6 +685,12 @@ def main(argv=None):
         for mode, ctx in contexts.items():
             add(f"Sinter, {'CUDA graph' if mode == 'graph' else 'direct launches'}",
                 lambda ctx=ctx: bind_decode(ctx))
+        if fp8:
+            fp8_floor = (fp8["bytes"] + kv_pos_bytes * L + logits_bytes) / bandwidth * 1e3
+            result.setdefault("fp8_floor_ms", {})[str(L)] = fp8_floor
+            print(f"fp8 floor {fp8_floor:.4f} ms", flush=True)
+            add("Sinter --weight-dtype fp8, CUDA graph (% of its own floor)",
+                lambda: bind_decode(fp8["ctx"]), floor_ms=fp8_floor)
 
         # --sample: the same decode step with the sampler at its end (next_token output).
         for label, params in SAMPLING_ROWS if sample_ctx else ():

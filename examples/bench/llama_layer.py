@@ -48,6 +48,10 @@ def parse_args():
     p.add_argument("--activations", choices=["model", "f32"], default="model",
                    help="sinter compile --activations: model (bf16 as the graph rounds) or f32 "
                         "(fp32 activations and logits)")
+    p.add_argument("--weight-dtype", choices=["model", "fp8"], default="model",
+                   help="sinter compile --weight-dtype; with fp8 the references are PyTorch "
+                        "with the same dequantized weights (fp32 and bf16) and the floor counts "
+                        "the bytes the fp8 launches read")
     p.add_argument("--weights", choices=["embedded", "external"], default="embedded",
                    help="how the .so carries its weights (external: OUT.safetensors beside it)")
     return p.parse_args()
@@ -70,11 +74,13 @@ def main():
         return rc
     print(f"export: {time.time() - t0:.1f} s", flush=True)
 
-    suffix = "_f32" if a.activations == "f32" else ""
+    suffix = ("_f32" if a.activations == "f32" else "") + (
+        "_fp8" if a.weight_dtype == "fp8" else "")
     so_path = os.path.join(a.out_dir, f"llama_l{a.layers}{suffix}.so")
     t0 = time.time()
     r = subprocess.run([a.sinter, "compile", onnx_path, "-o", so_path, "--timing",
-                        f"--weights={a.weights}", f"--activations={a.activations}"],
+                        f"--weights={a.weights}", f"--activations={a.activations}",
+                        f"--weight-dtype={a.weight_dtype}"],
                        capture_output=True, text=True)
     compile_s = time.time() - t0
     print(r.stderr.strip(), flush=True)
@@ -90,6 +96,11 @@ def main():
     cfg = export_llama.build_config(ea)
     model = export_llama.build_model(cfg, ea, "sdpa").cuda().eval()
     ref_model = export_llama.build_model(cfg, ea, "sdpa").float().cuda().eval()
+    if a.weight_dtype == "fp8":
+        from llama_decode import fp8_dequantized, fp8_step_bytes
+        weight_bytes = fp8_step_bytes(model, torch)
+        model = fp8_dequantized(ref_model, torch.bfloat16, torch)
+        ref_model = fp8_dequantized(ref_model, torch.float32, torch)
 
     import sinter_ctypes
     weights = so_path[:-3] + ".safetensors" if a.weights == "external" else None
@@ -201,7 +212,7 @@ def main():
     table = "\n".join(lines)
     print("\n" + table)
     result = {"device": dev, "torch": torch.__version__, "layers": a.layers, "seq": a.seq,
-              "activations": a.activations, "opset": a.opset, "compile_seconds": compile_s, "weight_bytes": weight_bytes,
+              "activations": a.activations, "weight_dtype": a.weight_dtype, "opset": a.opset, "compile_seconds": compile_s, "weight_bytes": weight_bytes,
               "copy_bytes_per_s": bandwidth, "floor_ms": floor_ms, "numerics": numerics,
               "systems": systems, "launches": len(desc["launches"])}
     save_results(a.out_dir, "llama_layer" + suffix, table, result)
