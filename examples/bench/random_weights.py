@@ -4,7 +4,8 @@
 For timing a model compiled with --weights=external on a machine the real weights file cannot
 travel to: only the header (a few kB) has to. Load the result with
 `sinter run MODEL.so --weights OUT --allow-new-weights`. The values are bf16/f16/f32 numbers of
-magnitude in [1/128, 1/64) with random signs (other dtypes get random bytes 0..3): finite, so
+magnitude in [1/128, 1/64) and e4m3 numbers (`--weight-dtype fp8`, scaled by their f32 row
+scales) in [1, 2), with random signs (other dtypes get random bytes 0..3): finite, so
 no kernel sees NaN or infinity, and meaningless, so use them for timing only. numpy makes it
 fast (2.5 GB in ~10 s); without it a pure-Python path does the same, slowly.
 
@@ -24,10 +25,11 @@ try:
 except ImportError:  # pure Python below: slow, fine for small files (the tests)
     np = None
 
-# Bytes per element, then the exponent bits of values in [2^-7, 2^-6) and the mask of the random
-# bits kept (sign and mantissa), per dtype.
+# Bytes per element, then the exponent bits of values in [2^-7, 2^-6) ([1, 2) for e4m3, which
+# its row scale multiplies) and the mask of the random bits kept (sign and mantissa), per dtype.
 PATTERNS = {"BF16": (2, 0x3C00, 0x807F), "F16": (2, 0x2000, 0x83FF),
-            "F32": (4, 0x3C000000, 0x807FFFFF)}
+            "F32": (4, 0x3C000000, 0x807FFFFF), "F8_E4M3": (1, 0x38, 0x87)}
+WORDS = {1: ("B", "uint8"), 2: ("H", "uint16"), 4: ("I", "uint32")}
 CHUNK = 64 << 20
 
 
@@ -37,10 +39,11 @@ def random_chunk(rng, n, dtype):
         return bytes(b % 4 for b in os.urandom(n)) if np is None else \
             rng.integers(0, 4, n, dtype=np.uint8).tobytes()
     size, base, mask = PATTERNS[dtype]
+    typecode, numpy_type = WORDS[size]
     if np is None:
-        words = array.array("H" if size == 2 else "I", os.urandom(n))
+        words = array.array(typecode, os.urandom(n))
         return array.array(words.typecode, ((w & mask) | base for w in words)).tobytes()
-    t = np.uint16 if size == 2 else np.uint32
+    t = getattr(np, numpy_type)
     v = (rng.integers(0, np.iinfo(t).max, n // size, dtype=t) & t(mask)) | t(base)
     return v.tobytes()
 
