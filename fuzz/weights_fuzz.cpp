@@ -6,7 +6,8 @@
 // naming the file; the loader must never write outside the weight blob or read past the file
 // (ASan), allocate what the file only declares (libFuzzer's -malloc_limit_mb), or hang.
 //
-// The table is a LoRA-MLP-like set: f32 [4,4] "w1", f32 [4] "b1", bf16 [2,3] "w2". Seeds are
+// The table is a LoRA-MLP-like set: f32 [4,4] "w1", f32 [4] "b1", bf16 [2,3] "w2", and an fp8
+// weight as --weight-dtype fp8 writes it (e4m3 [2,64] "w3.fp8", f32 [2] "w3.fp8_scale"). Seeds are
 // safetensors files holding it (fuzz/corpus/weights, made by fuzz/make_weights_seeds.py).
 // SINTER_FUZZ_PRINT_ERRORS=1 prints each outcome.
 #include "error.h"
@@ -36,8 +37,10 @@ sinter_weight_info kTable[] = {
     {"w1", SINTER_DTYPE_F32, 2, {4, 4}, 0, 64, 0},
     {"b1", SINTER_DTYPE_F32, 1, {4}, 64, 16, 0},
     {"w2", SINTER_DTYPE_BF16, 2, {2, 3}, 80, 12, 0},
+    {"w3.fp8", SINTER_DTYPE_F8_E4M3, 2, {2, 64}, 96, 128, 0},
+    {"w3.fp8_scale", SINTER_DTYPE_F32, 1, {2}, 224, 8, 0},
 };
-constexpr uint64_t kBlobBytes = 96;
+constexpr uint64_t kBlobBytes = 232;
 
 sinter_program makeProgram() {
   for (sinter_weight_info &w : kTable) {
