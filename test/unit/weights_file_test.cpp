@@ -494,6 +494,16 @@ TEST(WeightsFile, Fp8TensorsRoundTrip) {
   ASSERT_TRUE(st::write_file(other, tensors, {}, error)) << error;
   EXPECT_EQ(stream(t.p, other, false, sink), SINTER_CORRUPT_WEIGHTS);
   EXPECT_LAST_ERROR_CONTAINS("tensor 'w0.fp8' is I8 in the file, the model was compiled for F8_E4M3");
+  // Scales that do not match the quantized tensor's rows (3 for 2 rows) are refused naming them.
+  tensors[0].dtype = "F8_E4M3";
+  const float three[3] = {1.f, 2.f, 3.f};
+  tensors[1].shape = {3};
+  tensors[1].data = three;
+  tensors[1].bytes = sizeof three;
+  const std::string short_rows = temp_path("fp8_scale_rows");
+  ASSERT_TRUE(st::write_file(short_rows, tensors, {}, error)) << error;
+  EXPECT_EQ(stream(t.p, short_rows, false, sink), SINTER_CORRUPT_WEIGHTS);
+  EXPECT_LAST_ERROR_CONTAINS("tensor 'w0.fp8_scale' has shape [3] in the file");
 }
 
 TEST(WeightsFile, ChecksumMismatchNamesTheTensor) {
