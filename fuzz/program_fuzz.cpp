@@ -187,7 +187,7 @@ template <typename T> T *pick(FuzzedDataProvider &in, std::vector<T> &v) {
 int32_t someDtype(FuzzedDataProvider &in) {
   static const int32_t kDtypes[] = {SINTER_DTYPE_F32,  SINTER_DTYPE_F16, SINTER_DTYPE_BF16,
                                     SINTER_DTYPE_I64,  SINTER_DTYPE_I32, SINTER_DTYPE_BOOL,
-                                    SINTER_DTYPE_F8_E4M3};
+                                    SINTER_DTYPE_F8_E4M3, SINTER_DTYPE_U8};
   return in.ConsumeBool() ? in.PickValueInArray(kDtypes) : in.ConsumeIntegral<int32_t>();
 }
 

@@ -6,9 +6,11 @@
 // naming the file; the loader must never write outside the weight blob or read past the file
 // (ASan), allocate what the file only declares (libFuzzer's -malloc_limit_mb), or hang.
 //
-// The table is a LoRA-MLP-like set: f32 [4,4] "w1", f32 [4] "b1", bf16 [2,3] "w2", and an fp8
-// weight as --weight-dtype fp8 writes it (e4m3 [2,64] "w3.fp8", f32 [2] "w3.fp8_scale"). Seeds are
-// safetensors files holding it (fuzz/corpus/weights, made by fuzz/make_weights_seeds.py).
+// The table is a LoRA-MLP-like set: f32 [4,4] "w1", f32 [4] "b1", bf16 [2,3] "w2", an fp8
+// weight as --weight-dtype fp8 writes it (e4m3 [2,64] "w3.fp8", f32 [2] "w3.fp8_scale"), and an
+// int4 weight as --weight-dtype int4 writes it (u8 [2,64] "w4.int4": K = 128 packed two to a
+// byte, f32 [2,1] "w4.int4_scale"). Seeds are safetensors files holding it
+// (fuzz/corpus/weights, made by fuzz/make_weights_seeds.py).
 // SINTER_FUZZ_PRINT_ERRORS=1 prints each outcome.
 #include "error.h"
 #include "checksum.h"
@@ -39,8 +41,10 @@ sinter_weight_info kTable[] = {
     {"w2", SINTER_DTYPE_BF16, 2, {2, 3}, 80, 12, 0},
     {"w3.fp8", SINTER_DTYPE_F8_E4M3, 2, {2, 64}, 96, 128, 0},
     {"w3.fp8_scale", SINTER_DTYPE_F32, 1, {2}, 224, 8, 0},
+    {"w4.int4", SINTER_DTYPE_U8, 2, {2, 64}, 240, 128, 0},
+    {"w4.int4_scale", SINTER_DTYPE_F32, 2, {2, 1}, 368, 8, 0},
 };
-constexpr uint64_t kBlobBytes = 232;
+constexpr uint64_t kBlobBytes = 376;
 
 sinter_program makeProgram() {
   for (sinter_weight_info &w : kTable) {

@@ -22,6 +22,7 @@ const char *dtype_for_sinter(int32_t d) {
   case (0 << 8) | 32: return "I32";
   case (6 << 8) | 8: return "BOOL";
   case (10 << 8) | 8: return "F8_E4M3"; // e4m3fn, as safetensors names torch.float8_e4m3fn
+  case (1 << 8) | 8: return "U8";       // int4 weights, two to a byte
   default: return nullptr;
   }
 }

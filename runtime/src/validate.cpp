@@ -38,7 +38,7 @@ uint64_t dtype_bytes(int32_t d) {
   case SINTER_DTYPE_F32: case SINTER_DTYPE_I32: return 4;
   case SINTER_DTYPE_F16: case SINTER_DTYPE_BF16: return 2;
   case SINTER_DTYPE_I64: return 8;
-  case SINTER_DTYPE_BOOL: case SINTER_DTYPE_F8_E4M3: return 1;
+  case SINTER_DTYPE_BOOL: case SINTER_DTYPE_F8_E4M3: case SINTER_DTYPE_U8: return 1;
   default: return 0;
   }
 }

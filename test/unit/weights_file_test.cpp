@@ -506,6 +506,48 @@ TEST(WeightsFile, Fp8TensorsRoundTrip) {
   EXPECT_LAST_ERROR_CONTAINS("tensor 'w0.fp8_scale' has shape [3] in the file");
 }
 
+// int4 weights (--weight-dtype int4): the fake blob's first 128 bytes as a U8 [2, 64] tensor
+// (two rows of K = 128, two 4-bit values a byte) and the next 8 as its F32 [2, 1] group scales
+// (one group of 128 a row), written with the safetensors dtype the writer gives
+// SINTER_DTYPE_U8 and streamed back byte for byte, each checksum checked.
+TEST(WeightsFile, Int4TensorsRoundTrip) {
+  ASSERT_STREQ(st::dtype_for_sinter(SINTER_DTYPE_U8), "U8");
+  TableProgram t(true);
+  t.table[0] = {"w0.int4", SINTER_DTYPE_U8, 2, {2, 64}, 0, 128, 0};
+  t.table[1] = {"w0.int4_scale", SINTER_DTYPE_F32, 2, {2, 1}, 128, 8, 0};
+  for (auto &w : t.table)
+    w.checksum = sinter::test::reference_checksum(t.blob() + w.offset, w.bytes);
+  ASSERT_EQ(sinter::rt::check_weight_table(t.p), SINTER_OK) << sinter_last_error();
+  std::vector<st::TensorData> tensors;
+  for (const auto &w : t.table)
+    tensors.push_back({w.name, st::dtype_for_sinter(w.dtype),
+                       std::vector<int64_t>(w.shape, w.shape + w.rank), t.blob() + w.offset,
+                       w.bytes});
+  std::string error, path = temp_path("int4");
+  ASSERT_TRUE(st::write_file(path, tensors, {{"format", "sinter"}}, error)) << error;
+  HostSink sink(160);
+  ASSERT_EQ(stream(t.p, path, false, sink), SINTER_OK) << sinter_last_error();
+  EXPECT_EQ(std::memcmp(sink.blob.data(), t.blob(), 136), 0);
+  // Any other dtype in the file is refused naming the int4 one.
+  tensors[0].dtype = "I8";
+  const std::string other = temp_path("int4_as_i8");
+  ASSERT_TRUE(st::write_file(other, tensors, {}, error)) << error;
+  EXPECT_EQ(stream(t.p, other, false, sink), SINTER_CORRUPT_WEIGHTS);
+  EXPECT_LAST_ERROR_CONTAINS("tensor 'w0.int4' is I8 in the file, the model was compiled for U8");
+  // Scales that do not match the quantized tensor's groups (2 a row for K = 128) are refused
+  // naming them.
+  tensors[0].dtype = "U8";
+  const float four[4] = {1.f, 2.f, 3.f, 4.f};
+  tensors[1].shape = {2, 2};
+  tensors[1].data = four;
+  tensors[1].bytes = sizeof four;
+  const std::string groups = temp_path("int4_scale_groups");
+  ASSERT_TRUE(st::write_file(groups, tensors, {}, error)) << error;
+  EXPECT_EQ(stream(t.p, groups, false, sink), SINTER_CORRUPT_WEIGHTS);
+  EXPECT_LAST_ERROR_CONTAINS(
+      "tensor 'w0.int4_scale' has shape [2, 2] in the file, the model was compiled for [2, 1]");
+}
+
 TEST(WeightsFile, ChecksumMismatchNamesTheTensor) {
   TableProgram t(true);
   HostSink sink(160);

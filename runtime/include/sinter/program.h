@@ -22,7 +22,10 @@ typedef enum sinter_dtype {
   SINTER_DTYPE_I32 = (0 << 8) | 32,
   SINTER_DTYPE_BOOL = (6 << 8) | 8,
   /* kDLFloat8_e4m3fn (DLPack 1.1): fp8 weights (--weight-dtype fp8); never an input or output */
-  SINTER_DTYPE_F8_E4M3 = (10 << 8) | 8
+  SINTER_DTYPE_F8_E4M3 = (10 << 8) | 8,
+  /* kDLUInt, 8 bits: int4 weights packed two to a byte (--weight-dtype int4); never an input
+     or output */
+  SINTER_DTYPE_U8 = (1 << 8) | 8
 } sinter_dtype;
 
 /* Where a buffer lives. Arena and weight offsets are bytes; I/O buffers are the tensors
