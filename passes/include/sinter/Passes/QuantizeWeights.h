@@ -1,5 +1,7 @@
-// fp8 weights (--weight-dtype fp8): e4m3fn values with one fp32 scale per output row, in the
-// layout linear_small_m streams them (runtime/kernels/launch_params.h, "fp8 weights").
+// fp8 weights (--weight-dtype fp8): e4m3fn values with one fp32 scale per output row, and int4
+// weights (--weight-dtype int4): 4-bit integers with one fp32 scale per output row and group of
+// k, in the layouts linear_small_m streams them (runtime/kernels/launch_params.h, "fp8 weights"
+// and "int4 weights").
 // Plain C++ over raw bits: a 1B model has ~1.2 billion weights, so no APFloat per element.
 #ifndef SINTER_PASSES_QUANTIZEWEIGHTS_H
 #define SINTER_PASSES_QUANTIZEWEIGHTS_H
@@ -51,5 +53,48 @@ void quantizeRows(const uint16_t *w, int64_t rows, int64_t k, uint8_t *q, float 
 void dequantizedColumns(const uint16_t *w, int64_t k, int64_t n, uint16_t *out);
 
 } // namespace sinter::fp8
+
+namespace sinter::int4 {
+
+/// The stored nibble of one weight: clamp(round_half_even(v), -8, 7) + 8 for v = w / scale;
+/// +-infinity clamp to 15 / 0 and NaN becomes 8 (zero).
+inline uint8_t encodeNibble(float v) {
+  if (!(v == v))
+    return 8;
+  if (v >= 7.0f)
+    return 15;
+  if (v <= -8.0f)
+    return 0;
+  // |v| < 8: adding 1.5 * 2^23 rounds it to an integer, ties to even (the sum's last mantissa
+  // bit is worth 1, and 1.5 * 2^23 is even), and subtracting it again is exact. IEEE
+  // arithmetic: without -ffast-math the compiler keeps both operations.
+  const float rounded = (v + 12582912.0f) - 12582912.0f;
+  return uint8_t(int(rounded) + 8);
+}
+
+/// The group scale of weights whose largest finite magnitude is `maxAbs`: maxAbs / 7, or 1 for
+/// a group without a nonzero finite value.
+inline float groupScale(float maxAbs) { return maxAbs > 0.0f ? maxAbs / 7.0f : 1.0f; }
+
+/// Symmetric group-wise quantization of a [rows, k] bf16 matrix (raw bits, row-major; k a
+/// multiple of kLinearInt4BlockK and of `group`) into linear_small_m's int4 layout:
+/// scale[r, g] = max|w[r, g*group .. (g+1)*group)| / 7 over the finite values (1 for a group
+/// without a nonzero one), nibble = encodeNibble(w / scale) (q - 8 in [-8, 7]), packed two to a
+/// byte into q [rows, k / 2]; within every 128-wide block of a row nibble p (byte p / 2, low
+/// nibble first) holds k = linear_int4_block_k(p) of the block. scale is [rows, k / group].
+void quantizeGroups(const uint16_t *w, int64_t rows, int64_t k, int64_t group, uint8_t *q,
+                    float *scale);
+
+/// The bf16 bits nearest the exact product scale * (nibble - 8) (ties to even): the value a
+/// dequantized weight holds.
+uint16_t dequantizedBf16(float scale, uint8_t nibble);
+
+/// A [k, n] row-major bf16 matrix (the graph's weight layout) through the int4 weights of its
+/// columns and back: out[i, c] = dequantizedBf16(scale[c, i / group], nibble[c, i]), with the
+/// scales and nibbles quantizeGroups gives column c taken as a row (k a multiple of group).
+/// What a library GEMM multiplies where the kernels read int4.
+void dequantizedColumns(const uint16_t *w, int64_t k, int64_t n, int64_t group, uint16_t *out);
+
+} // namespace sinter::int4
 
 #endif
