@@ -85,8 +85,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Likewise the language-model flags (no bytes left: off).
   config.sample = bytes.ConsumeIntegralInRange(0, 3) == 1;
   config.lastLogits = bytes.ConsumeIntegralInRange(0, 3) == 1;
-  // And fp8 weights (no bytes left: the model's weights).
-  config.weightDtype = bytes.ConsumeIntegralInRange(0, 3) == 1 ? "fp8" : "model";
+  // And fp8 weights, else int4 weights from one more byte, so that the corpus from before int4
+  // keeps its meaning (no bytes left: the model's weights).
+  config.weightDtype = bytes.ConsumeIntegralInRange(0, 3) == 1   ? "fp8"
+                       : bytes.ConsumeIntegralInRange(0, 3) == 1 ? "int4"
+                                                                 : "model";
   config.shapes = model.inputShapes;
   config.dims = model.dimValues;
   std::string summary = model.summary + "\n  flags: " + flagsOf(config);

@@ -184,14 +184,16 @@ int runCompile(const CompileArgs &args) {
   }
   if (!args.weightDtype.empty()) {
     if (!sinter::isWeightDtype(args.weightDtype))
-      return userError("--weight-dtype must be model, bf16 or fp8, got '" + args.weightDtype +
-                       "'");
+      return userError("--weight-dtype must be model, bf16, fp8 or int4, got '" +
+                       args.weightDtype + "'");
     config.weightDtype = args.weightDtype;
   }
   // Before the model is read: the combination can never compile.
-  if (config.weightDtype == "fp8" && config.activations == "f32")
-    return userError("--weight-dtype fp8 needs bf16 activations, and --activations=f32 keeps "
-                     "them in fp32; compile with --activations=model");
+  if ((config.weightDtype == "fp8" || config.weightDtype == "int4") &&
+      config.activations == "f32")
+    return userError("--weight-dtype " + config.weightDtype +
+                     " needs bf16 activations, and --activations=f32 keeps them in fp32; "
+                     "compile with --activations=model");
   if (args.noMergeLora)
     config.mergeLora = false;
   if (args.sample)
@@ -347,8 +349,11 @@ int main(int argc, char **argv) {
                          "position and mask math in fp32, as Hugging Face computes that dtype)");
   compileCmd->add_option("--weight-dtype", compile.weightDtype,
                          "bf16 linears' constant weights: model (default: as exported), bf16, "
-                         "or fp8 (e4m3 with one fp32 scale per output row: half the weight "
-                         "bytes; needs bf16 activations, so fp32 exports need --dtype bf16)");
+                         "fp8 (e4m3 with one fp32 scale per output row: half the weight "
+                         "bytes) or int4 (symmetric 4-bit integers with one fp32 scale per "
+                         "output row and group of 128 k: about a quarter of them; a linear "
+                         "whose K is not a multiple of 128 keeps bf16); fp8 and int4 need "
+                         "bf16 activations, so fp32 exports need --dtype bf16");
   compileCmd->add_flag("--sample", compile.sample,
                        "Language models: every entry with a 'logits' output and an 'input_ids' "
                        "input also outputs 'next_token' [batch, 1], the argmax or a seeded draw "

@@ -17,9 +17,9 @@ compiled once more per combination with every symbolic dimension bound by --shap
 dimensions read with the onnx package; 4 for each), and without, which must be refused in
 one line. The language-model flags (--sample, --last-logits, both) are run once more per
 --dtype with the other flags at their defaults (9 combinations; a model that is not a language
-model must refuse them in one line), and so are --weight-dtype fp8 and bf16 (6 combinations),
-fp8 with each other flag's second value besides --activations=f32, and fp8 with
---activations=f32, which must be refused (5 more). Prints one line per model (how many combinations compiled, how many were refused and
+model must refuse them in one line), and so are --weight-dtype fp8, int4 and bf16 (9
+combinations), fp8 and int4 each with each other flag's second value besides
+--activations=f32, and fp8 and int4 with --activations=f32, which must be refused (10 more). Prints one line per model (how many combinations compiled, how many were refused and
 the distinct reasons) and a total.
 """
 import argparse
@@ -44,12 +44,14 @@ FLAGS = [
 LM_FLAGS = [["--sample"], ["--last-logits"], ["--sample", "--last-logits"]]
 LM_DTYPES = ["--dtype=model", "--dtype=bf16", "--dtype=f16"]
 
-# --weight-dtype: each value with every --dtype, then fp8 with each other flag's second value.
-WEIGHT_DTYPE_FLAGS = [[w, dtype] for w in ("--weight-dtype=fp8", "--weight-dtype=bf16")
+# --weight-dtype: each value with every --dtype, then fp8 and int4 with each other flag's
+# second value.
+QUANTIZED = ("--weight-dtype=fp8", "--weight-dtype=int4")
+WEIGHT_DTYPE_FLAGS = [[w, dtype] for w in QUANTIZED + ("--weight-dtype=bf16",)
                       for dtype in LM_DTYPES] + \
-    [["--weight-dtype=fp8", "--dtype=bf16", flag] for flag in
+    [[w, "--dtype=bf16", flag] for w in QUANTIZED for flag in
      ("--precision=tf32", "--no-merge-lora", "--weights=external", "--target=h100")] + \
-    [["--weight-dtype=fp8", "--activations=f32"]]
+    [[w, "--activations=f32"] for w in QUANTIZED]
 
 
 def symbolic_shapes(path):

@@ -59,7 +59,7 @@ TEST(Config, RejectsUnknownKeysAndValues) {
   } cases[] = {{"fusion: 2\n", "unknown key 'fusion'"},
                {"precision: fp8\n", "precision must be strict or tf32"},
                {"weights: inline\n", "weights must be 'embedded' or 'external'"},
-               {"weight_dtype: int4\n", "weight_dtype must be model, bf16 or fp8"},
+               {"weight_dtype: int8\n", "weight_dtype must be model, bf16, fp8 or int4"},
                {"shapes: 3\n", "shapes must map input names"},
                {"shapes:\n  x: 0x2\n", "invalid shape"},
                {"- a\n- b\n", "the config must be a mapping"},
@@ -150,6 +150,51 @@ TEST(Inspect, PairsFp8WeightsWithTheirRowScales) {
       report, error));
   EXPECT_EQ(report.find("weight dtype"), std::string::npos) << report;
   EXPECT_EQ(report.find("scale"), std::string::npos) << report;
+}
+
+TEST(Config, ReadsInt4WeightDtype) {
+  std::string path = writeTemp("int4.yaml", "weight_dtype: int4\n");
+  sinter::CompileConfig config;
+  std::string error;
+  ASSERT_TRUE(sinter::loadConfigFile(path, config, error)) << error;
+  EXPECT_EQ(config.weightDtype, "int4");
+  EXPECT_TRUE(sinter::isWeightDtype("int4"));
+  EXPECT_FALSE(sinter::isWeightDtype("int8"));
+}
+
+TEST(Inspect, ShowsInt4WeightsWithTheirGroupScales) {
+  std::string report, error;
+  ASSERT_TRUE(sinter::formatInspectReport(
+      R"({"model":"m","target":"h200","arch":"sm_90","abi_version":"1.4","weights":"embedded",)"
+      R"("arena_bytes":0,"weight_bytes":1280,"weight_dtype":"int4","launches":[],"weight_tensors":[)"
+      R"({"name":"w0.int4","dtype":"ui8","shape":[16,128],"sources":["w"],"values":"int4",)"
+      R"("group_scales":["w0.int4_scale"],"scale_layout":"row_group","group_size":128},)"
+      R"({"name":"w0.int4_scale","dtype":"f32","shape":[16,2],"sources":["w"],)"
+      R"("scale_of":["w0.int4"],"scale_layout":"row_group","group_size":128},)"
+      R"({"name":"w1.fp8","dtype":"f8E4M3FN","shape":[16,64],"sources":["v"],)"
+      R"("row_scales":["w1.fp8_scale"],"scale_layout":"row"},)"
+      R"({"name":"w1.fp8_scale","dtype":"f32","shape":[16],"sources":["v"],)"
+      R"("scale_of":["w1.fp8"],"scale_layout":"row"}]})",
+      report, error))
+      << error;
+  EXPECT_NE(report.find("  weight dtype: int4 (--weight-dtype)\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("weight \"w0.int4\" \"ui8\" [16,128] from [\"w\"] int4 two per byte, "
+                        "symmetric (q - 8), scale \"w0.int4_scale\" per output row and group "
+                        "of 128 k\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("weight \"w0.int4_scale\" \"f32\" [16,2] from [\"w\"] group scales "
+                        "(128 k) of \"w0.int4\"\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("weight \"w1.fp8\" \"f8E4M3FN\" [16,64] from [\"v\"] scale "
+                        "\"w1.fp8_scale\" per output row\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("weight \"w1.fp8_scale\" \"f32\" [16] from [\"v\"] row scales of "
+                        "\"w1.fp8\"\n"),
+            std::string::npos)
+      << report;
 }
 
 TEST(Inspect, TellsExternalWeights) {

@@ -1,6 +1,6 @@
 // --weight-dtype fp8 in sinter-lower-to-launch: every linear_small_m launch of an fp8 linear is
-// sized by launch_params.h with w_bytes = 1, and so are the handoff decisions and the producer
-// grid a consumer waits for. Checked against the functions themselves, so the test follows any
+// sized by launch_params.h with LinearWeights::FP8_E4M3, and so are the handoff decisions and
+// the producer grid a consumer waits for. Checked against the functions themselves, so the test follows any
 // retuning of the fp8 tiling.
 #include "sinter/Dialect/Graph/IR/GraphDialect.h"
 #include "sinter/Dialect/Launch/IR/LaunchDialect.h"
@@ -25,6 +25,7 @@ using namespace mlir;
 namespace kn = sinter::kernels;
 
 constexpr int kSms = 132;
+constexpr kn::LinearWeights kFp8 = kn::LinearWeights::FP8_E4M3;
 
 /// Two decode MLPs (one row): hidden 64, gate/up [64, 2 * inner], down [inner, 64].
 std::string twoMlps(int inner) {
@@ -92,20 +93,23 @@ TEST(Fp8Lowering, LaunchesAndHandoffsFollowTheFp8Tiling) {
     const int upN = 2 * inner;
     const bool pairs =
         kn::linear_small_m_supported(1, upN, 64, kn::LinearPrologue::RMS_NORM,
-                                     kn::LinearEpilogue::SILU_MUL_PAIRS, 0, 0, 2, kSms, 1) &&
+                                     kn::LinearEpilogue::SILU_MUL_PAIRS, 0, 0, 2, kSms, kFp8) &&
         kn::linear_small_m_handoff_consumer_supported(1, 64, inner, kn::LinearPrologue::NONE,
-                                                      kSms, 1);
+                                                      kSms, kFp8);
     const int producerGrid =
-        kn::linear_small_m_tiling(1, upN, 64, kn::LinearPrologue::RMS_NORM, kSms, 2, 1).grid;
+        kn::linear_small_m_tiling(1, upN, 64, kn::LinearPrologue::RMS_NORM, kSms, 2, kFp8).grid;
     int kernels = 0;
     l.module->walk([&](sinter::launch::KernelOp kernel) {
       ASSERT_EQ(kernel.getKernelTemplate(), "linear_small_m");
-      ASSERT_EQ(kernel.getParams().size(), 14u);
+      ASSERT_EQ(kernel.getParams().size(), 15u);
       EXPECT_EQ(param(kernel, 13), "__nv_fp8_e4m3");
+      EXPECT_EQ(param(kernel, 14), "0") << "W_GROUP";
+      ASSERT_EQ(kernel.getArgs().size(), 13u);
       EXPECT_GE(kernel.getArgs()[11], 0) << "no w_scale argument";
+      EXPECT_LT(kernel.getArgs()[12], 0) << "a w_zero for fp8 weights";
       const int n = std::stoi(param(kernel, 1)), k = std::stoi(param(kernel, 2));
       const auto pro = k == 64 ? kn::LinearPrologue::RMS_NORM : kn::LinearPrologue::NONE;
-      const kn::LaunchParams lp = kn::linear_small_m_launch(1, n, k, pro, kSms, 2, 1);
+      const kn::LaunchParams lp = kn::linear_small_m_launch(1, n, k, pro, kSms, 2, kFp8);
       EXPECT_EQ(kernel.getGrid()[0], int64_t(lp.grid.x));
       EXPECT_EQ(kernel.getBlock()[0], int64_t(lp.block.x));
       EXPECT_EQ(int64_t(kernel.getSharedBytes()), int64_t(lp.shared_bytes));
@@ -128,15 +132,21 @@ TEST(Fp8Lowering, LaunchesAndHandoffsFollowTheFp8Tiling) {
   EXPECT_EQ(handoffs + plain, 4);
 }
 
-TEST(Fp8Lowering, Bf16WeightsKeepTheShortParameterList) {
+TEST(Fp8Lowering, Bf16WeightsSpellEveryParameter) {
+  // Every launch names all 15 template parameters (WT = bf16, W_GROUP = 0) and passes all 13
+  // arguments, w_scale and w_zero null.
   for (const char *weightDtype : {"model", "bf16"}) {
     Lowered l;
     lower(l, twoMlps(2048), weightDtype);
     if (HasFatalFailure())
       return;
     l.module->walk([&](sinter::launch::KernelOp kernel) {
-      EXPECT_LE(kernel.getParams().size(), 13u) << weightDtype;
+      ASSERT_EQ(kernel.getParams().size(), 15u) << weightDtype;
+      EXPECT_EQ(param(kernel, 13), "__nv_bfloat16") << weightDtype;
+      EXPECT_EQ(param(kernel, 14), "0") << weightDtype;
+      ASSERT_EQ(kernel.getArgs().size(), 13u) << weightDtype;
       EXPECT_LT(kernel.getArgs()[11], 0) << weightDtype << ": a w_scale for bf16 weights";
+      EXPECT_LT(kernel.getArgs()[12], 0) << weightDtype << ": a w_zero for bf16 weights";
     });
   }
 }

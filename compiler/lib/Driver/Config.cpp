@@ -72,7 +72,7 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
       } else if (key == "weight_dtype") {
         config.weightDtype = value.as<std::string>();
         if (!isWeightDtype(config.weightDtype)) {
-          error = path + ": weight_dtype must be model, bf16 or fp8";
+          error = path + ": weight_dtype must be model, bf16, fp8 or int4";
           return false;
         }
       } else if (key == "merge_lora") {

@@ -8,6 +8,7 @@
 
 #include <elf.h>
 #include <cstring>
+#include <optional>
 
 namespace sinter {
 
@@ -81,14 +82,25 @@ static std::string nameList(const llvm::json::Array &names) {
   return text;
 }
 
-/// One weight tensor; an fp8 weight names its scales (one fp32 per output row) and they it.
+/// One weight tensor; an fp8 weight names its scales (one fp32 per output row) and they it; an
+/// int4 weight (two 4-bit values a byte) its scales per output row and group of k, with the
+/// group size.
 static void formatWeight(const llvm::json::Object &weight, llvm::raw_ostream &os) {
   os << "weight " << str(weight.get("name")) << " " << str(weight.get("dtype")) << " "
      << str(weight.get("shape")) << " from " << str(weight.get("sources"));
+  const std::optional<int64_t> group = weight.getInteger("group_size");
   if (const auto *scales = weight.getArray("row_scales"))
     os << " scale " << nameList(*scales) << " per output row";
-  if (const auto *scaled = weight.getArray("scale_of"))
-    os << " row scales of " << nameList(*scaled);
+  if (const auto *scales = weight.getArray("group_scales")) {
+    os << " int4 two per byte, symmetric (q - 8), scale " << nameList(*scales)
+       << " per output row and group of " << (group ? *group : 0) << " k";
+  }
+  if (const auto *scaled = weight.getArray("scale_of")) {
+    if (group)
+      os << " group scales (" << *group << " k) of " << nameList(*scaled);
+    else
+      os << " row scales of " << nameList(*scaled);
+  }
   os << "\n";
 }
 

@@ -47,6 +47,7 @@ int32_t dtypeValue(Type t) {
   if (t.isInteger(32)) return 32;
   if (t.isInteger(1)) return (6 << 8) | 8;
   if (isa<Float8E4M3FNType>(t)) return (10 << 8) | 8;
+  if (t.isUnsignedInteger(8)) return (1 << 8) | 8;
   return 0;
 }
 
@@ -58,6 +59,7 @@ const char *dtypeEnum(Type t) {
   if (t.isInteger(32)) return "SINTER_DTYPE_I32";
   if (t.isInteger(1)) return "SINTER_DTYPE_BOOL";
   if (isa<Float8E4M3FNType>(t)) return "SINTER_DTYPE_F8_E4M3";
+  if (t.isUnsignedInteger(8)) return "SINTER_DTYPE_U8";
   return nullptr;
 }
 
@@ -159,8 +161,9 @@ private:
     auto &inputs = entry.inputs, &outputs = entry.outputs;
     for (BlockArgument arg : func.getArguments()) {
       auto type = cast<MemRefType>(arg.getType());
+      // fp8 and packed int4 (ui8) are weight types only.
       if (!dtypeEnum(type.getElementType()) || isa<Float8E4M3FNType>(type.getElementType()) ||
-          type.getRank() > 8)
+          type.getElementType().isUnsignedInteger(8) || type.getRank() > 8)
         return func.emitError("unsupported I/O type ") << type;
       auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "sinter.name");
       bool isOutput = func.getArgAttr(arg.getArgNumber(), "launch.output") != nullptr;
@@ -257,7 +260,8 @@ private:
     return success();
   }
 
-  /// linear_small_m's fp8 weight and its row scales (arguments 1 and 11), for inspect.
+  /// linear_small_m's fp8 or int4 weight and its scales (arguments 1 and 11), with the int4
+  /// group size (template parameter 14, W_GROUP), for inspect.
   void recordRowScales(launch::KernelOp kernel) {
     ArrayRef<int64_t> args = kernel.getArgs();
     if (kernel.getKernelTemplate() != "linear_small_m" || args.size() < 12 || args[11] < 0)
@@ -268,6 +272,12 @@ private:
       return;
     rowScales[weight.getSymName()].insert(scale.getSymName());
     scaledWeights[scale.getSymName()].insert(weight.getSymName());
+    ArrayAttr params = kernel.getParams();
+    if (auto group = params.size() > 14 ? dyn_cast<IntegerAttr>(params[14]) : IntegerAttr();
+        group && group.getInt() > 0) {
+      groupSizes[weight.getSymName()] = group.getInt();
+      groupSizes[scale.getSymName()] = group.getInt();
+    }
   }
 
   std::string ref(Value v) {
@@ -490,11 +500,27 @@ private:
                                 {"offset", (int64_t)t.offset},
                                 {"bytes", (int64_t)t.bytes},
                                 {"sources", llvm::json::Array(t.sources)}};
-      // fp8 weights: w[n, k] ~= row_scales[n] * q[n, k], one fp32 scale per output row.
-      if (rowScales.count(t.name))
-        tensor["row_scales"] = names(rowScales, t.name);
-      if (scaledWeights.count(t.name))
+      // fp8 weights: w[n, k] ~= row_scales[n] * q[n, k], one fp32 scale per output row
+      // (scale_layout "row"). int4 weights: w[n, k] ~= group_scales[n, k / group_size] *
+      // (q[n, k] - 8), q packed two to a byte (scale_layout "row_group", values "int4").
+      auto group = groupSizes.find(t.name);
+      if (rowScales.count(t.name)) {
+        if (group != groupSizes.end()) {
+          tensor["values"] = "int4";
+          tensor["group_scales"] = names(rowScales, t.name);
+          tensor["scale_layout"] = "row_group";
+          tensor["group_size"] = group->second;
+        } else {
+          tensor["row_scales"] = names(rowScales, t.name);
+          tensor["scale_layout"] = "row";
+        }
+      }
+      if (scaledWeights.count(t.name)) {
         tensor["scale_of"] = names(scaledWeights, t.name);
+        tensor["scale_layout"] = group != groupSizes.end() ? "row_group" : "row";
+        if (group != groupSizes.end())
+          tensor["group_size"] = group->second;
+      }
       arr.push_back(std::move(tensor));
     }
     return arr;
@@ -626,8 +652,10 @@ private:
   llvm::StringMap<int64_t> weightOffsets;
   llvm::StringMap<size_t> weightIndex;        // out.tensors index by weight name
   std::vector<Type> weightElementTypes;       // parallel to out.tensors
-  /// fp8 weights' row scales by weight name, and the reverse (recordRowScales).
+  /// fp8 and int4 weights' scales by weight name, and the reverse (recordRowScales).
   llvm::StringMap<llvm::SetVector<StringRef>> rowScales, scaledWeights;
+  /// int4 weights' and scales' group size by name.
+  llvm::StringMap<int64_t> groupSizes;
   std::vector<Entry> entries;
   std::vector<StateInfo> states;
   /// The generated kernels' source and each generic launch's function name.

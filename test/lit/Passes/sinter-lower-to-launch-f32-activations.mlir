@@ -12,12 +12,12 @@
 // CHECK: %[[H:.+]] = launch.alloc {{.*}}: memref<1x6x64xf32>
 // CHECK: launch.kernel "embedding_gather"(%arg0, %{{.+}}, %[[H]]) {{.*}}params = [6, 64, 16, "__nv_bfloat16", "float"]
 // CHECK: %[[QKV:.+]] = launch.alloc {{.*}}: memref<1x6x128xf32>
-// CHECK: launch.kernel "linear_small_m"(%[[H]], {{.*}}, %[[QKV]]) {{.*}}"sinter::kernels::LinearEpilogue::ROPE_PAIRS", "float", "925353388u", 96, 16, 132, "float"]
+// CHECK: launch.kernel "linear_small_m"(%[[H]], {{.*}}, %[[QKV]]) {{.*}}"sinter::kernels::LinearEpilogue::ROPE_PAIRS", "float", "925353388u", 96, 16, 132, "float", "sinter::kernels::LinearHandoff::NONE", 0, "__nv_bfloat16", 0]
 // CHECK: %[[ATT:.+]] = launch.alloc {{.*}}: memref<1x6x64xf32>
 // CHECK: launch.kernel "attention_prefill"(%[[QKV]], %arg1, %[[ATT]]) {{.*}}params = [6, 4, 2, 16, 0, 64, 96, 128, "1048576000u", "true", "true", "float", "float"]
 // CHECK: %[[O:.+]] = launch.alloc {{.*}}: memref<1x6x64xf32>
-// CHECK: launch.kernel "linear_small_m"(%[[ATT]], %{{.+}}, %[[H]], %[[O]]) {{.*}}"sinter::kernels::LinearEpilogue::RESIDUAL", "float", "0u", 0, 0, 132, "float"]
-// CHECK: launch.kernel "linear_small_m"(%[[O]], %{{.+}}, %{{.+}}, %arg2) {{.*}}"sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS", "float", "925353388u", 0, 0, 132, "float"]
+// CHECK: launch.kernel "linear_small_m"(%[[ATT]], %{{.+}}, %[[H]], %[[O]]) {{.*}}"sinter::kernels::LinearEpilogue::RESIDUAL", "float", "0u", 0, 0, 132, "float", "sinter::kernels::LinearHandoff::NONE", 0, "__nv_bfloat16", 0]
+// CHECK: launch.kernel "linear_small_m"(%[[O]], %{{.+}}, %{{.+}}, %arg2) {{.*}}"sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS", "float", "925353388u", 0, 0, 132, "float", "sinter::kernels::LinearHandoff::NONE", 0, "__nv_bfloat16", 0]
 // CHECK: return
 func.func @block(%ids: tensor<1x6xi64>, %mask: tensor<1x6xi64>) -> tensor<1x6x128xbf16> {
   %table = sinter.constant dense<0.5> : tensor<16x64xbf16>
@@ -59,7 +59,7 @@ func.func @block(%ids: tensor<1x6xi64>, %mask: tensor<1x6xi64>) -> tensor<1x6x12
 // 16 rows of K = 8192 fit only because each block has one tile: x streams through the per-warp
 // ring (8 warps, 151 KiB of shared memory) instead of being staged whole (512 KiB).
 // CHECK-LABEL: func.func @ring
-// CHECK: launch.kernel "linear_small_m"({{.*}}block = array<i64: 256, 1, 1>{{.*}}params = [16, 64, 8192, "sinter::kernels::LinearPrologue::NONE", "sinter::kernels::LinearEpilogue::NONE", "float", "0u", 0, 0, 132, "float"], shared_bytes = 151552
+// CHECK: launch.kernel "linear_small_m"({{.*}}block = array<i64: 256, 1, 1>{{.*}}params = [16, 64, 8192, "sinter::kernels::LinearPrologue::NONE", "sinter::kernels::LinearEpilogue::NONE", "float", "0u", 0, 0, 132, "float", "sinter::kernels::LinearHandoff::NONE", 0, "__nv_bfloat16", 0], shared_bytes = 151552
 func.func @ring(%ids: tensor<1x16xi64>) -> tensor<1x16x64xbf16> {
   %table = sinter.constant dense<0.5> : tensor<16x8192xbf16>
   %h = sinter.gather %table, %ids {axis = 0 : i64} : (tensor<16x8192xbf16>, tensor<1x16xi64>) -> tensor<1x16x8192xbf16>

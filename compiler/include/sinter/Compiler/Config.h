@@ -14,8 +14,9 @@ struct CompileConfig {
   std::string activations = "model"; // model | f32
   /// model, or bf16 / f16: an fp32 model's weights, activations and float I/O in that type.
   std::string dtype = "model";
-  /// model, or bf16 / fp8: the constant weights of the bf16 linears in that type (fp8: e4m3
-  /// with one fp32 scale per output row).
+  /// model, or bf16 / fp8 / int4: the constant weights of the bf16 linears in that type (fp8:
+  /// e4m3 with one fp32 scale per output row; int4: symmetric 4-bit integers with one fp32
+  /// scale per output row and group of 128 k).
   std::string weightDtype = "model";
   bool mergeLora = true;
   /// --sample: language-model entries pick their next token on the device (next_token output).
@@ -35,7 +36,7 @@ inline bool isPrecision(const std::string &s) { return s == "strict" || s == "tf
 inline bool isActivations(const std::string &s) { return s == "model" || s == "f32"; }
 inline bool isDtype(const std::string &s) { return s == "model" || s == "bf16" || s == "f16"; }
 inline bool isWeightDtype(const std::string &s) {
-  return s == "model" || s == "bf16" || s == "fp8";
+  return s == "model" || s == "bf16" || s == "fp8" || s == "int4";
 }
 
 /// Parses a shape written as `1x128` (positive dimensions).

@@ -22,6 +22,7 @@ const KernelParam kLinearSmallMParams[] = {
     {"HANDOFF", P::Enum, "sinter::kernels::LinearHandoff::"},
     {"HANDOFF_BLOCKS", P::Int},
     {"WT", P::Type},
+    {"W_GROUP", P::Int}, // int4 weights: the group size; 0 for bf16 and fp8
 };
 const KernelArg kLinearSmallMArgs[] = {
     {"x", R::In},
@@ -35,7 +36,8 @@ const KernelArg kLinearSmallMArgs[] = {
     {"handoff_count", R::OptionalOut},
     {"reset_x", R::OptionalOut},
     {"reset_count", R::OptionalOut},
-    {"w_scale", R::Optional}, // fp8 weights: one fp32 scale per weight row
+    {"w_scale", R::Optional}, // fp8 weights: one fp32 scale per weight row; int4: per row and group
+    {"w_zero", R::Optional},  // int4 weights: uint8 zero points per row and group (null: symmetric)
 };
 
 const KernelParam kEmbeddingGatherParams[] = {
@@ -108,7 +110,8 @@ const KernelArg kSampleTokensArgs[] = {{"logits", R::In},
                                        {"next_token", R::Out}};
 
 const KernelTemplate kTemplates[] = {
-    {"linear_small_m", kLinearSmallMParams, 10, kLinearSmallMArgs},
+    // Every launch spells all 15 parameters (HANDOFF, HANDOFF_BLOCKS, WT and W_GROUP too).
+    {"linear_small_m", kLinearSmallMParams, 15, kLinearSmallMArgs},
     {"embedding_gather", kEmbeddingGatherParams, 4, kEmbeddingGatherArgs},
     {"attention_prefill", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
     // Same parameters and arguments: prompts of any length, 16-bit q/k/v, on tensor cores.

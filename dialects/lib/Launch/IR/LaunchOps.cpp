@@ -173,7 +173,8 @@ LogicalResult KernelOp::verifyAgainstRegistry() {
     case ParamKind::Int: ok = isa<IntegerAttr>(p); break;
     case ParamKind::Type:
       ok = text && llvm::is_contained({StringRef("float"), StringRef("__half"),
-                                       StringRef("__nv_bfloat16"), StringRef("__nv_fp8_e4m3")},
+                                       StringRef("__nv_bfloat16"), StringRef("__nv_fp8_e4m3"),
+                                       StringRef("sinter::kernels::Int4x2")},
                                       text.getValue());
       break;
     case ParamKind::Enum: ok = text && text.getValue().starts_with(want.enumPrefix); break;

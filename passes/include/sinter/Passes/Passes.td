@@ -231,7 +231,10 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
     to e4m3 with one fp32 scale per output row (`wN.fp8`, `wN.fp8_scale`): linear_small_m
     reads them as they are, and a linear past its rows multiplies a bf16 copy of the
     dequantized weights, so that every entry computes with the same weights (weights it takes
-    at no row count stay bf16). Fails naming any op that has no lowering.
+    at no row count stay bf16). With weight-dtype=int4 they are quantized to 4-bit integers
+    with one fp32 scale per output row and group of 128 k (`wN.int4` packed two to a byte,
+    `wN.int4_scale`), symmetric, the same way; a linear whose K is not a multiple of 128 keeps
+    its bf16 weights. Fails naming any op that has no lowering.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"strict\"",
@@ -242,8 +245,10 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
            "bf16 activations between launches and bf16 outputs: model (as the graph "
            "rounds them) or f32 (kept in fp32; weights and state keep their types)">,
     Option<"weightDtype", "weight-dtype", "std::string", "\"model\"",
-           "constant weights of bf16 linears: model (as the graph holds them) or fp8 (e4m3 "
-           "with one fp32 scale per output row; needs bf16 activations)">
+           "constant weights of bf16 linears: model (as the graph holds them), bf16, fp8 (e4m3 "
+           "with one fp32 scale per output row) or int4 (symmetric 4-bit integers with one "
+           "fp32 scale per output row and group of 128 k); fp8 and int4 need bf16 "
+           "activations">
   ];
   // The graph dialect too: generated kernels' bodies hold graph ops the lowering creates.
   let dependentDialects = ["::sinter::launch::LaunchDialect", "::mlir::memref::MemRefDialect",

@@ -12,6 +12,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
+#include "launch_params.h"
+
 #include <cstring>
 #include <map>
 #include <optional>
@@ -91,16 +93,17 @@ struct WeightTable {
   /// Compile-time re-layouts by (source data, layout): the second entry point reading a
   /// weight in the same layout reuses it instead of copying gigabytes again. fp8 weights are
   /// keyed with the layout and ":fp8" (the e4m3 rows), ":fp8_scale" (their scales) or
-  /// ":fp8_gemm" (the dequantized bf16 copy a library GEMM reads).
+  /// ":fp8_gemm" (the dequantized bf16 copy a library GEMM reads); int4 weights likewise with
+  /// ":int4", ":int4_scale" and ":int4_gemm".
   std::map<std::pair<const void *, std::string>, mlir::DenseElementsAttr> relayouts;
 };
 
 class FunctionLowering {
 public:
   FunctionLowering(mlir::func::FuncOp func, llvm::StringRef precision, int64_t smCount,
-                   bool f32Activations, bool fp8Weights, WeightTable &weights)
+                   bool f32Activations, kernels::LinearWeights weightDtype, WeightTable &weights)
       : func(func), precision(precision), smCount(smCount), f32Activations(f32Activations),
-        fp8Weights(fp8Weights), weights(weights), builder(func.getContext()) {}
+        weightDtype(weightDtype), weights(weights), builder(func.getContext()) {}
 
   mlir::LogicalResult run();
 
@@ -166,15 +169,23 @@ private:
   /// then returns the weight that does).
   std::string newWeightName(mlir::DenseElementsAttr data, llvm::StringRef suffix);
   /// The weight of a linear_small_m launch in the kernel row order `rowOf` (cached under
-  /// `layout`), and under fp8Weights the scale of each row, else a null Value.
+  /// `layout`) stored as `format`, and for fp8 and int4 its scales (one per row, or per row and
+  /// group), else a null Value.
   std::pair<mlir::Value, mlir::Value>
   makeKernelWeight(graph::LinearOp linear, llvm::StringRef layout,
-                   llvm::function_ref<int64_t(int64_t)> rowOf);
-  /// The [K, N] weight a library GEMM computing a bf16 linear reads: the graph's, or with `fp8`
-  /// the dequantized fp8 weight in bf16 (so that it agrees with the kernels).
-  mlir::DenseElementsAttr gemmWeightData(graph::LinearOp linear, bool fp8);
-  /// Bytes per weight element of linear_small_m launches (launch_params.h's w_bytes).
-  int kernelWeightBytes() const { return fp8Weights ? 1 : 2; }
+                   llvm::function_ref<int64_t(int64_t)> rowOf, kernels::LinearWeights format);
+  /// The [K, N] weight a library GEMM computing a bf16 linear reads: the graph's, or for fp8
+  /// and int4 the dequantized quantized weight in bf16 (so that it agrees with the kernels).
+  mlir::DenseElementsAttr gemmWeightData(graph::LinearOp linear, kernels::LinearWeights format);
+  /// How linear_small_m launches of a linear with K = `k` read its constant weight: the
+  /// --weight-dtype's format where the kernel takes it at that K (int4: K a multiple of
+  /// kLinearInt4BlockK with whole groups of kLinearInt4Group), else bf16.
+  kernels::LinearWeights kernelWeights(int64_t k) const;
+  /// W_GROUP of linear_small_m (and linear_small_m_supported's w_group): the int4 group size,
+  /// 0 for bf16 and fp8.
+  static int weightGroup(kernels::LinearWeights format) {
+    return format == kernels::LinearWeights::INT4 ? kernels::kLinearInt4Group : 0;
+  }
   /// The buffer an op result is written to: its output slot or a fresh arena allocation.
   mlir::Value destinationFor(mlir::Value result);
   /// The memref type a value of tensor type `t` is held in: the same element type, or f32
@@ -190,9 +201,10 @@ private:
   int64_t smCount;
   /// --activations=f32: bf16 activations and outputs get fp32 buffers (see bufferTypeFor).
   bool f32Activations;
-  /// --weight-dtype fp8: bf16 linears with constant weights compute with e4m3 weights scaled
-  /// per output row (QuantizeWeights.h).
-  bool fp8Weights;
+  /// --weight-dtype: BF16 (model, bf16), FP8_E4M3 (fp8: bf16 linears with constant weights
+  /// compute with e4m3 weights scaled per output row) or INT4 (int4: 4-bit weights scaled per
+  /// output row and group of kLinearInt4Group k), QuantizeWeights.h.
+  kernels::LinearWeights weightDtype;
   WeightTable &weights;
   mlir::OpBuilder builder;
   llvm::DenseMap<mlir::Value, mlir::Value> buffers;

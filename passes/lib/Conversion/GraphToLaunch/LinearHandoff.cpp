@@ -61,16 +61,19 @@ void FunctionLowering::planHandoffs() {
     int64_t n1 = up.getWeight().getType().getDimSize(1);
     int64_t n2 = down.getWeight().getType().getDimSize(1);
     auto prologue = up.getNormWeight() ? kn::LinearPrologue::RMS_NORM : kn::LinearPrologue::NONE;
-    // Both launches read weights of one dtype, and the consumer waits for the producer's
-    // grid as that dtype tiles it.
-    const int wBytes = kernelWeightBytes();
+    // Each launch reads its weight as lowerLinearKernel stores it (kernelWeights: with int4
+    // a K the int4 layout does not take keeps bf16), and the consumer waits for the producer's
+    // grid as the producer's weights tile it. int4 consumers never qualify (their weights are
+    // not staged in shared memory), so int4 MLPs keep the plain launches.
+    const kn::LinearWeights upWeights = kernelWeights(k1), downWeights = kernelWeights(k2);
     if (!kn::linear_small_m_supported(m, n1, k1, prologue, kn::LinearEpilogue::SILU_MUL_PAIRS, 0,
-                                      0, 2, smCount, wBytes) ||
+                                      0, 2, smCount, upWeights, weightGroup(upWeights)) ||
         !kn::linear_small_m_handoff_consumer_supported(m, n2, k2, kn::LinearPrologue::NONE,
-                                                       smCount, wBytes))
+                                                       smCount, downWeights))
       continue;
-    found.push_back({up, down, m, k2,
-                     kn::linear_small_m_tiling(m, n1, k1, prologue, smCount, 2, wBytes).grid});
+    found.push_back(
+        {up, down, m, k2,
+         kn::linear_small_m_tiling(m, n1, k1, prologue, smCount, 2, upWeights).grid});
   }
   if (found.size() < 2)
     return;

@@ -106,6 +106,44 @@ DenseElementsAttr fp8DequantizedWeight(DenseElementsAttr w) {
   return DenseElementsAttr::getFromRawBuffer(type, bytesOf(out));
 }
 
+/// kernelWeight of a bf16 weight in int4: the packed nibbles [N, K / 2] (ui8) and the fp32
+/// scales [N, K / kLinearInt4Group] of every row and group (QuantizeWeights.h).
+std::pair<DenseElementsAttr, DenseElementsAttr>
+int4KernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
+  auto type = cast<RankedTensorType>(w.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  const int64_t group = kn::kLinearInt4Group;
+  std::vector<char> rows = kernelRows(w, rowOf);
+  std::vector<uint8_t> q(n * k / 2);
+  std::vector<float> scale(n * (k / group));
+  int4::quantizeGroups(reinterpret_cast<const uint16_t *>(rows.data()), n, k, group, q.data(),
+                       scale.data());
+  MLIRContext *context = type.getContext();
+  auto qType =
+      RankedTensorType::get({n, k / 2}, IntegerType::get(context, 8, IntegerType::Unsigned));
+  auto scaleType = RankedTensorType::get({n, k / group}, Float32Type::get(context));
+  return {DenseElementsAttr::getFromRawBuffer(qType, bytesOf(q)),
+          DenseElementsAttr::getFromRawBuffer(scaleType, bytesOf(scale))};
+}
+
+/// A bf16 [K, N] weight as the kernels see it in int4, dequantized back to bf16.
+DenseElementsAttr int4DequantizedWeight(DenseElementsAttr w) {
+  auto type = cast<RankedTensorType>(w.getType());
+  const int64_t group = kn::kLinearInt4Group;
+  if (w.isSplat()) {
+    // Every group of a splat has the same maximum: one group of one column gives the value.
+    std::vector<uint16_t> in(group, *reinterpret_cast<const uint16_t *>(w.getRawData().data()));
+    std::vector<uint16_t> out(group);
+    int4::dequantizedColumns(in.data(), group, 1, group, out.data());
+    return DenseElementsAttr::getFromRawBuffer(type, bytesOf(std::vector<uint16_t>{out[0]}));
+  }
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  std::vector<uint16_t> out(k * n);
+  int4::dequantizedColumns(reinterpret_cast<const uint16_t *>(w.getRawData().data()), k, n,
+                           group, out.data());
+  return DenseElementsAttr::getFromRawBuffer(type, bytesOf(out));
+}
+
 /// A [K, N] row-major weight with its columns reordered: column c taken from colOf(c).
 DenseElementsAttr permuteColumns(DenseElementsAttr w, function_ref<int64_t(int64_t)> colOf) {
   auto type = cast<RankedTensorType>(w.getType());
@@ -412,9 +450,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
           absorbed.insert(op);
     }
   };
-  const int wBytes = kernelWeightBytes();
+  const kn::LinearWeights format = kernelWeights(k);
+  const int group = weightGroup(format);
   if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes,
-                                    smCount, wBytes)) {
+                                    smCount, format, group)) {
     if (failed(requireModelActivations(linear, "a linear on " + std::to_string(m) + " rows of " +
                                                    std::to_string(k) + " (past linear_small_m)")))
       return failure();
@@ -435,11 +474,15 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
         return failure();
     }
     bool silu = epilogue == kn::LinearEpilogue::SILU_MUL_PAIRS;
-    // Only a weight that linear_small_m takes at fewer rows has an fp8 form the GEMM must agree
-    // with; any other (a LoRA adapter of rank 8) keeps its bf16 values.
-    bool fp8Copy = fp8Weights && kn::linear_small_m_supported(1, n, k, prologue, epilogue, ropeRows,
-                                                              headDim, xBytes, smCount, wBytes);
-    DenseElementsAttr gemmWeight = gemmWeightData(linear, fp8Copy);
+    // Only a weight that linear_small_m takes at fewer rows has an fp8 or int4 form the GEMM
+    // must agree with; any other (a LoRA adapter of rank 8) keeps its bf16 values.
+    const kn::LinearWeights gemmFormat =
+        format != kn::LinearWeights::BF16 &&
+                kn::linear_small_m_supported(1, n, k, prologue, epilogue, ropeRows, headDim,
+                                             xBytes, smCount, format, group)
+            ? format
+            : kn::LinearWeights::BF16;
+    DenseElementsAttr gemmWeight = gemmWeightData(linear, gemmFormat);
     if (silu) {
       int64_t half = n / 2, g0 = gateStart, u0 = upStart;
       gemmWeight = permuteColumns(gemmWeight,
@@ -448,8 +491,11 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     Value product = silu ? launch::AllocOp::create(builder, linear.getLoc(),
                                                    MemRefType::get({m, n}, outType), IntegerAttr())
                          : out;
+    const char *copySuffix = gemmFormat == kn::LinearWeights::FP8_E4M3 ? ".fp8_dequantized"
+                             : gemmFormat == kn::LinearWeights::INT4   ? ".int4_dequantized"
+                                                                       : nullptr;
     Value weight = makeWeight(linear.getWeight().getLoc(), gemmWeight,
-                              fp8Copy ? newWeightName(gemmWeight, ".fp8_dequantized") : "");
+                              copySuffix ? newWeightName(gemmWeight, copySuffix) : "");
     launch::GemmOp::create(builder, linear.getLoc(), input, weight, bias, residual,
                            product, builder.getI64IntegerAttr(m), builder.getI64IntegerAttr(n),
                            builder.getI64IntegerAttr(k), builder.getStringAttr("native"));
@@ -482,7 +528,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   std::string layout = std::to_string((int)epilogue) + ":" + std::to_string(gateStart) + ":" +
                        std::to_string(upStart) + ":" + std::to_string(ropeRows) + ":" +
                        std::to_string(headDim);
-  auto [weight, weightScale] = makeKernelWeight(linear, layout, rowOf);
+  auto [weight, weightScale] = makeKernelWeight(linear, layout, rowOf, format);
   absorbChains(out);
 
   static const char *const prologueNames[] = {"sinter::kernels::LinearPrologue::NONE",
@@ -500,7 +546,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       strParam(builder, cxxType(elementTypeOf(out))),
       strParam(builder, std::to_string(floatBits(eps)) + "u"), intParam(builder, ropeRows),
       intParam(builder, headDim), intParam(builder, smCount), strParam(builder, cxxType(xType))};
-  // Handoff arguments: the pair's count, then (consumer) the next pair's buffers to zero.
+  // Every launch spells all 15 template parameters: HANDOFF and HANDOFF_BLOCKS, then WT and
+  // W_GROUP. Handoff arguments: the pair's count, then (consumer) the next pair's buffers to
+  // zero.
   Value handoffCount, resetX, resetCount;
   SmallVector<unsigned> writes = {7};
   if (producer != producerOf.end()) {
@@ -515,56 +563,75 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     resetX = consumer->second.resetX;
     resetCount = consumer->second.resetCount;
     writes.append({9, 10});
-  } else if (fp8Weights) {
+  } else {
     params.append({strParam(builder, "sinter::kernels::LinearHandoff::NONE"),
                    intParam(builder, 0)});
   }
-  if (fp8Weights)
-    params.push_back(strParam(builder, cxxType(elementTypeOf(weight))));
-  kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes, wBytes);
+  // WT by LinearWeights, as linear_small_m.cuh names the types (Int4x2 is launch_params.h's).
+  static_assert(int(kn::LinearWeights::BF16) == 0 && int(kn::LinearWeights::FP8_E4M3) == 1 &&
+                int(kn::LinearWeights::INT4) == 2);
+  static const char *const weightTypes[] = {"__nv_bfloat16", "__nv_fp8_e4m3",
+                                            "sinter::kernels::Int4x2"};
+  params.append({strParam(builder, weightTypes[(int)format]), intParam(builder, group)});
+  kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes, format);
   Location loc = output == linear.getResult()
                      ? linear.getLoc()
                      : builder.getFusedLoc({linear.getLoc(), output.getLoc()});
   return emitKernel(loc, "linear_small_m", params,
                     {*x, weight, normWeight, bias, residual, cosTable, sinTable, out,
-                     handoffCount, resetX, resetCount, weightScale},
+                     handoffCount, resetX, resetCount, weightScale, /*w_zero=*/Value()},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
                     lp.shared_bytes, writes);
 }
 
 std::pair<Value, Value>
 FunctionLowering::makeKernelWeight(graph::LinearOp linear, StringRef layout,
-                                   function_ref<int64_t(int64_t)> rowOf) {
+                                   function_ref<int64_t(int64_t)> rowOf,
+                                   kn::LinearWeights format) {
   DenseElementsAttr w = constantData(linear.getWeight());
   Location loc = linear.getWeight().getLoc();
   const void *source = w.getAsOpaquePointer();
-  if (!fp8Weights) {
+  if (format == kn::LinearWeights::BF16) {
     DenseElementsAttr &rows = weights.relayouts[{source, layout.str()}];
     if (!rows)
       rows = kernelWeight(w, rowOf);
     return {makeWeight(loc, rows), Value()};
   }
-  DenseElementsAttr &rows = weights.relayouts[{source, (layout + ":fp8").str()}];
-  DenseElementsAttr &scale = weights.relayouts[{source, (layout + ":fp8_scale").str()}];
+  const std::string suffix = format == kn::LinearWeights::INT4 ? ".int4" : ".fp8";
+  const std::string key = layout.str() + ":" + suffix.substr(1); // layout:fp8, layout:int4
+  DenseElementsAttr &rows = weights.relayouts[{source, key}];
+  DenseElementsAttr &scale = weights.relayouts[{source, key + "_scale"}];
   if (!rows)
-    std::tie(rows, scale) = fp8KernelWeight(w, rowOf);
-  // One number for the pair, wN.fp8 and wN.fp8_scale. Equal bytes are one tensor, as for every
-  // weight: a pair whose rows or scales equal an earlier pair's shares that tensor, and a new
-  // scale of shared rows takes a number of its own.
-  std::string rowsName = newWeightName(rows, ".fp8");
-  std::string scaleName = rowsName.empty() ? newWeightName(scale, ".fp8_scale")
-                                           : StringRef(rowsName).drop_back(4).str() + ".fp8_scale";
+    std::tie(rows, scale) = format == kn::LinearWeights::INT4 ? int4KernelWeight(w, rowOf)
+                                                              : fp8KernelWeight(w, rowOf);
+  // One number for the pair, wN.fp8 and wN.fp8_scale (wN.int4, wN.int4_scale). Equal bytes are
+  // one tensor, as for every weight: a pair whose rows or scales equal an earlier pair's shares
+  // that tensor, and a new scale of shared rows takes a number of its own.
+  std::string rowsName = newWeightName(rows, suffix);
+  std::string scaleName = rowsName.empty() ? newWeightName(scale, suffix + "_scale")
+                                           : rowsName + "_scale";
   return {makeWeight(loc, rows, rowsName), makeWeight(loc, scale, scaleName)};
 }
 
-DenseElementsAttr FunctionLowering::gemmWeightData(graph::LinearOp linear, bool fp8) {
+DenseElementsAttr FunctionLowering::gemmWeightData(graph::LinearOp linear,
+                                                   kn::LinearWeights format) {
   DenseElementsAttr w = constantData(linear.getWeight());
-  if (!fp8)
+  if (format == kn::LinearWeights::BF16)
     return w;
-  DenseElementsAttr &copy = weights.relayouts[{w.getAsOpaquePointer(), ":fp8_gemm"}];
+  const bool int4 = format == kn::LinearWeights::INT4;
+  DenseElementsAttr &copy =
+      weights.relayouts[{w.getAsOpaquePointer(), int4 ? ":int4_gemm" : ":fp8_gemm"}];
   if (!copy)
-    copy = fp8DequantizedWeight(w);
+    copy = int4 ? int4DequantizedWeight(w) : fp8DequantizedWeight(w);
   return copy;
+}
+
+kn::LinearWeights FunctionLowering::kernelWeights(int64_t k) const {
+  if (weightDtype == kn::LinearWeights::INT4 &&
+      (k % kn::kLinearInt4BlockK != 0 ||
+       !kn::linear_int4_group_supported(int(k), kn::kLinearInt4Group)))
+    return kn::LinearWeights::BF16;
+  return weightDtype;
 }
 
 bool sinter::gatherHasKernel(graph::GatherOp gather) {

@@ -274,13 +274,17 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
       module.emitError("sm-count must be positive");
       return signalPassFailure();
     }
-    if (weightDtype != "model" && weightDtype != "bf16" && weightDtype != "fp8") {
-      module.emitError("weight-dtype must be model, bf16 or fp8, got '") << weightDtype << "'";
+    if (weightDtype != "model" && weightDtype != "bf16" && weightDtype != "fp8" &&
+        weightDtype != "int4") {
+      module.emitError("weight-dtype must be model, bf16, fp8 or int4, got '")
+          << weightDtype << "'";
       return signalPassFailure();
     }
-    if (weightDtype == "fp8" && activations == "f32") {
-      module.emitError("--weight-dtype fp8 needs bf16 activations, and --activations=f32 keeps "
-                       "them in fp32; compile with --activations=model");
+    if ((weightDtype == "fp8" || weightDtype == "int4") && activations == "f32") {
+      module.emitError("--weight-dtype ")
+          << weightDtype
+          << " needs bf16 activations, and --activations=f32 keeps them in fp32; compile with "
+             "--activations=model";
       return signalPassFailure();
     }
     if (weightDtype != "model" && failed(checkBF16Linears(module)))
@@ -293,8 +297,10 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
       // fp16 export) compiles as it is under either setting.
       bool f32Activations = activations == "f32" && hasBF16Values(func);
       widened |= f32Activations;
-      FunctionLowering lowering(func, precision, smCount, f32Activations,
-                                weightDtype == "fp8", weights);
+      const kernels::LinearWeights format = weightDtype == "fp8"    ? kernels::LinearWeights::FP8_E4M3
+                                            : weightDtype == "int4" ? kernels::LinearWeights::INT4
+                                                                    : kernels::LinearWeights::BF16;
+      FunctionLowering lowering(func, precision, smCount, f32Activations, format, weights);
       if (failed(lowering.run()))
         return signalPassFailure();
     }

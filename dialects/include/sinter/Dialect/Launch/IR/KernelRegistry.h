@@ -13,7 +13,8 @@ namespace sinter::launch {
 
 enum class ParamKind {
   Int,       // an integer template argument
-  Type,      // an element type: float, __half, __nv_bfloat16 or __nv_fp8_e4m3
+  Type,      // an element type: float, __half, __nv_bfloat16, __nv_fp8_e4m3 or
+             // sinter::kernels::Int4x2 (two 4-bit weights a byte)
   Enum,      // an enumerator, spelled with `enumPrefix`
   FloatBits, // a float passed as its IEEE bits, spelled "<unsigned>u"
   Bool,      // true or false
