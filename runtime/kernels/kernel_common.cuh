@@ -392,6 +392,27 @@ __device__ __forceinline__ void e4m3x16_to_bf16x16(const uint4 &w, uint4 &first,
   e4m3x4_to_bf16x4(w.w, second.z, second.w);
 }
 
+// One word of 4-bit weights (launch_params.h, "int4 weights": nibbles i and i + 4 are k 2i and
+// 2i + 1 of an 8-k run) as 8 bf16, q - z each, exactly. 0x4300 | q reads as the bf16 128 + q
+// (exponent 2^7, ulp 1), and (128 + q) - (128 + z) is exact; zero_bf16x2 holds 128 + z twice.
+__device__ __forceinline__ uint32_t int4_pair_to_bf16x2(uint32_t nibbles_at_0_and_16,
+                                                        uint32_t zero_bf16x2) {
+  uint32_t biased;
+  asm("lop3.b32 %0, %1, 0x000F000F, 0x43004300, 0xEA;" // (a & b) | c
+      : "=r"(biased)
+      : "r"(nibbles_at_0_and_16));
+  const __nv_bfloat162 v = __hsub2(*reinterpret_cast<const __nv_bfloat162 *>(&biased),
+                                   *reinterpret_cast<const __nv_bfloat162 *>(&zero_bf16x2));
+  return *reinterpret_cast<const uint32_t *>(&v);
+}
+__device__ __forceinline__ uint4 int4x8_to_bf16x8(uint32_t w, uint32_t zero_bf16x2) {
+  return make_uint4(int4_pair_to_bf16x2(w, zero_bf16x2), int4_pair_to_bf16x2(w >> 4, zero_bf16x2),
+                    int4_pair_to_bf16x2(w >> 8, zero_bf16x2),
+                    int4_pair_to_bf16x2(w >> 12, zero_bf16x2));
+}
+// 128 + z in both halves of a bf16x2 (z in [0, 15]).
+__device__ __forceinline__ uint32_t int4_zero_bf16x2(uint32_t z) { return (0x4300u | z) * 0x10001u; }
+
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);

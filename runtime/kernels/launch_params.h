@@ -93,11 +93,11 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 
 // =============================================================================================
 // linear_small_m<M, N_ROWS, K, PRO, EPI, OutT, EPS_BITS, ROPE_ROWS, HEAD_DIM, NUM_SMS, XT,
-//                HANDOFF, HANDOFF_BLOCKS, WT>(
+//                HANDOFF, HANDOFF_BLOCKS, WT, W_GROUP>(
 //     const XT *x, const WT *w, const bf16 *norm_weight, const bf16 *bias,
 //     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out,
 //     uint32_t *handoff_count, bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
-//     const float *w_scale)
+//     const float *w_scale, const uint8_t *w_zero)
 //   x [M, K] bf16 or fp32 (XT; must not alias out). fp32 x is split into x_hi = bf16(x) and
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
@@ -137,10 +137,14 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   Under programmatic dependent launch its first weight loads (two steps per warp, and
 //   norm_weight) overlap the previous kernel; RMS_NORM blocks with several tiles also copy up
 //   to a tile of further steps into shared memory then (linear_small_m_prewait_items).
-//   WT: bf16 weights, or fp8 e4m3 weights with a per-row fp32 scale (the last argument
+//   WT: bf16 weights, or fp8 e4m3 weights with a per-row fp32 scale (the 12th argument
 //   w_scale [N_ROWS], null for bf16; layout: "fp8 weights" below), dequantized in registers
-//   (the bf16 MMAs take the e4m3 values exactly) and scaled in the epilogue.
-//   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, shared bytes <= 227 KiB
+//   (the bf16 MMAs take the e4m3 values exactly) and scaled in the epilogue; or Int4x2
+//   weights, 4 bits each, with group scales w_scale and zero points w_zero (the 13th
+//   argument, null for every other type and for symmetric int4; "int4 weights" below),
+//   template parameter W_GROUP the group size (0 for bf16 and fp8).
+//   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0 (int4: K % 128 == 0 and a group
+//   linear_int4_group_supported takes), shared bytes <= 227 KiB
 //   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits
 //   K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
 //
@@ -168,6 +172,41 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 enum class LinearPrologue : int { NONE = 0, RMS_NORM = 1 };
 enum class LinearHandoff : int { NONE = 0, PRODUCER = 1, CONSUMER = 2 };
 enum class LinearEpilogue : int { NONE = 0, BIAS = 1, RESIDUAL = 2, SILU_MUL_PAIRS = 3, ROPE_PAIRS = 4 };
+
+// How w is stored: bf16; fp8 e4m3 with a scale per row ("fp8 weights"); 4-bit integers with a
+// scale (and optionally a zero point) per row and group of k ("int4 weights").
+enum class LinearWeights : int { BF16 = 0, FP8_E4M3 = 1, INT4 = 2 };
+
+// int4 weights (WT = Int4x2, group size W_GROUP): w[n, k] = w_scale[n, k / W_GROUP] *
+// (q[n, k] - z), q in [0, 15], z = w_zero[n, k / W_GROUP] (uint8 in [0, 15]; 8 when w_zero is
+// null: symmetric, q - 8 in [-8, 7]); w_scale fp32 [N_ROWS, K / W_GROUP], w_zero uint8
+// [N_ROWS, K / W_GROUP], both in kernel-row order. q is packed two to a byte, [N_ROWS, K / 2]
+// bytes; within every kLinearInt4BlockK-wide block of k a row's 64 bytes are permuted so that
+// the 16 bytes lane t loads are the k its bf16 fragments of two 64-wide chunks take, one
+// little-endian 32-bit word per 8-k run: nibble p of a block (byte p / 2, low nibble first)
+// holds k = linear_int4_block_k(p). In a word, nibbles i and i + 4 are k 2i and 2i + 1 of
+// its run, so one shift and mask puts a k pair into a bf16x2 (exactly: 0x4300 | q = 128 + q).
+// The products of a group are summed apart and scaled in fp32 (no rounding of scale * q).
+// Groups: 32, 64 or a multiple of 128 dividing K. Compile-time quantization (--weight-dtype
+// int4): symmetric, group kLinearInt4Group, scale = max|w| / 7 over the group (1 for all
+// zeros), q = clamp(round_half_even(w / scale), -8, 7) + 8.
+struct Int4x2 {
+  uint8_t bits;
+};
+constexpr int kLinearInt4BlockK = 128;
+constexpr int kLinearInt4Group = 128;
+SINTER_LP_FN int linear_int4_block_k(int p) {
+  const int byte = p / 2;
+  const int lane_t = byte / 16;                  // the lane (t = lane % 4) that loads it
+  const int word = (byte % 16) / 4;              // its chunk (word / 2) and half (word % 2)
+  const int nibble = 2 * (byte % 4) + p % 2;     // within the word
+  const int in_run = nibble < 4 ? 2 * nibble : 2 * (nibble - 4) + 1;
+  return 64 * (word / 2) + 32 * (word % 2) + 8 * lane_t + in_run;
+}
+SINTER_LP_FN bool linear_int4_group_supported(int K, int group) {
+  return group >= 32 && K % group == 0 &&
+         (group == 32 || group == 64 || group % kLinearInt4BlockK == 0);
+}
 
 // How x sits in shared memory:
 //   BF16_ROWS    bf16 x: M rows of K+32 (cp.async, normalized in place for RMS_NORM);
@@ -199,7 +238,7 @@ struct LinearTiling {
   int tiles_per_block;
   int grid;
   uint32_t shared_bytes;
-  int w_bytes;      // bytes per weight: 2 (bf16) or 1 (fp8 e4m3, see LinearFp8Weights)
+  LinearWeights weights; // bf16, fp8 e4m3 or grouped int4 (see "fp8 weights", "int4 weights")
 };
 
 // Tuning knobs, for experiments only: a value other than the default must be defined
@@ -215,6 +254,9 @@ struct LinearTiling {
 #endif
 #ifndef SINTER_LINEAR_FP8_W_SMEM
 #define SINTER_LINEAR_FP8_W_SMEM 1
+#endif
+#ifndef SINTER_LINEAR_INT4_BATCH
+#define SINTER_LINEAR_INT4_BATCH 8
 #endif
 #ifndef SINTER_LINEAR_PREWAIT_SHARED
 #define SINTER_LINEAR_PREWAIT_SHARED 1
@@ -233,27 +275,35 @@ SINTER_LP_FN LinearXStaging linear_small_m_x_staging(int N_rows, LinearPrologue 
 #ifndef SINTER_LINEAR_FP8_WIDE_BATCH
 #define SINTER_LINEAR_FP8_WIDE_BATCH 1
 #endif
-SINTER_LP_FN int linear_small_m_batch(int K, int w_bytes = 2) {
-  if (SINTER_LINEAR_FP8_WIDE_BATCH && w_bytes == 1 && (K / 64) % 4 == 0) return 4;
+SINTER_LP_FN int linear_small_m_batch(int K, LinearWeights weights = LinearWeights::BF16) {
+  if (weights == LinearWeights::INT4) {
+    for (int b = SINTER_LINEAR_INT4_BATCH; b > 2; b /= 2)
+      if ((K / 64) % b == 0) return b;
+    return 2;
+  }
+  if (SINTER_LINEAR_FP8_WIDE_BATCH && weights == LinearWeights::FP8_E4M3 && (K / 64) % 4 == 0)
+    return 4;
   return (K / 64) % 2 == 0 ? 2 : 1;
 }
-SINTER_LP_FN int linear_small_m_x_stride(int K, LinearXStaging xs, int w_bytes = 2) {
+SINTER_LP_FN int linear_small_m_x_stride(int K, LinearXStaging xs, LinearWeights weights = LinearWeights::BF16) {
   return xs == LinearXStaging::F32_ROWS   ? K + 4
-         : xs == LinearXStaging::F32_RING ? linear_small_m_batch(K, w_bytes) * 64 + 4
+         : xs == LinearXStaging::F32_RING ? linear_small_m_batch(K, weights) * 64 + 4
                                           : K + 32;
 }
-SINTER_LP_FN int linear_small_m_ring_slots(int K, int warps, int w_bytes = 2) {
-  return min_int(2, K / 64 / linear_small_m_batch(K, w_bytes) / warps);
+SINTER_LP_FN int linear_small_m_ring_slots(int K, int warps, LinearWeights weights = LinearWeights::BF16) {
+  return min_int(2, K / 64 / linear_small_m_batch(K, weights) / warps);
 }
 
 // 16-byte weight loads per lane and step: a step covers 64 * batch k of two rows (g, g + 8)
 // per lane, 8 bf16 or 16 fp8 values a load.
-SINTER_LP_FN int linear_small_m_weight_loads(int K, int w_bytes) {
-  return linear_small_m_batch(K, w_bytes) * (w_bytes == 1 ? 2 : 4);
+SINTER_LP_FN int linear_small_m_weight_loads(int K, LinearWeights weights) {
+  return weights == LinearWeights::INT4       ? linear_small_m_batch(K, weights)
+         : weights == LinearWeights::FP8_E4M3 ? linear_small_m_batch(K, weights) * 2
+                                              : linear_small_m_batch(K, weights) * 4;
 }
 // Bytes of the weight double buffer in shared memory (w_smem): two steps of a lane's loads.
-SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps, int w_bytes = 2) {
-  return 2u * uint32_t(warps) * 32u * uint32_t(linear_small_m_weight_loads(K, w_bytes)) * 16u;
+SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps, LinearWeights weights = LinearWeights::BF16) {
+  return 2u * uint32_t(warps) * 32u * uint32_t(linear_small_m_weight_loads(K, weights)) * 16u;
 }
 
 // Bytes of dynamic shared memory: x (see LinearXStaging), norm_weight (K bf16, RMS_NORM only),
@@ -262,17 +312,17 @@ SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps, int w
 SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, LinearPrologue pro,
                                                   LinearXStaging xs = LinearXStaging::BF16_ROWS,
                                                   bool w_smem = false, int prewait_items = 0,
-                                                  int w_bytes = 2) {
-  const uint32_t row_bytes = uint32_t(linear_small_m_x_stride(K, xs, w_bytes)) *
+                                                  LinearWeights weights = LinearWeights::BF16) {
+  const uint32_t row_bytes = uint32_t(linear_small_m_x_stride(K, xs, weights)) *
                              (xs == LinearXStaging::BF16_ROWS ? 2u : 4u); // planes: 2 x bf16
   const uint32_t rows = xs == LinearXStaging::F32_RING
-                            ? uint32_t(warps * linear_small_m_ring_slots(K, warps, w_bytes) * M)
+                            ? uint32_t(warps * linear_small_m_ring_slots(K, warps, weights) * M)
                             : uint32_t(M);
   const uint32_t x = rows * row_bytes;
   return x + (pro == LinearPrologue::RMS_NORM ? uint32_t(K) * 2u : 0u) +
          2u * uint32_t(warps) * uint32_t(M > 8 ? 8 : 4) * 32u * 4u +
-         (w_smem ? linear_small_m_weight_buffer_bytes(K, warps, w_bytes) : 0u) +
-         uint32_t(prewait_items) * (linear_small_m_weight_buffer_bytes(K, warps, w_bytes) / 2u);
+         (w_smem ? linear_small_m_weight_buffer_bytes(K, warps, weights) : 0u) +
+         uint32_t(prewait_items) * (linear_small_m_weight_buffer_bytes(K, warps, weights) / 2u);
 }
 
 // Shared memory an SM keeps free of one launch's blocks when they take prewait items: room
@@ -296,11 +346,12 @@ constexpr uint32_t kLinearPrewaitFreeBytesPerSm = SINTER_LINEAR_PREWAIT_FREE_KIB
 SINTER_LP_FN int linear_small_m_prewait_items(int M, int K, LinearPrologue pro,
                                               const LinearTiling &t) {
   if (!SINTER_LINEAR_PREWAIT_SHARED || pro != LinearPrologue::RMS_NORM || t.w_smem ||
+      t.weights == LinearWeights::INT4 || // its group scales are loaded beside the weights
       t.x_staging != LinearXStaging::BF16_ROWS || t.tiles_per_block < 2)
     return 0;
   for (int items = t.steps; items > 0; --items) {
     const uint32_t per_block =
-        linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, items, t.w_bytes) +
+        linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, items, t.weights) +
         kReservedSharedPerBlock;
     if (per_block <= kMaxDynamicSharedBytes &&
         uint32_t(t.blocks_per_sm) * per_block + kLinearPrewaitFreeBytesPerSm <= kSharedBytesPerSm)
@@ -310,11 +361,11 @@ SINTER_LP_FN int linear_small_m_prewait_items(int M, int K, LinearPrologue pro,
 }
 
 SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, LinearPrologue pro,
-                                                int num_sms, int x_bytes = 2, int w_bytes = 2) {
+                                                int num_sms, int x_bytes = 2, LinearWeights weights = LinearWeights::BF16) {
   LinearTiling t{};
-  t.w_bytes = w_bytes;
+  t.weights = weights;
   const int chunks = K / 64;
-  t.batch = linear_small_m_batch(K, w_bytes);
+  t.batch = linear_small_m_batch(K, weights);
   t.x_staging = linear_small_m_x_staging(N_rows, pro, x_bytes, num_sms);
   const int per = chunks / t.batch;
   t.n_tiles = N_rows / kLinearTileRows;
@@ -328,26 +379,28 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   t.warps = 1;
   while (t.warps * 2 <= cap && per % (t.warps * 2) == 0) t.warps *= 2;
   while (t.warps > 1 &&
-         linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, 0, w_bytes) >
+         linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, 0, weights) >
              kMaxDynamicSharedBytes)
     t.warps /= 2;
   t.steps = per / t.warps;
   t.mma_n = M > 8 ? 2 : 1;
-  t.x_stride = linear_small_m_x_stride(K, t.x_staging, w_bytes);
+  t.x_stride = linear_small_m_x_stride(K, t.x_staging, weights);
   // A 16-warp block keeps its weight double buffer in shared memory when it fits: at 128
   // registers a thread it would fill the register file, and the next launch's blocks (QKV and
   // the LM head behind `down`) could only start as it exits; at <= 64 they start beside it.
   // So does an 8-warp block that owns one tile (o_proj): at <= 64 registers instead of ~100 it
   // leaves room for the next launch's blocks, whose early weight copies then fill the HBM
   // during attention (decode_chain_bench: -2.0 % per step at p=127, -1.2 % at p=1023).
-  t.w_smem = SINTER_LINEAR_WEIGHTS_IN_SHARED && (w_bytes == 2 || SINTER_LINEAR_FP8_W_SMEM) &&
+  t.w_smem = SINTER_LINEAR_WEIGHTS_IN_SHARED &&
+             (weights == LinearWeights::BF16 ||
+              (weights == LinearWeights::FP8_E4M3 && SINTER_LINEAR_FP8_W_SMEM)) &&
              (t.warps == 16 || (t.warps == 8 && t.n_tiles <= num_sms)) &&
              pro == LinearPrologue::NONE &&
              t.x_staging == LinearXStaging::BF16_ROWS &&
-             linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, true, 0, w_bytes) <=
+             linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, true, 0, weights) <=
                  kMaxDynamicSharedBytes;
   t.shared_bytes =
-      linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, t.w_smem, 0, w_bytes);
+      linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, t.w_smem, 0, weights);
   const int by_smem = int(kSharedBytesPerSm / (t.shared_bytes + kReservedSharedPerBlock));
   // Two blocks of up to 256 threads per SM at <= 128 registers per thread.
   const int by_regs = t.warps * 32 > 256 ? 1 : 2;
@@ -360,17 +413,21 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   t.prewait_items = linear_small_m_prewait_items(M, K, pro, t);
   if (t.prewait_items > 0)
     t.shared_bytes = linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false,
-                                                 t.prewait_items, w_bytes);
+                                                 t.prewait_items, weights);
   return t;
 }
 
 // num_sms matters for fp32 x: one tile per block lets x stream through the ring.
 SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearPrologue pro,
                                            LinearEpilogue epi, int rope_rows, int head_dim,
-                                           int x_bytes, int num_sms, int w_bytes = 2) {
+                                           int x_bytes, int num_sms,
+                                           LinearWeights weights = LinearWeights::BF16,
+                                           int w_group = 0) {
   return M >= 1 && M <= 16 && N_rows >= 16 && N_rows % 16 == 0 && K >= 64 && K % 64 == 0 &&
-         (x_bytes == 2 || x_bytes == 4) && (w_bytes == 2 || w_bytes == 1) &&
-         linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, w_bytes).shared_bytes <=
+         (x_bytes == 2 || x_bytes == 4) &&
+         (weights != LinearWeights::INT4 ||
+          (K % kLinearInt4BlockK == 0 && linear_int4_group_supported(K, w_group))) &&
+         linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, weights).shared_bytes <=
              kMaxDynamicSharedBytes &&
          (epi != LinearEpilogue::ROPE_PAIRS ||
           (head_dim >= 2 && head_dim % 2 == 0 && rope_rows >= 0 && rope_rows <= N_rows &&
@@ -381,19 +438,19 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
 // (the w_smem staging) and no prologue, at most 32 16-byte vectors per warp and step.
 SINTER_LP_FN bool linear_small_m_handoff_consumer_supported(int M, int N_rows, int K,
                                                             LinearPrologue pro, int num_sms,
-                                                            int w_bytes = 2) {
+                                                            LinearWeights weights = LinearWeights::BF16) {
   if (!linear_small_m_supported(M, N_rows, K, pro, LinearEpilogue::NONE, 0, 0, 2, num_sms,
-                                w_bytes))
+                                weights))
     return false;
-  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, 2, w_bytes);
+  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, 2, weights);
   return pro == LinearPrologue::NONE && t.w_smem && t.x_staging == LinearXStaging::BF16_ROWS &&
          M * t.batch * 64 / 8 <= 32;
 }
 
 SINTER_LP_FN LaunchParams linear_small_m_launch(int M, int N_rows, int K, LinearPrologue pro,
                                                 int num_sms, int x_bytes = 2,
-                                                int w_bytes = 2) {
-  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, w_bytes);
+                                                LinearWeights weights = LinearWeights::BF16) {
+  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, weights);
   return {{uint32_t(t.grid), 1u, 1u}, {uint32_t(t.warps * 32), 1u, 1u}, t.shared_bytes};
 }
 

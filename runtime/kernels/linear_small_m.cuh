@@ -38,30 +38,46 @@
 
 namespace sinter::kernels {
 
+template <typename WT> __host__ __device__ constexpr LinearWeights linear_weights_of() {
+  if constexpr (std::is_same_v<WT, __nv_fp8_e4m3>) return LinearWeights::FP8_E4M3;
+  else if constexpr (std::is_same_v<WT, Int4x2>) return LinearWeights::INT4;
+  else return LinearWeights::BF16;
+}
+
 template <int M, int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT,
           uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS, typename XT = bf16,
           LinearHandoff HANDOFF = LinearHandoff::NONE, int HANDOFF_BLOCKS = 0,
-          typename WT = bf16>
+          typename WT = bf16, int W_GROUP = 0>
 __global__ void __launch_bounds__(
-    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), int(sizeof(WT))).warps *
+    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), linear_weights_of<WT>()).warps *
         32,
-    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), int(sizeof(WT)))
+    linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), linear_weights_of<WT>())
         .reg_blocks)
     linear_small_m(const XT *x, const WT *__restrict__ w, const bf16 *__restrict__ norm_weight,
                    const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
                    const bf16 *sin, OutT *out, uint32_t *handoff_count,
                    bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
-                   const float *__restrict__ w_scale) {
-  static_assert(std::is_same_v<WT, bf16> || std::is_same_v<WT, __nv_fp8_e4m3>,
-                "linear_small_m: bf16 or fp8 e4m3 weights");
+                   const float *__restrict__ w_scale, const uint8_t *__restrict__ w_zero) {
+  static_assert(std::is_same_v<WT, bf16> || std::is_same_v<WT, __nv_fp8_e4m3> ||
+                    std::is_same_v<WT, Int4x2>,
+                "linear_small_m: bf16, fp8 e4m3 or int4 weights");
+  constexpr LinearWeights WF = linear_weights_of<WT>();
+  static_assert((WF == LinearWeights::INT4) == (W_GROUP != 0),
+                "linear_small_m: W_GROUP is the int4 group size, 0 for other weights");
   static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM,
-                                         int(sizeof(XT)), NUM_SMS, int(sizeof(WT))),
+                                         int(sizeof(XT)), NUM_SMS, WF, W_GROUP),
                 "linear_small_m: needs 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, "
                 "x in shared memory (linear_small_m_shared_bytes) <= 227 KiB, and for "
-                "ROPE_PAIRS an even HEAD_DIM dividing ROPE_ROWS <= N_ROWS");
+                "ROPE_PAIRS an even HEAD_DIM dividing ROPE_ROWS <= N_ROWS; int4: K % 128 == 0 "
+                "and a group of 32, 64 or a multiple of 128 dividing K");
   constexpr LinearTiling T =
-      linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), int(sizeof(WT)));
-  constexpr bool FP8_W = sizeof(WT) == 1; // 16 weights a load, converted to bf16 per chunk
+      linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), WF);
+  constexpr bool FP8_W = WF == LinearWeights::FP8_E4M3; // 16 weights a load, one chunk of a row
+  constexpr bool INT4_W = WF == LinearWeights::INT4;    // 32 weights a load, two chunks of a row
+  // int4: the 32-k regions of a 128-k block that share a group (the products of a group are
+  // summed apart, then scaled), and the groups per block.
+  constexpr int REGIONS_PER_GROUP = INT4_W ? min_int(W_GROUP, kLinearInt4BlockK) / 32 : 1;
+  constexpr int GROUPS_PER_BLOCK = 4 / REGIONS_PER_GROUP;
   constexpr bool WIDE_X = sizeof(XT) == 4; // fp32 x, split into bf16 hi + lo
   constexpr bool X_PLANES = T.x_staging == LinearXStaging::BF16_PLANES;
   constexpr bool X_RING = T.x_staging == LinearXStaging::F32_RING;
@@ -70,7 +86,7 @@ __global__ void __launch_bounds__(
   // The first of them: past the first tile, and past the two items the register buffers take
   // before the wait (a one-step tile's second item is the next tile's first).
   constexpr int PRE0 = T.steps < 2 ? 2 : T.steps;
-  constexpr int RING = X_RING ? linear_small_m_ring_slots(K, T.warps, int(sizeof(WT))) : 1;
+  constexpr int RING = X_RING ? linear_small_m_ring_slots(K, T.warps, WF) : 1;
   static_assert(!X_RING || T.tiles_per_block == 1, "linear_small_m: the x ring needs one tile");
   constexpr int WARPS = T.warps;
   constexpr int THREADS = WARPS * 32;
@@ -80,8 +96,16 @@ __global__ void __launch_bounds__(
   constexpr int XS = T.x_stride;
   constexpr int GRID = T.grid;
   constexpr int NTILES = T.n_tiles;
-  constexpr int L = linear_small_m_weight_loads(K, int(sizeof(WT))); // uint4 loads/lane/step
+  constexpr int L = linear_small_m_weight_loads(K, WF); // uint4 loads/lane/step
   constexpr int LB = W_SMEM ? 1 : L; // of them held across steps in registers
+  // A step's weights as loaded: the 16-byte loads, and for int4 the scale and zero point
+  // (z, widened at the MMAs) of rows g and g + 8 for each group of each 128-k block.
+  constexpr int QP = INT4_W ? BATCH / 2 * GROUPS_PER_BLOCK * 2 : 1;
+  struct StepWeights {
+    uint4 raw[LB];
+    float scale[QP];
+    uint32_t zero[QP];
+  };
   constexpr int N_OUT = EPI == LinearEpilogue::SILU_MUL_PAIRS ? N_ROWS / 2 : N_ROWS;
   static_assert(STEPS * WARPS * BATCH * 64 == K, "linear_small_m: K tiling");
   constexpr bool PRODUCER = HANDOFF == LinearHandoff::PRODUCER;
@@ -89,8 +113,7 @@ __global__ void __launch_bounds__(
   static_assert(!PRODUCER || std::is_same_v<OutT, bf16>, "linear_small_m: a handoff is bf16");
   static_assert(!CONSUMER || (std::is_same_v<XT, bf16> && HANDOFF_BLOCKS > 0 &&
                               linear_small_m_handoff_consumer_supported(M, N_ROWS, K, PRO,
-                                                                        NUM_SMS,
-                                                                        int(sizeof(WT)))),
+                                                                        NUM_SMS, WF)),
                 "linear_small_m: a handoff consumer needs "
                 "linear_small_m_handoff_consumer_supported and the producer's grid");
 
@@ -148,36 +171,59 @@ __global__ void __launch_bounds__(
   // Step i's weights into buf (registers), or with W_SMEM into shared-memory slot i % 2 as one
   // cp.async group; with W_SMEM a group is committed for every i, empty past the last item,
   // so that the group of item i is always the second newest when item i is computed.
-  auto load = [&](uint4(&buf)[LB], int i) {
+  auto load = [&](StepWeights &buf, int i) {
     if constexpr (PREWAIT > 0) {
       if (i >= PRE0 && i < PRE0 + PREWAIT) { // copied before the wait (copy_prewait_items)
         detail::cp_async_wait_dyn(PRE0 + PREWAIT - 1 - i);
 #pragma unroll
         for (int r = 0; r < L; ++r)
-          buf[r] = detail::ld16(wbuf + ((i - PRE0) * L + r) * THREADS + tid);
+          buf.raw[r] = detail::ld16(wbuf + ((i - PRE0) * L + r) * THREADS + tid);
         return;
       }
     }
     if constexpr (W_SMEM) {
       if (i < n_items) copy_item(i, wbuf + (i & 1) * L * THREADS + tid);
       detail::cp_async_commit();
+    } else if constexpr (INT4_W) { // lane t's 16 bytes of a row's 128-k block ("int4 weights")
+      const int row = item_tile(i) * 16 + g;
+      const int kb = item_k0(i);
+      const uint8_t *r0 =
+          reinterpret_cast<const uint8_t *>(w) + size_t(row) * (K / 2) + kb / 2 + t * 16;
+      const uint8_t *r1 = r0 + size_t(8) * (K / 2);
+      constexpr int GROUPS = K / W_GROUP;
+#pragma unroll
+      for (int b = 0; b < BATCH / 2; ++b) {
+        buf.raw[b * 2 + 0] = detail::ld_stream16(r0 + b * 64);
+        buf.raw[b * 2 + 1] = detail::ld_stream16(r1 + b * 64);
+#pragma unroll
+        for (int q = 0; q < GROUPS_PER_BLOCK; ++q) {
+          const size_t i0 =
+              size_t(row) * GROUPS + (kb + b * 128 + q * REGIONS_PER_GROUP * 32) / W_GROUP;
+          const size_t i1 = i0 + size_t(8) * GROUPS;
+          const int j = (b * GROUPS_PER_BLOCK + q) * 2;
+          buf.scale[j] = __ldg(w_scale + i0);
+          buf.scale[j + 1] = __ldg(w_scale + i1);
+          buf.zero[j] = w_zero ? uint32_t(__ldg(w_zero + i0)) : 8u;
+          buf.zero[j + 1] = w_zero ? uint32_t(__ldg(w_zero + i1)) : 8u;
+        }
+      }
     } else if constexpr (FP8_W) {
       const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 16;
       const WT *r1 = r0 + size_t(8) * K;
 #pragma unroll
       for (int c = 0; c < BATCH; ++c) {
-        buf[c * 2 + 0] = detail::ld_stream16(r0 + c * 64);
-        buf[c * 2 + 1] = detail::ld_stream16(r1 + c * 64);
+        buf.raw[c * 2 + 0] = detail::ld_stream16(r0 + c * 64);
+        buf.raw[c * 2 + 1] = detail::ld_stream16(r1 + c * 64);
       }
     } else {
       const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
       const WT *r1 = r0 + size_t(8) * K;
 #pragma unroll
       for (int c = 0; c < BATCH; ++c) {
-        buf[c * 4 + 0] = detail::ld_stream16(r0 + c * 64);
-        buf[c * 4 + 1] = detail::ld_stream16(r0 + c * 64 + 32);
-        buf[c * 4 + 2] = detail::ld_stream16(r1 + c * 64);
-        buf[c * 4 + 3] = detail::ld_stream16(r1 + c * 64 + 32);
+        buf.raw[c * 4 + 0] = detail::ld_stream16(r0 + c * 64);
+        buf.raw[c * 4 + 1] = detail::ld_stream16(r0 + c * 64 + 32);
+        buf.raw[c * 4 + 2] = detail::ld_stream16(r1 + c * 64);
+        buf.raw[c * 4 + 3] = detail::ld_stream16(r1 + c * 64 + 32);
       }
     }
   };
@@ -207,7 +253,7 @@ __global__ void __launch_bounds__(
     detail::cp_async_commit();
   };
 
-  auto compute = [&](const uint4(&buf)[LB], int i) {
+  auto compute = [&](const StepWeights &buf, int i) {
     uint4 wl[W_SMEM ? L : 1]; // W_SMEM: this step's weights, read back from shared memory
     if constexpr (W_SMEM) {
       detail::cp_async_wait<1>(); // item i's group (the newest one is item i + 1's)
@@ -216,7 +262,7 @@ __global__ void __launch_bounds__(
     }
     auto raw = [&](int r) -> const uint4 & {
       if constexpr (W_SMEM) return wl[r];
-      else return buf[r];
+      else return buf.raw[r];
     };
     if constexpr (X_RING) { // one tile: step i's slice is ring group i
       detail::cp_async_wait_dyn(min(STEPS - 1 - i, RING - 1));
@@ -234,48 +280,88 @@ __global__ void __launch_bounds__(
         for (int r = 0; r < 4; ++r) acc[n][r] = 0.f;
     }
     const int k0 = item_k0(i) + t * 8;
-#pragma unroll
-    for (int c = 0; c < BATCH; ++c) {
-      // This chunk's A fragments: rows g and g + 8, k at 8t and 32 + 8t (bf16 loads as they
-      // are; an fp8 load holds both k parts of one row).
-      uint4 w_chunk[FP8_W ? 4 : 1];
-      if constexpr (FP8_W) {
-        detail::e4m3x16_to_bf16x16(raw(c * 2 + 0), w_chunk[0], w_chunk[1]);
-        detail::e4m3x16_to_bf16x16(raw(c * 2 + 1), w_chunk[2], w_chunk[3]);
+    // Token tok's x fragments of chunk c (k0 + 64c and k0 + 64c + 32); with fp32 x also their
+    // lo halves l0, l1. Zero past the last token.
+    auto load_x = [&](int tok, int c, uint4 &x0, uint4 &x1, uint4 &l0, uint4 &l1) {
+      x0 = x1 = l0 = l1 = make_uint4(0u, 0u, 0u, 0u);
+      if (tok >= M) return;
+      if constexpr (X_PLANES) {
+        const bf16 *xr = xs + tok * XS + k0 + c * 64;
+        l0 = detail::ld16(xr + M * XS);
+        l1 = detail::ld16(xr + M * XS + 32);
+        x0 = detail::ld16(xr);
+        x1 = detail::ld16(xr + 32);
+      } else if constexpr (WIDE_X) {
+        const float *xr = X_RING ? xs + ((warp * RING + i % RING) * M + tok) * XS + t * 8 + c * 64
+                                 : xs + tok * XS + k0 + c * 64;
+        detail::split_bf16x8(detail::ld16(xr), detail::ld16(xr + 4), x0, l0);
+        detail::split_bf16x8(detail::ld16(xr + 32), detail::ld16(xr + 36), x1, l1);
+      } else {
+        x0 = detail::ld16(xs + tok * XS + k0 + c * 64);
+        x1 = detail::ld16(xs + tok * XS + k0 + c * 64 + 32);
       }
-      auto wf = [&](int r) -> const uint4 & {
-        if constexpr (FP8_W) return w_chunk[r - c * 4];
-        else return raw(r);
-      };
+    };
+    if constexpr (INT4_W) {
 #pragma unroll
-      for (int n = 0; n < NT; ++n) {
-        const int tok = g + 8 * n;
-        // x fragments (k0 and k0 + 32); with fp32 x also their lo halves l0, l1.
-        uint4 x0 = make_uint4(0u, 0u, 0u, 0u), x1 = x0, l0 = x0, l1 = x0;
-        if (tok < M) {
-          if constexpr (X_PLANES) {
-            const bf16 *xr = xs + tok * XS + k0 + c * 64;
-            l0 = detail::ld16(xr + M * XS);
-            l1 = detail::ld16(xr + M * XS + 32);
-            x0 = detail::ld16(xr);
-            x1 = detail::ld16(xr + 32);
-          } else if constexpr (WIDE_X) {
-            const float *xr = X_RING
-                                  ? xs + ((warp * RING + i % RING) * M + tok) * XS + t * 8 + c * 64
-                                  : xs + tok * XS + k0 + c * 64;
-            detail::split_bf16x8(detail::ld16(xr), detail::ld16(xr + 4), x0, l0);
-            detail::split_bf16x8(detail::ld16(xr + 32), detail::ld16(xr + 36), x1, l1);
-          } else {
-            x0 = detail::ld16(xs + tok * XS + k0 + c * 64);
-            x1 = detail::ld16(xs + tok * XS + k0 + c * 64 + 32);
+      for (int b = 0; b < BATCH / 2; ++b) {
+        // Region r of the block (32 k: chunk 2b + r/2, half r%2) is word r of each row's load.
+        uint4 row_g[4], row_g8[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const int j = (b * GROUPS_PER_BLOCK + r / REGIONS_PER_GROUP) * 2;
+          const uint32_t word_g = r == 0 ? raw(b * 2).x : r == 1 ? raw(b * 2).y
+                                : r == 2 ? raw(b * 2).z : raw(b * 2).w;
+          const uint32_t word_g8 = r == 0 ? raw(b * 2 + 1).x : r == 1 ? raw(b * 2 + 1).y
+                                 : r == 2 ? raw(b * 2 + 1).z : raw(b * 2 + 1).w;
+          row_g[r] = detail::int4x8_to_bf16x8(word_g, detail::int4_zero_bf16x2(buf.zero[j]));
+          row_g8[r] = detail::int4x8_to_bf16x8(word_g8, detail::int4_zero_bf16x2(buf.zero[j + 1]));
+        }
+#pragma unroll
+        for (int n = 0; n < NT; ++n) {
+          uint4 xh[4], xl[4];
+          load_x(g + 8 * n, 2 * b, xh[0], xh[1], xl[0], xl[1]);
+          load_x(g + 8 * n, 2 * b + 1, xh[2], xh[3], xl[2], xl[3]);
+#pragma unroll
+          for (int q = 0; q < GROUPS_PER_BLOCK; ++q) {
+            float part[4] = {0.f, 0.f, 0.f, 0.f}; // C fragment: rows g (0, 1) and g + 8 (2, 3)
+#pragma unroll
+            for (int r = q * REGIONS_PER_GROUP; r < (q + 1) * REGIONS_PER_GROUP; ++r) {
+              if constexpr (WIDE_X) detail::mma_16x8(part, row_g[r], row_g8[r], xl[r]);
+              detail::mma_16x8(part, row_g[r], row_g8[r], xh[r]);
+            }
+            const int j = (b * GROUPS_PER_BLOCK + q) * 2;
+            acc[n][0] = fmaf(buf.scale[j], part[0], acc[n][0]);
+            acc[n][1] = fmaf(buf.scale[j], part[1], acc[n][1]);
+            acc[n][2] = fmaf(buf.scale[j + 1], part[2], acc[n][2]);
+            acc[n][3] = fmaf(buf.scale[j + 1], part[3], acc[n][3]);
           }
         }
-        if constexpr (WIDE_X) {
-          detail::mma_16x8(acc[n], wf(c * 4 + 0), wf(c * 4 + 2), l0);
-          detail::mma_16x8(acc[n], wf(c * 4 + 1), wf(c * 4 + 3), l1);
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < BATCH; ++c) {
+        // This chunk's A fragments: rows g and g + 8, k at 8t and 32 + 8t (bf16 loads as they
+        // are; an fp8 load holds both k parts of one row).
+        uint4 w_chunk[FP8_W ? 4 : 1];
+        if constexpr (FP8_W) {
+          detail::e4m3x16_to_bf16x16(raw(c * 2 + 0), w_chunk[0], w_chunk[1]);
+          detail::e4m3x16_to_bf16x16(raw(c * 2 + 1), w_chunk[2], w_chunk[3]);
         }
-        detail::mma_16x8(acc[n], wf(c * 4 + 0), wf(c * 4 + 2), x0);
-        detail::mma_16x8(acc[n], wf(c * 4 + 1), wf(c * 4 + 3), x1);
+        auto wf = [&](int r) -> const uint4 & {
+          if constexpr (FP8_W) return w_chunk[r - c * 4];
+          else return raw(r);
+        };
+#pragma unroll
+        for (int n = 0; n < NT; ++n) {
+          uint4 x0, x1, l0, l1;
+          load_x(g + 8 * n, c, x0, x1, l0, l1);
+          if constexpr (WIDE_X) {
+            detail::mma_16x8(acc[n], wf(c * 4 + 0), wf(c * 4 + 2), l0);
+            detail::mma_16x8(acc[n], wf(c * 4 + 1), wf(c * 4 + 3), l1);
+          }
+          detail::mma_16x8(acc[n], wf(c * 4 + 0), wf(c * 4 + 2), x0);
+          detail::mma_16x8(acc[n], wf(c * 4 + 1), wf(c * 4 + 3), x1);
+        }
       }
     }
     if constexpr (X_RING) { // every lane has read slot i % RING: refill it with step i + RING
@@ -393,7 +479,7 @@ __global__ void __launch_bounds__(
 
   detail::BlockTrace trace;
   detail::pdl_launch_dependents();
-  uint4 buf_a[LB], buf_b[LB];
+  StepWeights buf_a, buf_b;
   // Weight loads first: they overlap the previous kernel (PDL) and the staging of x.
   load(buf_a, 0);
   if (W_SMEM || n_items > 1) load(buf_b, 1);

@@ -14,6 +14,7 @@ constexpr int kSms = 132; // compile-time target SM count (H200)
 constexpr uint32_t kEps = 0x3727c5acu; // 1e-5f
 uint32_t *const kNoCount = nullptr; // the handoff arguments of launches without one
 bf16 *const kNoX = nullptr;
+const uint8_t *const kNoZero = nullptr; // w_zero of every launch but asymmetric int4
 
 struct BenchRow {
   std::string name;
@@ -54,12 +55,19 @@ uint8_t e4m3_encode(float v) {
 // WT = __nv_fp8_e4m3: the weights quantized per row as the compiler does (scale = max / 448),
 // the reference computing with the dequantized weights; code_sweep makes every row hold every
 // e4m3 code (zero, subnormals, both signs, 448: scale 1), so each code's decoding is checked.
+// WT = Int4x2 with group G: the test's own symmetric quantization per group (scale = max / 7,
+// q = clamp(rne(w / scale), -8, 7) + 8), the reference on the dequantized weights; code_sweep
+// instead draws every code 0..15 and random zero points (w_zero) and scales: asymmetric.
 template <int M, int N, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT, int RR = 0,
-          int HD = 2, typename XT = bf16, typename WT = bf16>
+          int HD = 2, typename XT = bf16, typename WT = bf16, int G = 0>
 bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
               bool code_sweep = false) {
   if (g_bench_only && !bench) return true;
-  constexpr bool FP8 = sizeof(WT) == 1;
+  constexpr bool INT4 = std::is_same_v<WT, Int4x2>;
+  constexpr bool FP8 = std::is_same_v<WT, __nv_fp8_e4m3>;
+  constexpr LinearWeights WF =
+      INT4 ? LinearWeights::INT4 : FP8 ? LinearWeights::FP8_E4M3 : LinearWeights::BF16;
+  constexpr int NG = INT4 ? K / G : 1; // groups per row
   using H = HostT<OutT>;
   using HT = typename H::type;
   using HX = HostT<XT>;
@@ -82,8 +90,34 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       for (size_t k = 0; k < size_t(K); ++k)
         w[n * K + k] = f2bf(e4m3_value(uint8_t((n * 37 + k) % 256)));
   // fp8: per original row, scale and codes; wq holds the dequantized values the reference uses.
-  std::vector<uint8_t> q(FP8 ? size_t(N) * K : 0);
-  std::vector<float> scale(FP8 ? N : 0), wq(FP8 ? size_t(N) * K : 0);
+  std::vector<uint8_t> q(FP8 || INT4 ? size_t(N) * K : 0);
+  std::vector<float> scale(FP8 ? N : INT4 ? size_t(N) * NG : 0),
+      wq(FP8 || INT4 ? size_t(N) * K : 0);
+  std::vector<uint8_t> zero(INT4 && code_sweep ? size_t(N) * NG : 0);
+  if constexpr (INT4)
+    parallel_for(N, [&](size_t n) {
+      Rng r(seed * 1000003 + n);
+      for (int gi = 0; gi < NG; ++gi) {
+        const size_t k0 = size_t(gi) * G;
+        float amax = 0.f;
+        for (int k = 0; k < G; ++k) amax = std::max(amax, std::fabs(bf2f(w[n * K + k0 + k])));
+        float &sc = scale[n * NG + gi];
+        sc = code_sweep ? r.uniform(0.5f, 1.5f) * a / 7.f : amax > 0.f ? amax / 7.f : 1.f;
+        const int z = code_sweep ? int(r.next() % 16) : 8;
+        if (code_sweep) zero[n * NG + gi] = uint8_t(z);
+        for (int k = 0; k < G; ++k) {
+          int code;
+          if (code_sweep) {
+            code = int((n * 7 + k0 + k) % 16);
+          } else {
+            const float v = std::nearbyint(bf2f(w[n * K + k0 + k]) / sc); // ties to even
+            code = int(std::min(7.f, std::max(-8.f, v))) + 8;
+          }
+          q[n * K + k0 + k] = uint8_t(code);
+          wq[n * K + k0 + k] = sc * float(code - z);
+        }
+      }
+    });
   if constexpr (FP8)
     parallel_for(N, [&](size_t n) {
       float amax = 0.f;
@@ -110,13 +144,27 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       sn[m * HD + i] = sn[m * HD + i + HD / 2] = f2bf(float(std::sin(ang)));
     }
   // Kernel layout of the weight (the compiler's compile-time re-layout).
-  std::vector<uint16_t> wk(FP8 ? 0 : size_t(N) * K);
-  std::vector<uint8_t> wk8(FP8 ? size_t(N) * K : 0);
-  std::vector<float> scale_k(FP8 ? N : 0);
+  std::vector<uint16_t> wk(FP8 || INT4 ? 0 : size_t(N) * K);
+  std::vector<uint8_t> wk8(FP8 ? size_t(N) * K : INT4 ? size_t(N) * K / 2 : 0);
+  std::vector<float> scale_k(scale.size());
+  std::vector<uint8_t> zero_k(zero.size());
   parallel_for(N, [&](size_t r) {
     int o = int(r);
     if (EPI == LinearEpilogue::ROPE_PAIRS) o = linear_rope_pairs_row(int(r), RR, HD);
     if (EPI == LinearEpilogue::SILU_MUL_PAIRS) o = linear_silu_pairs_row(int(r), N / 2);
+    if (INT4) {
+      for (int gi = 0; gi < NG; ++gi) {
+        scale_k[r * NG + gi] = scale[size_t(o) * NG + gi];
+        if (!zero.empty()) zero_k[r * NG + gi] = zero[size_t(o) * NG + gi];
+      }
+      for (int c = 0; c < K; c += kLinearInt4BlockK)
+        for (int p = 0; p < kLinearInt4BlockK; p += 2) {
+          const uint8_t lo = q[size_t(o) * K + c + linear_int4_block_k(p)];
+          const uint8_t hi = q[size_t(o) * K + c + linear_int4_block_k(p + 1)];
+          wk8[(r * K + c) / 2 + p / 2] = uint8_t(lo | (hi << 4));
+        }
+      return;
+    }
     if (!FP8) {
       std::memcpy(&wk[r * K], &w[size_t(o) * K], K * 2);
       return;
@@ -146,7 +194,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   std::vector<float> acc(size_t(M) * N);
   parallel_for(N, [&](size_t n) {
     std::vector<float> wr(K);
-    for (int k = 0; k < K; ++k) wr[k] = FP8 ? wq[n * K + k] : bf2f(w[n * K + k]);
+    for (int k = 0; k < K; ++k) wr[k] = FP8 || INT4 ? wq[n * K + k] : bf2f(w[n * K + k]);
     for (int m = 0; m < M; ++m) {
       double s = 0;
       const float *xm = &xin[size_t(m) * K];
@@ -190,9 +238,10 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
 
   // ---- device ----
   XT *dx = reinterpret_cast<XT *>(to_device(x));
-  const WT *dw = FP8 ? reinterpret_cast<const WT *>(to_device(wk8))
-                    : reinterpret_cast<const WT *>(to_device(wk));
-  const float *dscale = FP8 ? to_device(scale_k) : nullptr;
+  const WT *dw = FP8 || INT4 ? reinterpret_cast<const WT *>(to_device(wk8))
+                            : reinterpret_cast<const WT *>(to_device(wk));
+  const float *dscale = FP8 || INT4 ? to_device(scale_k) : nullptr;
+  const uint8_t *dzero = zero_k.empty() ? nullptr : to_device(zero_k);
   bf16 *dnw = reinterpret_cast<bf16 *>(to_device(nw));
   bf16 *db = reinterpret_cast<bf16 *>(to_device(bias));
   bf16 *dcs = reinterpret_cast<bf16 *>(to_device(cs));
@@ -206,16 +255,15 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
     CUDA_CHECK(cudaMemset(dout, 0xff, sizeof(OutT) * M * N_OUT)); // NaN pattern
   }
   auto fn = linear_small_m<M, N, K, PRO, EPI, OutT, kEps, RR, HD, kSms, XT, LinearHandoff::NONE,
-                           0, WT>;
-  constexpr LaunchParams lp =
-      linear_small_m_launch(M, N, K, PRO, kSms, int(sizeof(XT)), int(sizeof(WT)));
+                           0, WT, G>;
+  constexpr LaunchParams lp = linear_small_m_launch(M, N, K, PRO, kSms, int(sizeof(XT)), WF);
   const bf16 *pn = PRO == LinearPrologue::RMS_NORM ? dnw : nullptr;
   const bf16 *pb = EPI == LinearEpilogue::BIAS ? db : nullptr;
   const OutT *pr = EPI == LinearEpilogue::RESIDUAL ? dres : nullptr;
   const bf16 *pc = EPI == LinearEpilogue::ROPE_PAIRS ? dcs : nullptr;
   const bf16 *ps = EPI == LinearEpilogue::ROPE_PAIRS ? dsn : nullptr;
   launch(fn, lp, 0, (const XT *)dx, dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX, kNoCount,
-         dscale);
+         dscale, dzero);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<HT> got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
   std::vector<float> got(got_h.size());
@@ -223,7 +271,8 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
 
   char label[160];
   std::snprintf(label, sizeof label, "%s M=%d N=%d K=%d%s%s", name, M, N, K,
-                FP8 ? " fp8" : "", alias_residual ? " (residual=out)" : "");
+                FP8 ? " fp8" : INT4 ? (code_sweep ? " int4 asym" : " int4") : "",
+                alias_residual ? " (residual=out)" : "");
   std::printf("  [grid %u block %u smem %u]\n", lp.grid.x, lp.block.x, lp.shared_bytes);
   bool ok = g_bench_only || report(label, compare(got, ref, tol));
   if (!g_bench_only) {
@@ -235,7 +284,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       CUDA_CHECK(cudaMemset(dout, 0xff, sizeof(OutT) * M * N_OUT));
     launch_after_delayed_producer(dx, saved_x, size_t(M) * K * sizeof(XT), fn, lp, (const XT *)dx,
                                   dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX, kNoCount,
-                                  dscale);
+                                  dscale, dzero);
     got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
     for (size_t i = 0; i < got.size(); ++i) got[i] = H::get(got_h[i]);
     ok &= report("  same, PDL behind a late producer of x", compare(got, ref, tol));
@@ -244,12 +293,19 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
 
   if (bench) {
     // Rotate through enough weight copies that consecutive launches miss in L2.
-    const size_t wbytes = size_t(N) * K * sizeof(WT);
+    const size_t wbytes = INT4 ? size_t(N) * K / 2 : size_t(N) * K * sizeof(WT);
+    // int4: the group scales too (1/16 of the weight bytes at group 128), so they miss in L2.
+    const size_t sbytes = INT4 ? scale_k.size() * sizeof(float) : 0;
     const int nc = int(std::max<size_t>(1, (size_t(320) << 20) / wbytes + 1));
     std::vector<WT *> ws(nc, const_cast<WT *>(dw));
+    std::vector<float *> ss(nc, const_cast<float *>(dscale));
     for (int i = 1; i < nc; ++i) {
       CUDA_CHECK(cudaMalloc(&ws[i], wbytes));
       CUDA_CHECK(cudaMemcpy(ws[i], dw, wbytes, cudaMemcpyDeviceToDevice));
+      if (sbytes) {
+        CUDA_CHECK(cudaMalloc(&ss[i], sbytes));
+        CUDA_CHECK(cudaMemcpy(ss[i], dscale, sbytes, cudaMemcpyDeviceToDevice));
+      }
     }
     OutT *dout2 = nullptr;
     CUDA_CHECK(cudaMalloc(&dout2, sizeof(OutT) * M * N_OUT));
@@ -259,13 +315,14 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
     auto enqueue = [&] {
       for (int it = 0; it < iters; ++it)
         launch(fn, lp, s, (const XT *)dx, (const WT *)ws[it % nc], pn, pb, pr, pc, ps, dout2,
-               kNoCount, kNoX, kNoCount, dscale);
+               kNoCount, kNoX, kNoCount, (const float *)ss[it % nc], dzero);
     };
     cudaError_t pdl_err = cudaSuccess;
     auto enqueue_pdl = [&] {
       for (int it = 0; it < iters; ++it) {
         cudaError_t e = launch_pdl(fn, lp, s, (const XT *)dx, (const WT *)ws[it % nc], pn, pb,
-                                   pr, pc, ps, dout2, kNoCount, kNoX, kNoCount, dscale);
+                                   pr, pc, ps, dout2, kNoCount, kNoX, kNoCount,
+                                   (const float *)ss[it % nc], dzero);
         if (e != cudaSuccess && pdl_err == cudaSuccess) pdl_err = e;
       }
     };
@@ -327,14 +384,18 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
     CUDA_CHECK(cudaEventDestroy(e0));
     CUDA_CHECK(cudaEventDestroy(e1));
     CUDA_CHECK(cudaStreamDestroy(s));
-    for (int i = 1; i < nc; ++i) CUDA_CHECK(cudaFree(ws[i]));
+    for (int i = 1; i < nc; ++i) {
+      CUDA_CHECK(cudaFree(ws[i]));
+      if (sbytes) CUDA_CHECK(cudaFree(ss[i]));
+    }
     CUDA_CHECK(cudaFree(dout2));
-    g_bench.push_back({label, wbytes / 1e6, us_stream, us_graph, us_stream_pdl, us_graph_pdl});
+    g_bench.push_back({label, (wbytes + sbytes) / 1e6, us_stream, us_graph, us_stream_pdl, us_graph_pdl});
   }
 
   CUDA_CHECK(cudaFree(dx));
   CUDA_CHECK(cudaFree(const_cast<WT *>(dw)));
   if (dscale) CUDA_CHECK(cudaFree(const_cast<float *>(dscale)));
+  if (dzero) CUDA_CHECK(cudaFree(const_cast<uint8_t *>(dzero)));
   CUDA_CHECK(cudaFree(dnw));
   CUDA_CHECK(cudaFree(db));
   CUDA_CHECK(cudaFree(dcs));
@@ -352,12 +413,14 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
 // WT = fp8: random codes and per-row scales (the pairing does not depend on how they came).
 template <typename WT = bf16> bool run_handoff_case() {
   constexpr int K1 = 1024, N1 = 2048, N2 = 1024; // act [N1] = silu(gate) * up, out [N2]
-  constexpr int WB = int(sizeof(WT));
+  constexpr LinearWeights WB =
+      sizeof(WT) == 1 ? LinearWeights::FP8_E4M3 : LinearWeights::BF16;
   using P = LinearPrologue;
   using E = LinearEpilogue;
   using Hd = LinearHandoff;
   if constexpr (!linear_small_m_handoff_consumer_supported(1, N2, N1, P::NONE, kSms, WB)) {
-    std::printf("handoff with %d-byte weights: no consumer configuration, skipped\n", WB);
+    std::printf("handoff with %d-byte weights: no consumer configuration, skipped\n",
+                int(sizeof(WT)));
     return true;
   } else {
   static_assert(!linear_small_m_handoff_consumer_supported(1, N2, N1, P::RMS_NORM, kSms, WB));
@@ -407,9 +470,9 @@ template <typename WT = bf16> bool run_handoff_case() {
   CUDA_CHECK(cudaMalloc(&ref, N2 * 2));
   CUDA_CHECK(cudaMalloc(&out, N2 * 2));
   launch(plain_up, lp_up, 0, (const bf16 *)dx, dw1, (const bf16 *)dnw, none, none, none, none,
-         act, kNoCount, kNoX, kNoCount, ds1);
+         act, kNoCount, kNoX, kNoCount, ds1, kNoZero);
   launch(plain_down, lp_down, 0, (const bf16 *)act, dw2, none, none, (const bf16 *)dres, none,
-         none, ref, kNoCount, kNoX, kNoCount, ds2);
+         none, ref, kNoCount, kNoX, kNoCount, ds2, kNoZero);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<uint16_t> act_ref = to_host(reinterpret_cast<const uint16_t *>(act), N1);
   const std::vector<uint16_t> out_ref = to_host(reinterpret_cast<const uint16_t *>(ref), N2);
@@ -438,9 +501,9 @@ template <typename WT = bf16> bool run_handoff_case() {
                                      reinterpret_cast<unsigned char *>(dx), K1 * 2, 30000ull);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(launch_pdl(up, lp_up, 0, (const bf16 *)dx, dw1, (const bf16 *)dnw, none, none,
-                          none, none, hx[p], hc[p], kNoX, kNoCount, ds1));
+                          none, none, hx[p], hc[p], kNoX, kNoCount, ds1, kNoZero));
     CUDA_CHECK(launch_pdl(down, lp_down, 0, (const bf16 *)hx[p], dw2, none, none,
-                          (const bf16 *)dres, none, none, out, hc[p], hx[q], hc[q], ds2));
+                          (const bf16 *)dres, none, none, out, hc[p], hx[q], hc[q], ds2, kNoZero));
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<uint16_t> got = to_host(reinterpret_cast<const uint16_t *>(out), N2);
     const std::vector<uint16_t> buf = to_host(reinterpret_cast<const uint16_t *>(hx[p]), N1);
@@ -458,7 +521,7 @@ template <typename WT = bf16> bool run_handoff_case() {
                       count == uint32_t(kProducerBlocks) && reset_count == 0;
     std::printf("%-44s %s  out differs at %zu/%d, buffer at %zu/%d, %zu not reset, count %u "
                 "(want %d), reset count %u\n",
-                p == 0 ? (WB == 1 ? "handoff gate/up -> down fp8, pair 0"
+                p == 0 ? (WB == LinearWeights::FP8_E4M3 ? "handoff gate/up -> down fp8, pair 0"
                                   : "handoff gate/up -> down, pair 0")
                        : "handoff, pair 1 (resets pair 0)",
                 pass ? "ok  " : "FAIL", out_diff, N2, buf_diff, N1, not_reset, count,
@@ -475,6 +538,105 @@ template <typename WT = bf16> bool run_handoff_case() {
   }
 }
 
+// The timed launches' table, then the verdict (the exit status).
+int print_bench(bool ok) {
+  const double bw = copy_bandwidth();
+  std::printf("-- bandwidth (weight bytes / time per launch; copy = D2D bytes read+written)\n");
+  std::printf("copy bandwidth: %.0f GB/s\n", bw / 1e9);
+  std::printf("%-44s %9s | %-17s| %-17s| %-17s| %-17s\n", "us per launch, % of copy bw",
+              "weights", "stream", "graph", "stream+PDL", "graph+PDL");
+  for (const auto &b : g_bench) {
+    std::printf("%-44s %6.2f MB", b.name.c_str(), b.mb);
+    const double us[4] = {b.us_stream, b.us_graph, b.us_stream_pdl, b.us_graph_pdl};
+    for (double u : us) {
+      if (u > 0)
+        std::printf(" | %7.2f us %5.1f%%", u, 100.0 * b.mb * 1e12 / u / bw);
+      else
+        std::printf(" | %17s", "n/a");
+    }
+    std::printf("\n");
+  }
+  // W1's five linears (M=6), with bf16 and with fp32 activations.
+  for (const char *group : {"", " x32"}) {
+    double tot_bytes = 0, tot_us[4] = {0, 0, 0, 0};
+    for (const auto &b : g_bench) {
+      if (b.name.find("M=6 ") == std::string::npos ||
+          (b.name.find(" x32") != std::string::npos) != (*group != 0))
+        continue;
+      tot_bytes += b.mb;
+      const double us[4] = {b.us_stream, b.us_graph, b.us_stream_pdl, b.us_graph_pdl};
+      for (int i = 0; i < 4; ++i) tot_us[i] += us[i];
+    }
+    if (tot_bytes == 0) continue;
+    std::string label = std::string("W1 linears (M=6") + group + ") total";
+    std::printf("%-44s %6.1f MB", label.c_str(), tot_bytes);
+    for (double u : tot_us)
+      std::printf(" | %7.2f us %5.1f%%", u, u > 0 ? 100.0 * tot_bytes * 1e12 / u / bw : 0.0);
+    std::printf("\n");
+  }
+  std::printf("%s\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
+
+// int4 weights: group scales (32, 64, 128, 256), symmetric and asymmetric (every code, random
+// zero points), every prologue/epilogue, fp32 x, then the 1B decode shapes timed.
+bool run_int4_cases() {
+  using P = LinearPrologue;
+  using E = LinearEpilogue;
+  using I4 = Int4x2;
+  static_assert(linear_small_m_supported(1, 64, 512, P::NONE, E::NONE, 0, 2, 2, kSms,
+                                         LinearWeights::INT4, 128) &&
+                    !linear_small_m_supported(1, 64, 448, P::NONE, E::NONE, 0, 2, 2, kSms,
+                                              LinearWeights::INT4, 64) &&
+                    !linear_small_m_supported(1, 64, 512, P::NONE, E::NONE, 0, 2, 2, kSms,
+                                              LinearWeights::INT4, 16) &&
+                    !linear_small_m_supported(1, 64, 384, P::NONE, E::NONE, 0, 2, 2, kSms,
+                                              LinearWeights::INT4, 256) &&
+                    !linear_small_m_tiling(1, 2048, 8192, P::NONE, kSms, 2, LinearWeights::INT4)
+                         .w_smem,
+                "int4: K % 128, groups 32, 64 or k*128 dividing K; registers, not w_smem");
+  bool ok = true;
+  std::printf("-- int4 weights (group scales, dequantized in registers)\n");
+  ok &= run_case<3, 64, 512, P::NONE, E::NONE, bf16, 0, 2, bf16, I4, 128>("every code", 81, false,
+                                                                        false, true);
+  ok &= run_case<3, 64, 512, P::NONE, E::NONE, bf16, 0, 2, bf16, I4, 32>("every code g32", 82,
+                                                                       false, false, true);
+  ok &= run_case<5, 96, 1024, P::NONE, E::NONE, bf16, 0, 2, bf16, I4, 64>("every code g64", 83,
+                                                                        false, false, true);
+  ok &= run_case<2, 48, 1536, P::NONE, E::NONE, bf16, 0, 2, bf16, I4, 256>("g256 (not 2^n K)",
+                                                                         84, false, false);
+  ok &= run_case<2, 8208, 384, P::NONE, E::BIAS, bf16, 0, 2, bf16, I4, 128>(
+      "bias multi-tile, 2 chunks a step", 85, false, false);
+  ok &= run_case<11, 96, 512, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, 0, 2, bf16, I4, 128>(
+      "rms+silu", 86, false, false);
+  ok &= run_case<16, 128, 1024, P::RMS_NORM, E::ROPE_PAIRS, bf16, 64, 32, bf16, I4, 64>(
+      "rms+rope", 87, false, false);
+  ok &= run_case<9, 2048, 1536, P::NONE, E::RESIDUAL, bf16, 0, 2, bf16, I4, 128>("residual", 88,
+                                                                               true, false);
+  ok &= run_case<3, 4656, 2048, P::RMS_NORM, E::NONE, bf16, 0, 2, bf16, I4, 128>(
+      "several tiles a block", 89, false, false);
+  ok &= run_case<5, 80, 512, P::NONE, E::NONE, float, 0, 2, float, I4, 128>("none x32", 90,
+                                                                          false, false, true);
+  ok &= run_case<7, 4352, 384, P::NONE, E::BIAS, float, 0, 2, float, I4, 128>(
+      "bias multi-tile x32", 91, false, false);
+  ok &= run_case<6, 2048, 2048, P::RMS_NORM, E::ROPE_PAIRS, float, 2048, 64, float, I4, 128>(
+      "rms+rope x32", 92, false, false);
+  ok &= run_case<6, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, 0, 2, bf16, I4, 128>(
+      "gate_up M=6", 93, false, false);
+  std::printf("-- Llama 3.2 1B, M=1 decode, int4 weights (group 128)\n");
+  ok &= run_case<1, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, bf16, 2560, 64, bf16, I4, 128>(
+      "qkv", 94, false, true);
+  ok &= run_case<1, 2048, 2048, P::NONE, E::RESIDUAL, bf16, 0, 2, bf16, I4, 128>("o_proj", 95,
+                                                                               true, true);
+  ok &= run_case<1, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, 0, 2, bf16, I4, 128>(
+      "gate_up", 96, false, true);
+  ok &= run_case<1, 2048, 8192, P::NONE, E::RESIDUAL, bf16, 0, 2, bf16, I4, 128>("down", 97,
+                                                                               true, true);
+  ok &= run_case<1, 128256, 2048, P::RMS_NORM, E::NONE, bf16, 0, 2, bf16, I4, 128>(
+      "lm_head", 98, false, true);
+  return ok;
+}
+
 int main() {
   if (!have_device()) return 77;
   if (sm_count() != kSms)
@@ -482,7 +644,9 @@ int main() {
   using P = LinearPrologue;
   using E = LinearEpilogue;
   bool ok = true;
-  if (std::getenv("LINEAR_FP8_ONLY")) { // debugging the fp8 path alone (compute-sanitizer)
+  if (std::getenv("LINEAR_INT4_ONLY")) { // the int4 cases and their timings alone
+    return print_bench(run_int4_cases());
+  } else if (std::getenv("LINEAR_FP8_ONLY")) { // debugging the fp8 path alone (compute-sanitizer)
     ok &= run_case<3, 64, 320, P::NONE, E::NONE, bf16, 0, 2, bf16, __nv_fp8_e4m3>(
         "every code", 61, false, false, true);
     ok &= run_case<1, 4096, 1024, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, 0, 2, bf16,
@@ -619,41 +783,7 @@ int main() {
                                                                             true);
   ok &= run_case<1, 128256, 2048, P::RMS_NORM, E::NONE, bf16, 0, 2, bf16, F8>("lm_head", 75,
                                                                               false, true);
+  if (!std::getenv("LINEAR_SKIP_INT4")) ok &= run_int4_cases();
 
-  const double bw = copy_bandwidth();
-  std::printf("-- bandwidth (weight bytes / time per launch; copy = D2D bytes read+written)\n");
-  std::printf("copy bandwidth: %.0f GB/s\n", bw / 1e9);
-  std::printf("%-44s %9s | %-17s| %-17s| %-17s| %-17s\n", "us per launch, % of copy bw",
-              "weights", "stream", "graph", "stream+PDL", "graph+PDL");
-  for (const auto &b : g_bench) {
-    std::printf("%-44s %6.2f MB", b.name.c_str(), b.mb);
-    const double us[4] = {b.us_stream, b.us_graph, b.us_stream_pdl, b.us_graph_pdl};
-    for (double u : us) {
-      if (u > 0)
-        std::printf(" | %7.2f us %5.1f%%", u, 100.0 * b.mb * 1e12 / u / bw);
-      else
-        std::printf(" | %17s", "n/a");
-    }
-    std::printf("\n");
-  }
-  // W1's five linears (M=6), with bf16 and with fp32 activations.
-  for (const char *group : {"", " x32"}) {
-    double tot_bytes = 0, tot_us[4] = {0, 0, 0, 0};
-    for (const auto &b : g_bench) {
-      if (b.name.find("M=6 ") == std::string::npos ||
-          (b.name.find(" x32") != std::string::npos) != (*group != 0))
-        continue;
-      tot_bytes += b.mb;
-      const double us[4] = {b.us_stream, b.us_graph, b.us_stream_pdl, b.us_graph_pdl};
-      for (int i = 0; i < 4; ++i) tot_us[i] += us[i];
-    }
-    if (tot_bytes == 0) continue;
-    std::string label = std::string("W1 linears (M=6") + group + ") total";
-    std::printf("%-44s %6.1f MB", label.c_str(), tot_bytes);
-    for (double u : tot_us)
-      std::printf(" | %7.2f us %5.1f%%", u, u > 0 ? 100.0 * tot_bytes * 1e12 / u / bw : 0.0);
-    std::printf("\n");
-  }
-  std::printf("%s\n", ok ? "PASS" : "FAIL");
-  return ok ? 0 : 1;
+  return print_bench(ok);
 }
