@@ -5,8 +5,12 @@ has two tests in a dtype Sinter takes, both tiny): rows longer than one warp and
 block, both directions, exclusive sums, an axis that is not the last, f16, and the position
 ids Hugging Face models compute from an attention mask (Cast -> CumSum -> Sub -> Where, one
 generated kernel). ScatterND (the suite's indices are constants): indices given at run time,
-repeated, negative, with each reduction, and element tuples. Expected outputs come from numpy
-in float64.
+repeated, negative, with each reduction, and element tuples. Quantized weights: DequantizeLinear
+on constant int8 / uint8 / int4 / fp8 weights (per tensor, per axis, in blocks) before a MatMul,
+and com.microsoft MatMulNBits (2, 4 and 8 bits, packed or float zero points or none, K not a
+multiple of the block, act-order g_idx, bias, float16). Expected outputs come from numpy in
+float64 (the quantized cases agree with onnxruntime 1.32 on CPU with graph optimizations off to
+~1e-7; its default QDQ fusion quantizes the activations too).
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -29,16 +33,21 @@ def cumsum(x, axis, exclusive=False, reverse=False):
     return np.flip(s, axis) if reverse else s
 
 
-def write(root, name, nodes, inputs, outputs, inits=()):
-    """inputs / outputs: (name, array) pairs; the arrays give the value infos' types."""
+def write(root, name, nodes, inputs, outputs, inits=(), opset=OPSET, microsoft=False):
+    """inputs / outputs: (name, array) pairs; the arrays give the value infos' types.
+    microsoft: the model also imports onnxruntime's contrib domain com.microsoft."""
     def info(n, a):
         return helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
 
     graph = helper.make_graph(nodes, name, [info(n, a) for n, a in inputs],
                               [info(n, a) for n, a in outputs], list(inits))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
-    model.ir_version = 9
-    onnx.checker.check_model(model)
+    opsets = [helper.make_opsetid("", opset)]
+    if microsoft:
+        opsets.append(helper.make_opsetid("com.microsoft", 1))
+    model = helper.make_model(graph, opset_imports=opsets)
+    model.ir_version = 10 if opset >= 21 else 9
+    if not microsoft:  # the checker knows no contrib op
+        onnx.checker.check_model(model)
     test = Path(root) / "node" / name
     data = test / "test_data_set_0"
     data.mkdir(parents=True, exist_ok=True)
@@ -57,6 +66,134 @@ def cumsum_case(root, name, x, axis, exclusive=0, reverse=0):
     write(root, name, [helper.make_node("CumSum", ["x", "axis"], ["y"], exclusive=exclusive,
                                         reverse=reverse)],
           [("x", x)], [("y", y)], [axis_init(axis)])
+
+
+def pack_low_first(codes, bits):
+    """Unsigned codes [..., n] packed into bytes from the low bits up (n * bits % 8 == 0)."""
+    per = 8 // bits
+    c = codes.astype(np.uint8).reshape(*codes.shape[:-1], -1, per)
+    out = np.zeros(c.shape[:-1], np.uint8)
+    for j in range(per):
+        out |= c[..., j] << (j * bits)
+    return out
+
+
+def matmul_nbits_case(root, name, rng, m, k, n, bits, block, dtype=np.float32, zero="packed",
+                      g_idx=False, bias=False):
+    """com.microsoft MatMulNBits: W[n, k] = (q - zero) * scale per block of k (or per g_idx
+    group), Y = A @ W^T (+ bias); the reference in float64 from the unpacked codes."""
+    blocks = -(-k // block)
+    codes = rng.integers(0, 1 << bits, (n, blocks * block))
+    scales = (rng.random((n, blocks)) * 0.2 + 0.05).astype(dtype)
+    zeros = rng.integers(0, 1 << bits, (n, blocks))
+    group = np.arange(k) // block
+    if g_idx:
+        group = rng.permutation(group)  # act-order: any block for any k
+    inits = [numpy_helper.from_array(pack_low_first(codes, bits).reshape(n, blocks, -1), "B"),
+             numpy_helper.from_array(scales.reshape(-1), "scales")]
+    inputs = ["A", "B", "scales"]
+    if zero == "packed":
+        per = 8 // bits
+        padded = np.zeros((n, -(-blocks // per) * per), np.int64)
+        padded[:, :blocks] = zeros
+        inits.append(numpy_helper.from_array(pack_low_first(padded, bits).reshape(-1), "zp"))
+        inputs.append("zp")
+    elif zero == "float":
+        inits.append(numpy_helper.from_array(zeros.astype(dtype).reshape(-1), "zp"))
+        inputs.append("zp")
+    else:
+        zeros = np.full((n, blocks), 1 << (bits - 1))
+        inputs.append("")
+    if g_idx:
+        inits.append(numpy_helper.from_array(group.astype(np.int32), "g_idx"))
+        inputs.append("g_idx")
+    w = (codes[:, :k] - zeros[:, group]) * scales.astype(np.float64)[:, group]
+    a = (rng.random((1, m, k)) * 2 - 1).astype(dtype)
+    y = a.astype(np.float64) @ w.T
+    if bias:
+        b = (rng.random(n) * 2 - 1).astype(dtype)
+        y = y + b
+        if not g_idx:
+            inputs.append("")
+        inputs.append("bias")
+        inits.append(numpy_helper.from_array(b, "bias"))
+    while inputs[-1] == "":
+        inputs.pop()
+    node = helper.make_node("MatMulNBits", inputs, ["Y"], domain="com.microsoft", K=k, N=n,
+                            bits=bits, block_size=block)
+    write(root, name, [node], [("A", a)], [("Y", y.astype(dtype))], inits, microsoft=True)
+
+
+def dequantize_matmul_case(root, name, rng, wq, scale, zero, axis=1, block_size=0, opset=OPSET):
+    """DequantizeLinear on a constant weight, then MatMul: the quantized-weight (QDQ) export.
+    wq, zero: numpy int8/uint8 arrays, or (onnx tensor, codes) pairs for int4 and fp8; zero may
+    be None."""
+    tensor, codes = wq if isinstance(wq, tuple) else (numpy_helper.from_array(wq, "wq"), wq)
+    tensor.name = "wq"
+    ztensor, zero = zero if isinstance(zero, tuple) else (
+        None if zero is None else numpy_helper.from_array(zero, "zp"), zero)
+    k, n = codes.shape
+    s, z = scale.astype(np.float64), zero.astype(np.float64) if zero is not None else 0.0
+    if block_size:
+        s = np.repeat(s, block_size, axis=axis)[:k] if axis == 0 else np.repeat(s, block_size, 1)[:, :n]
+        if zero is not None:
+            z = np.repeat(z, block_size, axis=axis)[:k] if axis == 0 else np.repeat(z, block_size, 1)[:, :n]
+    elif scale.ndim == 1 and scale.size > 1:
+        s = s.reshape((-1, 1) if axis == 0 else (1, -1))
+        if zero is not None:
+            z = z.reshape(s.shape)
+    w = (codes.astype(np.float64) - z) * s
+    x = (rng.random((2, 3, k)) * 2 - 1).astype(np.float32)
+    inits = [tensor, numpy_helper.from_array(scale, "scale")]
+    inputs = ["wq", "scale"]
+    if ztensor is not None:
+        ztensor.name = "zp"
+        inits.append(ztensor)
+        inputs.append("zp")
+    attrs = {"axis": axis}
+    if block_size:
+        attrs["block_size"] = block_size
+    nodes = [helper.make_node("DequantizeLinear", inputs, ["w"], **attrs),
+             helper.make_node("MatMul", ["x", "w"], ["y"])]
+    write(root, name, nodes, [("x", x)], [("y", (x.astype(np.float64) @ w).astype(np.float32))],
+          inits, opset=opset)
+
+
+def quantized_cases(root, rng):
+    # QDQ weights: int8 per output channel with zero points, uint8 per tensor, int4 in blocks
+    # of 16 along k (opset 21), fp8 e4m3 per tensor.
+    wq = rng.integers(-128, 128, (64, 48)).astype(np.int8)
+    dequantize_matmul_case(root, "test_sinter_dequantize_int8_per_axis_matmul", rng, wq,
+                           (rng.random(48) * 0.01 + 0.001).astype(np.float32),
+                           rng.integers(-5, 5, 48).astype(np.int8), axis=1)
+    wq = rng.integers(0, 256, (32, 24)).astype(np.uint8)
+    dequantize_matmul_case(root, "test_sinter_dequantize_uint8_per_tensor_matmul", rng, wq,
+                           np.array(0.02, np.float32), np.array(128, np.uint8))
+    codes = rng.integers(-8, 8, (64, 24))
+    zcodes = rng.integers(-8, 8, (4, 24))
+    dequantize_matmul_case(
+        root, "test_sinter_dequantize_int4_blocked_matmul", rng,
+        (helper.make_tensor("wq", TensorProto.INT4, codes.shape, codes.reshape(-1).tolist()), codes),
+        (rng.random((4, 24)) * 0.1 + 0.01).astype(np.float32),
+        (helper.make_tensor("zp", TensorProto.INT4, zcodes.shape, zcodes.reshape(-1).tolist()),
+         zcodes),
+        axis=0, block_size=16, opset=21)
+    values = rng.choice(np.array([0.5, -1.0, 1.5, 2.0, -0.25, 3.0, -448.0, 448.0, 0.015625]),
+                        (16, 8)).astype(np.float32)
+    fp8_tensor = helper.make_tensor("wq", TensorProto.FLOAT8E4M3FN, values.shape,
+                                    values.reshape(-1).tolist())
+    dequantize_matmul_case(root, "test_sinter_dequantize_fp8_per_tensor_matmul", rng,
+                           (fp8_tensor, values), np.array(0.01, np.float32), None, opset=19)
+    # onnxruntime's block-quantized weights (MatMulNBits): 4 bits with packed zero points and
+    # K not a multiple of the block, 8 bits without zero points, act-order groups with a bias,
+    # float16 with zero points of the scales' type, 2 bits.
+    matmul_nbits_case(root, "test_sinter_matmulnbits_4bit_zp_partial_block", rng, 3, 80, 40, 4, 32)
+    matmul_nbits_case(root, "test_sinter_matmulnbits_8bit_no_zp", rng, 5, 64, 24, 8, 16, zero=None)
+    matmul_nbits_case(root, "test_sinter_matmulnbits_4bit_g_idx_bias", rng, 2, 128, 32, 4, 32,
+                      zero="float", g_idx=True, bias=True)
+    matmul_nbits_case(root, "test_sinter_matmulnbits_4bit_f16_float_zp", rng, 4, 128, 64, 4, 64,
+                      dtype=np.float16, zero="float", bias=True)
+    matmul_nbits_case(root, "test_sinter_matmulnbits_2bit", rng, 1, 64, 16, 2, 16)
 
 
 def main():
@@ -120,6 +257,7 @@ def main():
     write(root, "test_sinter_scatternd_element_tuples_mul",
           [helper.make_node("ScatterND", ["data", "indices", "updates"], ["y"], reduction="mul")],
           [("data", data), ("indices", indices), ("updates", updates)], [("y", expected)])
+    quantized_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -14,8 +14,16 @@
 
 namespace sinter::import {
 
+/// TensorProto data type codes by number (newer than some onnx.proto this may be built against).
+constexpr int kOnnxFloat8E4M3FN = 17;
+constexpr int kOnnxUint4 = 21;
+constexpr int kOnnxInt4 = 22;
+
 /// Converts an ONNX element type code to an MLIR type, or null when unsupported.
 mlir::Type elementTypeFor(mlir::MLIRContext *context, int onnxType);
+/// elementTypeFor, and for constants (quantized weights) also UINT8, FLOAT8E4M3FN and the
+/// 4-bit INT4 / UINT4, which widen to i8 / ui8 (tensorFromProto unpacks them).
+mlir::Type constantElementTypeFor(mlir::MLIRContext *context, int onnxType);
 /// "17 (FLOAT8E4M3FN); supported: ...": an unsupported ONNX element type code, named, and
 /// the codes Sinter supports.
 std::string dataTypeText(int onnxType);
@@ -122,6 +130,9 @@ void registerMatrixImports(OpImportRegistry &registry);
 void registerShapeImports(OpImportRegistry &registry);
 void registerTensorImports(OpImportRegistry &registry);
 void registerGenericImports(OpImportRegistry &registry);
+void registerQuantizedImports(OpImportRegistry &registry);
+/// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
+void registerMicrosoftImports(OpImportRegistry &registry);
 
 /// Converts a TensorProto (inline or external data) to a dense attribute.
 mlir::FailureOr<mlir::DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,

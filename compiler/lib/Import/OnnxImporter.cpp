@@ -30,6 +30,16 @@ const OpImportRegistry &registry() {
     registerShapeImports(r);
     registerTensorImports(r);
     registerGenericImports(r);
+    registerQuantizedImports(r);
+    return r;
+  }();
+  return instance;
+}
+
+const OpImportRegistry &microsoftRegistry() {
+  static const OpImportRegistry instance = [] {
+    OpImportRegistry r;
+    registerMicrosoftImports(r);
     return r;
   }();
   return instance;
@@ -345,6 +355,43 @@ private:
     func.setType(builder.getFunctionType(argTypes, resultTypes));
     for (int i = 0; i < graph.output_size(); ++i)
       func.setResultAttr(i, "sinter.name", builder.getStringAttr(graph.output(i).name()));
+    return dropQuantizedConstants(func);
+  }
+
+  /// uint8 and fp8 constants (the types constantElementTypeFor adds) are quantized weights:
+  /// DequantizeLinear and MatMulNBits read their values at import, and the graph dialect has no
+  /// tensors of those types, so they are dropped; one that any other op reads is an error.
+  LogicalResult dropQuantizedConstants(func::FuncOp func) {
+    SmallVector<graph::ConstantOp> dropped;
+    WalkResult walk = func.walk([&](graph::ConstantOp c) {
+      Type et = cast<ShapedType>(c.getType()).getElementType();
+      if (!et.isUnsignedInteger(8) && !isa<Float8E4M3FNType>(et))
+        return WalkResult::advance();
+      if (!c->use_empty()) {
+        Operation *user = *c->getUsers().begin();
+        std::string name = "a constant";
+        if (auto loc = dyn_cast<NameLoc>(c.getLoc()))
+          name = "initializer '" + loc.getName().str() + "'";
+        std::string reader = isa<func::ReturnOp>(user) ? std::string("a graph output") : "node '";
+        if (auto loc = dyn_cast<NameLoc>(user->getLoc()); loc && !isa<func::ReturnOp>(user))
+          reader += loc.getName().str() + "'";
+        else if (!isa<func::ReturnOp>(user))
+          reader = "an op";
+        (void)fail(name + " of type " +
+                   (et.isUnsignedInteger(8) ? std::string("uint8") : std::string("float8e4m3fn")) +
+                   " is read by " + reader + ": constants of this type are supported only as "
+                   "quantized weights (DequantizeLinear, com.microsoft MatMulNBits)");
+        return WalkResult::interrupt();
+      }
+      dropped.push_back(c);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    for (graph::ConstantOp c : dropped) {
+      state.constants.erase(c);
+      c.erase();
+    }
     return success();
   }
 
@@ -355,11 +402,13 @@ private:
       return "node '" + name + "' (" + node.op_type() + ", domain '" + domain + "', opset " +
              std::to_string(state.opset) + ")";
     };
-    if (domain != "ai.onnx")
+    if (domain != "ai.onnx" && domain != "com.microsoft")
       return fail(describe() + ": unsupported domain '" + domain + "'");
-    auto entry = registry().find(node.op_type());
-    if (entry == registry().end())
-      return fail(describe() + ": unsupported op type '" + node.op_type() + "'");
+    const OpImportRegistry &ops = domain == "ai.onnx" ? registry() : microsoftRegistry();
+    auto entry = ops.find(node.op_type());
+    if (entry == ops.end())
+      return fail(describe() + ": unsupported op type '" + node.op_type() + "'" +
+                  (domain == "ai.onnx" ? "" : " in domain '" + domain + "'"));
     if (state.opset < entry->second.minOpset)
       return fail(describe() + ": supported from opset " + std::to_string(entry->second.minOpset));
     for (const auto &out : node.output())

@@ -27,6 +27,18 @@ Type elementTypeFor(MLIRContext *context, int onnxType) {
   }
 }
 
+Type constantElementTypeFor(MLIRContext *context, int onnxType) {
+  Builder b(context);
+  switch (onnxType) {
+  case onnx::TensorProto::UINT8: return b.getIntegerType(8, /*isSigned=*/false);
+  case kOnnxFloat8E4M3FN: return b.getType<Float8E4M3FNType>();
+  // 4-bit integers widen to 8 bits, one value a byte.
+  case kOnnxUint4: return b.getIntegerType(8, /*isSigned=*/false);
+  case kOnnxInt4: return b.getIntegerType(8);
+  default: return elementTypeFor(context, onnxType);
+  }
+}
+
 std::string dataTypeText(int onnxType) {
   // Names of the codes newer than some onnx.proto this may be built against.
   static const char *const kNewer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
@@ -38,7 +50,8 @@ std::string dataTypeText(int onnxType) {
   else if (onnx::TensorProto_DataType_IsValid(onnxType) &&
            onnxType != onnx::TensorProto::UNDEFINED)
     text += " (" + onnx::TensorProto_DataType_Name(onnxType) + ")";
-  return text + "; supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, INT8, BOOL";
+  return text + "; supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, INT8, BOOL "
+                "(and for constants UINT8, FLOAT8E4M3FN, INT4, UINT4)";
 }
 
 std::string shapeText(ArrayRef<int64_t> shape) {
@@ -157,7 +170,7 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
                                              MLIRContext *context, const std::string &modelDir,
                                              std::string &error) {
   std::string what = "tensor '" + tensor.name() + "'";
-  Type et = elementTypeFor(context, tensor.data_type());
+  Type et = constantElementTypeFor(context, tensor.data_type());
   if (!et) {
     error = what + " has unsupported data type " + dataTypeText(tensor.data_type());
     return failure();
@@ -172,7 +185,10 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
   for (int64_t d : shape)
     count *= (uint64_t)d;
   auto type = RankedTensorType::get(shape, et);
-  uint64_t bytes = count * storageBytes(et);
+  // INT4 / UINT4 are stored two values a byte (low nibble first), in raw data and in
+  // int32_data alike; they are unpacked below.
+  const bool packed4 = tensor.data_type() == kOnnxInt4 || tensor.data_type() == kOnnxUint4;
+  uint64_t bytes = packed4 ? (count + 1) / 2 : count * storageBytes(et);
 
   std::string raw;
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
@@ -198,8 +214,15 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
                : et.isF64()        ? tensor.double_data_size()
                : et.isInteger(64) ? tensor.int64_data_size()
                                    : tensor.int32_data_size();
-    if (!fits(have))
+    if (packed4) {
+      if ((uint64_t)have != bytes) {
+        error = what + " holds " + std::to_string(have) + " packed 4-bit pairs, its shape " +
+                shapeText(shape) + " needs " + std::to_string(bytes);
+        return failure();
+      }
+    } else if (!fits(have)) {
       return failure();
+    }
     raw.resize(bytes);
     if (count == 0) {
       // Nothing to copy (and an empty repeated field may hand out a null pointer).
@@ -209,6 +232,9 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
       std::memcpy(raw.data(), tensor.double_data().data(), bytes);
     } else if (et.isInteger(64)) {
       std::memcpy(raw.data(), tensor.int64_data().data(), bytes);
+    } else if (packed4) {
+      for (uint64_t i = 0; i < bytes; ++i)
+        raw[i] = char(tensor.int32_data(i) & 0xFF);
     } else {
       int64_t width = storageBytes(et);
       for (uint64_t i = 0; i < count; ++i) {
@@ -221,6 +247,17 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
     error = what + " has " + std::to_string(raw.size()) + " bytes of data, its shape " +
             shapeText(shape) + " needs " + std::to_string(bytes);
     return failure();
+  }
+  if (packed4) {
+    const bool isSigned = tensor.data_type() == kOnnxInt4;
+    std::string wide(count, '\0');
+    for (uint64_t i = 0; i < count; ++i) {
+      int v = (uint8_t(raw[i / 2]) >> (i % 2 ? 4 : 0)) & 15;
+      if (isSigned && v >= 8)
+        v -= 16;
+      wide[i] = char(v);
+    }
+    return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(wide.data(), wide.size()));
   }
   if (et.isInteger(1)) {
     // DenseElementsAttr packs i1 as bits; ONNX stores one byte per bool.
