@@ -110,6 +110,9 @@ def parse_args(argv=None):
                         "logits against PyTorch with the same dequantized weights (fp32 and "
                         "bf16), the quantization error against the bf16 model, and its decode "
                         "step timed against its own floor (fp8 weight + scale bytes)")
+    p.add_argument("--int4", action="store_true",
+                   help="the same as --fp8 for --weight-dtype int4 (symmetric 4-bit weights, an "
+                        "fp32 scale per row and group of 128 k)")
     p.add_argument("--skip-timing", action="store_true", help="numerics only")
     p.add_argument("--skip-numerics", action="store_true", help="timing only")
     p.add_argument("--reuse", action="store_true",
@@ -236,6 +239,43 @@ def fp8_dequantized(model, dtype, torch):
                 q = (w / scale).to(torch.float8_e4m3fn).float()
                 mod.weight = torch.nn.Parameter((q * scale).to(dtype), requires_grad=False)
     return m.eval()
+
+
+def int4_step_bytes(model, torch):
+    """fp8_step_bytes for a --weight-dtype int4 library: half a byte a weight plus an fp32 scale
+    per row and group of 128 k (a linear whose K is not a multiple of 128 stays bf16)."""
+    linear = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Linear)}
+    embedding = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Embedding)}
+    seen, n = set(), 0
+    for p in model.parameters():
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        if id(p) in linear and p.shape[1] % 128 == 0:
+            n += p.numel() // 2 + p.numel() // 128 * 4
+        elif id(p) not in embedding:
+            n += p.numel() * p.element_size()
+    return n
+
+
+def int4_dequantized(model, dtype, torch):
+    """fp8_dequantized for --weight-dtype int4: per row and group of 128 k, scale = max|w| / 7
+    (1 for an all-zero group), w ~= scale * clamp(round_half_even(w / scale), -8, 7)."""
+    m = copy.deepcopy(model).to(dtype)
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.Linear) and mod.weight.shape[1] % 128 == 0:
+                w = mod.weight.detach().float()
+                g = w.reshape(w.shape[0], -1, 128)
+                amax = g.abs().amax(dim=2, keepdim=True)
+                scale = torch.where(amax > 0, amax / 7.0, torch.ones_like(amax))
+                q = torch.clamp(torch.round(g / scale), -8, 7)
+                mod.weight = torch.nn.Parameter((q * scale).reshape(w.shape).to(dtype),
+                                                requires_grad=False)
+    return m.eval()
+
+
+QUANTIZED = {"fp8": (fp8_step_bytes, fp8_dequantized), "int4": (int4_step_bytes, int4_dequantized)}
 
 
 def kv_bytes_per_position(cfg, dtype_bytes=2):
@@ -534,28 +574,29 @@ def main(argv=None):
             result["numerics"] = {"error": f"{type(e).__name__}: {e}"[:1000]}
             ok = False
         save()
-    fp8 = None
-    if a.fp8:
-        fp8_so = stem + "_fp8.so"
-        result["compile_seconds_fp8"] = run_compile(a, prefill_path, decode_path, fp8_so,
-                                                    ["--weight-dtype", "fp8"])
-        fp8_model = sinter_ctypes.Model(
-            fp8_so, weights=fp8_so[:-3] + ".safetensors" if a.weights == "external" else None)
-        fp8 = {"ctx": fp8_model.context("graph"), "bytes": fp8_step_bytes(model, torch)}
-        result["fp8_step_weight_bytes"] = fp8["bytes"]
+    quantized = {}  # --fp8 / --int4: name -> {"ctx", "bytes"}
+    for qname in [q for q in QUANTIZED if getattr(a, q)]:
+        step_bytes, dequantized = QUANTIZED[qname]
+        q_so = stem + f"_{qname}.so"
+        result[f"compile_seconds_{qname}"] = run_compile(a, prefill_path, decode_path, q_so,
+                                                         ["--weight-dtype", qname])
+        q_model = sinter_ctypes.Model(
+            q_so, weights=q_so[:-3] + ".safetensors" if a.weights == "external" else None)
+        quantized[qname] = {"ctx": q_model.context("graph"), "bytes": step_bytes(model, torch)}
+        result[f"{qname}_step_weight_bytes"] = quantized[qname]["bytes"]
         if not a.skip_numerics:
             try:
-                q32 = fp8_dequantized(ref_model, torch.float32, torch)
-                q16 = fp8_dequantized(ref_model, torch.bfloat16, torch)
+                q32 = dequantized(ref_model, torch.float32, torch)
+                q16 = dequantized(ref_model, torch.bfloat16, torch)
                 q_tokens, _ = torch_greedy(q16, prompt, a.steps, a.max_cache)
-                s_tok, s_rows, s_pre = SinterGreedy(fp8["ctx"], a.steps, "cuda")(prompt)
+                s_tok, s_rows, s_pre = SinterGreedy(quantized[qname]["ctx"], a.steps, "cuda")(prompt)
                 s_tokens = s_tok.tolist()
                 ref32, ref32_pre = torch_teacher_forced(q32, prompt, s_tokens)
                 ref16, ref16_pre = torch_teacher_forced(q16, prompt, s_tokens)
                 c = compare_numerics(s_tokens, s_rows.clone(), s_pre.clone(), q_tokens, ref32,
                                      ref16, ref32_pre, ref16_pre, torch)
-                # The quantization itself: the fp8 reference against the bf16 model's fp32
-                # reference, on the same tokens.
+                # The quantization itself: the quantized reference against the bf16 model's
+                # fp32 reference, on the same tokens.
                 b32, b32_pre = torch_teacher_forced(ref_model, prompt, s_tokens)
                 c["quantization_rel_err"] = {
                     "prefill": rel_err(ref32_pre, b32_pre, torch),
@@ -564,15 +605,15 @@ def main(argv=None):
                     x == y for x, y in zip(s_tokens, result.get("numerics", {}).get(
                         "torch_bf16_tokens", [])))
                 c["sinter_tokens"] = s_tokens
-                result["numerics_fp8"] = c
+                result[f"numerics_{qname}"] = c
                 ok &= c["ok"]
-                print(f"numerics fp8: {c['equal_token_count']}/{a.steps} tokens equal to PyTorch "
-                      f"bf16 with the dequantized weights, {c['leading_identical_steps']} "
+                print(f"numerics {qname}: {c['equal_token_count']}/{a.steps} tokens equal to "
+                      f"PyTorch bf16 with the dequantized weights, {c['leading_identical_steps']} "
                       f"leading; prefill rel err {c['prefill_rel_err']['sinter']:.3e} vs torch "
                       f"bf16 {c['prefill_rel_err']['torch_bf16']:.3e}; max ratio up to the first "
                       f"mismatch {c['max_ratio_up_to_first_mismatch']:.2f}, all steps "
                       f"{c['max_ratio_all_steps']:.2f}; first mismatch {c['first_mismatch']}; "
-                      f"quantization error (fp32 refs, fp8 vs bf16 weights) prefill "
+                      f"quantization error (fp32 refs, {qname} vs bf16 weights) prefill "
                       f"{c['quantization_rel_err']['prefill']:.3e} decode "
                       f"{c['quantization_rel_err']['decode']:.3e}; tokens equal to the bf16 "
                       f"model's greedy {c['bf16_model_tokens_equal']}/{a.steps}; ok {c['ok']}",
@@ -580,7 +621,7 @@ def main(argv=None):
                 del q32, q16
             except Exception as e:
                 traceback.print_exc()
-                result["numerics_fp8"] = {"error": f"{type(e).__name__}: {e}"[:1000]}
+                result[f"numerics_{qname}"] = {"error": f"{type(e).__name__}: {e}"[:1000]}
                 ok = False
             save()
     del ref_model
@@ -685,12 +726,12 @@ def main(argv=None):
         for mode, ctx in contexts.items():
             add(f"Sinter, {'CUDA graph' if mode == 'graph' else 'direct launches'}",
                 lambda ctx=ctx: bind_decode(ctx))
-        if fp8:
-            fp8_floor = (fp8["bytes"] + kv_pos_bytes * L + logits_bytes) / bandwidth * 1e3
-            result.setdefault("fp8_floor_ms", {})[str(L)] = fp8_floor
-            print(f"fp8 floor {fp8_floor:.4f} ms", flush=True)
-            add("Sinter --weight-dtype fp8, CUDA graph (% of its own floor)",
-                lambda: bind_decode(fp8["ctx"]), floor_ms=fp8_floor)
+        for qname, q in quantized.items():
+            q_floor = (q["bytes"] + kv_pos_bytes * L + logits_bytes) / bandwidth * 1e3
+            result.setdefault(f"{qname}_floor_ms", {})[str(L)] = q_floor
+            print(f"{qname} floor {q_floor:.4f} ms", flush=True)
+            add(f"Sinter --weight-dtype {qname}, CUDA graph (% of its own floor)",
+                lambda q=q: bind_decode(q["ctx"]), floor_ms=q_floor)
 
         # --sample: the same decode step with the sampler at its end (next_token output).
         for label, params in SAMPLING_ROWS if sample_ctx else ():

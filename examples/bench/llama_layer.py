@@ -48,10 +48,10 @@ def parse_args():
     p.add_argument("--activations", choices=["model", "f32"], default="model",
                    help="sinter compile --activations: model (bf16 as the graph rounds) or f32 "
                         "(fp32 activations and logits)")
-    p.add_argument("--weight-dtype", choices=["model", "fp8"], default="model",
-                   help="sinter compile --weight-dtype; with fp8 the references are PyTorch "
-                        "with the same dequantized weights (fp32 and bf16) and the floor counts "
-                        "the bytes the fp8 launches read")
+    p.add_argument("--weight-dtype", choices=["model", "fp8", "int4"], default="model",
+                   help="sinter compile --weight-dtype; with fp8 or int4 the references are "
+                        "PyTorch with the same dequantized weights (fp32 and bf16) and the floor "
+                        "counts the bytes the quantized launches read")
     p.add_argument("--weights", choices=["embedded", "external"], default="embedded",
                    help="how the .so carries its weights (external: OUT.safetensors beside it)")
     return p.parse_args()
@@ -75,7 +75,7 @@ def main():
     print(f"export: {time.time() - t0:.1f} s", flush=True)
 
     suffix = ("_f32" if a.activations == "f32" else "") + (
-        "_fp8" if a.weight_dtype == "fp8" else "")
+        "_" + a.weight_dtype if a.weight_dtype in ("fp8", "int4") else "")
     so_path = os.path.join(a.out_dir, f"llama_l{a.layers}{suffix}.so")
     t0 = time.time()
     r = subprocess.run([a.sinter, "compile", onnx_path, "-o", so_path, "--timing",
@@ -96,11 +96,12 @@ def main():
     cfg = export_llama.build_config(ea)
     model = export_llama.build_model(cfg, ea, "sdpa").cuda().eval()
     ref_model = export_llama.build_model(cfg, ea, "sdpa").float().cuda().eval()
-    if a.weight_dtype == "fp8":
-        from llama_decode import fp8_dequantized, fp8_step_bytes
-        weight_bytes = fp8_step_bytes(model, torch)
-        model = fp8_dequantized(ref_model, torch.bfloat16, torch)
-        ref_model = fp8_dequantized(ref_model, torch.float32, torch)
+    if a.weight_dtype in ("fp8", "int4"):
+        from llama_decode import QUANTIZED
+        step_bytes, dequantized = QUANTIZED[a.weight_dtype]
+        weight_bytes = step_bytes(model, torch)
+        model = dequantized(ref_model, torch.bfloat16, torch)
+        ref_model = dequantized(ref_model, torch.float32, torch)
 
     import sinter_ctypes
     weights = so_path[:-3] + ".safetensors" if a.weights == "external" else None

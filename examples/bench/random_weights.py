@@ -5,7 +5,8 @@ For timing a model compiled with --weights=external on a machine the real weight
 travel to: only the header (a few kB) has to. Load the result with
 `sinter run MODEL.so --weights OUT --allow-new-weights`. The values are bf16/f16/f32 numbers of
 magnitude in [1/128, 1/64) and e4m3 numbers (`--weight-dtype fp8`, scaled by their f32 row
-scales) in [1, 2), with random signs (other dtypes get random bytes 0..3): finite, so
+scales) in [1, 2), with random signs; U8 tensors (`--weight-dtype int4`: two 4-bit codes a
+byte) get uniform random bytes, every code alike; other dtypes get random bytes 0..3: finite, so
 no kernel sees NaN or infinity, and meaningless, so use them for timing only. numpy makes it
 fast (2.5 GB in ~10 s); without it a pure-Python path does the same, slowly.
 
@@ -28,7 +29,8 @@ except ImportError:  # pure Python below: slow, fine for small files (the tests)
 # Bytes per element, then the exponent bits of values in [2^-7, 2^-6) ([1, 2) for e4m3, which
 # its row scale multiplies) and the mask of the random bits kept (sign and mantissa), per dtype.
 PATTERNS = {"BF16": (2, 0x3C00, 0x807F), "F16": (2, 0x2000, 0x83FF),
-            "F32": (4, 0x3C000000, 0x807FFFFF), "F8_E4M3": (1, 0x38, 0x87)}
+            "F32": (4, 0x3C000000, 0x807FFFFF), "F8_E4M3": (1, 0x38, 0x87),
+            "U8": (1, 0x00, 0xFF)}
 WORDS = {1: ("B", "uint8"), 2: ("H", "uint16"), 4: ("I", "uint32")}
 CHUNK = 64 << 20
 

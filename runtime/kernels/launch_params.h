@@ -255,8 +255,11 @@ struct LinearTiling {
 #ifndef SINTER_LINEAR_FP8_W_SMEM
 #define SINTER_LINEAR_FP8_W_SMEM 1
 #endif
+// int4: 64-wide k chunks per warp and step at most (16-byte loads per lane and step: as many).
+// 4 rather than 8: twice the warps on a tile, faster on the 1B decode shapes (RESULTS.md, "int4
+// weights").
 #ifndef SINTER_LINEAR_INT4_BATCH
-#define SINTER_LINEAR_INT4_BATCH 8
+#define SINTER_LINEAR_INT4_BATCH 4
 #endif
 #ifndef SINTER_LINEAR_PREWAIT_SHARED
 #define SINTER_LINEAR_PREWAIT_SHARED 1

@@ -623,6 +623,15 @@ bool run_int4_cases() {
       "rms+rope x32", 92, false, false);
   ok &= run_case<6, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, 0, 2, bf16, I4, 128>(
       "gate_up M=6", 93, false, false);
+  std::printf("-- Llama 3.2 1B, M=6 prefill, int4 weights (group 128)\n");
+  ok &= run_case<6, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, bf16, 2560, 64, bf16, I4, 128>(
+      "qkv", 99, false, false);
+  ok &= run_case<6, 2048, 2048, P::NONE, E::RESIDUAL, bf16, 0, 2, bf16, I4, 128>("o_proj", 100,
+                                                                               true, false);
+  ok &= run_case<6, 2048, 8192, P::NONE, E::RESIDUAL, bf16, 0, 2, bf16, I4, 128>("down", 101,
+                                                                               true, false);
+  ok &= run_case<6, 128256, 2048, P::RMS_NORM, E::NONE, bf16, 0, 2, bf16, I4, 128>(
+      "lm_head", 102, false, false);
   std::printf("-- Llama 3.2 1B, M=1 decode, int4 weights (group 128)\n");
   ok &= run_case<1, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, bf16, 2560, 64, bf16, I4, 128>(
       "qkv", 94, false, true);
