@@ -206,11 +206,11 @@ def unique_param_bytes(model):
     return n
 
 
-def fp8_step_bytes(model, torch):
-    """Bytes a decode step reads from the weights of a --weight-dtype fp8 library: every
-    linear weight (the LM head, tied or not, included) as one byte an element plus an fp32 scale
-    per output row; other parameters (norms) as they are; the embedding table, of which the
-    step gathers one row, not at all."""
+def quantized_step_bytes(model, torch, linear_bytes):
+    """Bytes a decode step reads from the weights of a quantized library: each linear weight
+    (the LM head, tied or not, included) as linear_bytes(p) says (None: as it is), other
+    parameters (norms) as they are; the embedding table, of which the step gathers one row,
+    not at all."""
     linear = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Linear)}
     embedding = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Embedding)}
     seen, n = set(), 0
@@ -218,11 +218,17 @@ def fp8_step_bytes(model, torch):
         if id(p) in seen:
             continue
         seen.add(id(p))
-        if id(p) in linear:
-            n += p.numel() + p.shape[0] * 4
+        q = linear_bytes(p) if id(p) in linear else None
+        if q is not None:
+            n += q
         elif id(p) not in embedding:
             n += p.numel() * p.element_size()
     return n
+
+
+def fp8_step_bytes(model, torch):
+    """--weight-dtype fp8: one byte a weight plus an fp32 scale per output row."""
+    return quantized_step_bytes(model, torch, lambda p: p.numel() + p.shape[0] * 4)
 
 
 def fp8_dequantized(model, dtype, torch):
@@ -242,20 +248,11 @@ def fp8_dequantized(model, dtype, torch):
 
 
 def int4_step_bytes(model, torch):
-    """fp8_step_bytes for a --weight-dtype int4 library: half a byte a weight plus an fp32 scale
-    per row and group of 128 k (a linear whose K is not a multiple of 128 stays bf16)."""
-    linear = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Linear)}
-    embedding = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Embedding)}
-    seen, n = set(), 0
-    for p in model.parameters():
-        if id(p) in seen:
-            continue
-        seen.add(id(p))
-        if id(p) in linear and p.shape[1] % 128 == 0:
-            n += p.numel() // 2 + p.numel() // 128 * 4
-        elif id(p) not in embedding:
-            n += p.numel() * p.element_size()
-    return n
+    """--weight-dtype int4: half a byte a weight plus an fp32 scale per row and group of 128 k
+    (a linear whose K is not a multiple of 128 stays bf16)."""
+    return quantized_step_bytes(
+        model, torch,
+        lambda p: p.numel() // 2 + p.numel() // 128 * 4 if p.shape[1] % 128 == 0 else None)
 
 
 def int4_dequantized(model, dtype, torch):
