@@ -467,6 +467,19 @@ TEST(WeightsFile, StreamsEachTensorToItsBlobOffset) {
   EXPECT_EQ(sink.submits, 6 + 2); // 128 bytes in 24-byte chunks, then 32
 }
 
+// The table's tensors over the fake blob as the writer takes them, after giving each entry the
+// checksum of its bytes.
+std::vector<st::TensorData> checksummed_tensors(TableProgram &t) {
+  for (auto &w : t.table)
+    w.checksum = sinter::test::reference_checksum(t.blob() + w.offset, w.bytes);
+  std::vector<st::TensorData> tensors;
+  for (const auto &w : t.table)
+    tensors.push_back({w.name, st::dtype_for_sinter(w.dtype),
+                       std::vector<int64_t>(w.shape, w.shape + w.rank), t.blob() + w.offset,
+                       w.bytes});
+  return tensors;
+}
+
 // fp8 weights (--weight-dtype fp8): the fake blob's first 128 bytes as an F8_E4M3 [2, 64]
 // tensor and the next 8 as its two F32 row scales, written with the safetensors dtype the writer
 // gives SINTER_DTYPE_F8_E4M3 and streamed back byte for byte, each checksum checked.
@@ -475,14 +488,8 @@ TEST(WeightsFile, Fp8TensorsRoundTrip) {
   TableProgram t(true);
   t.table[0] = {"w0.fp8", SINTER_DTYPE_F8_E4M3, 2, {2, 64}, 0, 128, 0};
   t.table[1] = {"w0.fp8_scale", SINTER_DTYPE_F32, 1, {2}, 128, 8, 0};
-  for (auto &w : t.table)
-    w.checksum = sinter::test::reference_checksum(t.blob() + w.offset, w.bytes);
+  std::vector<st::TensorData> tensors = checksummed_tensors(t);
   ASSERT_EQ(sinter::rt::check_weight_table(t.p), SINTER_OK) << sinter_last_error();
-  std::vector<st::TensorData> tensors;
-  for (const auto &w : t.table)
-    tensors.push_back({w.name, st::dtype_for_sinter(w.dtype),
-                       std::vector<int64_t>(w.shape, w.shape + w.rank), t.blob() + w.offset,
-                       w.bytes});
   std::string error, path = temp_path("fp8");
   ASSERT_TRUE(st::write_file(path, tensors, {{"format", "sinter"}}, error)) << error;
   HostSink sink(160);
@@ -515,14 +522,8 @@ TEST(WeightsFile, Int4TensorsRoundTrip) {
   TableProgram t(true);
   t.table[0] = {"w0.int4", SINTER_DTYPE_U8, 2, {2, 64}, 0, 128, 0};
   t.table[1] = {"w0.int4_scale", SINTER_DTYPE_F32, 2, {2, 1}, 128, 8, 0};
-  for (auto &w : t.table)
-    w.checksum = sinter::test::reference_checksum(t.blob() + w.offset, w.bytes);
+  std::vector<st::TensorData> tensors = checksummed_tensors(t);
   ASSERT_EQ(sinter::rt::check_weight_table(t.p), SINTER_OK) << sinter_last_error();
-  std::vector<st::TensorData> tensors;
-  for (const auto &w : t.table)
-    tensors.push_back({w.name, st::dtype_for_sinter(w.dtype),
-                       std::vector<int64_t>(w.shape, w.shape + w.rank), t.blob() + w.offset,
-                       w.bytes});
   std::string error, path = temp_path("int4");
   ASSERT_TRUE(st::write_file(path, tensors, {{"format", "sinter"}}, error)) << error;
   HostSink sink(160);
