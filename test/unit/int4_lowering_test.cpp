@@ -120,6 +120,8 @@ void lower(Lowered &l, const std::string &text, const std::string &weightDtype) 
   sinter::SinterLowerToLaunchOptions options;
   options.weightDtype = weightDtype;
   options.smCount = kSms;
+  // The SwiGLU pairs are the graph phase's decision, as in the compiler's pipeline.
+  pm.addPass(sinter::createSinterFuseLinearSwiGLU());
   pm.addPass(sinter::createSinterLowerToLaunch(options));
   ASSERT_TRUE(succeeded(pm.run(*l.module)));
 }

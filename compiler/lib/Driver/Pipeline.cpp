@@ -94,12 +94,14 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     // Launch-shaping fusions last, once the graph holds only the ops they combine.
     passes.push_back(createSinterMergeParallelLinears());
     passes.push_back(createSinterFuseLinearPrologue());
+    passes.push_back(createSinterFuseLinearSwiGLU());
     // After the prologue fusion: the final norm is row-wise inside the LM head's linear.
     if (config.lastLogits)
       passes.push_back(createSinterKeepLastLogits());
     // Attention the kernels cannot take goes back to primitives, and whatever no pattern
     // claimed goes to the generic tier.
     passes.push_back(createSinterExpandAttention());
+    passes.push_back(createSinterFuseAttentionHeadMerge());
     passes.push_back(createSinterFormFusionGroups());
     // After the fusion groups, so that no other graph pass has to know the sampler.
     if (config.sample)

@@ -25,10 +25,7 @@ func.func @long_prompt(%h: tensor<1x1024x64xbf16>, %mask: tensor<1x1024xi64>) ->
   %sin = sinter.constant dense<0.0> : tensor<1x1x1024x16xbf16>
   %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x1024x16xbf16>, tensor<1x1x1024x16xbf16>, tensor<1x1x1024x16xbf16>) -> tensor<1x4x1024x16xbf16>
   %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x1024x16xbf16>, tensor<1x1x1024x16xbf16>, tensor<1x1x1024x16xbf16>) -> tensor<1x2x1024x16xbf16>
-  %a = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true} : (tensor<1x4x1024x16xbf16>, tensor<1x2x1024x16xbf16>, tensor<1x2x1024x16xbf16>, tensor<1x1024xi64>) -> tensor<1x4x1024x16xbf16>
-  %at = sinter.transpose %a, [0, 2, 1, 3] : (tensor<1x4x1024x16xbf16>) -> tensor<1x1024x4x16xbf16>
-  %s3 = sinter.constant dense<[1, 1024, 64]> : tensor<3xi64>
-  %a3 = sinter.reshape %at, %s3 : (tensor<1x1024x4x16xbf16>, tensor<3xi64>) -> tensor<1x1024x64xbf16>
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x1024x16xbf16>, tensor<1x2x1024x16xbf16>, tensor<1x2x1024x16xbf16>, tensor<1x1024xi64>) -> tensor<1x1024x64xbf16>
   return %a3 : tensor<1x1024x64xbf16>
 }
 
@@ -54,9 +51,6 @@ func.func @prompt_of_6(%h: tensor<1x6x64xbf16>, %mask: tensor<1x6xi64>) -> tenso
   %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
   %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
   %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
-  %a = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x4x6x16xbf16>
-  %at = sinter.transpose %a, [0, 2, 1, 3] : (tensor<1x4x6x16xbf16>) -> tensor<1x6x4x16xbf16>
-  %s3 = sinter.constant dense<[1, 6, 64]> : tensor<3xi64>
-  %a3 = sinter.reshape %at, %s3 : (tensor<1x6x4x16xbf16>, tensor<3xi64>) -> tensor<1x6x64xbf16>
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
   return %a3 : tensor<1x6x64xbf16>
 }

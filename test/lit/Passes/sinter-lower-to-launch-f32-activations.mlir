@@ -39,18 +39,12 @@ func.func @block(%ids: tensor<1x6xi64>, %mask: tensor<1x6xi64>) -> tensor<1x6x12
   %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
   %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
   %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
-  %a = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x4x6x16xbf16>
-  %at = sinter.transpose %a, [0, 2, 1, 3] : (tensor<1x4x6x16xbf16>) -> tensor<1x6x4x16xbf16>
-  %s3 = sinter.constant dense<[1, 6, 64]> : tensor<3xi64>
-  %a3 = sinter.reshape %at, %s3 : (tensor<1x6x4x16xbf16>, tensor<3xi64>) -> tensor<1x6x64xbf16>
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
   %wo = sinter.constant dense<0.25> : tensor<64x64xbf16>
   %o = sinter.linear %a3, %wo residual %h : (tensor<1x6x64xbf16>, tensor<64x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
   %g2 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu = sinter.constant dense<0.5> : tensor<64x256xbf16>
-  %gu = sinter.linear %o, %wgu norm %g2 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64x256xbf16>, tensor<64xbf16>) -> tensor<1x6x256xbf16>
-  %gate = sinter.slice %gu {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x256xbf16>) -> tensor<1x6x128xbf16>
-  %up = sinter.slice %gu {starts = array<i64: 0, 0, 128>, ends = array<i64: 1, 6, 256>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x256xbf16>) -> tensor<1x6x128xbf16>
-  %y = sinter.silu_mul %gate, %up : (tensor<1x6x128xbf16>, tensor<1x6x128xbf16>) -> tensor<1x6x128xbf16>
+  %y = sinter.linear %o, %wgu norm %g2 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 128>} : (tensor<1x6x64xbf16>, tensor<64x256xbf16>, tensor<64xbf16>) -> tensor<1x6x128xbf16>
   return %y : tensor<1x6x128xbf16>
 }
 

@@ -22,26 +22,17 @@
 func.func @three_mlps(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %gate1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %up1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %act1 = sinter.silu_mul %gate1, %up1 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   %g2 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu2 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu2 = sinter.linear %y1, %wgu2 norm %g2 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %gate2 = sinter.slice %gu2 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %up2 = sinter.slice %gu2 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %act2 = sinter.silu_mul %gate2, %up2 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %act2 = sinter.linear %y1, %wgu2 norm %g2 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd2 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y2 = sinter.linear %act2, %wd2 residual %y1 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y2 : tensor<1x1x64xbf16>
@@ -58,10 +49,7 @@ func.func @three_mlps(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
 func.func @one_mlp(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y0 : tensor<1x1x64xbf16>
@@ -76,18 +64,12 @@ func.func @one_mlp(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
 func.func @six_rows(%x: tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x2048xbf16>
-  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x2048xbf16>) -> tensor<1x6x1024xbf16>
-  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 6, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x2048xbf16>) -> tensor<1x6x1024xbf16>
-  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x6x1024xbf16>, tensor<1x6x1024xbf16>) -> tensor<1x6x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x6x1024xbf16>, tensor<1024x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x2048xbf16>
-  %gate1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x2048xbf16>) -> tensor<1x6x1024xbf16>
-  %up1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 6, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x2048xbf16>) -> tensor<1x6x1024xbf16>
-  %act1 = sinter.silu_mul %gate1, %up1 : (tensor<1x6x1024xbf16>, tensor<1x6x1024xbf16>) -> tensor<1x6x1024xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x1024xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x6x1024xbf16>, tensor<1024x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
   return %y1 : tensor<1x6x64xbf16>
@@ -103,18 +85,12 @@ func.func @six_rows(%x: tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16> {
 func.func @act_is_an_output(%x: tensor<1x1x64xbf16>) -> (tensor<1x1x64xbf16>, tensor<1x1x1024xbf16>) {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %gate1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %up1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %act1 = sinter.silu_mul %gate1, %up1 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y1, %act0 : tensor<1x1x64xbf16>, tensor<1x1x1024xbf16>
@@ -130,19 +106,13 @@ func.func @act_is_an_output(%x: tensor<1x1x64xbf16>) -> (tensor<1x1x64xbf16>, te
 func.func @normalized_down(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %gate0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %up0 = sinter.slice %gu0 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %act0 = sinter.silu_mul %gate0, %up0 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %nd0 = sinter.constant dense<1.0> : tensor<1024xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x norm %nd0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>, tensor<1024xbf16>) -> tensor<1x1x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %gu1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %gate1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 1024>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %up1 = sinter.slice %gu1 {starts = array<i64: 0, 0, 1024>, ends = array<i64: 1, 1, 2048>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x2048xbf16>) -> tensor<1x1x1024xbf16>
-  %act1 = sinter.silu_mul %gate1, %up1 : (tensor<1x1x1024xbf16>, tensor<1x1x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %nd1 = sinter.constant dense<1.0> : tensor<1024xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 norm %nd1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>, tensor<1024xbf16>) -> tensor<1x1x64xbf16>

@@ -228,6 +228,19 @@ LogicalResult LinearOp::verify() {
                                          << " differs from the result type " << getType();
   SmallVector<int64_t> shape(in.getShape());
   shape.back() = w.getDimSize(1);
+  if (std::optional<ArrayRef<int64_t>> pairs = getSiluMulPairs()) {
+    const int64_t n = w.getDimSize(1), half = n / 2;
+    if (pairs->size() != 2 || n % 2 != 0)
+      return emitOpError("silu_mul_pairs must be [gate start, up start] of an even N, got N = ")
+             << n;
+    for (int64_t start : *pairs)
+      if (start < 0 || start + half > n)
+        return emitOpError("silu_mul_pairs column ") << start << " + N/2 = " << start + half
+                                                      << " is past N = " << n;
+    if (getBias() || getResidual())
+      return emitOpError("silu_mul_pairs takes no bias or residual");
+    shape.back() = half;
+  }
   return verifyShape(*this, getType(), shape);
 }
 
@@ -290,6 +303,22 @@ LogicalResult SampleTokensOp::verify() {
   return success();
 }
 
+/// An attention result of `heads` [B, H, S, D] shape, or with merged_heads any shape holding
+/// the same elements (its [B, S, H, D] transpose, reshaped).
+static LogicalResult verifyAttentionResult(Operation *op, bool mergedHeads, Type resultType,
+                                           ArrayRef<int64_t> heads) {
+  if (!mergedHeads)
+    return verifyShape(op, resultType, heads);
+  auto result = cast<RankedTensorType>(resultType);
+  int64_t count = 1;
+  for (int64_t d : heads)
+    count *= d;
+  if (result.getNumElements() != count)
+    return op->emitOpError("merged_heads result ")
+           << result << " does not hold the " << count << " elements of the heads";
+  return success();
+}
+
 LogicalResult DecodeAttentionOp::verify() {
   auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
   if (q.getRank() != 4 || k.getRank() != 4 || k != v)
@@ -304,7 +333,7 @@ LogicalResult DecodeAttentionOp::verify() {
   auto position = cast<RankedTensorType>(getPosition().getType());
   if (position.getShape() != ArrayRef<int64_t>{1})
     return emitOpError("position must be a [1] tensor");
-  return verifyShape(*this, getType(), q.getShape());
+  return verifyAttentionResult(*this, getMergedHeads(), getType(), q.getShape());
 }
 
 LogicalResult FusedAttentionOp::verify() {
@@ -326,5 +355,17 @@ LogicalResult FusedAttentionOp::verify() {
   }
   SmallVector<int64_t> shape(q.getShape());
   shape[3] = v.getDimSize(3);
-  return verifyShape(*this, getType(), shape);
+  return verifyAttentionResult(*this, getMergedHeads(), getType(), shape);
+}
+
+std::optional<std::pair<int64_t, int64_t>> sinter::graph::lastAxisColumns(SliceOp slice) {
+  auto in = cast<RankedTensorType>(slice.getInput().getType());
+  int64_t rank = in.getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (slice.getSteps()[d] != 1)
+      return std::nullopt;
+    if (d < rank - 1 && (slice.getStarts()[d] != 0 || slice.getEnds()[d] != in.getDimSize(d)))
+      return std::nullopt;
+  }
+  return std::make_pair(slice.getStarts()[rank - 1], slice.getEnds()[rank - 1]);
 }

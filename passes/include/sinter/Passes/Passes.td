@@ -156,6 +156,31 @@ def SinterFuseLinearPrologue : Pass<"sinter-fuse-linear-prologue", "mlir::Module
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterFuseLinearSwiGLU : Pass<"sinter-fuse-linear-swiglu", "mlir::ModuleOp"> {
+  let summary = "Fold a SwiGLU gate (two column slices and a silu_mul) into the linear";
+  let description = [{
+    `silu_mul(slice(p, gate columns), slice(p, up columns))` of a bf16 linear p with a
+    constant weight, whose only users are the two last-axis slices of N/2 columns each,
+    becomes `linear(...) {silu_mul_pairs = [gate start, up start]}` with the silu_mul's
+    result. The fusion is decided here, for the linears the bf16 lowering takes (no bias or
+    residual): linear_small_m's SILU_MUL_PAIRS epilogue, or a library GEMM on the gate|up
+    columns and one silu_mul launch where the rows are too many for the kernel.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
+def SinterFuseAttentionHeadMerge : Pass<"sinter-fuse-attention-head-merge", "mlir::ModuleOp"> {
+  let summary = "Fold the transpose and reshape that merge attention heads into the attention";
+  let description = [{
+    `reshape(transpose(attention, [0, 2, 1, 3]))` of a `sinter.fused_attention` or
+    `sinter.decode_attention` whose result and transpose have no other reader becomes the
+    attention with `merged_heads` and the reshape's type: the attention kernels write each
+    query row's heads side by side. Runs after sinter-expand-attention, on the attentions it
+    left for the kernels.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterKeepLastLogits : Pass<"sinter-keep-last-logits", "mlir::ModuleOp"> {
   let summary = "Compute a prompt's logits at its last position only (--last-logits)";
   let description = [{

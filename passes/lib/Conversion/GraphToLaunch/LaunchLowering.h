@@ -63,15 +63,6 @@ struct FusedColumns {
   bool roped = false;
 };
 
-/// A linear whose output is split into gate and up halves that feed one silu_mul (SwiGLU):
-/// the linear_small_m SILU_MUL_PAIRS epilogue absorbs the slices and the silu_mul.
-struct SiluPairs {
-  graph::SliceOp gate, up;
-  graph::SiluMulOp silu;
-  int64_t gateStart = 0, upStart = 0;
-};
-std::optional<SiluPairs> matchSiluPairs(graph::LinearOp linear);
-
 /// One gate/up -> down pair of linear_small_m launches that hands x over through the context
 /// state (LinearHandoff in launch_params.h), and the buffers involved.
 struct HandoffPair {
@@ -137,9 +128,9 @@ private:
   mlir::LogicalResult lowerGather(graph::GatherOp gather);
   mlir::LogicalResult lowerAttention(graph::FusedAttentionOp attention);
   mlir::LogicalResult lowerRmsNorm(graph::RMSNormalizationOp norm);
-  /// The [B, S, heads * D] value an attention's [B, heads, S, D] result becomes through
-  /// transpose + reshape (both absorbed: the kernels write that layout).
-  mlir::FailureOr<mlir::Value> absorbHeadMerge(mlir::Operation *attention, mlir::Value heads);
+  /// The attention kernels write [B, S, heads * D]: fails on an attention without
+  /// merged_heads (sinter-fuse-attention-head-merge).
+  mlir::LogicalResult requireMergedHeads(mlir::Operation *attention, bool mergedHeads);
   /// KV caches (LowerCache.cpp): a write that no decode attention absorbs (prefill), and
   /// decode attention with the writes of its step.
   mlir::LogicalResult lowerCacheWrite(graph::CacheWriteOp write);

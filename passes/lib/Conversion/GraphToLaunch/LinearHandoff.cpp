@@ -4,12 +4,12 @@
 // step; with the handoff the down launch starts on the data itself (decode_chain_bench: -1.0 %
 // per step at position 127, RESULTS.md).
 //
-// A pair qualifies when the down linear's input is the SwiGLU output of the gate/up linear and
-// nothing else, both take linear_small_m, the down launch is a handoff consumer
-// (linear_small_m_handoff_consumer_supported: one decode row, x staged by plain loads), and no
-// launch comes between them (only the slices and the silu_mul that the gate/up launch absorbs,
-// and constants). Each consumer zeroes the next pair's buffers and the last consumer the
-// first's, so a function needs at least two pairs; with fewer it keeps the plain launches.
+// A pair qualifies when the down linear's input is the SwiGLU output of the gate/up linear
+// (silu_mul_pairs) and nothing else, both take linear_small_m, the down launch is a handoff consumer
+// (linear_small_m_handoff_consumer_supported: one decode row, x staged by plain loads), and
+// only constants come between them. Each consumer zeroes the next pair's buffers and the last
+// consumer the first's, so a function needs at least two pairs; with fewer it keeps the plain
+// launches.
 #include "LaunchLowering.h"
 
 #include "launch_params.h"
@@ -20,14 +20,12 @@ namespace kn = sinter::kernels;
 
 namespace {
 
-/// Whether only the ops of `pairs` (absorbed by the gate/up launch) and constants lie between
-/// `up` and `down` in their block.
-bool adjacent(graph::LinearOp up, graph::LinearOp down, SiluPairs pairs) {
+/// Whether only constants lie between `up` and `down` in their block.
+bool adjacent(graph::LinearOp up, graph::LinearOp down) {
   if (up->getBlock() != down->getBlock() || !up->isBeforeInBlock(down))
     return false;
   for (Operation *op = up->getNextNode(); op && op != down.getOperation(); op = op->getNextNode())
-    if (op != pairs.gate.getOperation() && op != pairs.up.getOperation() &&
-        op != pairs.silu.getOperation() && !isa<graph::ConstantOp>(op))
+    if (!isa<graph::ConstantOp>(op))
       return false;
   return true;
 }
@@ -46,13 +44,11 @@ void FunctionLowering::planHandoffs() {
     auto up = dyn_cast<graph::LinearOp>(&op);
     if (!up || !wantsKernel(up))
       continue;
-    std::optional<SiluPairs> pairs = matchSiluPairs(up);
-    if (!pairs)
+    if (!up.getSiluMulPairs())
       continue;
-    auto down = dyn_cast_or_null<graph::LinearOp>(singleUser(pairs->silu.getResult()));
-    if (!down || down.getInput() != pairs->silu.getResult() || !wantsKernel(down) ||
-        down.getNormWeight() || !adjacent(up, down, *pairs) ||
-        !pairs->silu.getType().getElementType().isBF16())
+    auto down = dyn_cast_or_null<graph::LinearOp>(singleUser(up.getResult()));
+    if (!down || down.getInput() != up.getResult() || !wantsKernel(down) ||
+        down.getNormWeight() || !adjacent(up, down) || !up.getType().getElementType().isBF16())
       continue;
     auto [m, k1] = linearRows(up);
     auto [m2, k2] = linearRows(down);

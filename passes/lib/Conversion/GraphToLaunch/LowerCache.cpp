@@ -130,8 +130,7 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
                                       v->second.offset, stride, length, split))
     return attention.emitError("no attention_decode configuration for ")
            << hq << " query heads, " << hkv << " kv heads, D=" << d << ", L=" << length;
-  auto reshape = absorbHeadMerge(attention, attention.getResult());
-  if (failed(reshape))
+  if (failed(requireMergedHeads(attention, attention.getMergedHeads())))
     return failure();
   auto position = bufferOf(attention.getPosition());
   auto kState = bufferOf(kWrite.getState()), vState = bufferOf(vWrite.getState());
@@ -149,8 +148,7 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
     counters = stateBuffer(attention.getLoc(), ".attention_decode.counters." + std::to_string(words),
                            MemRefType::get({words}, builder.getI32Type()));
   }
-  Value out = destinationFor(*reshape);
-  buffers[*reshape] = out;
+  Value out = destinationFor(attention.getResult());
   buffers[attention.getResult()] = out;
   float scale = attention.getScale().convertToFloat();
   kn::LaunchParams lp = kn::attention_decode_launch(hkv, length, split);

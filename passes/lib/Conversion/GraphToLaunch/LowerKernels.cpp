@@ -166,18 +166,6 @@ DenseElementsAttr constantData(Value v) {
   return c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
 }
 
-/// Columns [start, end) of the last axis, or nullopt for any other slice.
-std::optional<std::pair<int64_t, int64_t>> lastAxisColumns(graph::SliceOp slice) {
-  auto in = cast<RankedTensorType>(slice.getInput().getType());
-  int64_t rank = in.getRank();
-  for (int64_t d = 0; d < rank; ++d) {
-    if (slice.getSteps()[d] != 1)
-      return std::nullopt;
-    if (d < rank - 1 && (slice.getStarts()[d] != 0 || slice.getEnds()[d] != in.getDimSize(d)))
-      return std::nullopt;
-  }
-  return std::make_pair(slice.getStarts()[rank - 1], slice.getEnds()[rank - 1]);
-}
 
 
 /// One head-split operand of attention: slice -> reshape [B, S, H, D] -> transpose
@@ -259,31 +247,6 @@ DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
 
 } // namespace
 
-std::optional<SiluPairs> sinter::matchSiluPairs(graph::LinearOp linear) {
-  if (linear.getBias() || linear.getResidual() ||
-      std::distance(linear->getUsers().begin(), linear->getUsers().end()) != 2)
-    return std::nullopt;
-  SmallVector<graph::SliceOp> slices;
-  for (Operation *user : linear->getUsers())
-    if (auto s = dyn_cast<graph::SliceOp>(user); s && lastAxisColumns(s))
-      slices.push_back(s);
-  if (slices.size() != 2)
-    return std::nullopt;
-  int64_t n = linear.getWeight().getType().getDimSize(1);
-  auto a = *lastAxisColumns(slices[0]), b = *lastAxisColumns(slices[1]);
-  auto silu = dyn_cast_or_null<graph::SiluMulOp>(singleUser(slices[0].getResult()));
-  if (!silu || singleUser(slices[1].getResult()) != silu.getOperation() ||
-      2 * (a.second - a.first) != n || b.second - b.first != a.second - a.first)
-    return std::nullopt;
-  SiluPairs pairs;
-  pairs.silu = silu;
-  pairs.gate = silu.getGate() == slices[0].getResult() ? slices[0] : slices[1];
-  pairs.up = pairs.gate == slices[0] ? slices[1] : slices[0];
-  pairs.gateStart = lastAxisColumns(pairs.gate)->first;
-  pairs.upStart = lastAxisColumns(pairs.up)->first;
-  return pairs;
-}
-
 bool FunctionLowering::wantsKernel(graph::LinearOp linear) const {
   auto in = linear.getInput().getType();
   // bf16 linears go through the kernel-aware lowering, which takes linear_small_m where it
@@ -328,29 +291,25 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   auto epilogue = kn::LinearEpilogue::NONE;
   std::function<int64_t(int64_t)> rowOf = [](int64_t r) { return r; };
   int64_t gateStart = 0, upStart = 0;
-  Value output = linear.getResult();
+  Value output = linear.getResult(); // with SILU_MUL_PAIRS: the SwiGLU, N/2 columns
   Value cosTable, sinTable;
   int64_t ropeRows = 0, headDim = 0;
   Type outType = linear.getType().getElementType();
 
-  // The users decide the epilogue: all slices of the last axis feeding either one
-  // silu_mul (gate | up) or the head chains of one fused attention (q | k | v).
+  // The SwiGLU epilogue is the op's (sinter-fuse-linear-swiglu); the users decide the RoPE
+  // one: all slices of the last axis feeding the head chains of one fused attention (q|k|v).
   SmallVector<graph::SliceOp> slices;
   for (Operation *user : linear->getUsers())
     if (auto s = dyn_cast<graph::SliceOp>(user); s && lastAxisColumns(s))
       slices.push_back(s);
   bool allSlices = !slices.empty() && (size_t)std::distance(linear->getUsers().begin(),
                                                             linear->getUsers().end()) == slices.size();
-  if (std::optional<SiluPairs> pairs = matchSiluPairs(linear)) {
-    gateStart = pairs->gateStart;
-    upStart = pairs->upStart;
+  if (std::optional<ArrayRef<int64_t>> pairs = linear.getSiluMulPairs()) {
+    gateStart = (*pairs)[0];
+    upStart = (*pairs)[1];
     epilogue = kn::LinearEpilogue::SILU_MUL_PAIRS;
     int64_t g0 = gateStart, u0 = upStart;
     rowOf = [=](int64_t r) { return (r % 2 ? u0 : g0) + r / 2; };
-    output = pairs->silu.getResult();
-    absorbed.insert(pairs->gate);
-    absorbed.insert(pairs->up);
-    absorbed.insert(pairs->silu);
   }
   SmallVector<HeadChain> chains;
   if (epilogue == kn::LinearEpilogue::NONE && allSlices && !linear.getBias() &&
@@ -574,9 +533,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                                             "sinter::kernels::Int4x2"};
   params.append({strParam(builder, weightTypes[(int)format]), intParam(builder, group)});
   kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes, format);
-  Location loc = output == linear.getResult()
-                     ? linear.getLoc()
-                     : builder.getFusedLoc({linear.getLoc(), output.getLoc()});
+  Location loc = linear.getLoc();
   return emitKernel(loc, "linear_small_m", params,
                     {*x, weight, normWeight, bias, residual, cosTable, sinTable, out,
                      handoffCount, resetX, resetCount, weightScale, /*w_zero=*/Value()},
@@ -715,8 +672,7 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
            << s << " D=" << d << " " << qkvType
            << ": fp32 attention keeps a head's keys in shared memory (prompts up to a few "
               "hundred tokens); compile with --dtype bf16 or f16 for longer prompts";
-  auto reshape = absorbHeadMerge(attention, attention.getResult());
-  if (failed(reshape))
+  if (failed(requireMergedHeads(attention, attention.getMergedHeads())))
     return failure();
   Value mask;
   if (attention.getKeyMask()) {
@@ -727,8 +683,7 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
       return attention.emitError("key_mask must be i64 for the attention kernel");
     mask = *m;
   }
-  Value out = destinationFor(*reshape);
-  buffers[*reshape] = out;
+  Value out = destinationFor(attention.getResult());
   buffers[attention.getResult()] = out;
   float scale = attention.getScale().convertToFloat();
   kn::LaunchParams lp = flash ? kn::flash_attention_launch(s, hq, d, batch)
@@ -746,17 +701,10 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
 }
 
-FailureOr<Value> FunctionLowering::absorbHeadMerge(Operation *attention, Value heads) {
-  // The output goes back to [B, S, Hq * D] through transpose + reshape: the attention
-  // kernels write that layout directly.
-  auto transpose = dyn_cast_or_null<graph::TransposeOp>(singleUser(heads));
-  auto reshape = transpose ? dyn_cast_or_null<graph::ReshapeOp>(singleUser(transpose.getResult()))
-                           : graph::ReshapeOp();
-  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3} || !reshape)
-    return attention->emitError("attention output must be transposed back to [B, S, heads * D]");
-  absorbed.insert(transpose);
-  absorbed.insert(reshape);
-  return reshape.getResult();
+LogicalResult FunctionLowering::requireMergedHeads(Operation *attention, bool mergedHeads) {
+  if (mergedHeads)
+    return success();
+  return attention->emitError("attention output must be transposed back to [B, S, heads * D]");
 }
 
 LogicalResult FunctionLowering::lowerRmsNorm(graph::RMSNormalizationOp norm) {

@@ -104,7 +104,7 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
   }
 
   LogicalResult matchAndRewrite(FusedAttentionOp op, PatternRewriter &rewriter) const override {
-    if (kernelTakes(op))
+    if (op.getMergedHeads() || kernelTakes(op)) // merged: already the kernels'
       return rewriter.notifyMatchFailure(op, "the attention kernel takes it");
     Location loc = op.getLoc();
     Value keep;
@@ -163,7 +163,7 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
 
   LogicalResult matchAndRewrite(DecodeAttentionOp op, PatternRewriter &rewriter) const override {
     auto qType = op.getQ().getType();
-    if (kernelTakes(op))
+    if (op.getMergedHeads() || kernelTakes(op))
       return rewriter.notifyMatchFailure(op, "the attention_decode kernel takes it");
     auto positionType = op.getPosition().getType();
     if (positionType.getNumElements() != 1)

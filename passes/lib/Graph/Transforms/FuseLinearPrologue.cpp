@@ -32,7 +32,7 @@ struct NormIntoLinear : OpRewritePattern<LinearOp> {
     Location loc = rewriter.getFusedLoc({norm.getLoc(), op.getLoc()});
     Value fused = LinearOp::create(rewriter, loc, op.getType(), norm.getInput(), op.getWeight(),
                                    op.getBias(), op.getResidual(), norm.getScale(),
-                                   norm.getEpsilonAttr());
+                                   norm.getEpsilonAttr(), op.getSiluMulPairsAttr());
     rewriter.replaceOp(op, fused);
     return success();
   }

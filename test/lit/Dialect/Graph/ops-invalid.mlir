@@ -320,6 +320,46 @@ func.func @linear_shape(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> tensor<2x4x
 
 // -----
 
+func.func @attention_merged_heads_count(%q: tensor<1x4x6x16xbf16>, %k: tensor<1x2x6x16xbf16>, %v: tensor<1x2x6x16xbf16>) -> tensor<1x6x32xbf16> {
+  // expected-error @+1 {{merged_heads result 'tensor<1x6x32xbf16>' does not hold the 384 elements of the heads}}
+  %0 = sinter.fused_attention %q, %k, %v {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x32xbf16>
+  return %0 : tensor<1x6x32xbf16>
+}
+
+// -----
+
+func.func @linear_silu_pairs_shape(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>) -> tensor<2x8xbf16> {
+  // expected-error @+1 {{result shape [2x8] does not match the inferred shape [2x4]}}
+  %0 = sinter.linear %x, %w {silu_mul_pairs = array<i64: 0, 4>} : (tensor<2x4xbf16>, tensor<4x8xbf16>) -> tensor<2x8xbf16>
+  return %0 : tensor<2x8xbf16>
+}
+
+// -----
+
+func.func @linear_silu_pairs_range(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>) -> tensor<2x4xbf16> {
+  // expected-error @+1 {{silu_mul_pairs column 6 + N/2 = 10 is past N = 8}}
+  %0 = sinter.linear %x, %w {silu_mul_pairs = array<i64: 0, 6>} : (tensor<2x4xbf16>, tensor<4x8xbf16>) -> tensor<2x4xbf16>
+  return %0 : tensor<2x4xbf16>
+}
+
+// -----
+
+func.func @linear_silu_pairs_odd(%x: tensor<2x4xbf16>, %w: tensor<4x7xbf16>) -> tensor<2x3xbf16> {
+  // expected-error @+1 {{silu_mul_pairs must be [gate start, up start] of an even N, got N = 7}}
+  %0 = sinter.linear %x, %w {silu_mul_pairs = array<i64: 0, 3>} : (tensor<2x4xbf16>, tensor<4x7xbf16>) -> tensor<2x3xbf16>
+  return %0 : tensor<2x3xbf16>
+}
+
+// -----
+
+func.func @linear_silu_pairs_bias(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>, %b: tensor<8xbf16>) -> tensor<2x4xbf16> {
+  // expected-error @+1 {{silu_mul_pairs takes no bias or residual}}
+  %0 = sinter.linear %x, %w bias %b {silu_mul_pairs = array<i64: 0, 4>} : (tensor<2x4xbf16>, tensor<4x8xbf16>, tensor<8xbf16>) -> tensor<2x4xbf16>
+  return %0 : tensor<2x4xbf16>
+}
+
+// -----
+
 func.func @linear_norm_shape(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %n: tensor<3xf32>) -> tensor<2x3xf32> {
   // expected-error @+1 {{norm_weight must be [4]}}
   %0 = sinter.linear %x, %w norm %n {norm_epsilon = 1.0e-5 : f32} : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>

@@ -11,11 +11,17 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
     result's shape and is added in the epilogue. With `norm_weight` ([K]) the input is first
     RMS-normalized over K with `norm_epsilon` and scaled by it (the Llama RMSNorm feeding
     the projection), recomputed by the kernel instead of written out.
+
+    With `silu_mul_pairs = [g, u]` (SwiGLU, set by sinter-fuse-linear-swiglu; no bias or
+    residual) the product p = x @ weight is not the result: the result is
+    silu(p[..., g : g + N/2]) * p[..., u : u + N/2], of last dimension N/2, computed in the
+    result's type as graph.silu_mul does.
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
                        Optional<Graph_Tensor>:$bias, Optional<Graph_Tensor>:$residual,
                        Optional<Graph_Tensor>:$norm_weight,
-                       OptionalAttr<F32Attr>:$norm_epsilon);
+                       OptionalAttr<F32Attr>:$norm_epsilon,
+                       OptionalAttr<DenseI64ArrayAttr>:$silu_mul_pairs);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^)? (`residual` $residual^)? (`norm` $norm_weight^)?
@@ -25,7 +31,7 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
     OpBuilder<(ins "mlir::Type":$type, "mlir::Value":$input, "mlir::Value":$weight,
                    "mlir::Value":$bias, "mlir::Value":$residual), [{
       build($_builder, $_state, type, input, weight, bias, residual, mlir::Value(),
-            mlir::FloatAttr());
+            mlir::FloatAttr(), mlir::DenseI64ArrayAttr());
     }]>
   ];
   let hasVerifier = 1;
@@ -60,9 +66,13 @@ def Graph_FusedAttentionOp : Graph_Op<"fused_attention"> {
     head h reads kv head h / (Hq / Hkv)). With `causal`, key j > query i is masked. The
     optional `key_mask` is [B, S] (integer or i1): key j of batch b is masked where it is 0.
     A query row with every key masked gives zeros. Softmax runs in fp32.
+
+    With `merged_heads` (set by sinter-fuse-attention-head-merge) the result is that output
+    transposed to [B, S, Hq, D] and reshaped to the result type, as the kernels write it.
   }];
   let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v,
-                       Optional<Graph_Tensor>:$key_mask, F32Attr:$scale, BoolAttr:$causal);
+                       Optional<Graph_Tensor>:$key_mask, F32Attr:$scale, BoolAttr:$causal,
+                       UnitAttr:$merged_heads);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`key_mask` $key_mask^)? attr-dict `:` functional-type(operands, results)
@@ -112,10 +122,11 @@ def Graph_DecodeAttentionOp : Graph_Op<"decode_attention"> {
     `q` is [B, Hq, 1, D]; `k` and `v` are caches [B, Hkv, L, D] (Hq a multiple of Hkv); the
     query at `position` (a [1] integer tensor, p) attends keys [0, p] only:
     softmax(q k[:, :, 0..p]^T * scale) v[:, :, 0..p], softmax in fp32. Keys after p are never
-    read, so the cost follows the position, not the cache length.
+    read, so the cost follows the position, not the cache length. `merged_heads` as for
+    sinter.fused_attention.
   }];
   let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v,
-                       Graph_IntTensor:$position, F32Attr:$scale);
+                       Graph_IntTensor:$position, F32Attr:$scale, UnitAttr:$merged_heads);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $position attr-dict `:` functional-type(operands, results)

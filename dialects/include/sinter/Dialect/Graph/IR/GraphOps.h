@@ -30,6 +30,10 @@ matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 /// epsilon, an exponent), else nullopt.
 std::optional<double> scalarConstant(mlir::Value v);
 
+/// Columns [start, end) of the last axis that `slice` takes (unit steps, every other axis
+/// whole), or nullopt for any other slice.
+std::optional<std::pair<int64_t, int64_t>> lastAxisColumns(SliceOp slice);
+
 } // namespace sinter::graph
 
 #endif
