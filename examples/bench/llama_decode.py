@@ -18,7 +18,7 @@ loads it (examples/bench/sinter_ctypes.py, ABI 1.2 entries and state) and then
     compared (relative L2 error) against an fp32 copy of the same bf16 weights, both that
     reference and PyTorch bf16 teacher-forced on Sinter's tokens: Sinter's error must stay
     within 1.5x PyTorch bf16's up to the first token that differs (or at every step), and a
-    differing token is checked for being a near-tie of the fp32 reference.
+    differing token must be a near-tie of the fp32 reference or the fp32 reference's argmax.
 (b) timing at each --cache-lengths L: ms per decode token with the cache filled to position
     L-1: Sinter (decode entry at cache_position L-1, direct and CUDA graph mode, fixed bound
     buffers), PyTorch eager with StaticCache(max_cache_len=L), that eager step captured as one
@@ -239,11 +239,12 @@ def fp8_dequantized(model, dtype, torch):
     with torch.no_grad():
         for mod in m.modules():
             if isinstance(mod, torch.nn.Linear):
-                w = mod.weight.detach().float()
+                w = mod.weight.detach().float().cpu()  # see int4_dequantized
                 amax = w.abs().amax(dim=1, keepdim=True)
-                scale = torch.where(amax > 0, amax / 448.0, torch.ones_like(amax))
+                scale = torch.where(amax > 0, amax / torch.tensor(448.0), torch.ones_like(amax))
                 q = (w / scale).to(torch.float8_e4m3fn).float()
-                mod.weight = torch.nn.Parameter((q * scale).to(dtype), requires_grad=False)
+                mod.weight = torch.nn.Parameter((q * scale).to(dtype).to(mod.weight.device),
+                                                requires_grad=False)
     return m.eval()
 
 
@@ -257,18 +258,24 @@ def int4_step_bytes(model, torch):
 
 def int4_dequantized(model, dtype, torch):
     """fp8_dequantized for --weight-dtype int4: per row and group of 128 k, scale = max|w| / 7
-    (1 for an all-zero group), w ~= scale * clamp(round_half_even(w / scale), -8, 7)."""
+    (1 for an all-zero group), w ~= scale * clamp(round_half_even(w / scale), -8, 7).
+
+    Computed on the CPU, with a tensor divisor: PyTorch's CUDA kernels divide by a Python
+    scalar as a multiplication by its reciprocal, so amax / 7.0 there is off by an ulp in half
+    the groups and codes at exact ties (common with bf16 weights) flip by one step, about 0.1 %
+    of them: enough to make a reference 4x off an exact quantization."""
     m = copy.deepcopy(model).to(dtype)
     with torch.no_grad():
         for mod in m.modules():
             if isinstance(mod, torch.nn.Linear) and mod.weight.shape[1] % 128 == 0:
-                w = mod.weight.detach().float()
+                w = mod.weight.detach().float().cpu()
                 g = w.reshape(w.shape[0], -1, 128)
                 amax = g.abs().amax(dim=2, keepdim=True)
-                scale = torch.where(amax > 0, amax / 7.0, torch.ones_like(amax))
+                scale = torch.where(amax > 0, amax / torch.tensor(7.0), torch.ones_like(amax))
                 q = torch.clamp(torch.round(g / scale), -8, 7)
-                mod.weight = torch.nn.Parameter((q * scale).reshape(w.shape).to(dtype),
-                                                requires_grad=False)
+                mod.weight = torch.nn.Parameter(
+                    (q * scale).reshape(w.shape).to(dtype).to(mod.weight.device),
+                    requires_grad=False)
     return m.eval()
 
 
@@ -455,8 +462,16 @@ def compare_numerics(sinter_tokens, sinter_rows, sinter_prefill, torch_tokens, r
                                  "torch_bf16_token": torch_tokens[first],
                                  **near_tie(ref32[first], sinter_tokens[first],
                                             torch_tokens[first], torch)}
+    # A first mismatch passes when it is a near-tie, or when Sinter's token is the fp32
+    # reference's argmax there (the reference runs on Sinter's prefix): then PyTorch bf16 is the
+    # one that leaves the fp32 reference (with quantized weights the two part on logit gaps
+    # just past near_tie's 1 % of the scale).
+    if first is not None:
+        res["first_mismatch"]["sinter_is_fp32_argmax"] = (
+            sinter_tokens[first] == res["first_mismatch"]["fp32_argmax"])
     res["ok"] = bool(worst["ratio"] <= 1.5 and res["prefill_rel_err"]["ratio"] <= 1.5 and (
-        first is None or res["first_mismatch"]["near_tie"]))
+        first is None or res["first_mismatch"]["near_tie"] or
+        res["first_mismatch"]["sinter_is_fp32_argmax"]))
     return res
 
 
