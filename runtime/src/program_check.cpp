@@ -41,7 +41,7 @@ sinter_status check_tensors(const sinter_tensor_info *infos, uint32_t count, con
                   t.name, t.rank);
     uint64_t bytes = dtype_bytes(t.dtype);
     for (int d = 0; d < t.rank; ++d) {
-      if (t.shape[d] <= 0)
+      if (t.shape[d] < 0) // 0 is an empty tensor, which no launch touches
         return fail(SINTER_INTERNAL, "malformed program: %s%s '%s' has dimension %d of size %lld",
                     in, role, t.name, d, static_cast<long long>(t.shape[d]));
       if (!mul_u64(bytes, static_cast<uint64_t>(t.shape[d]), &bytes) || bytes > INT64_MAX)

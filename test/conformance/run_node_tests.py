@@ -240,6 +240,33 @@ def node_dtype_problem(node):
     return None
 
 
+def training_dropout(case):
+    """Whether a Dropout node drops at random: training_mode true and a ratio that is not 0
+    (from initializers or the test data; the ratio defaults to 0.5)."""
+    from onnx import numpy_helper
+
+    graph = case.model.graph
+    inputs = [vi.name for vi in graph.input if vi.name not in {i.name for i in graph.initializer}]
+
+    def value(name):
+        for init in graph.initializer:
+            if init.name == name:
+                return numpy_helper.to_array(init)
+        if name in inputs and case.data_sets:
+            return case.data_sets[0][0][inputs.index(name)][1]
+        return None
+
+    for node in graph.node:
+        if node.op_type != "Dropout" or len(node.input) < 3 or not node.input[2]:
+            continue
+        training = value(node.input[2])
+        ratio = value(node.input[1]) if node.input[1] else 0.5
+        if training is not None and bool(training.any()) and (
+                ratio is None or bool((ratio != 0).any())):
+            return True
+    return False
+
+
 def classify(case):
     """('out', reason) for a test outside the scope, ('skip', reason), or ('run', None)."""
     model = case.model
@@ -256,6 +283,8 @@ def classify(case):
     outside = sorted({n.op_type for n in graph.node} - SCOPE - MICROSOFT_SCOPE)
     if outside:
         return "out", "ops " + ",".join(outside)
+    if training_dropout(case):
+        return "out", "Dropout in training mode (random output; the scope is inference Dropout)"
     if case.problem:
         return "skip", case.problem
     for vi in list(graph.input) + list(graph.output):

@@ -129,7 +129,7 @@ struct BadProgram {
 };
 
 const sinter_tensor_info kBadRank[] = {{"x", SINTER_DTYPE_F32, 9, {1}}};
-const sinter_tensor_info kBadDim[] = {{"x", SINTER_DTYPE_F32, 2, {2, 0}}};
+const sinter_tensor_info kBadDim[] = {{"x", SINTER_DTYPE_F32, 2, {2, -1}}};
 const sinter_tensor_info kBadDtype[] = {{"x", 12345, 1, {2}}};
 const sinter_tensor_info kNoName[] = {{nullptr, SINTER_DTYPE_F32, 1, {2}}};
 // 2^32 x 2^32 f32: 2^66 bytes, which wraps to 0 in 64 bits.
@@ -140,7 +140,7 @@ const BadProgram kBadPrograms[] = {
     {"rank", [](sinter_program &p, auto &) { p.num_inputs = 1; p.inputs = kBadRank; },
      "input 'x' has rank 9"},
     {"dim", [](sinter_program &p, auto &) { p.num_inputs = 1; p.inputs = kBadDim; },
-     "input 'x' has dimension 1 of size 0"},
+     "input 'x' has dimension 1 of size -1"},
     {"dtype", [](sinter_program &p, auto &) { p.num_inputs = 1; p.inputs = kBadDtype; },
      "input 'x' has unknown dtype 12345"},
     {"name", [](sinter_program &p, auto &) { p.num_outputs = 1; p.outputs = kNoName; },

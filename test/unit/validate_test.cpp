@@ -157,6 +157,26 @@ TEST_F(ValidateTest, NullData) {
   expect_invalid("output 'y': data pointer is null");
 }
 
+// A tensor with a dimension of 0 holds nothing: frameworks hand it over with a null pointer
+// (torch.empty(0).data_ptr() is 0), and no launch reads or writes it.
+TEST_F(ValidateTest, EmptyTensorMayHaveNullData) {
+  sinter_program program = fake_program();
+  sinter_tensor_info empty = program.outputs[0];
+  empty.shape[0] = 0;
+  program.outputs = &empty;
+  program.num_outputs = 1;
+  TensorSet none = make_tensors(&empty, 1, true);
+  none.tensors[0].data = nullptr;
+  EXPECT_EQ(validate_io(&program, in.tensors.data(), uint32_t(in.tensors.size()),
+                        none.tensors.data(), 1, 0),
+            SINTER_OK);
+  // Its shape must still match.
+  none.shapes[0][0] = 1;
+  EXPECT_EQ(validate_io(&program, in.tensors.data(), uint32_t(in.tensors.size()),
+                        none.tensors.data(), 1, 0),
+            SINTER_INVALID_ARGUMENT);
+}
+
 TEST_F(ValidateTest, MisalignedData) {
   x().data = static_cast<char *>(x().data) + 4;
   expect_invalid("input 'x': expected 16-byte aligned data");

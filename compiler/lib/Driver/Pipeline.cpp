@@ -66,6 +66,7 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
                                                const Target &target) {
   SmallVector<std::unique_ptr<Pass>> passes;
   if (phase == Phase::Graph) {
+    passes.push_back(createSinterFoldEmptyTensors());
     passes.push_back(createSinterExpandGemm());
     passes.push_back(createSinterFoldConstants());
     passes.push_back(createSinterFormLinear());

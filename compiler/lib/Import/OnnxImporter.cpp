@@ -170,11 +170,6 @@ private:
         shape.push_back(dim.dim_value());
       }
     }
-    for (size_t i = 0; i < shape.size(); ++i)
-      if (shape[i] <= 0)
-        return fail("graph input '" + info.name() + "' has shape " + shapeText(shape) +
-                    ": inputs need positive dimensions (dimension " + Twine(i) + " is " +
-                    Twine(shape[i]) + ")");
     if (std::string problem = shapeProblem(shape); !problem.empty())
       return fail("graph input '" + info.name() + "' has " + problem);
     return RankedTensorType::get(shape, et);
@@ -344,10 +339,6 @@ private:
       auto it = state.values.find(out.name());
       if (it == state.values.end())
         return fail("graph output '" + out.name() + "' is never produced");
-      auto type = cast<RankedTensorType>(it->second.getType());
-      if (llvm::is_contained(type.getShape(), 0))
-        return fail("graph output '" + out.name() + "' has shape " + shapeText(type.getShape()) +
-                    ": outputs need positive dimensions");
       results.push_back(it->second);
       resultTypes.push_back(it->second.getType());
     }

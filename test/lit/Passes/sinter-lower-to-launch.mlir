@@ -70,3 +70,26 @@ func.func @residual(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %y = sinter.linear %x, %w residual %x : (tensor<2x4xf32>, tensor<4x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
+
+// -----
+
+// Empty tensors: an empty input given back as an output is no launch, and so is an empty
+// constant output (what sinter-fold-empty-tensors leaves).
+// CHECK-LABEL: func.func @empty_io
+// CHECK-SAME: memref<0x4xf32>
+// CHECK-NOT: launch.generic
+// CHECK-NOT: launch.kernel
+// CHECK: return
+func.func @empty_io(%x: tensor<0x4xf32>) -> (tensor<0x4xf32>, tensor<3x0xf32>) {
+  %e = sinter.constant dense<> : tensor<3x0xf32>
+  return %x, %e : tensor<0x4xf32>, tensor<3x0xf32>
+}
+
+// -----
+
+// Negative: an op that makes something of an empty tensor without a fold is refused, named.
+func.func @empty_operand(%x: tensor<2x0xf32>) -> tensor<2x1xi64> {
+  // expected-error @+1 {{'sinter.arg_reduce' of an empty tensor 'tensor<2x0xf32>' is not supported}}
+  %i = sinter.arg_reduce "max" %x {axis = 1 : i64} : (tensor<2x0xf32>) -> tensor<2x1xi64>
+  return %i : tensor<2x1xi64>
+}

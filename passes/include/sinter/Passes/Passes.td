@@ -55,6 +55,20 @@ def SinterMergeLora : Pass<"sinter-merge-lora", "mlir::ModuleOp"> {
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterFoldEmptyTensors : Pass<"sinter-fold-empty-tensors", "mlir::ModuleOp"> {
+  let summary = "Fold values with no elements (a dimension of 0) into constants";
+  let description = [{
+    A pure op whose results all hold no elements becomes empty constants; a reduction of an
+    empty input to a non-empty result becomes the splat of the reduction's identity (0 for
+    sum, l1, l2 and sum_square, 1 for prod, -inf / the lowest integer / false for max,
+    +inf / the highest integer / true for min, -inf for log_sum_exp, NaN for mean); a matmul
+    over K = 0 becomes zeros; a concat drops its empty operands. Runs first, so that no later
+    pass, launch or buffer sees a zero-sized tensor: what still reads one (an empty input of an
+    op other than these) is refused by the lowering with the node named.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterFuseLinearEpilogue : Pass<"sinter-fuse-linear-epilogue", "mlir::ModuleOp"> {
   let summary = "Fold scalar scales into linear weights and residual adds into the linear";
   let description = [{

@@ -103,6 +103,10 @@ LogicalResult FunctionLowering::lowerGeneric(Operation *op) {
 }
 
 LogicalResult FunctionLowering::emitCopy(Value source, Value slot) {
+  if (cast<RankedTensorType>(source.getType()).getNumElements() == 0) {
+    buffers[source] = slot; // nothing to copy
+    return success();
+  }
   auto buffer = bufferOf(source);
   if (failed(buffer))
     return failure();

@@ -192,6 +192,13 @@ FailureOr<Value> FunctionLowering::bufferOf(Value value) {
 LogicalResult FunctionLowering::lowerOp(Operation *op) {
   if (absorbed.contains(op) || isa<graph::ConstantOp>(op))
     return success();
+  // sinter-fold-empty-tensors leaves empty values only where an op makes something of them.
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (type && type.getNumElements() == 0)
+      return op->emitError("'") << op->getName() << "' of an empty tensor " << type
+                                << " is not supported";
+  }
   if (auto linear = dyn_cast<graph::LinearOp>(op))
     return wantsKernel(linear) ? lowerLinearKernel(linear) : lowerGemm(linear);
   if (auto gather = dyn_cast<graph::GatherOp>(op))
