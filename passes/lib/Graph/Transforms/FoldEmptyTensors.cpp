@@ -2,6 +2,7 @@
 // allocate a zero-sized tensor.
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Passes/Passes.h"
+#include "sinter/Passes/RewriteOnly.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -146,12 +147,8 @@ struct FoldEmptyTensorsPass : sinter::impl::SinterFoldEmptyTensorsBase<FoldEmpty
     patterns.add<EmptyResultsToConstants, EmptyReductionToConstant<ReduceOp>,
                  EmptyReductionToConstant<ReduceMeanOp>, ConcatWithoutEmpty, EmptyMatMulToZeros>(
         &getContext());
-    // Only these rewrites: folding and constant CSE would merge every model's constants (and
-    // the locations inspect reports) before the passes that expect them apart.
-    GreedyRewriteConfig config;
-    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
-        GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     sinter::rewriteOnlyConfig())))
       signalPassFailure();
   }
 };

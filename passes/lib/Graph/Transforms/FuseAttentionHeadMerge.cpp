@@ -3,6 +3,7 @@
 // that off the op's merged_heads instead of finding the two views again.
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Passes/Passes.h"
+#include "sinter/Passes/RewriteOnly.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -48,12 +49,8 @@ struct FuseAttentionHeadMergePass
     RewritePatternSet patterns(&getContext());
     patterns.add<HeadMergeIntoAttention<FusedAttentionOp>,
                  HeadMergeIntoAttention<DecodeAttentionOp>>(&getContext());
-    // Only the fusion: folding and constant CSE here would merge constants (and their
-    // locations, which inspect reports) that the later passes leave apart.
-    GreedyRewriteConfig config;
-    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
-        GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     sinter::rewriteOnlyConfig())))
       signalPassFailure();
   }
 };

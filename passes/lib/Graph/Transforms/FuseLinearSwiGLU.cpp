@@ -3,6 +3,7 @@
 // the slices again.
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Passes/Passes.h"
+#include "sinter/Passes/RewriteOnly.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -59,12 +60,8 @@ struct FuseLinearSwiGLUPass : sinter::impl::SinterFuseLinearSwiGLUBase<FuseLinea
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<SwiGLUIntoLinear>(&getContext());
-    // Only the fusion: folding and constant CSE here would merge constants (and their
-    // locations, which inspect reports) that the later passes leave apart.
-    GreedyRewriteConfig config;
-    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
-        GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     sinter::rewriteOnlyConfig())))
       signalPassFailure();
   }
 };
