@@ -5,11 +5,11 @@
 // per step at position 127, RESULTS.md).
 //
 // A pair qualifies when the down linear's input is the SwiGLU output of the gate/up linear
-// (silu_mul_pairs) and nothing else, both take linear_small_m, the down launch is a handoff consumer
-// (linear_small_m_handoff_consumer_supported: one decode row, x staged by plain loads), and
-// only constants come between them. Each consumer zeroes the next pair's buffers and the last
-// consumer the first's, so a function needs at least two pairs; with fewer it keeps the plain
-// launches.
+// (silu_mul_pairs) and nothing else, both take linear_small_m, the down launch is a handoff
+// consumer (linear_small_m_handoff_consumer_supported: one decode row, x staged by plain loads),
+// and only constants come between them. Each consumer zeroes the next pair's buffers and the
+// last consumer the first's, so a function needs at least two pairs; with fewer it keeps the
+// plain launches.
 #include "LaunchLowering.h"
 
 #include "launch_params.h"
