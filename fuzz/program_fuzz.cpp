@@ -415,9 +415,9 @@ void checkAccepted(const sinter_program &p) {
       const sinter_tensor_info &t = infos[i];
       if (!t.name || sinter::rt::dtype_bytes(t.dtype) == 0 || t.rank < 0 || t.rank > SINTER_MAX_RANK)
         bug("check_program accepted a malformed tensor info");
-      for (int d = 0; d < t.rank; ++d)
-        if (t.shape[d] <= 0)
-          bug("check_program accepted a non-positive dimension");
+      for (int d = 0; d < t.rank; ++d) // 0 is an empty input or output, which no launch touches
+        if (t.shape[d] < 0)
+          bug("check_program accepted a negative dimension");
       if (exactBytes(t) > u128(INT64_MAX))
         bug("check_program accepted a tensor whose byte size overflows");
     }
