@@ -291,7 +291,6 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   auto epilogue = kn::LinearEpilogue::NONE;
   std::function<int64_t(int64_t)> rowOf = [](int64_t r) { return r; };
   int64_t gateStart = 0, upStart = 0;
-  Value output = linear.getResult(); // with SILU_MUL_PAIRS: the SwiGLU, N/2 columns
   Value cosTable, sinTable;
   int64_t ropeRows = 0, headDim = 0;
   Type outType = linear.getType().getElementType();
@@ -395,8 +394,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   // A handoff producer writes the pair's state buffer, which its consumer reads as x.
   auto producer = producerOf.find(linear);
   auto consumer = consumerOf.find(linear);
-  Value out = producer != producerOf.end() ? producer->second.x : destinationFor(output);
-  buffers[output] = out;
+  // With SILU_MUL_PAIRS the result is the SwiGLU, N/2 columns.
+  Value out = producer != producerOf.end() ? producer->second.x
+                                           : destinationFor(linear.getResult());
+  buffers[linear.getResult()] = out;
   Type xType = elementTypeOf(*x);
   int xBytes = xType.getIntOrFloatBitWidth() / 8;
   auto absorbChains = [&](Value qkv) {
@@ -462,7 +463,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       if (!kn::silu_mul_supported(m, n / 2))
         return linear.emitError("no silu_mul configuration for N=") << n / 2;
       kn::LaunchParams lp = kn::silu_mul_launch(m, n / 2);
-      return emitKernel(output.getLoc(), "silu_mul", {intParam(builder, m), intParam(builder, n / 2)},
+      return emitKernel(linear.getLoc(), "silu_mul",
+                        {intParam(builder, m), intParam(builder, n / 2)},
                         {product, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                         {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {1});
     }
