@@ -103,6 +103,7 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     // claimed goes to the generic tier.
     passes.push_back(createSinterExpandAttention());
     passes.push_back(createSinterFuseAttentionHeadMerge());
+    passes.push_back(createSinterFuseQkvHeads());
     passes.push_back(createSinterFormFusionGroups());
     // After the fusion groups, so that no other graph pass has to know the sampler.
     if (config.sample)

@@ -16,20 +16,9 @@ func.func @wide_block(%h: tensor<1x32x64xbf16>, %mask: tensor<1x32xi64>) -> tens
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
   %qkv = sinter.linear %h, %wqkv norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x32x64xbf16>, tensor<64x128xbf16>, tensor<64xbf16>) -> tensor<1x32x128xbf16>
-  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 32, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x32x128xbf16>) -> tensor<1x32x64xbf16>
-  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 32, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x32x128xbf16>) -> tensor<1x32x32xbf16>
-  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 32, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x32x128xbf16>) -> tensor<1x32x32xbf16>
-  %shape = sinter.constant dense<[1, 32, -1, 16]> : tensor<4xi64>
-  %q4 = sinter.reshape %q, %shape : (tensor<1x32x64xbf16>, tensor<4xi64>) -> tensor<1x32x4x16xbf16>
-  %k4 = sinter.reshape %k, %shape : (tensor<1x32x32xbf16>, tensor<4xi64>) -> tensor<1x32x2x16xbf16>
-  %v4 = sinter.reshape %v, %shape : (tensor<1x32x32xbf16>, tensor<4xi64>) -> tensor<1x32x2x16xbf16>
-  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x32x4x16xbf16>) -> tensor<1x4x32x16xbf16>
-  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x32x2x16xbf16>) -> tensor<1x2x32x16xbf16>
-  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x32x2x16xbf16>) -> tensor<1x2x32x16xbf16>
   %cos = sinter.constant dense<1.0> : tensor<1x1x32x16xbf16>
   %sin = sinter.constant dense<0.0> : tensor<1x1x32x16xbf16>
-  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x32x16xbf16>, tensor<1x1x32x16xbf16>, tensor<1x1x32x16xbf16>) -> tensor<1x4x32x16xbf16>
-  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x32x16xbf16>, tensor<1x1x32x16xbf16>, tensor<1x1x32x16xbf16>) -> tensor<1x2x32x16xbf16>
+  %qr, %kr, %vt = sinter.split_qkv_heads %qkv rope(%cos, %sin) : (tensor<1x32x128xbf16>, tensor<1x1x32x16xbf16>, tensor<1x1x32x16xbf16>) -> (tensor<1x4x32x16xbf16>, tensor<1x2x32x16xbf16>, tensor<1x2x32x16xbf16>)
   %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x32x16xbf16>, tensor<1x2x32x16xbf16>, tensor<1x2x32x16xbf16>, tensor<1x32xi64>) -> tensor<1x32x64xbf16>
   %wo = sinter.constant dense<0.25> : tensor<64x64xbf16>
   %o = sinter.linear %a3, %wo residual %h : (tensor<1x32x64xbf16>, tensor<64x64xbf16>, tensor<1x32x64xbf16>) -> tensor<1x32x64xbf16>

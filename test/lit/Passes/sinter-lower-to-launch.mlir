@@ -93,3 +93,14 @@ func.func @empty_operand(%x: tensor<2x0xf32>) -> tensor<2x1xi64> {
   %i = sinter.arg_reduce "max" %x {axis = 1 : i64} : (tensor<2x0xf32>) -> tensor<2x1xi64>
   return %i : tensor<2x1xi64>
 }
+
+// -----
+
+// Negative: the heads of a split_qkv_heads are read in place in a projection kernel's output;
+// a split of anything else has no buffer to read them from.
+func.func @split_of_input(%qkv: tensor<1x6x128xbf16>, %mask: tensor<1x6xi64>) -> tensor<1x6x64xbf16> {
+  // expected-error @+1 {{the heads are read in place: the qkv operand must be a bf16 linear with a constant weight}}
+  %h:3 = sinter.split_qkv_heads %qkv : (tensor<1x6x128xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  %a = sinter.fused_attention %h#0, %h#1, %h#2 key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}

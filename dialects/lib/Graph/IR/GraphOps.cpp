@@ -259,6 +259,43 @@ LogicalResult RopeOp::verify() {
   return success();
 }
 
+int64_t SplitQkvHeadsOp::columnOffset(unsigned index) {
+  int64_t q = getQ().getType().getDimSize(1) * getQ().getType().getDimSize(3);
+  int64_t kv = getK().getType().getDimSize(1) * getK().getType().getDimSize(3);
+  return index == 0 ? 0 : index == 1 ? q : q + kv;
+}
+
+LogicalResult SplitQkvHeadsOp::verify() {
+  auto qkv = getQkv().getType();
+  auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
+  if (qkv.getRank() != 3)
+    return emitOpError("qkv must be [B, S, columns]");
+  if (q.getRank() != 4 || k != v || k.getRank() != 4)
+    return emitOpError("q must be [B, Hq, S, D] and k, v one [B, Hkv, S, D] type");
+  for (RankedTensorType head : {q, k})
+    if (head.getDimSize(0) != qkv.getDimSize(0) || head.getDimSize(2) != qkv.getDimSize(1) ||
+        head.getDimSize(3) != q.getDimSize(3) || head.getElementType() != qkv.getElementType())
+      return emitOpError("heads ") << head << " do not split " << qkv;
+  int64_t columns = (q.getDimSize(1) + 2 * k.getDimSize(1)) * q.getDimSize(3);
+  if (qkv.getDimSize(2) != columns)
+    return emitOpError("qkv has ") << qkv.getDimSize(2) << " columns; q, k and v take " << columns;
+  if (!getCos() != !getSin())
+    return emitOpError("takes both rope tables or neither");
+  if (!getCos())
+    return success();
+  if (q.getDimSize(3) % 2 != 0)
+    return emitOpError("rotated heads need an even head size");
+  for (Value table : {getCos(), getSin()}) {
+    auto t = cast<RankedTensorType>(table.getType());
+    for (RankedTensorType head : {q, k}) {
+      auto shape = broadcastShapes(head.getShape(), t.getShape());
+      if (failed(shape) || ArrayRef<int64_t>(*shape) != head.getShape())
+        return emitOpError("cos/sin ") << t << " do not broadcast to " << head;
+    }
+  }
+  return success();
+}
+
 LogicalResult SiluMulOp::verify() {
   if (getGate().getType() != getUp().getType() || getType() != getGate().getType())
     return emitOpError("gate, up and result must have one type");

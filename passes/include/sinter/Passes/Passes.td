@@ -195,6 +195,23 @@ def SinterFuseAttentionHeadMerge : Pass<"sinter-fuse-attention-head-merge", "mli
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterFuseQkvHeads : Pass<"sinter-fuse-qkv-heads", "mlir::ModuleOp"> {
+  let summary = "Fold the head split (and RoPE) of a fused QKV projection into one split_qkv_heads";
+  let description = [{
+    A bf16 `sinter.linear` (constant weight; no bias, residual or SwiGLU) whose every user is
+    one of three chains `slice (last axis) -> reshape [B, S, H, D] -> transpose [0, 2, 1, 3]
+    (-> rope)` feeding the q, k and v operands of one `sinter.fused_attention` or
+    `sinter.decode_attention` (k and v of a decode attention through the cache writes of its
+    step), in q | k | v column order covering every column, with q and k rotated by the same
+    tables and v not (or no rotation at all), becomes the linear and one
+    `sinter.split_qkv_heads`. The linear kernel then writes the rotated q | k | v rows (its
+    RoPE epilogue), and the attention and cache-write kernels read each head at its column
+    offset, so the split costs no launch. Anything else is left alone. Runs after
+    sinter-expand-attention, on the attentions it left for the kernels.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterKeepLastLogits : Pass<"sinter-keep-last-logits", "mlir::ModuleOp"> {
   let summary = "Compute a prompt's logits at its last position only (--last-logits)";
   let description = [{

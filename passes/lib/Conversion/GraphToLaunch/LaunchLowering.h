@@ -54,13 +54,12 @@ inline LinearRows linearRows(graph::LinearOp linear) {
   return {type.getNumElements() / k, k};
 }
 
-/// Where a slice of a fused QKV projection's output lives: the projection's buffer and the
-/// first column of the slice.
-struct FusedColumns {
+/// Where a head of a fused QKV projection (a result of sinter.split_qkv_heads) lives: the
+/// projection's buffer, its row length and the head's first column.
+struct HeadColumns {
   mlir::Value buffer;
   int64_t rowStride = 0;
   int64_t offset = 0;
-  bool roped = false;
 };
 
 /// One gate/up -> down pair of linear_small_m launches that hands x over through the context
@@ -131,6 +130,11 @@ private:
   /// The attention kernels write [B, S, heads * D]: fails on an attention without
   /// merged_heads (sinter-fuse-attention-head-merge).
   mlir::LogicalResult requireMergedHeads(mlir::Operation *attention, bool mergedHeads);
+  /// A split_qkv_heads is no launch: its heads are read in place in the projection's buffer,
+  /// which the linear producing it was lowered into (with the rotation when it has tables).
+  mlir::LogicalResult lowerSplitQkvHeads(graph::SplitQkvHeadsOp split);
+  /// The columns `head` is read from when it is a result of a split_qkv_heads, else nullopt.
+  std::optional<HeadColumns> headColumns(mlir::Value head);
   /// KV caches (LowerCache.cpp): a write that no decode attention absorbs (prefill), and
   /// decode attention with the writes of its step.
   mlir::LogicalResult lowerCacheWrite(graph::CacheWriteOp write);
@@ -202,10 +206,6 @@ private:
   llvm::DenseMap<mlir::Value, mlir::Value> outputSlots;
   /// Outputs that copy a value held elsewhere (an input, a constant, another output).
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> outputCopies;
-  /// Graph ops whose work a launch already covers (views, fused epilogues).
-  llvm::DenseSet<mlir::Operation *> absorbed;
-  /// Attention operands found inside a fused QKV projection's output.
-  llvm::DenseMap<mlir::Value, FusedColumns> fusedColumns;
   /// This function's weight ops, by the data they hold.
   llvm::DenseMap<mlir::Attribute, mlir::Value> weightsByData;
   llvm::StringMap<mlir::Value> states;

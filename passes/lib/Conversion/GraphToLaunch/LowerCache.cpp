@@ -17,6 +17,15 @@ bool readByDecodeAttention(graph::CacheWriteOp write) {
                       [](Operation *user) { return isa<graph::DecodeAttentionOp>(user); });
 }
 
+/// The cache write of `rows` at `positions`, if one.
+graph::CacheWriteOp cacheWriteOf(Value rows, Value positions) {
+  for (OpOperand &use : rows.getUses())
+    if (auto write = dyn_cast<graph::CacheWriteOp>(use.getOwner());
+        write && use.getOperandNumber() == 1 && write.getPositions() == positions)
+      return write;
+  return {};
+}
+
 int64_t cacheLength(graph::CacheWriteOp write) {
   return write.getState().getType().getDimSize(write.getAxis());
 }
@@ -31,36 +40,30 @@ LogicalResult FunctionLowering::lowerCacheWrite(graph::CacheWriteOp write) {
   buffers[write.getResult()] = *state;
   if (readByDecodeAttention(write))
     return success(); // the attention kernel writes the new row
-  // A prefill: the k and v writes of one step, from one fused QKV projection, are one launch.
-  auto rows = fusedColumns.find(write.getRows());
-  if (rows == fusedColumns.end() || !isKernelCache(write))
+  // A prefill: the k and v writes of one step, from one split_qkv_heads, are one launch, at
+  // whichever of the two comes first.
+  auto split = write.getRows().getDefiningOp<graph::SplitQkvHeadsOp>();
+  if (!split || !isKernelCache(write))
     return lowerCacheRowsWrite(write, *state);
-  graph::CacheWriteOp other;
-  for (Operation *user : write.getPositions().getUsers()) {
-    auto sibling = dyn_cast<graph::CacheWriteOp>(user);
-    if (!sibling || sibling == write || absorbed.contains(sibling))
-      continue;
-    auto it = fusedColumns.find(sibling.getRows());
-    if (it != fusedColumns.end() && it->second.buffer == rows->second.buffer &&
-        sibling.getState().getType() == write.getState().getType())
-      other = sibling;
-  }
-  if (!other)
+  graph::CacheWriteOp kWrite = cacheWriteOf(split.getK(), write.getPositions());
+  graph::CacheWriteOp vWrite = cacheWriteOf(split.getV(), write.getPositions());
+  if ((write != kWrite && write != vWrite) || !kWrite || !vWrite || kWrite.getState().getType() != vWrite.getState().getType() ||
+      !isKernelCache(kWrite) || !isKernelCache(vWrite))
     return write.emitError("a cache write needs the matching key/value write of the same step");
-  absorbed.insert(other);
+  graph::CacheWriteOp other = write == kWrite ? vWrite : kWrite;
+  if (other->isBeforeInBlock(write))
+    return success(); // written with `other`
   auto otherState = bufferOf(other.getState());
   if (failed(otherState))
     return failure();
   buffers[other.getResult()] = *otherState;
-  const FusedColumns &otherRows = fusedColumns.find(other.getRows())->second;
-  bool keyFirst = rows->second.roped || !otherRows.roped;
-  const FusedColumns &k = keyFirst ? rows->second : otherRows;
-  const FusedColumns &v = keyFirst ? otherRows : rows->second;
-  Value kState = keyFirst ? *state : *otherState, vState = keyFirst ? *otherState : *state;
+  std::optional<HeadColumns> k = headColumns(split.getK()), v = headColumns(split.getV());
+  Value kState = write == kWrite ? *state : *otherState;
+  Value vState = write == kWrite ? *otherState : *state;
   auto type = write.getState().getType();
   int64_t n = write.getRows().getType().getDimSize(2), hkv = type.getDimSize(1),
           d = type.getDimSize(3), length = cacheLength(write);
-  if (!kn::kv_cache_write_supported(n, hkv, d, k.offset, v.offset, k.rowStride, length))
+  if (!kn::kv_cache_write_supported(n, hkv, d, k->offset, v->offset, k->rowStride, length))
     return write.emitError("no kv_cache_write configuration for D=") << d;
   auto positions = bufferOf(write.getPositions());
   if (failed(positions))
@@ -70,9 +73,9 @@ LogicalResult FunctionLowering::lowerCacheWrite(graph::CacheWriteOp write) {
   kn::LaunchParams lp = kn::kv_cache_write_launch(n, hkv, d);
   return emitKernel(builder.getFusedLoc({write.getLoc(), other.getLoc()}), "kv_cache_write",
                     {intParam(builder, n), intParam(builder, hkv), intParam(builder, d),
-                     intParam(builder, k.offset), intParam(builder, v.offset),
-                     intParam(builder, k.rowStride), intParam(builder, length)},
-                    {k.buffer, *positions, kState, vState}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                     intParam(builder, k->offset), intParam(builder, v->offset),
+                     intParam(builder, k->rowStride), intParam(builder, length)},
+                    {k->buffer, *positions, kState, vState}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2, 3});
 }
 
@@ -116,18 +119,17 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
   auto vWrite = attention.getV().getDefiningOp<graph::CacheWriteOp>();
   if (!kWrite || !vWrite || !isKernelCache(kWrite) || !isKernelCache(vWrite))
     return attention.emitError("decode attention reads bf16 caches written in the same step");
-  auto q = fusedColumns.find(attention.getQ());
-  auto k = fusedColumns.find(kWrite.getRows()), v = fusedColumns.find(vWrite.getRows());
-  if (q == fusedColumns.end() || k == fusedColumns.end() || v == fusedColumns.end() ||
-      q->second.buffer != k->second.buffer || q->second.buffer != v->second.buffer)
+  std::optional<HeadColumns> q = headColumns(attention.getQ()), k = headColumns(kWrite.getRows()),
+                             v = headColumns(vWrite.getRows());
+  if (!q || !k || !v || q->buffer != k->buffer || q->buffer != v->buffer)
     return attention.emitError("decode attention operands must come from one fused QKV "
                                "projection");
   auto qType = attention.getQ().getType(), cacheType = kWrite.getState().getType();
   int64_t hq = qType.getDimSize(1), hkv = cacheType.getDimSize(1), d = qType.getDimSize(3),
-          length = cacheLength(kWrite), stride = q->second.rowStride;
+          length = cacheLength(kWrite), stride = q->rowStride;
   int split = kn::attention_decode_split(length, hkv, smCount);
-  if (!kn::attention_decode_supported(hq, hkv, d, q->second.offset, k->second.offset,
-                                      v->second.offset, stride, length, split))
+  if (!kn::attention_decode_supported(hq, hkv, d, q->offset, k->offset,
+                                      v->offset, stride, length, split))
     return attention.emitError("no attention_decode configuration for ")
            << hq << " query heads, " << hkv << " kv heads, D=" << d << ", L=" << length;
   if (failed(requireMergedHeads(attention, attention.getMergedHeads())))
@@ -154,15 +156,15 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
   kn::LaunchParams lp = kn::attention_decode_launch(hkv, length, split);
   SmallVector<Attribute> params = {
       intParam(builder, hq), intParam(builder, hkv), intParam(builder, d),
-      intParam(builder, q->second.offset), intParam(builder, k->second.offset),
-      intParam(builder, v->second.offset), intParam(builder, stride), intParam(builder, length),
+      intParam(builder, q->offset), intParam(builder, k->offset),
+      intParam(builder, v->offset), intParam(builder, stride), intParam(builder, length),
       intParam(builder, split), strParam(builder, std::to_string(floatBits(scale)) + "u")};
   Location loc = builder.getFusedLoc({kWrite.getLoc(), vWrite.getLoc(), attention.getLoc()});
   SmallVector<unsigned> writes = {2, 3, 4};
   if (partials)
     writes.append({5, 6});
   return emitKernel(loc, "attention_decode", params,
-                    {q->second.buffer, *position, *kState, *vState, out, partials, counters},
+                    {q->buffer, *position, *kState, *vState, out, partials, counters},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
                     lp.shared_bytes, writes);
 }

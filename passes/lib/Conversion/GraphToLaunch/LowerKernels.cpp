@@ -168,75 +168,6 @@ DenseElementsAttr constantData(Value v) {
 
 
 
-/// One head-split operand of attention: slice -> reshape [B, S, H, D] -> transpose
-/// [0, 2, 1, 3] (-> rope) -> operand `operand` (0 q, 1 k, 2 v) of `attention`, a
-/// fused_attention, or a decode_attention reading it through the cache write of its step.
-/// A prefill also writes k and v to a cache (`cacheWrite`).
-struct HeadChain {
-  graph::SliceOp slice;
-  graph::ReshapeOp reshape;
-  graph::TransposeOp transpose;
-  graph::RopeOp rope;
-  Operation *attention = nullptr;
-  graph::CacheWriteOp cacheWrite;
-  unsigned operand = 0;
-  int64_t begin = 0, end = 0, heads = 0, headDim = 0;
-};
-
-std::optional<HeadChain> matchHeadChain(graph::SliceOp slice) {
-  HeadChain c;
-  c.slice = slice;
-  auto cols = lastAxisColumns(slice);
-  if (!cols)
-    return std::nullopt;
-  std::tie(c.begin, c.end) = *cols;
-  c.reshape = dyn_cast_or_null<graph::ReshapeOp>(singleUser(slice.getResult()));
-  if (!c.reshape || c.reshape.getType().getRank() != 4)
-    return std::nullopt;
-  c.transpose = dyn_cast_or_null<graph::TransposeOp>(singleUser(c.reshape.getResult()));
-  if (!c.transpose || c.transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
-    return std::nullopt;
-  c.heads = c.reshape.getType().getDimSize(2);
-  c.headDim = c.reshape.getType().getDimSize(3);
-  Value head = c.transpose.getResult();
-  if (auto rope = dyn_cast_or_null<graph::RopeOp>(singleUser(head))) {
-    if (rope.getInput() != head)
-      return std::nullopt;
-    c.rope = rope;
-    head = rope.getResult();
-  }
-  auto setAttention = [&](Operation *op, unsigned operand) {
-    if (c.attention && c.attention != op)
-      return false;
-    c.attention = op;
-    c.operand = operand;
-    return true;
-  };
-  for (OpOperand &use : head.getUses()) {
-    Operation *user = use.getOwner();
-    unsigned n = use.getOperandNumber();
-    if (isa<graph::FusedAttentionOp>(user) && n <= 2) {
-      if (!setAttention(user, n))
-        return std::nullopt;
-    } else if (isa<graph::DecodeAttentionOp>(user) && n == 0) {
-      if (!setAttention(user, 0))
-        return std::nullopt;
-    } else if (auto write = dyn_cast<graph::CacheWriteOp>(user); write && n == 1 && !c.cacheWrite) {
-      c.cacheWrite = write;
-      for (OpOperand &read : write.getResult().getUses())
-        if (isa<graph::DecodeAttentionOp>(read.getOwner()) &&
-            (read.getOperandNumber() == 1 || read.getOperandNumber() == 2) &&
-            !setAttention(read.getOwner(), read.getOperandNumber()))
-          return std::nullopt;
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (!c.attention)
-    return std::nullopt;
-  return c;
-}
-
 /// cos or sin of a rope as the [S, D] table the kernel reads (row = token).
 DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
   DenseElementsAttr data = constantData(table);
@@ -295,14 +226,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   int64_t ropeRows = 0, headDim = 0;
   Type outType = linear.getType().getElementType();
 
-  // The SwiGLU epilogue is the op's (sinter-fuse-linear-swiglu); the users decide the RoPE
-  // one: all slices of the last axis feeding the head chains of one fused attention (q|k|v).
-  SmallVector<graph::SliceOp> slices;
-  for (Operation *user : linear->getUsers())
-    if (auto s = dyn_cast<graph::SliceOp>(user); s && lastAxisColumns(s))
-      slices.push_back(s);
-  bool allSlices = !slices.empty() && (size_t)std::distance(linear->getUsers().begin(),
-                                                            linear->getUsers().end()) == slices.size();
+  // The SwiGLU epilogue is the op's (sinter-fuse-linear-swiglu), the RoPE one its
+  // split_qkv_heads' (sinter-fuse-qkv-heads).
   if (std::optional<ArrayRef<int64_t>> pairs = linear.getSiluMulPairs()) {
     gateStart = (*pairs)[0];
     upStart = (*pairs)[1];
@@ -310,56 +235,39 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     int64_t g0 = gateStart, u0 = upStart;
     rowOf = [=](int64_t r) { return (r % 2 ? u0 : g0) + r / 2; };
   }
-  SmallVector<HeadChain> chains;
-  if (epilogue == kn::LinearEpilogue::NONE && allSlices && !linear.getBias() &&
-      !linear.getResidual()) {
-    for (graph::SliceOp s : slices)
-      if (auto c = matchHeadChain(s))
-        chains.push_back(*c);
-    if (chains.size() == slices.size() && chains.size() == 3) {
-      llvm::sort(chains, [](const HeadChain &x, const HeadChain &y) { return x.begin < y.begin; });
-      bool sameAttention = llvm::all_of(chains, [&](const HeadChain &c) {
-        return c.attention == chains[0].attention && c.headDim == chains[0].headDim;
-      });
-      // q and k rotated with one table and laid out first, v last and unrotated.
-      bool layout = chains[0].operand == 0 && chains[1].operand == 1 && chains[2].operand == 2 &&
-                    chains[0].begin == 0 && chains[1].begin == chains[0].end &&
-                    chains[2].begin == chains[1].end && chains[2].end == n;
-      bool ropes = chains[0].rope && chains[1].rope && !chains[2].rope &&
-                   chains[0].rope.getCos() == chains[1].rope.getCos() &&
-                   chains[0].rope.getSin() == chains[1].rope.getSin();
-      if (!sameAttention || !layout || !ropes)
-        return linear.emitError("QKV projection does not have the q|k|v layout with rope on q "
-                                "and k that the fused kernel expects");
-      headDim = chains[0].headDim;
-      ropeRows = chains[1].end;
-      // Constant tables (a prompt at fixed positions), or the rows a lookup at the cache
-      // position produced (decode).
-      auto table = [&](Value v) -> FailureOr<Value> {
-        if (DenseElementsAttr data = ropeTable(v, m, headDim))
-          return makeWeight(chains[0].rope.getLoc(), data);
-        auto type = cast<RankedTensorType>(v.getType());
-        if (v.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
-            !type.getElementType().isBF16())
-          return linear.emitError("rope tables must be bf16 [") << m << ", " << headDim << "]";
-        FailureOr<Value> buffer = bufferOf(v);
-        if (succeeded(buffer) && !elementTypeOf(*buffer).isBF16() &&
-            failed(requireModelActivations(linear, "a RoPE table computed at run time")))
-          return failure();
-        return buffer;
-      };
-      auto cosBuffer = table(chains[0].rope.getCos());
-      if (failed(cosBuffer))
+  auto split = dyn_cast_or_null<graph::SplitQkvHeadsOp>(singleUser(linear.getResult()));
+  if (split && split.hasRope()) {
+    if (epilogue != kn::LinearEpilogue::NONE || linear.getBias() || linear.getResidual())
+      return linear.emitError("a QKV projection with rotated heads takes no bias, residual or "
+                              "SwiGLU epilogue");
+    headDim = split.getQ().getType().getDimSize(3);
+    ropeRows = split.columnOffset(2);
+    // Constant tables (a prompt at fixed positions), or the rows a lookup at the cache
+    // position produced (decode).
+    auto table = [&](Value v) -> FailureOr<Value> {
+      if (DenseElementsAttr data = ropeTable(v, m, headDim))
+        return makeWeight(v.getLoc(), data);
+      auto type = cast<RankedTensorType>(v.getType());
+      if (v.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
+          !type.getElementType().isBF16())
+        return linear.emitError("rope tables must be bf16 [") << m << ", " << headDim << "]";
+      FailureOr<Value> buffer = bufferOf(v);
+      if (succeeded(buffer) && !elementTypeOf(*buffer).isBF16() &&
+          failed(requireModelActivations(linear, "a RoPE table computed at run time")))
         return failure();
-      auto sinBuffer = table(chains[0].rope.getSin());
-      if (failed(sinBuffer))
-        return failure();
-      cosTable = *cosBuffer;
-      sinTable = *sinBuffer;
-      epilogue = kn::LinearEpilogue::ROPE_PAIRS;
-      int64_t rr = ropeRows, hd = headDim;
-      rowOf = [=](int64_t r) { return (int64_t)kn::linear_rope_pairs_row(r, rr, hd); };
-    }
+      return buffer;
+    };
+    auto cosBuffer = table(split.getCos());
+    if (failed(cosBuffer))
+      return failure();
+    auto sinBuffer = table(split.getSin());
+    if (failed(sinBuffer))
+      return failure();
+    cosTable = *cosBuffer;
+    sinTable = *sinBuffer;
+    epilogue = kn::LinearEpilogue::ROPE_PAIRS;
+    int64_t rr = ropeRows, hd = headDim;
+    rowOf = [=](int64_t r) { return (int64_t)kn::linear_rope_pairs_row(r, rr, hd); };
   }
   if (epilogue == kn::LinearEpilogue::NONE) {
     if (linear.getResidual())
@@ -400,16 +308,6 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   buffers[linear.getResult()] = out;
   Type xType = elementTypeOf(*x);
   int xBytes = xType.getIntOrFloatBitWidth() / 8;
-  auto absorbChains = [&](Value qkv) {
-    for (HeadChain &c : chains) {
-      Value head = c.rope ? c.rope.getResult() : c.transpose.getResult();
-      fusedColumns[head] = {qkv, n, c.begin, (bool)c.rope};
-      for (Operation *op : {c.slice.getOperation(), c.reshape.getOperation(),
-                            c.transpose.getOperation(), c.rope.getOperation()})
-        if (op)
-          absorbed.insert(op);
-    }
-  };
   const kn::LinearWeights format = kernelWeights(k);
   const int group = weightGroup(format);
   if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes,
@@ -469,11 +367,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                         {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {1});
     }
     if (epilogue == kn::LinearEpilogue::ROPE_PAIRS) {
-      absorbChains(out);
       if (!kn::rope_rows_supported(m, n, ropeRows, headDim))
         return linear.emitError("no rope_rows configuration");
       kn::LaunchParams lp = kn::rope_rows_launch(m, ropeRows);
-      return emitKernel(chains[0].rope.getLoc(), "rope_rows",
+      return emitKernel(split.getLoc(), "rope_rows",
                         {intParam(builder, m), intParam(builder, n), intParam(builder, ropeRows),
                          intParam(builder, headDim)},
                         {cosTable, sinTable, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
@@ -490,7 +387,6 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                        std::to_string(upStart) + ":" + std::to_string(ropeRows) + ":" +
                        std::to_string(headDim);
   auto [weight, weightScale] = makeKernelWeight(linear, layout, rowOf, format);
-  absorbChains(out);
 
   static const char *const prologueNames[] = {"sinter::kernels::LinearPrologue::NONE",
                                               "sinter::kernels::LinearPrologue::RMS_NORM"};
@@ -650,25 +546,26 @@ LogicalResult FunctionLowering::lowerGather(graph::GatherOp gather) {
 }
 
 LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention) {
-  auto q = fusedColumns.find(attention.getQ()), k = fusedColumns.find(attention.getK()),
-       v = fusedColumns.find(attention.getV());
-  if (q == fusedColumns.end() || k == fusedColumns.end() || v == fusedColumns.end())
-    return attention.emitError("attention operands must come from one fused QKV projection");
+  std::optional<HeadColumns> q = headColumns(attention.getQ()), k = headColumns(attention.getK()),
+                             v = headColumns(attention.getV());
+  if (!q || !k || !v || q->buffer != k->buffer || q->buffer != v->buffer)
+    return attention.emitError("attention operands must come from one fused QKV projection "
+                               "(sinter-fuse-qkv-heads)");
   auto qType = attention.getQ().getType(), kType = attention.getK().getType();
   int64_t batch = qType.getDimSize(0), s = qType.getDimSize(2), hq = qType.getDimSize(1),
-          hkv = kType.getDimSize(1), d = qType.getDimSize(3), stride = q->second.rowStride;
-  Type qkvType = elementTypeOf(q->second.buffer);
+          hkv = kType.getDimSize(1), d = qType.getDimSize(3), stride = q->rowStride;
+  Type qkvType = elementTypeOf(q->buffer);
   int qkvBytes = qkvType.getIntOrFloatBitWidth() / 8;
   // 16-bit q/k/v take the tensor-core kernel at every length; fp32 (or a head size it does
   // not tile) the short-prompt kernel, which holds a head's keys in shared memory.
-  bool flash = kn::flash_attention_supported(s, hq, hkv, d, q->second.offset, k->second.offset,
-                                             v->second.offset, stride, qkvBytes, batch);
+  bool flash = kn::flash_attention_supported(s, hq, hkv, d, q->offset, k->offset,
+                                             v->offset, stride, qkvBytes, batch);
   if (!flash && batch != 1)
     return attention.emitError("attention of ")
            << batch << " sequences needs 16-bit q/k/v and a head size that is a multiple of 16 "
            << "up to 256 (got " << qkvType << ", D=" << d << ")";
-  if (!flash && !kn::attention_prefill_supported(s, hq, hkv, d, q->second.offset,
-                                                 k->second.offset, v->second.offset, stride,
+  if (!flash && !kn::attention_prefill_supported(s, hq, hkv, d, q->offset,
+                                                 k->offset, v->offset, stride,
                                                  qkvBytes))
     return attention.emitError("no attention kernel for S=")
            << s << " D=" << d << " " << qkvType
@@ -692,15 +589,31 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
                               : kn::attention_prefill_launch(s, hq, d, qkvBytes);
   SmallVector<Attribute> params = {
       intParam(builder, s), intParam(builder, hq), intParam(builder, hkv), intParam(builder, d),
-      intParam(builder, q->second.offset), intParam(builder, k->second.offset),
-      intParam(builder, v->second.offset), intParam(builder, stride),
+      intParam(builder, q->offset), intParam(builder, k->offset),
+      intParam(builder, v->offset), intParam(builder, stride),
       strParam(builder, std::to_string(floatBits(scale)) + "u"),
       strParam(builder, attention.getCausal() ? "true" : "false"),
       strParam(builder, mask ? "true" : "false"), strParam(builder, cxxType(qkvType)),
       strParam(builder, cxxType(elementTypeOf(out)))};
   return emitKernel(attention.getLoc(), flash ? "flash_attention" : "attention_prefill", params,
-                    {q->second.buffer, mask, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
+                    {q->buffer, mask, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
+}
+
+LogicalResult FunctionLowering::lowerSplitQkvHeads(graph::SplitQkvHeadsOp split) {
+  auto linear = split.getQkv().getDefiningOp<graph::LinearOp>();
+  if (!linear || !wantsKernel(linear) || !buffers.count(split.getQkv()))
+    return split.emitError("the heads are read in place: the qkv operand must be a bf16 linear "
+                           "with a constant weight");
+  return success();
+}
+
+std::optional<HeadColumns> FunctionLowering::headColumns(Value head) {
+  auto split = head.getDefiningOp<graph::SplitQkvHeadsOp>();
+  if (!split)
+    return std::nullopt;
+  return HeadColumns{buffers.lookup(split.getQkv()), split.getQkv().getType().getDimSize(2),
+                     split.columnOffset(cast<OpResult>(head).getResultNumber())};
 }
 
 LogicalResult FunctionLowering::requireMergedHeads(Operation *attention, bool mergedHeads) {

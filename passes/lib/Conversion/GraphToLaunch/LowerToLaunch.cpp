@@ -190,7 +190,7 @@ FailureOr<Value> FunctionLowering::bufferOf(Value value) {
 }
 
 LogicalResult FunctionLowering::lowerOp(Operation *op) {
-  if (absorbed.contains(op) || isa<graph::ConstantOp>(op))
+  if (isa<graph::ConstantOp>(op))
     return success();
   // sinter-fold-empty-tensors leaves empty values only where an op makes something of them.
   for (Value operand : op->getOperands()) {
@@ -207,6 +207,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
     return lowerMatMul(matmul);
   if (auto attention = dyn_cast<graph::FusedAttentionOp>(op))
     return lowerAttention(attention);
+  if (auto split = dyn_cast<graph::SplitQkvHeadsOp>(op))
+    return lowerSplitQkvHeads(split);
   if (auto norm = dyn_cast<graph::RMSNormalizationOp>(op); norm && rmsNormHasKernel(norm))
     return failure(failed(requireModelActivations(op, "a standalone RMS normalization")) ||
                    failed(lowerRmsNorm(norm)));

@@ -405,3 +405,43 @@ func.func @cos_int(%a: tensor<3xi64>) -> tensor<3xi64> {
   %c = sinter.cos %a : (tensor<3xi64>) -> tensor<3xi64>
   return %c : tensor<3xi64>
 }
+
+// -----
+
+func.func @split_qkv_heads_columns(%qkv: tensor<1x6x96xbf16>) {
+  // expected-error @+1 {{qkv has 96 columns; q, k and v take 128}}
+  %r:3 = sinter.split_qkv_heads %qkv : (tensor<1x6x96xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @split_qkv_heads_kv_types(%qkv: tensor<1x6x144xbf16>) {
+  // expected-error @+1 {{q must be [B, Hq, S, D] and k, v one [B, Hkv, S, D] type}}
+  %r:3 = sinter.split_qkv_heads %qkv : (tensor<1x6x144xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x3x6x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @split_qkv_heads_sequence(%qkv: tensor<1x6x128xbf16>) {
+  // expected-error @+1 {{do not split}}
+  %r:3 = sinter.split_qkv_heads %qkv : (tensor<1x6x128xbf16>) -> (tensor<1x4x5x16xbf16>, tensor<1x2x5x16xbf16>, tensor<1x2x5x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @split_qkv_heads_tables(%qkv: tensor<1x6x128xbf16>, %cos: tensor<1x1x5x16xbf16>) {
+  // expected-error @+1 {{cos/sin 'tensor<1x1x5x16xbf16>' do not broadcast to 'tensor<1x4x6x16xbf16>'}}
+  %r:3 = sinter.split_qkv_heads %qkv rope(%cos, %cos) : (tensor<1x6x128xbf16>, tensor<1x1x5x16xbf16>, tensor<1x1x5x16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @split_qkv_heads_one_table(%qkv: tensor<1x6x128xbf16>, %cos: tensor<1x1x6x16xbf16>) {
+  // expected-error @+1 {{takes both rope tables or neither}}
+  %r:3 = "sinter.split_qkv_heads"(%qkv, %cos) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<1x6x128xbf16>, tensor<1x1x6x16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  return
+}

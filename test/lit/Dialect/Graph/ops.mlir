@@ -159,3 +159,14 @@ func.func @linear_norm(%x: tensor<6x64xf32>, %w: tensor<64x32xf32>, %n: tensor<6
   %0 = sinter.linear %x, %w norm %n {norm_epsilon = 1.0e-5 : f32} : (tensor<6x64xf32>, tensor<64x32xf32>, tensor<64xf32>) -> tensor<6x32xf32>
   return %0 : tensor<6x32xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @split_qkv_heads
+// CHECK: sinter.split_qkv_heads %arg0 rope(%arg1, %arg2) : (tensor<1x6x128xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+// CHECK: sinter.split_qkv_heads %arg0 : (tensor<1x6x128xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+func.func @split_qkv_heads(%qkv: tensor<1x6x128xbf16>, %cos: tensor<1x1x6x16xbf16>, %sin: tensor<1x1x6x16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x4x6x16xbf16>) {
+  %r:3 = sinter.split_qkv_heads %qkv rope(%cos, %sin) : (tensor<1x6x128xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  %p:3 = sinter.split_qkv_heads %qkv : (tensor<1x6x128xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  return %r#0, %p#0 : tensor<1x4x6x16xbf16>, tensor<1x4x6x16xbf16>
+}

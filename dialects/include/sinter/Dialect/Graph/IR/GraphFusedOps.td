@@ -50,6 +50,32 @@ def Graph_RopeOp : Graph_Op<"rope"> {
   let hasVerifier = 1;
 }
 
+def Graph_SplitQkvHeadsOp : Graph_Op<"split_qkv_heads", [AttrSizedOperandSegments]> {
+  let summary = "A fused QKV projection's output split into query, key and value heads";
+  let description = [{
+    `qkv` is [B, S, (Hq + 2 Hkv) * D], the q | k | v columns of one projection; the results
+    are q [B, Hq, S, D], k and v [B, Hkv, S, D]: each column block reshaped to
+    [B, S, heads, D] and transposed to [B, heads, S, D]. With `cos` and `sin` (both or
+    neither; they broadcast to q's and k's shape) q and k are rotated as sinter.rope does; v
+    never is. Formed by sinter-fuse-qkv-heads for the attention kernels: the projection's
+    kernel writes the rotated columns, and the attention and cache-write kernels read each
+    head in place at its column offset, so the split itself is no launch.
+  }];
+  let arguments = (ins Graph_FloatTensor:$qkv, Optional<Graph_FloatTensor>:$cos,
+                       Optional<Graph_FloatTensor>:$sin);
+  let results = (outs Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v);
+  let assemblyFormat = [{
+    $qkv (`rope` `(` $cos^ `,` $sin `)`)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The first column of result `index` (0 q, 1 k, 2 v) in a row of `qkv`.
+    int64_t columnOffset(unsigned index);
+    /// Whether q and k are rotated.
+    bool hasRope() { return getCos() != nullptr; }
+  }];
+  let hasVerifier = 1;
+}
+
 def Graph_SiluMulOp : Graph_Op<"silu_mul"> {
   let summary = "SwiGLU gate: silu(gate) * up, elementwise";
   let description = [{ silu(g) = g * sigmoid(g), computed as the export does in its type. }];

@@ -1,0 +1,203 @@
+// RUN: sinter-opt %s -split-input-file --sinter-fuse-qkv-heads | FileCheck %s
+
+// The three head chains of a fused QKV projection, q and k rotated by one pair of tables,
+// become one split_qkv_heads that the attention reads.
+// CHECK-LABEL: func.func @prompt
+// CHECK: %[[QKV:.+]] = sinter.linear
+// CHECK-NOT: sinter.slice
+// CHECK: %[[Q:.+]], %[[K:.+]], %[[V:.+]] = sinter.split_qkv_heads %[[QKV]] rope(%{{.+}}, %{{.+}}) : (tensor<1x6x128xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+// CHECK-NEXT: sinter.fused_attention %[[Q]], %[[K]], %[[V]]
+// CHECK-NOT: sinter.rope
+// CHECK-NOT: sinter.transpose
+func.func @prompt(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// Without rotation the split has no tables.
+// CHECK-LABEL: func.func @no_rope
+// CHECK: sinter.split_qkv_heads %{{.+}} : (tensor<1x6x128xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+func.func @no_rope(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qt, %kt, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// Negative: a biased projection has no epilogue left for the rotation; the chains stay.
+// CHECK-LABEL: func.func @bias
+// CHECK-NOT: sinter.split_qkv_heads
+// CHECK: sinter.rope
+func.func @bias(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %b = sinter.constant dense<0.5> : tensor<128xbf16>
+  %qkv = sinter.linear %h, %w bias %b : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// Negative: v rotated too.
+// CHECK-LABEL: func.func @v_rotated
+// CHECK-NOT: sinter.split_qkv_heads
+// CHECK: sinter.rope
+func.func @v_rotated(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %vr = sinter.rope %vt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vr {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// Negative: k's columns come before q's.
+// CHECK-LABEL: func.func @q_not_first
+// CHECK-NOT: sinter.split_qkv_heads
+// CHECK: sinter.slice
+func.func @q_not_first(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 32>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 32>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// Negative: the projection is also an output.
+// CHECK-LABEL: func.func @projection_returned
+// CHECK-NOT: sinter.split_qkv_heads
+// CHECK: sinter.slice
+func.func @projection_returned(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>, tensor<1x6x128xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a, %qkv : tensor<1x6x64xbf16>, tensor<1x6x128xbf16>
+}
+
+// -----
+
+// A decode step: q to decode_attention, k and v through the cache writes of the step. The
+// tables are looked up at the position after the projection, so the split goes after them,
+// before the first reader of a head.
+// CHECK-LABEL: func.func @decode
+// CHECK: %[[QKV:.+]] = sinter.linear
+// CHECK: %[[COS:.+]] = sinter.gather
+// CHECK: %[[SIN:.+]] = sinter.gather
+// CHECK: %[[Q:.+]], %[[K:.+]], %[[V:.+]] = sinter.split_qkv_heads %[[QKV]] rope(%[[COS]], %[[SIN]])
+// CHECK: %[[KC:.+]] = sinter.cache_write %arg1, %[[K]], %arg3
+// CHECK: %[[VC:.+]] = sinter.cache_write %arg2, %[[V]], %arg3
+// CHECK: sinter.decode_attention %[[Q]], %[[KC]], %[[VC]], %arg3
+func.func @decode(%h: tensor<1x1x64xbf16>, %kc: tensor<1x2x8x16xbf16>, %vc: tensor<1x2x8x16xbf16>, %pos: tensor<1xi64>) -> tensor<1x1x64xbf16> {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x1x64xbf16>, tensor<64x128xbf16>) -> tensor<1x1x128xbf16>
+  %shape = sinter.constant dense<[1, 1, -1, 16]> : tensor<4xi64>
+  %ctab = sinter.constant dense<1.0> : tensor<8x1x1x16xbf16>
+  %stab = sinter.constant dense<0.0> : tensor<8x1x1x16xbf16>
+  %cos = sinter.gather %ctab, %pos {axis = 0 : i64} : (tensor<8x1x1x16xbf16>, tensor<1xi64>) -> tensor<1x1x1x16xbf16>
+  %sin = sinter.gather %stab, %pos {axis = 0 : i64} : (tensor<8x1x1x16xbf16>, tensor<1xi64>) -> tensor<1x1x1x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 1, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x128xbf16>) -> tensor<1x1x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x1x64xbf16>, tensor<4xi64>) -> tensor<1x1x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x1x4x16xbf16>) -> tensor<1x4x1x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x1x16xbf16>, tensor<1x1x1x16xbf16>, tensor<1x1x1x16xbf16>) -> tensor<1x4x1x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 1, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x128xbf16>) -> tensor<1x1x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x1x32xbf16>, tensor<4xi64>) -> tensor<1x1x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x1x2x16xbf16>) -> tensor<1x2x1x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x1x16xbf16>, tensor<1x1x1x16xbf16>, tensor<1x1x1x16xbf16>) -> tensor<1x2x1x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 1, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x1x128xbf16>) -> tensor<1x1x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x1x32xbf16>, tensor<4xi64>) -> tensor<1x1x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x1x2x16xbf16>) -> tensor<1x2x1x16xbf16>
+  %kn = sinter.cache_write %kc, %kr, %pos {axis = 2 : i64} : (tensor<1x2x8x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1xi64>) -> tensor<1x2x8x16xbf16>
+  %vn = sinter.cache_write %vc, %vt, %pos {axis = 2 : i64} : (tensor<1x2x8x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1xi64>) -> tensor<1x2x8x16xbf16>
+  %a = sinter.decode_attention %qr, %kn, %vn, %pos {scale = 2.500000e-01 : f32, merged_heads} : (tensor<1x4x1x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1xi64>) -> tensor<1x1x64xbf16>
+  return %a : tensor<1x1x64xbf16>
+}
