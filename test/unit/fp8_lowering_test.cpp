@@ -1,7 +1,7 @@
-// --weight-dtype fp8 in sinter-lower-to-launch: every linear_small_m launch of an fp8 linear is
-// sized by launch_params.h with LinearWeights::FP8_E4M3, and so are the handoff decisions and
-// the producer grid a consumer waits for. Checked against the functions themselves, so the test follows any
-// retuning of the fp8 tiling.
+// --weight-dtype fp8 in sinter-lower-to-launch and launch-plan-handoffs: every linear_small_m
+// launch of an fp8 linear is sized by launch_params.h with LinearWeights::FP8_E4M3, and so are the
+// handoff decisions and the producer grid a consumer waits for. Checked against the functions
+// themselves, so the test follows any retuning of the fp8 tiling.
 #include "sinter/Dialect/Graph/IR/GraphDialect.h"
 #include "sinter/Dialect/Launch/IR/LaunchDialect.h"
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
@@ -71,9 +71,11 @@ void lower(Lowered &l, const std::string &text, const std::string &weightDtype) 
   sinter::SinterLowerToLaunchOptions options;
   options.weightDtype = weightDtype;
   options.smCount = kSms;
-  // The SwiGLU pairs are the graph phase's decision, as in the compiler's pipeline.
+  // The SwiGLU pairs are the graph phase's decision and the handoffs a launch pass's, as in
+  // the compiler's pipeline.
   pm.addPass(sinter::createSinterFuseLinearSwiGLU());
   pm.addPass(sinter::createSinterLowerToLaunch(options));
+  pm.addPass(sinter::createLaunchPlanHandoffs());
   ASSERT_TRUE(succeeded(pm.run(*l.module)));
 }
 

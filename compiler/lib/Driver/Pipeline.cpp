@@ -115,6 +115,7 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     options.weightDtype = config.weightDtype;
     options.smCount = target.smCount;
     passes.push_back(createSinterLowerToLaunch(options));
+    passes.push_back(createLaunchPlanHandoffs());
     LaunchCheckTargetOptions limits;
     limits.targetName = target.name;
     limits.arch = target.arch;

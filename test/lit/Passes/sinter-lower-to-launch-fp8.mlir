@@ -61,31 +61,6 @@ func.func @zero_rows(%x: tensor<1x64xbf16>) -> tensor<1x16xbf16> {
 
 // -----
 
-// Decode MLPs hand over through the context state with fp8 weights too: the consumer waits for
-// the producer's grid as fp8 weights tile it (linear_small_m_tiling with FP8_E4M3; which shapes
-// qualify with fp8 weights is checked against launch_params.h in the unit test
-// Fp8Lowering.LaunchesAndHandoffsFollowTheFp8Tiling).
-// CHECK-LABEL: func.func @fp8_handoff
-// CHECK: launch.kernel "linear_small_m"{{.*}} grid = array<i64: [[G:[0-9]+]], 1, 1>, params = [{{.*}}"sinter::kernels::LinearHandoff::PRODUCER", 0, "__nv_fp8_e4m3", 0]
-// CHECK: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearHandoff::CONSUMER", [[G]], "__nv_fp8_e4m3", 0]
-// CHECK: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearHandoff::PRODUCER", 0, "__nv_fp8_e4m3", 0]
-// CHECK: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearHandoff::CONSUMER", [[G]], "__nv_fp8_e4m3", 0]
-func.func @fp8_handoff(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
-  %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
-  %wgu0 = sinter.constant dense<0.5> : tensor<64x4096xbf16>
-  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 2048>} : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %wd0 = sinter.constant dense<0.25> : tensor<2048x64xbf16>
-  %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x2048xbf16>, tensor<2048x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
-  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
-  %wgu1 = sinter.constant dense<0.5> : tensor<64x4096xbf16>
-  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 2048>} : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
-  %wd1 = sinter.constant dense<0.25> : tensor<2048x64xbf16>
-  %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x2048xbf16>, tensor<2048x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
-  return %y1 : tensor<1x1x64xbf16>
-}
-
-// -----
-
 // Embedding gathers keep their bf16 table.
 // CHECK-LABEL: func.func @gather_keeps_bf16
 // CHECK: launch.weight "w0" {{.*}} : memref<16x64xbf16>

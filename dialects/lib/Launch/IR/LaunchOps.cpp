@@ -157,6 +157,71 @@ static bool isFloatBits(StringRef s) {
          llvm::all_of(s.drop_back(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+Attribute KernelOp::getParam(StringRef name) {
+  const KernelTemplate *t = lookupKernelTemplate(getKernelTemplate());
+  if (!t)
+    return {};
+  for (auto [i, p] : llvm::enumerate(t->params))
+    if (p.name == name)
+      return i < getParams().size() ? getParams()[i] : Attribute();
+  return {};
+}
+
+Value KernelOp::getArgument(StringRef name) {
+  const KernelTemplate *t = lookupKernelTemplate(getKernelTemplate());
+  if (!t)
+    return {};
+  for (auto [i, a] : llvm::enumerate(t->args))
+    if (a.name == name)
+      return getArgumentValues()[i];
+  return {};
+}
+
+SmallVector<Value> KernelOp::getArgumentValues() {
+  SmallVector<Value> values;
+  for (int64_t slot : getArgs())
+    values.push_back(slot < 0 ? Value() : getBuffers()[slot]);
+  return values;
+}
+
+SmallVector<unsigned> KernelOp::getWrittenArguments() {
+  const KernelTemplate *t = lookupKernelTemplate(getKernelTemplate());
+  SmallVector<unsigned> written;
+  ArrayRef<int64_t> args = getArgs();
+  for (unsigned i = 0; i < args.size(); ++i) {
+    ArgRole role = t && i < t->args.size() ? t->args[i].role : ArgRole::Out;
+    bool writable = role == ArgRole::Out || role == ArgRole::InOut || role == ArgRole::OptionalOut;
+    if (args[i] >= 0 && writable && llvm::is_contained(getWrites(), args[i]))
+      written.push_back(i);
+  }
+  return written;
+}
+
+KernelOp KernelOp::createWithArguments(OpBuilder &builder, Location loc, StringRef kernelTemplate,
+                                       ArrayAttr params, ArrayRef<Value> arguments,
+                                       ArrayRef<int64_t> grid, ArrayRef<int64_t> block,
+                                       int64_t sharedBytes, ArrayRef<unsigned> writtenArguments) {
+  SmallVector<Value> buffers;
+  SmallVector<int64_t> slots, writes;
+  for (Value arg : arguments) {
+    if (!arg) {
+      slots.push_back(-1);
+      continue;
+    }
+    auto *it = llvm::find(buffers, arg);
+    slots.push_back(it - buffers.begin());
+    if (it == buffers.end())
+      buffers.push_back(arg);
+  }
+  for (unsigned a : writtenArguments)
+    writes.push_back(slots[a]);
+  return KernelOp::create(builder, loc, buffers, builder.getStringAttr(kernelTemplate), params,
+                          builder.getDenseI64ArrayAttr(slots), builder.getDenseI64ArrayAttr(grid),
+                          builder.getDenseI64ArrayAttr(block),
+                          builder.getI64IntegerAttr(sharedBytes),
+                          builder.getDenseI64ArrayAttr(writes));
+}
+
 LogicalResult KernelOp::verifyAgainstRegistry() {
   const KernelTemplate *t = lookupKernelTemplate(getKernelTemplate());
   if (!t)

@@ -311,6 +311,24 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
                            "::sinter::graph::GraphDialect"];
 }
 
+def LaunchPlanHandoffs : Pass<"launch-plan-handoffs", "mlir::ModuleOp"> {
+  let summary = "Pair decode gate/up and down launches that hand the SwiGLU output over in state";
+  let description = [{
+    A `linear_small_m` launch with the SILU_MUL_PAIRS epilogue (gate/up) followed directly
+    (only buffer definitions between) by a `linear_small_m` launch that reads its output as x,
+    when nothing else reads that buffer, both compute in bf16, and the second can wait on the
+    first's data (`linear_small_m_handoff_consumer_supported`: no prologue, one decode row,
+    x staged by plain loads), becomes a handoff pair (LinearHandoff in launch_params.h): the
+    producer writes x and a block count into the function's state buffers
+    `<function>.linear_handoff.<i>.x` and `.count` instead of an arena buffer, and the
+    consumer spins on the count instead of waiting for the producer's whole grid, then zeroes
+    the next pair's buffers (the last consumer the first pair's), so a function needs at
+    least two pairs; with fewer it keeps the plain launches. The new state is placed after
+    the function's other state, and every state's offset is placed again. Runs after
+    sinter-lower-to-launch, before arena planning.
+  }];
+}
+
 def LaunchCheckTarget : Pass<"launch-check-target", "mlir::ModuleOp"> {
   let summary = "Check every launch against the target description's limits";
   let description = [{

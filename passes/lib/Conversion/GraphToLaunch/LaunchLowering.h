@@ -62,14 +62,6 @@ struct HeadColumns {
   int64_t offset = 0;
 };
 
-/// One gate/up -> down pair of linear_small_m launches that hands x over through the context
-/// state (LinearHandoff in launch_params.h), and the buffers involved.
-struct HandoffPair {
-  int64_t producerBlocks = 0;
-  mlir::Value x, count;          // this pair's buffers
-  mlir::Value resetX, resetCount; // the next pair's (the first pair's for the last)
-};
-
 /// The weight blob, shared by every function of the module: entry points of one model
 /// (prefill, decode) read one copy of each weight.
 struct WeightTable {
@@ -99,9 +91,6 @@ public:
 
 private:
   mlir::LogicalResult lowerOp(mlir::Operation *op);
-  /// Finds the gate/up -> down pairs that hand x over through the context state
-  /// (LinearHandoff.cpp) and creates their buffers; fills producerOf / consumerOf.
-  void planHandoffs();
   mlir::LogicalResult lowerGemm(graph::LinearOp linear);
 
   // The generic tier (LowerGeneric.cpp): a fusion group, or one op no pattern kernel takes,
@@ -210,8 +199,6 @@ private:
   llvm::DenseMap<mlir::Attribute, mlir::Value> weightsByData;
   llvm::StringMap<mlir::Value> states;
   mlir::Operation *lastState = nullptr;
-  /// Handoff pairs by their producer and consumer linear.
-  llvm::DenseMap<mlir::Operation *, HandoffPair> producerOf, consumerOf;
 };
 
 } // namespace sinter

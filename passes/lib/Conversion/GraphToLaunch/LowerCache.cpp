@@ -47,8 +47,9 @@ LogicalResult FunctionLowering::lowerCacheWrite(graph::CacheWriteOp write) {
     return lowerCacheRowsWrite(write, *state);
   graph::CacheWriteOp kWrite = cacheWriteOf(split.getK(), write.getPositions());
   graph::CacheWriteOp vWrite = cacheWriteOf(split.getV(), write.getPositions());
-  if ((write != kWrite && write != vWrite) || !kWrite || !vWrite || kWrite.getState().getType() != vWrite.getState().getType() ||
-      !isKernelCache(kWrite) || !isKernelCache(vWrite))
+  if ((write != kWrite && write != vWrite) || !kWrite || !vWrite ||
+      kWrite.getState().getType() != vWrite.getState().getType() || !isKernelCache(kWrite) ||
+      !isKernelCache(vWrite))
     return write.emitError("a cache write needs the matching key/value write of the same step");
   graph::CacheWriteOp other = write == kWrite ? vWrite : kWrite;
   if (other->isBeforeInBlock(write))
@@ -128,8 +129,8 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
   int64_t hq = qType.getDimSize(1), hkv = cacheType.getDimSize(1), d = qType.getDimSize(3),
           length = cacheLength(kWrite), stride = q->rowStride;
   int split = kn::attention_decode_split(length, hkv, smCount);
-  if (!kn::attention_decode_supported(hq, hkv, d, q->offset, k->offset,
-                                      v->offset, stride, length, split))
+  if (!kn::attention_decode_supported(hq, hkv, d, q->offset, k->offset, v->offset, stride, length,
+                                      split))
     return attention.emitError("no attention_decode configuration for ")
            << hq << " query heads, " << hkv << " kv heads, D=" << d << ", L=" << length;
   if (failed(requireMergedHeads(attention, attention.getMergedHeads())))
@@ -155,10 +156,11 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
   float scale = attention.getScale().convertToFloat();
   kn::LaunchParams lp = kn::attention_decode_launch(hkv, length, split);
   SmallVector<Attribute> params = {
-      intParam(builder, hq), intParam(builder, hkv), intParam(builder, d),
-      intParam(builder, q->offset), intParam(builder, k->offset),
-      intParam(builder, v->offset), intParam(builder, stride), intParam(builder, length),
-      intParam(builder, split), strParam(builder, std::to_string(floatBits(scale)) + "u")};
+      intParam(builder, hq),        intParam(builder, hkv),
+      intParam(builder, d),         intParam(builder, q->offset),
+      intParam(builder, k->offset), intParam(builder, v->offset),
+      intParam(builder, stride),    intParam(builder, length),
+      intParam(builder, split),     strParam(builder, std::to_string(floatBits(scale)) + "u")};
   Location loc = builder.getFusedLoc({kWrite.getLoc(), vWrite.getLoc(), attention.getLoc()});
   SmallVector<unsigned> writes = {2, 3, 4};
   if (partials)

@@ -166,8 +166,6 @@ DenseElementsAttr constantData(Value v) {
   return c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
 }
 
-
-
 /// cos or sin of a rope as the [S, D] table the kernel reads (row = token).
 DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
   DenseElementsAttr data = constantData(table);
@@ -189,25 +187,8 @@ LogicalResult FunctionLowering::emitKernel(Location loc, StringRef name,
                                            ArrayRef<Attribute> params, ArrayRef<Value> args,
                                            ArrayRef<int64_t> grid, ArrayRef<int64_t> block,
                                            int64_t sharedBytes, ArrayRef<unsigned> writtenArgs) {
-  SmallVector<Value> operands;
-  SmallVector<int64_t> argSlots, writes;
-  for (Value arg : args) {
-    if (!arg) {
-      argSlots.push_back(-1);
-      continue;
-    }
-    auto *it = llvm::find(operands, arg);
-    argSlots.push_back(it - operands.begin());
-    if (it == operands.end())
-      operands.push_back(arg);
-  }
-  for (unsigned a : writtenArgs)
-    writes.push_back(argSlots[a]);
-  launch::KernelOp::create(builder, loc, operands, builder.getStringAttr(name),
-                           builder.getArrayAttr(params), builder.getDenseI64ArrayAttr(argSlots),
-                           builder.getDenseI64ArrayAttr(grid), builder.getDenseI64ArrayAttr(block),
-                           builder.getI64IntegerAttr(sharedBytes),
-                           builder.getDenseI64ArrayAttr(writes));
+  launch::KernelOp::createWithArguments(builder, loc, name, builder.getArrayAttr(params), args,
+                                        grid, block, sharedBytes, writtenArgs);
   return success();
 }
 
@@ -299,12 +280,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       return failure();
     residual = *b;
   }
-  // A handoff producer writes the pair's state buffer, which its consumer reads as x.
-  auto producer = producerOf.find(linear);
-  auto consumer = consumerOf.find(linear);
   // With SILU_MUL_PAIRS the result is the SwiGLU, N/2 columns.
-  Value out = producer != producerOf.end() ? producer->second.x
-                                           : destinationFor(linear.getResult());
+  Value out = destinationFor(linear.getResult());
   buffers[linear.getResult()] = out;
   Type xType = elementTypeOf(*x);
   int xBytes = xType.getIntOrFloatBitWidth() / 8;
@@ -315,9 +292,6 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     if (failed(requireModelActivations(linear, "a linear on " + std::to_string(m) + " rows of " +
                                                    std::to_string(k) + " (past linear_small_m)")))
       return failure();
-    if (producer != producerOf.end() || consumer != consumerOf.end())
-      return linear.emitError("internal: a handoff pair (planHandoffs) has no linear_small_m "
-                              "launch");
     // Too many rows for the streaming kernel: a library GEMM with the fused ops as their own
     // small launches around it (normalization before; RoPE in place or SwiGLU after).
     Value input = *x;
@@ -403,27 +377,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       strParam(builder, cxxType(elementTypeOf(out))),
       strParam(builder, std::to_string(floatBits(eps)) + "u"), intParam(builder, ropeRows),
       intParam(builder, headDim), intParam(builder, smCount), strParam(builder, cxxType(xType))};
-  // Every launch spells all 15 template parameters: HANDOFF and HANDOFF_BLOCKS, then WT and
-  // W_GROUP. Handoff arguments: the pair's count, then (consumer) the next pair's buffers to
-  // zero.
-  Value handoffCount, resetX, resetCount;
-  SmallVector<unsigned> writes = {7};
-  if (producer != producerOf.end()) {
-    params.append({strParam(builder, "sinter::kernels::LinearHandoff::PRODUCER"),
-                   intParam(builder, 0)});
-    handoffCount = producer->second.count;
-    writes.push_back(8);
-  } else if (consumer != consumerOf.end()) {
-    params.append({strParam(builder, "sinter::kernels::LinearHandoff::CONSUMER"),
-                   intParam(builder, consumer->second.producerBlocks)});
-    handoffCount = consumer->second.count;
-    resetX = consumer->second.resetX;
-    resetCount = consumer->second.resetCount;
-    writes.append({9, 10});
-  } else {
-    params.append({strParam(builder, "sinter::kernels::LinearHandoff::NONE"),
-                   intParam(builder, 0)});
-  }
+  // Every launch spells all 15 template parameters: HANDOFF and HANDOFF_BLOCKS (no handoff
+  // here: launch-plan-handoffs pairs decode MLP launches), then WT and W_GROUP.
+  params.append({strParam(builder, "sinter::kernels::LinearHandoff::NONE"), intParam(builder, 0)});
   // WT by LinearWeights, as linear_small_m.cuh names the types (Int4x2 is launch_params.h's).
   static_assert(int(kn::LinearWeights::BF16) == 0 && int(kn::LinearWeights::FP8_E4M3) == 1 &&
                 int(kn::LinearWeights::INT4) == 2);
@@ -434,9 +390,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   Location loc = linear.getLoc();
   return emitKernel(loc, "linear_small_m", params,
                     {*x, weight, normWeight, bias, residual, cosTable, sinTable, out,
-                     handoffCount, resetX, resetCount, weightScale, /*w_zero=*/Value()},
+                     /*handoff_count=*/Value(), /*reset_x=*/Value(), /*reset_count=*/Value(),
+                     weightScale, /*w_zero=*/Value()},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
-                    lp.shared_bytes, writes);
+                    lp.shared_bytes, {7});
 }
 
 std::pair<Value, Value>
@@ -558,15 +515,14 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   int qkvBytes = qkvType.getIntOrFloatBitWidth() / 8;
   // 16-bit q/k/v take the tensor-core kernel at every length; fp32 (or a head size it does
   // not tile) the short-prompt kernel, which holds a head's keys in shared memory.
-  bool flash = kn::flash_attention_supported(s, hq, hkv, d, q->offset, k->offset,
-                                             v->offset, stride, qkvBytes, batch);
+  bool flash = kn::flash_attention_supported(s, hq, hkv, d, q->offset, k->offset, v->offset, stride,
+                                             qkvBytes, batch);
   if (!flash && batch != 1)
     return attention.emitError("attention of ")
            << batch << " sequences needs 16-bit q/k/v and a head size that is a multiple of 16 "
            << "up to 256 (got " << qkvType << ", D=" << d << ")";
-  if (!flash && !kn::attention_prefill_supported(s, hq, hkv, d, q->offset,
-                                                 k->offset, v->offset, stride,
-                                                 qkvBytes))
+  if (!flash && !kn::attention_prefill_supported(s, hq, hkv, d, q->offset, k->offset, v->offset,
+                                                 stride, qkvBytes))
     return attention.emitError("no attention kernel for S=")
            << s << " D=" << d << " " << qkvType
            << ": fp32 attention keeps a head's keys in shared memory (prompts up to a few "
@@ -587,14 +543,19 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   float scale = attention.getScale().convertToFloat();
   kn::LaunchParams lp = flash ? kn::flash_attention_launch(s, hq, d, batch)
                               : kn::attention_prefill_launch(s, hq, d, qkvBytes);
-  SmallVector<Attribute> params = {
-      intParam(builder, s), intParam(builder, hq), intParam(builder, hkv), intParam(builder, d),
-      intParam(builder, q->offset), intParam(builder, k->offset),
-      intParam(builder, v->offset), intParam(builder, stride),
-      strParam(builder, std::to_string(floatBits(scale)) + "u"),
-      strParam(builder, attention.getCausal() ? "true" : "false"),
-      strParam(builder, mask ? "true" : "false"), strParam(builder, cxxType(qkvType)),
-      strParam(builder, cxxType(elementTypeOf(out)))};
+  SmallVector<Attribute> params = {intParam(builder, s),
+                                   intParam(builder, hq),
+                                   intParam(builder, hkv),
+                                   intParam(builder, d),
+                                   intParam(builder, q->offset),
+                                   intParam(builder, k->offset),
+                                   intParam(builder, v->offset),
+                                   intParam(builder, stride),
+                                   strParam(builder, std::to_string(floatBits(scale)) + "u"),
+                                   strParam(builder, attention.getCausal() ? "true" : "false"),
+                                   strParam(builder, mask ? "true" : "false"),
+                                   strParam(builder, cxxType(qkvType)),
+                                   strParam(builder, cxxType(elementTypeOf(out)))};
   return emitKernel(attention.getLoc(), flash ? "flash_attention" : "attention_prefill", params,
                     {q->buffer, mask, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});

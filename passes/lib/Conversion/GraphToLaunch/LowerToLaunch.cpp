@@ -1,7 +1,8 @@
 #include "LaunchLowering.h"
-#include "sinter/Passes/PatternKernels.h"
 #include "sinter/Passes/GenericPlan.h"
 #include "sinter/Passes/Passes.h"
+#include "sinter/Passes/PatternKernels.h"
+#include "sinter/Passes/StatePlacement.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -79,7 +80,6 @@ LogicalResult FunctionLowering::run() {
                                             << "') is not the update of its own cache";
   }
 
-  planHandoffs();
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(lowerOp(&op)))
       return failure();
@@ -321,7 +321,7 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
       module->setAttr("launch.activations", StringAttr::get(&getContext(), activations));
     if (weightDtype != "model")
       module->setAttr("launch.weight_dtype", StringAttr::get(&getContext(), weightDtype));
-    if (failed(placeStates(module)))
+    if (failed(sinter::placeStates(module)))
       return signalPassFailure();
   }
 
@@ -358,31 +358,6 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
                                                              : WalkResult::advance();
         })
         .wasInterrupted();
-  }
-
-  /// One region of the state block per name, in first-use order; every function naming a
-  /// state must agree on its type.
-  LogicalResult placeStates(ModuleOp module) {
-    llvm::StringMap<std::pair<MemRefType, int64_t>> placed;
-    int64_t bytes = 0;
-    WalkResult result = module.walk([&](launch::StateOp state) {
-      MemRefType type = state.getBuffer().getType();
-      auto [it, added] = placed.try_emplace(state.getSymName(), type, bytes);
-      if (added) {
-        bytes += llvm::alignTo(launch::bufferBytes(type), kWeightAlignment);
-      } else if (it->second.first != type) {
-        state.emitError("state '") << state.getSymName() << "' is " << type
-                                   << " here but " << it->second.first << " elsewhere";
-        return WalkResult::interrupt();
-      }
-      state.setOffsetAttr(IntegerAttr::get(IntegerType::get(&getContext(), 64), it->second.second));
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      return failure();
-    module->setAttr("launch.state_bytes",
-                    IntegerAttr::get(IntegerType::get(&getContext(), 64), bytes));
-    return success();
   }
 };
 } // namespace

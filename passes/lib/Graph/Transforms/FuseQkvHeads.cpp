@@ -108,8 +108,7 @@ std::optional<SmallVector<HeadChain, 3>> qkvChains(LinearOp linear) {
   int64_t headDim = chains[0].reshape.getType().getDimSize(3);
   for (auto [i, c] : llvm::enumerate(chains))
     if (c.attention != chains[0].attention || c.operand != i ||
-        c.reshape.getType().getDimSize(3) != headDim ||
-        c.begin != (i == 0 ? 0 : chains[i - 1].end))
+        c.reshape.getType().getDimSize(3) != headDim || c.begin != (i == 0 ? 0 : chains[i - 1].end))
       return std::nullopt;
   if (chains[2].end != n || chains[1].reshape.getType() != chains[2].reshape.getType())
     return std::nullopt;
@@ -153,10 +152,10 @@ struct FuseQkvHeadsPass : sinter::impl::SinterFuseQkvHeadsBase<FuseQkvHeadsPass>
       if (!definedBefore(cos) || !definedBefore(sin))
         continue;
       OpBuilder builder(firstReader);
-      auto split = SplitQkvHeadsOp::create(
-          builder, builder.getFusedLoc(locs), (*chains)[0].head().getType(),
-          (*chains)[1].head().getType(), (*chains)[2].head().getType(), linear.getResult(), cos,
-          sin);
+      auto split =
+          SplitQkvHeadsOp::create(builder, builder.getFusedLoc(locs), (*chains)[0].head().getType(),
+                                  (*chains)[1].head().getType(), (*chains)[2].head().getType(),
+                                  linear.getResult(), cos, sin);
       for (auto [i, c] : llvm::enumerate(*chains)) {
         c.head().replaceAllUsesWith(split->getResult(i));
         for (Operation *op : {c.rope.getOperation(), c.transpose.getOperation(),

@@ -99,6 +99,22 @@ def Launch_KernelOp : Launch_Op<"kernel"> {
     /// Parameter kinds, argument count and written arguments against the template's entry
     /// in the kernel registry (KernelRegistry.h).
     ::mlir::LogicalResult verifyAgainstRegistry();
+    /// The template parameter the registry calls `name`, or null (unregistered template,
+    /// unknown name, or an optional parameter not given).
+    ::mlir::Attribute getParam(::llvm::StringRef name);
+    /// The buffer passed as the registry's argument `name`, or null.
+    ::mlir::Value getArgument(::llvm::StringRef name);
+    /// One buffer (or null) per argument of the template, in the registry's order.
+    ::llvm::SmallVector<::mlir::Value> getArgumentValues();
+    /// The indices of the arguments this launch writes.
+    ::llvm::SmallVector<unsigned> getWrittenArguments();
+    /// A launch of `kernelTemplate` from one buffer (or null) per argument and the indices of
+    /// the arguments it writes: the buffers deduplicated in argument order.
+    static KernelOp createWithArguments(::mlir::OpBuilder &builder, ::mlir::Location loc,
+                           ::llvm::StringRef kernelTemplate, ::mlir::ArrayAttr params,
+                           ::llvm::ArrayRef<::mlir::Value> arguments,
+                           ::llvm::ArrayRef<int64_t> grid, ::llvm::ArrayRef<int64_t> block,
+                           int64_t sharedBytes, ::llvm::ArrayRef<unsigned> writtenArguments);
   }];
 }
 

@@ -1,9 +1,11 @@
-// RUN: sinter-opt %s -split-input-file --sinter-lower-to-launch | FileCheck %s
+// RUN: sinter-opt %s -split-input-file --sinter-lower-to-launch --launch-plan-handoffs | FileCheck %s
+// RUN: sinter-opt %s -split-input-file --sinter-lower-to-launch=weight-dtype=fp8 --launch-plan-handoffs | FileCheck %s --check-prefix=FP8
 
 // Decode MLPs (one row): each gate/up launch hands its SwiGLU output to the down launch right
 // after it through the context state (LinearHandoff): the pair's x and count are state
 // buffers, the producer writes them, the consumer waits on them instead of
 // griddepcontrol.wait and zeroes the next pair's (the last consumer the first pair's).
+// CHECK: module attributes {launch.state_bytes = 6912 : i64
 // CHECK-LABEL: func.func @three_mlps
 // CHECK-DAG: %[[X0:.+]] = launch.state "three_mlps.linear_handoff.0.x" {{.*}}: memref<1x1024xbf16>
 // CHECK-DAG: %[[C0:.+]] = launch.state "three_mlps.linear_handoff.0.count" {{.*}}: memref<1xi32>
@@ -116,5 +118,53 @@ func.func @normalized_down(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %nd1 = sinter.constant dense<1.0> : tensor<1024xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 norm %nd1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>, tensor<1024xbf16>) -> tensor<1x1x64xbf16>
+  return %y1 : tensor<1x1x64xbf16>
+}
+
+// -----
+
+// Negative: another launch between the gate/up and the down launch (the consumer would wait on
+// the data while the launch between still ran): neither pair hands over.
+// CHECK-LABEL: func.func @launch_between
+// CHECK-NOT: LinearHandoff::{{PRODUCER|CONSUMER}}
+// CHECK: return
+func.func @launch_between(%x: tensor<1x1x64xbf16>) -> (tensor<1x1x64xbf16>, tensor<1x1x64xbf16>) {
+  %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %wz = sinter.constant dense<0.125> : tensor<64x64xbf16>
+  %z = sinter.linear %x, %wz : (tensor<1x1x64xbf16>, tensor<64x64xbf16>) -> tensor<1x1x64xbf16>
+  %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  return %y1, %z : tensor<1x1x64xbf16>, tensor<1x1x64xbf16>
+}
+
+// -----
+
+// Decode MLPs hand over through the context state with fp8 weights too: the consumer waits for
+// the producer's grid as fp8 weights tile it (linear_small_m_tiling with FP8_E4M3; which shapes
+// qualify with fp8 weights is checked against launch_params.h in the unit test
+// Fp8Lowering.LaunchesAndHandoffsFollowTheFp8Tiling).
+// FP8-LABEL: func.func @fp8_handoff
+// FP8: launch.kernel "linear_small_m"{{.*}} grid = array<i64: [[G:[0-9]+]], 1, 1>, params = [{{.*}}"sinter::kernels::LinearHandoff::PRODUCER", 0, "__nv_fp8_e4m3", 0]
+// FP8: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearHandoff::CONSUMER", [[G]], "__nv_fp8_e4m3", 0]
+// FP8: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearHandoff::PRODUCER", 0, "__nv_fp8_e4m3", 0]
+// FP8: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearHandoff::CONSUMER", [[G]], "__nv_fp8_e4m3", 0]
+func.func @fp8_handoff(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
+  %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu0 = sinter.constant dense<0.5> : tensor<64x4096xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 2048>} : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %wd0 = sinter.constant dense<0.25> : tensor<2048x64xbf16>
+  %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x2048xbf16>, tensor<2048x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wgu1 = sinter.constant dense<0.5> : tensor<64x4096xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 2048>} : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %wd1 = sinter.constant dense<0.25> : tensor<2048x64xbf16>
+  %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x2048xbf16>, tensor<2048x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y1 : tensor<1x1x64xbf16>
 }
