@@ -159,7 +159,8 @@ template <const char *kind> LogicalResult importReduce(NodeImporter &n) {
   if (axes->empty() && (k == "sum" || k == "mean" || k == "max" || k == "min" || k == "prod"))
     return n.setOutput(0, *n.input(0)); // noop_with_empty_axes: the identity
   if (in.getElementType().isInteger(1)) {
-    // ReduceMax/ReduceMin of booleans (any / all): reduced as i32, read back as bool.
+    // ReduceMax/ReduceMin of booleans (any / all): reduced as i32, read back as r > 0, so that
+    // over no elements the i32 identities (INT_MIN, INT_MAX) give false and true as ONNX says.
     if (k != "max" && k != "min")
       return n.fail("Reduce" + Twine(k == "sum" ? "Sum" : k) + " of bool is not supported");
     Type i32 = n.builder.getI32Type();
@@ -168,8 +169,13 @@ template <const char *kind> LogicalResult importReduce(NodeImporter &n) {
     Value r = ReduceOp::create(n.builder, n.loc, n.tensorType(reduced, i32), wide,
                                n.builder.getStringAttr(k), n.builder.getDenseI64ArrayAttr(*axes),
                                n.builder.getBoolAttr(keepdims));
-    return n.setResult(
-        CastOp::create(n.builder, n.loc, n.tensorType(reduced, in.getElementType()), r));
+    auto scalar = RankedTensorType::get({}, i32);
+    Value zero = ConstantOp::create(n.builder, n.loc,
+                                    DenseElementsAttr::get(scalar, n.builder.getI32IntegerAttr(0)));
+    auto positive = binaryFn(n, "greater", r, zero, /*predicate=*/true);
+    if (failed(positive))
+      return failure();
+    return n.setOutput(0, *positive);
   }
   auto type = n.tensorType(reducedShape(in.getShape(), *axes, keepdims), in.getElementType());
   // ReduceMean keeps its own op: the RMSNorm pattern matches it.

@@ -64,6 +64,35 @@ func.func @kernel_takes(%x: tensor<1x3x8xbf16>) -> tensor<1x3x8xbf16> {
 
 // -----
 
+// A projection with a bias (Qwen2's QKV) has no epilogue left for the head split
+// (sinter-fuse-qkv-heads leaves it alone), so its attention goes back to primitives instead of
+// reaching a kernel that cannot read its operands.
+// CHECK-LABEL: func.func @biased_projection
+// CHECK-NOT: sinter.fused_attention
+// CHECK: sinter.softmax
+func.func @biased_projection(%x: tensor<1x3x8xbf16>) -> tensor<1x3x8xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<8x24xbf16>
+  %b = sinter.constant dense<0.5> : tensor<24xbf16>
+  %qkv = sinter.linear %x, %w bias %b : (tensor<1x3x8xbf16>, tensor<8x24xbf16>, tensor<24xbf16>) -> tensor<1x3x24xbf16>
+  %s4 = sinter.constant dense<[1, 3, 2, 4]> : tensor<4xi64>
+  %q0 = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 3, 8>, steps = array<i64: 1, 1, 1>} : (tensor<1x3x24xbf16>) -> tensor<1x3x8xbf16>
+  %k0 = sinter.slice %qkv {starts = array<i64: 0, 0, 8>, ends = array<i64: 1, 3, 16>, steps = array<i64: 1, 1, 1>} : (tensor<1x3x24xbf16>) -> tensor<1x3x8xbf16>
+  %v0 = sinter.slice %qkv {starts = array<i64: 0, 0, 16>, ends = array<i64: 1, 3, 24>, steps = array<i64: 1, 1, 1>} : (tensor<1x3x24xbf16>) -> tensor<1x3x8xbf16>
+  %q1 = sinter.reshape %q0, %s4 : (tensor<1x3x8xbf16>, tensor<4xi64>) -> tensor<1x3x2x4xbf16>
+  %k1 = sinter.reshape %k0, %s4 : (tensor<1x3x8xbf16>, tensor<4xi64>) -> tensor<1x3x2x4xbf16>
+  %v1 = sinter.reshape %v0, %s4 : (tensor<1x3x8xbf16>, tensor<4xi64>) -> tensor<1x3x2x4xbf16>
+  %q = sinter.transpose %q1, [0, 2, 1, 3] : (tensor<1x3x2x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %k = sinter.transpose %k1, [0, 2, 1, 3] : (tensor<1x3x2x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %v = sinter.transpose %v1, [0, 2, 1, 3] : (tensor<1x3x2x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %o = sinter.fused_attention %q, %k, %v {causal = true, scale = 0.5 : f32} : (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %t = sinter.transpose %o, [0, 2, 1, 3] : (tensor<1x2x3x4xbf16>) -> tensor<1x3x2x4xbf16>
+  %s3 = sinter.constant dense<[1, 3, 8]> : tensor<3xi64>
+  %r = sinter.reshape %t, %s3 : (tensor<1x3x2x4xbf16>, tensor<3xi64>) -> tensor<1x3x8xbf16>
+  return %r : tensor<1x3x8xbf16>
+}
+
+// -----
+
 // Decode attention over an fp32 cache (no decode kernel): attention over the whole cache with
 // the keys after the position masked (j <= position).
 // CHECK-LABEL: func.func @decode_f32

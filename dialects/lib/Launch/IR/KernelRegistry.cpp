@@ -127,6 +127,22 @@ const KernelTemplate kTemplates[] = {
 
 } // namespace
 
+template <typename Entry>
+static std::optional<unsigned> indexByName(llvm::ArrayRef<Entry> entries, llvm::StringRef name) {
+  for (auto [i, e] : llvm::enumerate(entries))
+    if (e.name == name)
+      return i;
+  return std::nullopt;
+}
+
+std::optional<unsigned> KernelTemplate::paramIndex(llvm::StringRef name) const {
+  return indexByName(params, name);
+}
+
+std::optional<unsigned> KernelTemplate::argIndex(llvm::StringRef name) const {
+  return indexByName(args, name);
+}
+
 const KernelTemplate *lookupKernelTemplate(llvm::StringRef name) {
   for (const KernelTemplate &t : kTemplates)
     if (t.name == name)

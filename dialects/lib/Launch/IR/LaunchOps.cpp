@@ -159,22 +159,14 @@ static bool isFloatBits(StringRef s) {
 
 Attribute KernelOp::getParam(StringRef name) {
   const KernelTemplate *t = lookupKernelTemplate(getKernelTemplate());
-  if (!t)
-    return {};
-  for (auto [i, p] : llvm::enumerate(t->params))
-    if (p.name == name)
-      return i < getParams().size() ? getParams()[i] : Attribute();
-  return {};
+  std::optional<unsigned> i = t ? t->paramIndex(name) : std::nullopt;
+  return i && *i < getParams().size() ? getParams()[*i] : Attribute();
 }
 
 Value KernelOp::getArgument(StringRef name) {
   const KernelTemplate *t = lookupKernelTemplate(getKernelTemplate());
-  if (!t)
-    return {};
-  for (auto [i, a] : llvm::enumerate(t->args))
-    if (a.name == name)
-      return getArgumentValues()[i];
-  return {};
+  std::optional<unsigned> i = t ? t->argIndex(name) : std::nullopt;
+  return i ? getArgumentValues()[*i] : Value();
 }
 
 SmallVector<Value> KernelOp::getArgumentValues() {

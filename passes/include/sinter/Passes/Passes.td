@@ -232,7 +232,8 @@ def SinterExpandAttention : Pass<"sinter-expand-attention", "mlir::ModuleOp"> {
   let description = [{
     Runs after the raising and linear-merging passes. A `sinter.attention` that was not
     raised, and a `sinter.fused_attention` the attention kernels cannot take (not bf16, batch
-    other than 1, operands that are not the head split of one fused QKV projection, a non-i64 key
+    other than 1, operands that are not the q | k | v head split sinter-fuse-qkv-heads folds
+    (QkvHeadChains.h: one bf16 projection without bias, residual or SwiGLU), a non-i64 key
     mask, an output not merged back to [B, S, heads * D]), become
     `matmul(softmax(q @ kE^T * scale [masked] [causal]), vE)` with kE and vE the grouped-query
     expansions of k and v (3-D operands are split into heads first): the products go to the

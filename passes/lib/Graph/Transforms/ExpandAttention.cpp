@@ -4,6 +4,7 @@
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Passes/KernelCache.h"
 #include "sinter/Passes/Passes.h"
+#include "sinter/Passes/QkvHeadChains.h"
 #include "sinter/Passes/RewriteOnly.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -65,17 +66,19 @@ struct ExpandAttention : OpRewritePattern<AttentionOp> {
   }
 };
 
-/// The head split the attention kernels read their operands through: (rope of) a
-/// [0, 2, 1, 3] transpose of a reshape of a slice of a linear's output; returns the linear.
-Operation *headSplitSource(Value v) {
-  if (auto rope = v.getDefiningOp<RopeOp>())
-    v = rope.getInput();
-  auto transpose = v.getDefiningOp<TransposeOp>();
-  if (!transpose || transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
-    return nullptr;
-  auto reshape = transpose.getInput().getDefiningOp<ReshapeOp>();
+/// Whether `attention`'s operands are the q | k | v head split of one fused QKV projection, as
+/// sinter-fuse-qkv-heads folds it (`q` the attention's q operand).
+bool readsQkvSplit(Operation *attention, Value q) {
+  if (auto rope = q.getDefiningOp<RopeOp>())
+    q = rope.getInput();
+  auto transpose = q.getDefiningOp<TransposeOp>();
+  auto reshape = transpose ? transpose.getInput().getDefiningOp<ReshapeOp>() : ReshapeOp();
   auto slice = reshape ? reshape.getInput().getDefiningOp<SliceOp>() : SliceOp();
-  return slice ? slice.getInput().getDefiningOp<LinearOp>() : nullptr;
+  auto linear = slice ? slice.getInput().getDefiningOp<LinearOp>() : LinearOp();
+  if (!linear)
+    return false;
+  auto chains = sinter::qkvHeadChains(linear);
+  return chains && (*chains)[0].attention == attention;
 }
 
 /// A raised attention the pattern kernels cannot take (not bf16, another batch, operands that
@@ -85,8 +88,7 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
   static bool kernelTakes(FusedAttentionOp op) {
-    Operation *linear = headSplitSource(op.getQ());
-    if (!linear || headSplitSource(op.getK()) != linear || headSplitSource(op.getV()) != linear)
+    if (!readsQkvSplit(op, op.getQ()))
       return false;
     // The kernels take bf16 batch-1 heads (the fused QKV projection's kernel absorbs the split).
     if (op.getQ().getType().getDimSize(0) != 1 || !op.getQ().getType().getElementType().isBF16())
@@ -157,8 +159,8 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
     Value kRows = kernelCacheRows(op.getK()), vRows = kernelCacheRows(op.getV());
     if (!qType.getElementType().isBF16() || qType.getDimSize(0) != 1 || !kRows || !vRows)
       return false;
-    Operation *linear = headSplitSource(op.getQ());
-    return linear && headSplitSource(kRows) == linear && headSplitSource(vRows) == linear;
+    // qkvHeadChains checks that k and v reach this attention through its cache writes.
+    return readsQkvSplit(op, op.getQ());
   }
 
   LogicalResult matchAndRewrite(DecodeAttentionOp op, PatternRewriter &rewriter) const override {

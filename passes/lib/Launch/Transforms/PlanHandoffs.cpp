@@ -107,21 +107,14 @@ void rewriteLaunch(launch::KernelOp op, ArrayRef<std::pair<StringRef, Value>> re
   const launch::KernelTemplate *t = launch::lookupKernelTemplate(op.getKernelTemplate());
   SmallVector<Value> args = op.getArgumentValues();
   SmallVector<unsigned> written = op.getWrittenArguments();
-  auto argIndex = [&](StringRef name) {
-    return (unsigned)(llvm::find_if(t->args,
-                                    [&](const launch::KernelArg &a) { return a.name == name; }) -
-                      t->args.begin());
-  };
+  auto argIndex = [&](StringRef name) { return *t->argIndex(name); };
   for (auto [name, value] : replace)
     args[argIndex(name)] = value;
   for (StringRef name : alsoWritten)
     written.push_back(argIndex(name));
   OpBuilder builder(op);
   SmallVector<Attribute> params(op.getParams().begin(), op.getParams().end());
-  auto paramIndex = [&](StringRef name) {
-    return llvm::find_if(t->params, [&](const launch::KernelParam &p) { return p.name == name; }) -
-           t->params.begin();
-  };
+  auto paramIndex = [&](StringRef name) { return *t->paramIndex(name); };
   params[paramIndex("HANDOFF")] =
       builder.getStringAttr((kEnumPrefix + "LinearHandoff::" + role).str());
   params[paramIndex("HANDOFF_BLOCKS")] = builder.getI64IntegerAttr(blocks);

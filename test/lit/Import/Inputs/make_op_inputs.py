@@ -135,6 +135,10 @@ save("GatherElements", [helper.make_node("GatherElements", ["x", "i"], ["y"], ax
      [vi("x", [3, 5]), vi("i", [3, 2], I64)], [vi("y", [3, 2])])
 save("ReduceMaxBool", [helper.make_node("ReduceMax", ["x", "a"], ["y"])], [vi("x", [3, 5], BOOL)],
      [vi("y", [3, 1], BOOL)], [ints("a", [1])])
+# any / all over no elements: false / true (empty-bool-reductions.test).
+for op in ["ReduceMax", "ReduceMin"]:
+    save(op + "BoolEmpty", [helper.make_node(op, ["x", "a"], ["y"])], [vi("x", [2, 0, 4], BOOL)],
+         [vi("y", [2, 1, 4], BOOL)], [ints("a", [1])])
 save("Pad", [helper.make_node("Pad", ["x", "p", "v"], ["y"])], [vi("x", [3, 4])], [vi("y", [4, 7])],
      [ints("p", [1, 2, 0, 1]), numpy_helper.from_array(np.array(1.5, np.float32), "v")])
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],

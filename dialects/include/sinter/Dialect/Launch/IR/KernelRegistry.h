@@ -9,6 +9,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+
 namespace sinter::launch {
 
 enum class ParamKind {
@@ -45,6 +47,10 @@ struct KernelTemplate {
   /// Parameters past this count are optional (trailing).
   unsigned requiredParams;
   llvm::ArrayRef<KernelArg> args;
+
+  /// The position of the parameter or argument called `name`, or nullopt.
+  std::optional<unsigned> paramIndex(llvm::StringRef name) const;
+  std::optional<unsigned> argIndex(llvm::StringRef name) const;
 };
 
 /// The template named `name`, or null.

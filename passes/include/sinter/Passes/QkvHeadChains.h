@@ -1,0 +1,39 @@
+// The head split of a fused QKV projection as the attention kernels read it: shared by
+// sinter-expand-attention (which keeps an attention for the kernels only when its operands are
+// such a split) and sinter-fuse-qkv-heads (which folds the split into sinter.split_qkv_heads),
+// so that the two always agree.
+#ifndef SINTER_PASSES_QKVHEADCHAINS_H
+#define SINTER_PASSES_QKVHEADCHAINS_H
+
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace sinter {
+
+/// One head-split operand of attention: slice (last axis) -> reshape [B, S, H, D] -> transpose
+/// [0, 2, 1, 3] (-> rope) -> operand `operand` (0 q, 1 k, 2 v) of `attention`, a
+/// fused_attention, or a decode_attention reading it through the cache write of its step.
+struct QkvHeadChain {
+  graph::SliceOp slice;
+  graph::ReshapeOp reshape;
+  graph::TransposeOp transpose;
+  graph::RopeOp rope;
+  mlir::Operation *attention = nullptr;
+  unsigned operand = 0;
+  int64_t begin = 0, end = 0;
+  /// The head as the attention (or its cache write) reads it.
+  mlir::Value head() { return rope ? rope.getResult() : transpose.getResult(); }
+};
+
+/// The three head chains of `linear`, sorted by column, when its output is exactly q | k | v of
+/// one attention: a bf16 linear with a constant weight and no bias, residual or SwiGLU, every
+/// user one of the chains, in q | k | v column order covering every column, with q and k
+/// rotated by one pair of tables and v not, or none rotated. Otherwise nullopt.
+std::optional<llvm::SmallVector<QkvHeadChain, 3>> qkvHeadChains(graph::LinearOp linear);
+
+} // namespace sinter
+
+#endif
