@@ -20,9 +20,11 @@ using namespace sinter::launch;
 TEST(KernelRegistry, EveryNameMapsToItsPosition) {
   for (const KernelTemplate &t : kernelTemplates()) {
     for (auto [i, p] : llvm::enumerate(t.params))
-      EXPECT_EQ(t.paramIndex(p.name), std::optional<unsigned>(i)) << t.name.str() << " " << p.name.str();
+      EXPECT_EQ(t.paramIndex(p.name), std::optional<unsigned>(i))
+          << t.name.str() << " " << p.name.str();
     for (auto [i, a] : llvm::enumerate(t.args))
-      EXPECT_EQ(t.argIndex(a.name), std::optional<unsigned>(i)) << t.name.str() << " " << a.name.str();
+      EXPECT_EQ(t.argIndex(a.name), std::optional<unsigned>(i))
+          << t.name.str() << " " << a.name.str();
     EXPECT_FALSE(t.paramIndex("no_such_parameter")) << t.name.str();
     EXPECT_FALSE(t.argIndex("no_such_argument")) << t.name.str();
   }

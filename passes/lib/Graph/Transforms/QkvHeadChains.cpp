@@ -79,7 +79,8 @@ std::optional<SmallVector<QkvHeadChain, 3>> sinter::qkvHeadChains(LinearOp linea
   }
   if (chains.size() != 3)
     return std::nullopt;
-  llvm::sort(chains, [](const QkvHeadChain &x, const QkvHeadChain &y) { return x.begin < y.begin; });
+  llvm::sort(chains,
+             [](const QkvHeadChain &x, const QkvHeadChain &y) { return x.begin < y.begin; });
   int64_t n = linear.getType().getDimSize(2);
   int64_t headDim = chains[0].reshape.getType().getDimSize(3);
   for (auto [i, c] : llvm::enumerate(chains))
