@@ -41,9 +41,6 @@ inline uint32_t floatBits(float f) {
   std::memcpy(&bits, &f, 4);
   return bits;
 }
-inline mlir::Operation *singleUser(mlir::Value v) {
-  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
-}
 /// A linear's input as a matrix: m rows (every leading dimension) of k.
 struct LinearRows {
   int64_t m, k;

@@ -216,7 +216,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     int64_t g0 = gateStart, u0 = upStart;
     rowOf = [=](int64_t r) { return (r % 2 ? u0 : g0) + r / 2; };
   }
-  auto split = dyn_cast_or_null<graph::SplitQkvHeadsOp>(singleUser(linear.getResult()));
+  auto split = dyn_cast_or_null<graph::SplitQkvHeadsOp>(graph::singleUser(linear.getResult()));
   if (split && split.hasRope()) {
     if (epilogue != kn::LinearEpilogue::NONE || linear.getBias() || linear.getResidual())
       return linear.emitError("a QKV projection with rotated heads takes no bias, residual or "

@@ -7,8 +7,6 @@ using namespace sinter::graph;
 
 namespace {
 
-Operation *singleUser(Value v) { return v.hasOneUse() ? *v.getUsers().begin() : nullptr; }
-
 std::optional<QkvHeadChain> matchHeadChain(SliceOp slice) {
   QkvHeadChain c;
   c.slice = slice;

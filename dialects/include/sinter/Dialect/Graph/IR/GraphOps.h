@@ -34,6 +34,11 @@ std::optional<double> scalarConstant(mlir::Value v);
 /// whole), or nullopt for any other slice.
 std::optional<std::pair<int64_t, int64_t>> lastAxisColumns(SliceOp slice);
 
+/// The one op reading `v`, or null when none or several do.
+inline mlir::Operation *singleUser(mlir::Value v) {
+  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+}
+
 } // namespace sinter::graph
 
 #endif
