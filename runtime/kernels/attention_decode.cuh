@@ -89,12 +89,14 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   detail::BlockTrace trace;
   detail::pdl_launch_dependents();
   // The cache rows of this split below the position were written by earlier calls: ask the L2
-  // for them while the QKV projection still runs, so the loads after the wait hit the L2. The
-  // position is read before the wait and may be stale under PDL; it only steers the hint.
+  // for them (as many as it holds: attention_decode_prefetch_rows) while the QKV projection
+  // still runs, so the loads after the wait hit the L2. The position is read before the wait
+  // and may be stale under PDL; it only steers the hint.
+  constexpr int PREFETCH_ROWS = attention_decode_prefetch_rows(HKV, D, MAX_LEN, SPLIT);
   if (tid == 0) {
     const int64_t hint = *reinterpret_cast<const volatile int64_t *>(position);
     const int first = s * SPLIT;
-    const int last = hint > 0 && hint < MAX_LEN ? min(first + SPLIT, int(hint)) : first;
+    const int last = hint > 0 && hint < MAX_LEN ? min(first + PREFETCH_ROWS, int(hint)) : first;
     if (first < last) {
       const size_t row = size_t(g) * MAX_LEN + first;
       detail::prefetch_l2(k_cache + row * D, uint32_t(last - first) * D * 2);

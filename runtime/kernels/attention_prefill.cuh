@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kAttentionWarps * 32)
   static_assert(attention_prefill_supported(S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE,
                                             int(sizeof(T))),
                 "attention_prefill: needs HQ % HKV == 0, D % 8 == 0, 8-aligned offsets and "
-                "stride, heads inside the row, and shared memory <= 227 KiB");
+                "stride, heads inside the row, and shared memory within the target's per-block limit");
   constexpr int QT = kAttentionQueryTile;
   constexpr int WARPS = kAttentionWarps;
   constexpr int THREADS = WARPS * 32;

@@ -19,7 +19,7 @@
 // Dynamic shared memory: a launch whose shared_bytes exceeds 48 KiB needs
 // cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes) once
 // per function before its first launch (the runtime's context.cpp does exactly that). All
-// values are <= kMaxDynamicSharedBytes (227 KiB, sm_90's per-block limit).
+// values are <= the target's per-block limit (SharedMemoryLimits below).
 #ifndef SINTER_KERNELS_LAUNCH_PARAMS_H
 #define SINTER_KERNELS_LAUNCH_PARAMS_H
 
@@ -45,10 +45,29 @@ struct LaunchParams {
   uint32_t shared_bytes; // dynamic shared memory
 };
 
-// sm_90: per-block opt-in limit and per-SM capacity (each resident block also reserves 1 KiB).
-constexpr uint32_t kMaxDynamicSharedBytes = 232448;
-constexpr uint32_t kSharedBytesPerSm = 233472;
+// The GPU's limits that kernel configurations depend on. The compiler passes the target
+// description's values (compiler/targets/*.yaml, carried by the module as `sinter.target`);
+// the generated source defines SINTER_TARGET_SHARED_PER_BLOCK, SINTER_TARGET_SHARED_PER_SM and
+// SINTER_TARGET_L2_BYTES to the same values before it includes this header, so that each
+// kernel derives, through the defaulted arguments below, the configuration the compiler chose.
+// Kernels built without them (the GPU tests) get sm_90's (H100/H200; the L2 is the H100's).
+struct SharedMemoryLimits {
+  uint32_t per_block; // opt-in dynamic shared memory of one block
+  uint32_t per_sm;    // one SM's capacity; each resident block also reserves the amount below
+};
 constexpr uint32_t kReservedSharedPerBlock = 1024;
+#ifndef SINTER_TARGET_SHARED_PER_BLOCK
+#define SINTER_TARGET_SHARED_PER_BLOCK 232448u
+#endif
+#ifndef SINTER_TARGET_SHARED_PER_SM
+#define SINTER_TARGET_SHARED_PER_SM 233472u
+#endif
+#ifndef SINTER_TARGET_L2_BYTES
+#define SINTER_TARGET_L2_BYTES 52428800ull
+#endif
+constexpr SharedMemoryLimits kTargetSharedMemory{SINTER_TARGET_SHARED_PER_BLOCK,
+                                                 SINTER_TARGET_SHARED_PER_SM};
+constexpr uint64_t kTargetL2Bytes = SINTER_TARGET_L2_BYTES;
 
 SINTER_LP_FN int ceil_div(int a, int b) { return (a + b - 1) / b; }
 SINTER_LP_FN int round_up(int a, int b) { return ceil_div(a, b) * b; }
@@ -144,7 +163,7 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   argument, null for every other type and for symmetric int4; "int4 weights" below),
 //   template parameter W_GROUP the group size (0 for bf16 and fp8).
 //   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0 (int4: K % 128 == 0 and a group
-//   linear_int4_group_supported takes), shared bytes <= 227 KiB
+//   linear_int4_group_supported takes), shared bytes within the target's per-block limit
 //   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits
 //   K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
 //
@@ -347,7 +366,7 @@ constexpr uint32_t kLinearPrewaitFreeBytesPerSm = SINTER_LINEAR_PREWAIT_FREE_KIB
 // keep their steps in shared memory), RMS_NORM prologue (its x arrives without cp.async groups,
 // so the copies' groups stay apart).
 SINTER_LP_FN int linear_small_m_prewait_items(int M, int K, LinearPrologue pro,
-                                              const LinearTiling &t) {
+                                              const LinearTiling &t, SharedMemoryLimits smem) {
   if (!SINTER_LINEAR_PREWAIT_SHARED || pro != LinearPrologue::RMS_NORM || t.w_smem ||
       t.weights == LinearWeights::INT4 || // its group scales are loaded beside the weights
       t.x_staging != LinearXStaging::BF16_ROWS || t.tiles_per_block < 2)
@@ -356,15 +375,17 @@ SINTER_LP_FN int linear_small_m_prewait_items(int M, int K, LinearPrologue pro,
     const uint32_t per_block =
         linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, items, t.weights) +
         kReservedSharedPerBlock;
-    if (per_block <= kMaxDynamicSharedBytes &&
-        uint32_t(t.blocks_per_sm) * per_block + kLinearPrewaitFreeBytesPerSm <= kSharedBytesPerSm)
+    if (per_block <= smem.per_block &&
+        uint32_t(t.blocks_per_sm) * per_block + kLinearPrewaitFreeBytesPerSm <= smem.per_sm)
       return items;
   }
   return 0;
 }
 
 SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, LinearPrologue pro,
-                                                int num_sms, int x_bytes = 2, LinearWeights weights = LinearWeights::BF16) {
+                                                int num_sms, int x_bytes = 2,
+                                                LinearWeights weights = LinearWeights::BF16,
+                                                SharedMemoryLimits smem = kTargetSharedMemory) {
   LinearTiling t{};
   t.weights = weights;
   const int chunks = K / 64;
@@ -383,7 +404,7 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   while (t.warps * 2 <= cap && per % (t.warps * 2) == 0) t.warps *= 2;
   while (t.warps > 1 &&
          linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, 0, weights) >
-             kMaxDynamicSharedBytes)
+             smem.per_block)
     t.warps /= 2;
   t.steps = per / t.warps;
   t.mma_n = M > 8 ? 2 : 1;
@@ -401,10 +422,10 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
              pro == LinearPrologue::NONE &&
              t.x_staging == LinearXStaging::BF16_ROWS &&
              linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, true, 0, weights) <=
-                 kMaxDynamicSharedBytes;
+                 smem.per_block;
   t.shared_bytes =
       linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, t.w_smem, 0, weights);
-  const int by_smem = int(kSharedBytesPerSm / (t.shared_bytes + kReservedSharedPerBlock));
+  const int by_smem = int(smem.per_sm / (t.shared_bytes + kReservedSharedPerBlock));
   // Two blocks of up to 256 threads per SM at <= 128 registers per thread.
   const int by_regs = t.warps * 32 > 256 ? 1 : 2;
   t.blocks_per_sm =
@@ -413,7 +434,7 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   const int slots = max_int(1, num_sms) * t.blocks_per_sm;
   t.tiles_per_block = max_int(1, ceil_div(t.n_tiles, slots));
   t.grid = max_int(1, ceil_div(t.n_tiles, t.tiles_per_block));
-  t.prewait_items = linear_small_m_prewait_items(M, K, pro, t);
+  t.prewait_items = linear_small_m_prewait_items(M, K, pro, t, smem);
   if (t.prewait_items > 0)
     t.shared_bytes = linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false,
                                                  t.prewait_items, weights);
@@ -425,13 +446,14 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
                                            LinearEpilogue epi, int rope_rows, int head_dim,
                                            int x_bytes, int num_sms,
                                            LinearWeights weights = LinearWeights::BF16,
-                                           int w_group = 0) {
+                                           int w_group = 0,
+                                           SharedMemoryLimits smem = kTargetSharedMemory) {
   return M >= 1 && M <= 16 && N_rows >= 16 && N_rows % 16 == 0 && K >= 64 && K % 64 == 0 &&
          (x_bytes == 2 || x_bytes == 4) &&
          (weights != LinearWeights::INT4 ||
           (K % kLinearInt4BlockK == 0 && linear_int4_group_supported(K, w_group))) &&
-         linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, weights).shared_bytes <=
-             kMaxDynamicSharedBytes &&
+         linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, weights, smem)
+                 .shared_bytes <= smem.per_block &&
          (epi != LinearEpilogue::ROPE_PAIRS ||
           (head_dim >= 2 && head_dim % 2 == 0 && rope_rows >= 0 && rope_rows <= N_rows &&
            rope_rows % head_dim == 0));
@@ -441,19 +463,21 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
 // (the w_smem staging) and no prologue, at most 32 16-byte vectors per warp and step.
 SINTER_LP_FN bool linear_small_m_handoff_consumer_supported(int M, int N_rows, int K,
                                                             LinearPrologue pro, int num_sms,
-                                                            LinearWeights weights = LinearWeights::BF16) {
+                                                            LinearWeights weights = LinearWeights::BF16,
+                                                            SharedMemoryLimits smem = kTargetSharedMemory) {
   if (!linear_small_m_supported(M, N_rows, K, pro, LinearEpilogue::NONE, 0, 0, 2, num_sms,
-                                weights))
+                                weights, 0, smem))
     return false;
-  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, 2, weights);
+  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, 2, weights, smem);
   return pro == LinearPrologue::NONE && t.w_smem && t.x_staging == LinearXStaging::BF16_ROWS &&
          M * t.batch * 64 / 8 <= 32;
 }
 
 SINTER_LP_FN LaunchParams linear_small_m_launch(int M, int N_rows, int K, LinearPrologue pro,
                                                 int num_sms, int x_bytes = 2,
-                                                LinearWeights weights = LinearWeights::BF16) {
-  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, weights);
+                                                LinearWeights weights = LinearWeights::BF16,
+                                                SharedMemoryLimits smem = kTargetSharedMemory) {
+  const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, weights, smem);
   return {{uint32_t(t.grid), 1u, 1u}, {uint32_t(t.warps * 32), 1u, 1u}, t.shared_bytes};
 }
 
@@ -503,13 +527,14 @@ SINTER_LP_FN uint32_t attention_prefill_shared_bytes(int S, int D, int elem_byte
                   kAttentionWarps * round_up(S, 32) * 4 + round_up(S, 32) * 4);
 }
 SINTER_LP_FN bool attention_prefill_supported(int S, int HQ, int HKV, int D, int q_off, int k_off,
-                                           int v_off, int row_stride, int elem_bytes = 2) {
+                                           int v_off, int row_stride, int elem_bytes = 2,
+                                           SharedMemoryLimits smem = kTargetSharedMemory) {
   return S >= 1 && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 && D >= 8 && D % 8 == 0 &&
          row_stride % 8 == 0 && q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 &&
          q_off >= 0 && k_off >= 0 && v_off >= 0 && q_off + HQ * D <= row_stride &&
          k_off + HKV * D <= row_stride && v_off + HKV * D <= row_stride &&
          (elem_bytes == 2 || elem_bytes == 4) &&
-         attention_prefill_shared_bytes(S, D, elem_bytes) <= kMaxDynamicSharedBytes;
+         attention_prefill_shared_bytes(S, D, elem_bytes) <= smem.per_block;
 }
 SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D, int elem_bytes = 2) {
   return {{uint32_t(HQ), uint32_t(ceil_div(S, kAttentionQueryTile)), 1u},
@@ -553,13 +578,14 @@ SINTER_LP_FN bool flash_attention_tiles_head(int D, int elem_bytes) {
 }
 SINTER_LP_FN bool flash_attention_supported(int S, int HQ, int HKV, int D, int q_off, int k_off,
                                          int v_off, int row_stride, int elem_bytes = 2,
-                                         int batch = 1) {
+                                         int batch = 1,
+                                         SharedMemoryLimits smem = kTargetSharedMemory) {
   return S >= 1 && batch >= 1 && batch <= 65535 && HQ >= 1 && HQ <= 65535 && HKV >= 1 &&
          HQ % HKV == 0 && flash_attention_tiles_head(D, elem_bytes) && row_stride % 8 == 0 &&
          q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
          v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
          v_off + HKV * D <= row_stride &&
-         flash_attention_shared_bytes(S, D) <= kMaxDynamicSharedBytes;
+         flash_attention_shared_bytes(S, D) <= smem.per_block;
 }
 SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch = 1) {
   return {{uint32_t(ceil_div(S, flash_attention_query_tile(S, D))), uint32_t(HQ),
@@ -683,6 +709,17 @@ SINTER_LP_FN bool attention_decode_tensor_cores(int D, int GROUP) {
   constexpr int warps = kAttentionDecodeThreads / 32;
   return SINTER_ATTENTION_DECODE_TENSOR_CORES && D % 32 == 0 &&
          warps * 32 * (D + 8) * 2 + warps * GROUP * (D + 2) * 4 + 64 <= 48 * 1024;
+}
+// Rows of its split a block asks the L2 for before griddepcontrol.wait: all of them while the
+// launch's blocks together hint at most half the L2 (the QKV projection streams its weights
+// through the other half); past that the hinted lines would evict each other before the loads
+// after the wait reach them, and the cache would be read from memory twice.
+SINTER_LP_FN int attention_decode_prefetch_rows(int HKV, int D, int max_len, int split,
+                                                uint64_t l2_bytes = kTargetL2Bytes) {
+  const uint64_t bytes_per_row = uint64_t(HKV) * attention_decode_num_splits(max_len, split) *
+                                 2 * uint64_t(D) * 2; // K and V rows of bf16, every block
+  const uint64_t rows = l2_bytes / 2 / bytes_per_row;
+  return rows < uint64_t(split) ? int(rows) : split;
 }
 // fp32 elements of `partials` (0 when NSPLIT == 1: pass nullptr).
 SINTER_LP_FN int attention_decode_partials_floats(int HQ, int HKV, int D, int max_len,
@@ -808,10 +845,11 @@ SINTER_LP_FN int64_t sample_tokens_shared_bytes(int64_t vocab) {
   return sample_tokens_slice(vocab) * 4 + 3 * kSampleTokensBins * 8;
 }
 SINTER_LP_FN bool sample_tokens_supported(int64_t batch, int64_t rows, int64_t vocab,
-                                          int64_t ids_len) {
+                                          int64_t ids_len,
+                                          SharedMemoryLimits smem = kTargetSharedMemory) {
   return batch >= 1 && batch <= 65535 && rows >= 1 && vocab >= 2 && vocab < (int64_t(1) << 30) &&
          ids_len >= 1 && batch * rows * vocab < (int64_t(1) << 62) &&
-         sample_tokens_shared_bytes(vocab) <= int64_t(kMaxDynamicSharedBytes);
+         sample_tokens_shared_bytes(vocab) <= int64_t(smem.per_block);
 }
 SINTER_LP_FN LaunchParams sample_tokens_launch(int batch, int64_t vocab) {
   return {{uint32_t(kSampleTokensCluster), uint32_t(batch), 1u},

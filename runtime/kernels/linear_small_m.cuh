@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(
   static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM,
                                          int(sizeof(XT)), NUM_SMS, WF, W_GROUP),
                 "linear_small_m: needs 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, "
-                "x in shared memory (linear_small_m_shared_bytes) <= 227 KiB, and for "
+                "x in shared memory (linear_small_m_shared_bytes) within the target's limit, and for "
                 "ROPE_PAIRS an even HEAD_DIM dividing ROPE_ROWS <= N_ROWS; int4: K % 128 == 0 "
                 "and a group of 32, 64 or a multiple of 128 dividing K");
   constexpr LinearTiling T =

@@ -5,6 +5,7 @@
 #include "sinter/Dialect/Graph/IR/GraphDialect.h"
 #include "sinter/Dialect/Launch/IR/LaunchDialect.h"
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/Passes/CompileTarget.h"
 #include "sinter/Passes/Passes.h"
 
 #include "launch_params.h"
@@ -70,7 +71,9 @@ void lower(Lowered &l, const std::string &text, const std::string &weightDtype) 
   PassManager pm(&l.context);
   sinter::SinterLowerToLaunchOptions options;
   options.weightDtype = weightDtype;
-  options.smCount = kSms;
+  sinter::CompileTarget target; // the kernels' tilings below assume kSms multiprocessors
+  target.smCount = kSms;
+  sinter::setCompileTarget(*l.module, target);
   // The SwiGLU pairs are the graph phase's decision and the handoffs a launch pass's, as in
   // the compiler's pipeline.
   pm.addPass(sinter::createSinterFuseLinearSwiGLU());

@@ -2,6 +2,7 @@
 
 #include "sinter/Dialect/Graph/IR/GraphDialect.h"
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/Passes/CompileTarget.h"
 #include "sinter/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -113,14 +114,9 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     options.precision = config.precision;
     options.activations = config.activations;
     options.weightDtype = config.weightDtype;
-    options.smCount = target.smCount;
     passes.push_back(createSinterLowerToLaunch(options));
     passes.push_back(createLaunchPlanHandoffs());
-    LaunchCheckTargetOptions limits;
-    limits.targetName = target.name;
-    limits.arch = target.arch;
-    limits.sharedMemoryPerBlock = target.sharedMemoryPerBlock;
-    passes.push_back(createLaunchCheckTarget(limits));
+    passes.push_back(createLaunchCheckTarget());
     passes.push_back(createLaunchPlanArena());
   }
   return passes;
@@ -131,6 +127,15 @@ LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config
   SmallVector<std::unique_ptr<Pass>> passes = phasePasses(phase, config, target);
   if (passes.empty())
     return module.emitError("phase '") << phaseName(phase) << "' has no passes";
+  // Every pass that chooses for the GPU reads the target off the module.
+  CompileTarget onModule;
+  onModule.name = target.name;
+  onModule.arch = target.arch;
+  onModule.smCount = target.smCount;
+  onModule.sharedMemoryPerBlock = target.sharedMemoryPerBlock;
+  onModule.sharedMemoryPerSm = target.sharedMemoryPerSm;
+  onModule.l2Bytes = target.l2Bytes;
+  setCompileTarget(module, onModule);
   if (failed(runPasses(module, std::move(passes), passTiming)))
     return failure();
   return verifyPhase(module, phase);

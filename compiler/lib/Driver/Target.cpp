@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <set>
 
 namespace sinter {
@@ -35,9 +36,19 @@ bool parseTargetFile(const std::string &path, Target &target, std::string &error
     target.sharedMemoryPerSm = root["shared_memory_per_sm"].as<int64_t>();
     target.l2Bytes = root["l2_bytes"].as<int64_t>();
     target.memoryBandwidthGBps = root["memory_bandwidth_gbps"].as<double>();
-    if (target.smCount <= 0 || target.sharedMemoryPerBlock <= 0 || target.l2Bytes <= 0 ||
-        target.memoryBandwidthGBps <= 0) {
-      error = path + ": sizes must be positive";
+    // The kernels' configuration functions take the sizes as 32-bit values.
+    for (int64_t size : {target.smCount, target.sharedMemoryPerBlock, target.sharedMemoryPerSm,
+                         target.l2Bytes})
+      if (size <= 0 || size > INT32_MAX) {
+        error = path + ": sizes must be positive and below 2^31";
+        return false;
+      }
+    if (!(target.memoryBandwidthGBps > 0)) {
+      error = path + ": memory_bandwidth_gbps must be positive";
+      return false;
+    }
+    if (target.sharedMemoryPerSm < target.sharedMemoryPerBlock) {
+      error = path + ": shared_memory_per_sm is below shared_memory_per_block";
       return false;
     }
     return true;

@@ -104,3 +104,41 @@ func.func @split_of_input(%qkv: tensor<1x6x128xbf16>, %mask: tensor<1x6xi64>) ->
   %a = sinter.fused_attention %h#0, %h#1, %h#2 key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
   return %a : tensor<1x6x64xbf16>
 }
+
+// -----
+
+// Kernel configurations are the module's target's: 16 bf16 rows of 2048 (66 KiB of x in shared
+// memory) stream through linear_small_m on the H200 ...
+// CHECK-LABEL: func.func @rows_in_shared_memory
+// CHECK: launch.kernel "linear_small_m"
+// CHECK-NOT: launch.gemm
+func.func @rows_in_shared_memory(%x: tensor<16x2048xbf16>) -> tensor<16x16xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<2048x16xbf16>
+  %y = sinter.linear %x, %w : (tensor<16x2048xbf16>, tensor<2048x16xbf16>) -> tensor<16x16xbf16>
+  return %y : tensor<16x16xbf16>
+}
+
+// -----
+
+// ... and go to the library GEMM on a target with 48 KiB a block.
+// CHECK-LABEL: func.func @rows_in_shared_memory_small_target
+// CHECK-NOT: launch.kernel "linear_small_m"
+// CHECK: launch.gemm
+module attributes {sinter.target = {name = "small", shared_memory_per_block = 49152 : i64, shared_memory_per_sm = 65536 : i64}} {
+func.func @rows_in_shared_memory_small_target(%x: tensor<16x2048xbf16>) -> tensor<16x16xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<2048x16xbf16>
+  %y = sinter.linear %x, %w : (tensor<16x2048xbf16>, tensor<2048x16xbf16>) -> tensor<16x16xbf16>
+  return %y : tensor<16x16xbf16>
+}
+}
+
+// -----
+
+// expected-error @+1 {{'sinter.target' field 'l2_bytes' is unknown or out of range}}
+module attributes {sinter.target = {l2_bytes = 0 : i64}} {
+func.func @bad_target(%x: tensor<2x8xbf16>) -> tensor<2x4xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<8x4xbf16>
+  %y = sinter.linear %x, %w : (tensor<2x8xbf16>, tensor<8x4xbf16>) -> tensor<2x4xbf16>
+  return %y : tensor<2x4xbf16>
+}
+}

@@ -228,3 +228,27 @@ func.func @kernel_limits(%a: tensor<1x1x4096x32xbf16>, %b: tensor<1x1x4096x24xbf
   %o2 = sinter.attention %c, %c, %c {is_causal = true, kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 0.125 : f32} : (tensor<1x1x4096x32xf32>, tensor<1x1x4096x32xf32>, tensor<1x1x4096x32xf32>) -> tensor<1x1x4096x32xf32>
   return %o0, %o1, %o2 : tensor<1x1x4096x32xbf16>, tensor<1x1x4096x24xbf16>, tensor<1x1x4096x32xf32>
 }
+
+// -----
+
+// Which attention kernel takes a shape depends on the module's target: an fp32 head of 256
+// keys (135 KiB of keys and values in shared memory) fits a block of the H200 ...
+// CHECK-LABEL: func.func @fp32_256_keys
+// CHECK: sinter.fused_attention
+func.func @fp32_256_keys(%q: tensor<1x1x256x64xf32>, %k: tensor<1x1x256x64xf32>) -> tensor<1x1x256x64xf32> {
+  %o = sinter.attention %q, %k, %k {is_causal = true, kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 0.125 : f32} : (tensor<1x1x256x64xf32>, tensor<1x1x256x64xf32>, tensor<1x1x256x64xf32>) -> tensor<1x1x256x64xf32>
+  return %o : tensor<1x1x256x64xf32>
+}
+
+// -----
+
+// ... but not one of a target with 48 KiB a block: the attention stays for the generic tier.
+// CHECK-LABEL: func.func @fp32_256_keys_small_target
+// CHECK-NOT: sinter.fused_attention
+// CHECK: sinter.attention
+module attributes {sinter.target = {name = "small", shared_memory_per_block = 49152 : i64, shared_memory_per_sm = 65536 : i64}} {
+func.func @fp32_256_keys_small_target(%q: tensor<1x1x256x64xf32>, %k: tensor<1x1x256x64xf32>) -> tensor<1x1x256x64xf32> {
+  %o = sinter.attention %q, %k, %k {is_causal = true, kv_num_heads = 1 : i64, q_num_heads = 1 : i64, scale = 0.125 : f32} : (tensor<1x1x256x64xf32>, tensor<1x1x256x64xf32>, tensor<1x1x256x64xf32>) -> tensor<1x1x256x64xf32>
+  return %o : tensor<1x1x256x64xf32>
+}
+}

@@ -146,7 +146,9 @@ def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
     be computed from constants and at most one [B, S] function argument, select the causal
     (or full) pattern when the argument is all ones, and mask exactly key j when entry j is
     zero. The result is `fused_attention(q, k, v [key_mask arg]) {scale, causal}` on the
-    unexpanded k and v. Anything else is left unchanged.
+    unexpanded k and v, when an attention kernel takes the shape on the module's target
+    (`sinter.target`: a 16-bit head the tensor-core kernel tiles, or a head's keys within the
+    target's shared memory per block). Anything else is left unchanged.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
@@ -291,13 +293,13 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
     at no row count stay bf16). With weight-dtype=int4 they are quantized to 4-bit integers
     with one fp32 scale per output row and group of 128 k (`wN.int4` packed two to a byte,
     `wN.int4_scale`), symmetric, the same way; a linear whose K is not a multiple of 128 keeps
-    its bf16 weights. Fails naming any op that has no lowering.
+    its bf16 weights. Every kernel configuration (tilings, grids, which attention kernel) is
+    chosen for the module's target (`sinter.target`: SM count, shared memory per block and
+    per SM; the H200 without one). Fails naming any op that has no lowering.
   }];
   let options = [
     Option<"precision", "precision", "std::string", "\"strict\"",
            "fp32 matrix math: strict (fp32 FMA) or tf32 (tensor cores)">,
-    Option<"smCount", "sm-count", "int64_t", "132",
-           "multiprocessors of the target, for kernel grid sizes">,
     Option<"activations", "activations", "std::string", "\"model\"",
            "bf16 activations between launches and bf16 outputs: model (as the graph "
            "rounds them) or f32 (kept in fp32; weights and state keep their types)">,
@@ -333,19 +335,14 @@ def LaunchPlanHandoffs : Pass<"launch-plan-handoffs", "mlir::ModuleOp"> {
 def LaunchCheckTarget : Pass<"launch-check-target", "mlir::ModuleOp"> {
   let summary = "Check every launch against the target description's limits";
   let description = [{
-    The kernel configurations are chosen for sm_90 limits (launch_params.h); this pass holds
-    them against the target the compile is for (compiler/targets/*.yaml): the architecture
-    (the kernels use thread-block clusters and programmatic dependent launch, sm_90 and
-    newer) and each launch's dynamic shared memory against the target's per-block limit. A
-    launch that does not fit is an error naming the launch, what it needs and the target's
-    limit, so the compile stops instead of the launch failing at run time.
+    Holds the launches against the module's target (`sinter.target`, CompileTarget.h;
+    the H200 without one): the architecture (the kernels use thread-block clusters and
+    programmatic dependent launch, sm_90 and newer) and each launch's dynamic shared memory
+    against the target's per-block limit. The kernel configurations are chosen for the same
+    target, so this catches a launch whose size no configuration function bounds (a generic
+    kernel's row buffer); one that does not fit is an error naming the launch, what it needs
+    and the target's limit, so the compile stops instead of the launch failing at run time.
   }];
-  let options = [
-    Option<"targetName", "target-name", "std::string", "\"h200\"", "For the messages">,
-    Option<"arch", "arch", "std::string", "\"sm_90\"", "nvcc -arch value">,
-    Option<"sharedMemoryPerBlock", "shared-memory-per-block", "int64_t", "232448",
-           "Bytes of shared memory one block may use">,
-  ];
 }
 
 def LaunchPlanArena : Pass<"launch-plan-arena", "mlir::ModuleOp"> {

@@ -6,6 +6,7 @@
 
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/Passes/CompileTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -79,10 +80,12 @@ struct WeightTable {
 
 class FunctionLowering {
 public:
-  FunctionLowering(mlir::func::FuncOp func, llvm::StringRef precision, int64_t smCount,
+  FunctionLowering(mlir::func::FuncOp func, llvm::StringRef precision, const CompileTarget &target,
                    bool f32Activations, kernels::LinearWeights weightDtype, WeightTable &weights)
-      : func(func), precision(precision), smCount(smCount), f32Activations(f32Activations),
-        weightDtype(weightDtype), weights(weights), builder(func.getContext()) {}
+      : func(func), precision(precision), smCount(target.smCount),
+        sharedMemory{uint32_t(target.sharedMemoryPerBlock), uint32_t(target.sharedMemoryPerSm)},
+        f32Activations(f32Activations), weightDtype(weightDtype), weights(weights),
+        builder(func.getContext()) {}
 
   mlir::LogicalResult run();
 
@@ -179,7 +182,9 @@ private:
 
   mlir::func::FuncOp func;
   llvm::StringRef precision;
+  /// The module's target (sinter.target): every kernel configuration is chosen for these.
   int64_t smCount;
+  kernels::SharedMemoryLimits sharedMemory;
   /// --activations=f32: bf16 activations and outputs get fp32 buffers (see bufferTypeFor).
   bool f32Activations;
   /// --weight-dtype: BF16 (model, bf16), FP8_E4M3 (fp8: bf16 linears with constant weights

@@ -288,7 +288,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   const kn::LinearWeights format = kernelWeights(k);
   const int group = weightGroup(format);
   if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes,
-                                    smCount, format, group)) {
+                                    smCount, format, group, sharedMemory)) {
     if (failed(requireModelActivations(linear, "a linear on " + std::to_string(m) + " rows of " +
                                                    std::to_string(k) + " (past linear_small_m)")))
       return failure();
@@ -311,7 +311,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     const kn::LinearWeights gemmFormat =
         format != kn::LinearWeights::BF16 &&
                 kn::linear_small_m_supported(1, n, k, prologue, epilogue, ropeRows, headDim,
-                                             xBytes, smCount, format, group)
+                                             xBytes, smCount, format, group, sharedMemory)
             ? format
             : kn::LinearWeights::BF16;
     DenseElementsAttr gemmWeight = gemmWeightData(linear, gemmFormat);
@@ -386,7 +386,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   static const char *const weightTypes[] = {"__nv_bfloat16", "__nv_fp8_e4m3",
                                             "sinter::kernels::Int4x2"};
   params.append({strParam(builder, weightTypes[(int)format]), intParam(builder, group)});
-  kn::LaunchParams lp = kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes, format);
+  kn::LaunchParams lp =
+      kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes, format, sharedMemory);
   Location loc = linear.getLoc();
   return emitKernel(loc, "linear_small_m", params,
                     {*x, weight, normWeight, bias, residual, cosTable, sinTable, out,
@@ -516,13 +517,13 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   // 16-bit q/k/v take the tensor-core kernel at every length; fp32 (or a head size it does
   // not tile) the short-prompt kernel, which holds a head's keys in shared memory.
   bool flash = kn::flash_attention_supported(s, hq, hkv, d, q->offset, k->offset, v->offset, stride,
-                                             qkvBytes, batch);
+                                             qkvBytes, batch, sharedMemory);
   if (!flash && batch != 1)
     return attention.emitError("attention of ")
            << batch << " sequences needs 16-bit q/k/v and a head size that is a multiple of 16 "
            << "up to 256 (got " << qkvType << ", D=" << d << ")";
   if (!flash && !kn::attention_prefill_supported(s, hq, hkv, d, q->offset, k->offset, v->offset,
-                                                 stride, qkvBytes))
+                                                 stride, qkvBytes, sharedMemory))
     return attention.emitError("no attention kernel for S=")
            << s << " D=" << d << " " << qkvType
            << ": fp32 attention keeps a head's keys in shared memory (prompts up to a few "

@@ -19,7 +19,7 @@ LogicalResult FunctionLowering::lowerSampleTokens(graph::SampleTokensOp sample) 
           vocab = logitsType.getDimSize(2);
   int64_t idsLength = sample.getInputIds().getType().getDimSize(1);
   StringRef element = cxxType(logitsType.getElementType());
-  if (element.empty() || !kn::sample_tokens_supported(batch, rows, vocab, idsLength))
+  if (element.empty() || !kn::sample_tokens_supported(batch, rows, vocab, idsLength, sharedMemory))
     return sample.emitError("no sample_tokens configuration for logits ") << logitsType;
   Location loc = sample.getLoc();
   static_assert(sizeof(kn::SamplingState) % 4 == 0, "the region is held as i32 words");

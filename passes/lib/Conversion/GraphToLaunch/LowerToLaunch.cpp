@@ -281,10 +281,6 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
       module.emitError("activations must be model or f32, got '") << activations << "'";
       return signalPassFailure();
     }
-    if (smCount <= 0) {
-      module.emitError("sm-count must be positive");
-      return signalPassFailure();
-    }
     if (weightDtype != "model" && weightDtype != "bf16" && weightDtype != "fp8" &&
         weightDtype != "int4") {
       module.emitError("weight-dtype must be model, bf16, fp8 or int4, got '")
@@ -300,6 +296,9 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
     }
     if (weightDtype != "model" && failed(checkBF16Linears(module)))
       return signalPassFailure();
+    FailureOr<CompileTarget> target = compileTargetOf(module);
+    if (failed(target))
+      return signalPassFailure();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     WeightTable weights;
     bool widened = false;
@@ -311,7 +310,7 @@ struct LowerToLaunchPass : sinter::impl::SinterLowerToLaunchBase<LowerToLaunchPa
       const kernels::LinearWeights format = weightDtype == "fp8"    ? kernels::LinearWeights::FP8_E4M3
                                             : weightDtype == "int4" ? kernels::LinearWeights::INT4
                                                                     : kernels::LinearWeights::BF16;
-      FunctionLowering lowering(func, precision, smCount, f32Activations, format, weights);
+      FunctionLowering lowering(func, precision, *target, f32Activations, format, weights);
       if (failed(lowering.run()))
         return signalPassFailure();
     }

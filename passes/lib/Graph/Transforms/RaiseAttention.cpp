@@ -3,6 +3,7 @@
 
 #include "sinter/Dialect/Graph/IR/ElementsFolding.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/CompileTarget.h"
 #include "sinter/Passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -219,7 +220,8 @@ LogicalResult replaceWithDecode(Operation *root, Value q, Value k, Value v, Valu
 /// unchanged) when the operands do not fit it or the mask means something else.
 LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value mask,
                                bool alsoCausal, double scale, ArrayRef<Operation *> ops,
-                               MaskCache &cache, PatternRewriter &rewriter) {
+                               MaskCache &cache, int64_t sharedMemoryPerBlock,
+                               PatternRewriter &rewriter) {
   auto qType = tensorType(q), kType = tensorType(k);
   if (qType.getRank() == 4 && kType.getRank() == 4 && kType.getDimSize(2) != qType.getDimSize(2))
     return replaceWithDecode(root, q, k, v, mask, alsoCausal, scale, ops, rewriter);
@@ -229,17 +231,15 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
     return rewriter.notifyMatchFailure(root, "q, k and v do not fit fused_attention");
   int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1), seq = qType.getDimSize(2);
   // Only what an attention kernel takes: flash_attention (16-bit, head size a multiple of 16
-  // up to 256, any length) or attention_prefill (a head's keys in shared memory). Anything
-  // else stays as primitives for the generic tier and the library GEMMs.
+  // up to 256, any length) or attention_prefill (a head's keys in the target's shared memory).
+  // Anything else stays as primitives for the generic tier and the library GEMMs.
   int64_t headDim = qType.getDimSize(3);
   int elementBytes = int(qType.getElementTypeBitWidth() / 8);
   bool flashTakes = headDim <= 256 &&
                     sinter::kernels::flash_attention_tiles_head(int(headDim), elementBytes);
-  bool prefillTakes = 2 * seq * (headDim + 2) * elementBytes <=
-                          int64_t(sinter::kernels::kMaxDynamicSharedBytes) &&
-                      sinter::kernels::attention_prefill_shared_bytes(int(seq), int(headDim),
-                                                                      elementBytes) <=
-                          sinter::kernels::kMaxDynamicSharedBytes;
+  bool prefillTakes = 2 * seq * (headDim + 2) * elementBytes <= sharedMemoryPerBlock &&
+                      int64_t(sinter::kernels::attention_prefill_shared_bytes(
+                          int(seq), int(headDim), elementBytes)) <= sharedMemoryPerBlock;
   if (!flashTakes && !prefillTakes)
     return rewriter.notifyMatchFailure(root, "no attention kernel takes this length and head size");
   MaskMeaning meaning{alsoCausal, Value()};
@@ -262,9 +262,10 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
 /// Opset 18: matmul([where(isnan(p), 0, p) of] p = softmax(q' kT' [+ mask]), vE) with
 /// q' = q * s1, kT' = kT * s2 and GQA-expanded kT, vE.
 struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
-  RaiseDecomposedAttention(MLIRContext *context, MaskCache &cache)
-      : OpRewritePattern(context), cache(cache) {}
+  RaiseDecomposedAttention(MLIRContext *context, MaskCache &cache, int64_t sharedMemoryPerBlock)
+      : OpRewritePattern(context), cache(cache), sharedMemoryPerBlock(sharedMemoryPerBlock) {}
   MaskCache &cache;
+  int64_t sharedMemoryPerBlock;
   LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rewriter) const override {
     SmallVector<Operation *> ops{op};
     Value p = op.getLhs();
@@ -310,15 +311,17 @@ struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
     Value v = matchExpandedKv(op.getRhs(), qs[0], qs[1], kvSeq, qs[3], ops);
     if (!k || !v)
       return rewriter.notifyMatchFailure(op, "k or v is not a grouped-query expansion");
-    return replaceWithFused(op, q, k, v, mask, /*alsoCausal=*/false, scale, ops, cache, rewriter);
+    return replaceWithFused(op, q, k, v, mask, /*alsoCausal=*/false, scale, ops, cache,
+                            sharedMemoryPerBlock, rewriter);
   }
 };
 
 /// Opset 23: attention(q, kE, vE [, mask]) in the 4-D form, kE/vE possibly GQA-expanded.
 struct RaiseAttentionOp : OpRewritePattern<AttentionOp> {
-  RaiseAttentionOp(MLIRContext *context, MaskCache &cache)
-      : OpRewritePattern(context), cache(cache) {}
+  RaiseAttentionOp(MLIRContext *context, MaskCache &cache, int64_t sharedMemoryPerBlock)
+      : OpRewritePattern(context), cache(cache), sharedMemoryPerBlock(sharedMemoryPerBlock) {}
   MaskCache &cache;
+  int64_t sharedMemoryPerBlock;
   LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
     SmallVector<Operation *> ops{op};
     auto qType = tensorType(op.getQuery());
@@ -333,15 +336,20 @@ struct RaiseAttentionOp : OpRewritePattern<AttentionOp> {
     if (!k || !v)
       return rewriter.notifyMatchFailure(op, "unreachable: k/v are themselves [B, H, S, D]");
     return replaceWithFused(op, op.getQuery(), k, v, op.getMask(), op.getIsCausal(),
-                            op.getScale().convertToDouble(), ops, cache, rewriter);
+                            op.getScale().convertToDouble(), ops, cache, sharedMemoryPerBlock,
+                            rewriter);
   }
 };
 
 struct RaiseAttentionPass : sinter::impl::SinterRaiseAttentionBase<RaiseAttentionPass> {
   void runOnOperation() override {
+    FailureOr<sinter::CompileTarget> target = sinter::compileTargetOf(getOperation());
+    if (failed(target))
+      return signalPassFailure();
     MaskCache cache;
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseDecomposedAttention, RaiseAttentionOp>(&getContext(), cache);
+    patterns.add<RaiseDecomposedAttention, RaiseAttentionOp>(&getContext(), cache,
+                                                             target->sharedMemoryPerBlock);
     GreedyRewriteConfig config;
     config.setListener(&cache);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))

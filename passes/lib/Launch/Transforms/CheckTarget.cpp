@@ -1,5 +1,6 @@
 // launch-check-target: every launch against the target description's limits (Passes.td).
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/Passes/CompileTarget.h"
 #include "sinter/Passes/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -27,14 +28,15 @@ int64_t computeCapability(StringRef arch) {
 }
 
 struct CheckTargetPass : sinter::impl::LaunchCheckTargetBase<CheckTargetPass> {
-  using LaunchCheckTargetBase::LaunchCheckTargetBase;
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    int64_t cc = computeCapability(arch);
+    FailureOr<CompileTarget> target = compileTargetOf(module);
+    if (failed(target))
+      return signalPassFailure();
+    int64_t cc = computeCapability(target->arch);
     if (cc < 90) {
       module.emitError("target '")
-          << targetName << "' is " << arch
+          << target->name << "' is " << target->arch
           << ": Sinter's kernels need sm_90 or newer (thread-block clusters, programmatic "
              "dependent launch)";
       return signalPassFailure();
@@ -42,10 +44,10 @@ struct CheckTargetPass : sinter::impl::LaunchCheckTargetBase<CheckTargetPass> {
     bool ok = true;
     // (Threads a block: the launch ops' verifiers hold CUDA's 1024 on every architecture.)
     auto check = [&](Operation *op, StringRef name, int64_t shared) {
-      if (shared > sharedMemoryPerBlock) {
+      if (shared > target->sharedMemoryPerBlock) {
         op->emitError("launch '")
             << name << "' needs " << shared << " bytes of dynamic shared memory; target '"
-            << targetName << "' allows " << int64_t(sharedMemoryPerBlock) << " a block";
+            << target->name << "' allows " << target->sharedMemoryPerBlock << " a block";
         ok = false;
       }
     };

@@ -4,6 +4,7 @@
 // of a decode step; with the handoff the down launch starts on the data itself.
 #include "sinter/Dialect/Launch/IR/KernelRegistry.h"
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/Passes/CompileTarget.h"
 #include "sinter/Passes/Passes.h"
 #include "sinter/Passes/StatePlacement.h"
 
@@ -73,7 +74,7 @@ struct Pair {
 /// projection that can wait on `up`'s handoff: it reads `up`'s output as x and nothing else
 /// does, one decode row, bf16 activations, x staged by plain loads
 /// (linear_small_m_handoff_consumer_supported).
-std::optional<Pair> handoffPair(launch::KernelOp up) {
+std::optional<Pair> handoffPair(launch::KernelOp up, kn::SharedMemoryLimits sharedMemory) {
   if (!isLinear(up) || textParam(up, "EPI") != "sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS" ||
       textParam(up, "HANDOFF") != "sinter::kernels::LinearHandoff::NONE" ||
       textParam(up, "OutT") != kBF16 || textParam(up, "XT") != kBF16)
@@ -92,10 +93,11 @@ std::optional<Pair> handoffPair(launch::KernelOp up) {
   int64_t sms = intParam(down, "NUM_SMS");
   if (intParam(down, "M") != m || m < 0 || sms <= 0 ||
       !kn::linear_small_m_handoff_consumer_supported(m, downRows, k, kn::LinearPrologue::NONE, sms,
-                                                     weightsOf(down)))
+                                                     weightsOf(down), sharedMemory))
     return std::nullopt;
   int64_t blocks = kn::linear_small_m_tiling(m, upRows, upK, prologueOf(up),
-                                             intParam(up, "NUM_SMS"), 2, weightsOf(up))
+                                             intParam(up, "NUM_SMS"), 2, weightsOf(up),
+                                             sharedMemory)
                        .grid;
   return Pair{up, down, m, k, blocks};
 }
@@ -127,19 +129,24 @@ void rewriteLaunch(launch::KernelOp op, ArrayRef<std::pair<StringRef, Value>> re
 struct PlanHandoffsPass : sinter::impl::LaunchPlanHandoffsBase<PlanHandoffsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    FailureOr<CompileTarget> target = compileTargetOf(module);
+    if (failed(target))
+      return signalPassFailure();
+    kn::SharedMemoryLimits sharedMemory{uint32_t(target->sharedMemoryPerBlock),
+                                        uint32_t(target->sharedMemoryPerSm)};
     bool added = false;
     for (func::FuncOp func : module.getOps<func::FuncOp>())
-      added |= planFunction(func);
+      added |= planFunction(func, sharedMemory);
     if (added && failed(placeStates(module)))
       signalPassFailure();
   }
 
   /// Each consumer zeroes the next pair's buffers and the last consumer the first's, so a
   /// function needs at least two pairs; with fewer it keeps the plain launches.
-  bool planFunction(func::FuncOp func) {
+  bool planFunction(func::FuncOp func, kn::SharedMemoryLimits sharedMemory) {
     SmallVector<Pair> pairs;
     func.walk([&](launch::KernelOp op) {
-      if (std::optional<Pair> pair = handoffPair(op))
+      if (std::optional<Pair> pair = handoffPair(op, sharedMemory))
         pairs.push_back(*pair);
     });
     if (pairs.size() < 2)
