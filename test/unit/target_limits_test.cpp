@@ -1,0 +1,80 @@
+// launch_params.h's configuration functions under target limits other than the H200's: every
+// choice stays within the limits it is given, and the sm_90 defaults are what the H200's target
+// description says (compiler/targets/h200.yaml), so kernels built without the generated
+// source's definitions (the GPU tests) agree with the compiler.
+#include "sinter/Compiler/Target.h"
+
+#include "launch_params.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kn = sinter::kernels;
+
+namespace {
+
+constexpr kn::SharedMemoryLimits kSmall{49152, 65536};
+
+TEST(TargetLimits, DefaultsAreTheH200Description) {
+  sinter::Target h200;
+  std::string error;
+  ASSERT_TRUE(sinter::loadTarget(SINTER_TARGETS_DIR, "h200", h200, error)) << error;
+  EXPECT_EQ(int64_t(kn::kTargetSharedMemory.per_block), h200.sharedMemoryPerBlock);
+  EXPECT_EQ(int64_t(kn::kTargetSharedMemory.per_sm), h200.sharedMemoryPerSm);
+}
+
+TEST(TargetLimits, LinearTilingStaysWithinTheLimits) {
+  for (int m : {1, 6, 16})
+    for (int k : {64, 512, 1024, 2048, 4096, 8192})
+      for (kn::LinearPrologue pro : {kn::LinearPrologue::NONE, kn::LinearPrologue::RMS_NORM})
+        for (kn::SharedMemoryLimits limits : {kn::kTargetSharedMemory, kSmall}) {
+          SCOPED_TRACE("m " + std::to_string(m) + " k " + std::to_string(k) + " per block " +
+                       std::to_string(limits.per_block));
+          if (!kn::linear_small_m_supported(m, 2048, k, pro, kn::LinearEpilogue::NONE, 0, 0, 2,
+                                            132, kn::LinearWeights::BF16, 0, limits))
+            continue;
+          const kn::LinearTiling t = kn::linear_small_m_tiling(
+              m, 2048, k, pro, 132, 2, kn::LinearWeights::BF16, limits);
+          EXPECT_LE(t.shared_bytes, limits.per_block);
+          EXPECT_LE(uint64_t(t.blocks_per_sm) * (t.shared_bytes + kn::kReservedSharedPerBlock),
+                    uint64_t(limits.per_sm));
+        }
+  // 16 rows of 2048 bf16 (66 KiB of x) stream on the H200, not within 48 KiB a block.
+  EXPECT_TRUE(kn::linear_small_m_supported(16, 2048, 2048, kn::LinearPrologue::NONE,
+                                           kn::LinearEpilogue::NONE, 0, 0, 2, 132));
+  EXPECT_FALSE(kn::linear_small_m_supported(16, 2048, 2048, kn::LinearPrologue::NONE,
+                                            kn::LinearEpilogue::NONE, 0, 0, 2, 132,
+                                            kn::LinearWeights::BF16, 0, kSmall));
+}
+
+TEST(TargetLimits, AttentionKernelsFollowTheLimits) {
+  // An fp32 head of 256 keys: the short-prompt kernel on the H200, none within 48 KiB.
+  EXPECT_TRUE(kn::attention_prefill_supported(256, 8, 8, 64, 0, 512, 1024, 1536, 4));
+  EXPECT_FALSE(kn::attention_prefill_supported(256, 8, 8, 64, 0, 512, 1024, 1536, 4, kSmall));
+  // flash_attention at head size 256 needs more than 48 KiB of tiles.
+  EXPECT_TRUE(kn::flash_attention_supported(8192, 8, 8, 256, 0, 2048, 4096, 6144));
+  EXPECT_FALSE(kn::flash_attention_supported(8192, 8, 8, 256, 0, 2048, 4096, 6144, 2, 1, kSmall));
+}
+
+TEST(TargetLimits, DecodePrefetchFitsHalfTheL2) {
+  constexpr uint64_t kL2 = 62914560; // the H200's
+  // Llama 3.2 1B (8 kv heads of 64) at a 128-slot cache: every row of the one split.
+  EXPECT_EQ(kn::attention_decode_prefetch_rows(8, 64, 128, 128, kL2), 128);
+  for (int maxLen : {1024, 8192, 32768, 131072}) {
+    const int split = kn::attention_decode_split(maxLen, 8, 132);
+    const int rows = kn::attention_decode_prefetch_rows(8, 64, maxLen, split, kL2);
+    const uint64_t hinted = uint64_t(rows) * 8 * kn::attention_decode_num_splits(maxLen, split) *
+                            2 * 64 * 2;
+    SCOPED_TRACE("max_len " + std::to_string(maxLen));
+    EXPECT_LE(rows, split);
+    EXPECT_LE(hinted, kL2 / 2);
+    // A cache that fits is hinted whole; one that does not, up to half the L2.
+    if (uint64_t(maxLen) * 8 * 2 * 64 * 2 <= kL2 / 2)
+      EXPECT_EQ(rows, split);
+    else
+      EXPECT_GT(hinted, kL2 / 4);
+  }
+}
+
+} // namespace
