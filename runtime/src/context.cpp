@@ -188,21 +188,9 @@ sinter_status prepare_launches(sinter_context &ctx) {
   return SINTER_OK;
 }
 
-// GEMM operands in the order build_gemms walks them, with operand_bytes' code for each.
+// GEMM operands in the order build_gemms walks them, with gemm_operand_bytes' code for each.
 constexpr int kGemmOperands = 5;
 constexpr char kGemmOperandCodes[kGemmOperands + 1] = "abcxr";
-
-// Bytes a GEMM operand spans, for the scratch stand-ins used while timing algorithms.
-uint64_t operand_bytes(const sinter_gemm_desc &g, char which) {
-  const uint64_t e = dtype_bytes(g.dtype);
-  switch (which) {
-  case 'a': return uint64_t(g.m) * uint64_t(g.k) * e;
-  case 'b': return uint64_t(g.k) * uint64_t(g.n) * e;
-  case 'c':
-  case 'r': return uint64_t(g.m) * uint64_t(g.n) * e;
-  default: return uint64_t(g.n) * e;
-  }
-}
 
 // Scratch bytes the I/O operands of entry `desc`'s largest GEMM need while timing.
 uint64_t timing_scratch_bytes(const sinter_entry &desc) {
@@ -214,7 +202,7 @@ uint64_t timing_scratch_bytes(const sinter_entry &desc) {
     const sinter_buffer_ref *refs[kGemmOperands] = {&g.a, &g.b, &g.c, &g.bias, &g.residual};
     for (int r = 0; r < kGemmOperands; ++r)
       if (is_io(*refs[r]))
-        need += (operand_bytes(g, kGemmOperandCodes[r]) + 255) & ~uint64_t(255);
+        need += (gemm_operand_bytes(g, kGemmOperandCodes[r]) + 255) & ~uint64_t(255);
     most = need > most ? need : most;
   }
   return most;
@@ -241,7 +229,7 @@ sinter_status build_entry_gemms(sinter_context &ctx, uint32_t entry, void *scrat
     for (int r = 0; r < kGemmOperands; ++r) {
       if (is_io(*refs[r])) {
         *slots[r] = next_scratch;
-        next_scratch += (operand_bytes(g, kGemmOperandCodes[r]) + 255) & ~uint64_t(255);
+        next_scratch += (gemm_operand_bytes(g, kGemmOperandCodes[r]) + 255) & ~uint64_t(255);
       } else {
         *slots[r] = resolve(ctx, *refs[r]);
       }

@@ -2,6 +2,7 @@
 #include "gemm.h"
 
 #include "error.h"
+#include "validate.h" // dtype_bytes
 
 #include <cfloat>
 
@@ -24,6 +25,18 @@ sinter_status fail_lt(cublasStatus_t st, const char *what) {
 const float kOne = 1.0f, kZero = 0.0f;
 
 } // namespace
+
+uint64_t gemm_operand_bytes(const sinter_gemm_desc &g, char which) {
+  const uint64_t e = dtype_bytes(g.dtype);
+  const uint64_t batch = g.batch > 1 ? uint64_t(g.batch) : 1;
+  switch (which) {
+  case 'a': return uint64_t(g.m) * uint64_t(g.k) * e * (g.broadcast_a ? 1 : batch);
+  case 'b': return uint64_t(g.k) * uint64_t(g.n) * e * (g.broadcast_b ? 1 : batch);
+  case 'c':
+  case 'r': return uint64_t(g.m) * uint64_t(g.n) * e * batch;
+  default: return uint64_t(g.n) * e;
+  }
+}
 
 sinter_status gemm_plan_init(const sinter_gemm_desc &g, GemmPlan &plan) {
   // strict: plain fp32 FMA; tf32: fp32 storage on TF32 tensor cores; native: 16-bit operands,

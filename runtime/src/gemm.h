@@ -26,6 +26,11 @@ struct GemmPlan {
   bool bias_is_io = false; // bias pointer must be re-set on the descriptor each run
 };
 
+// Bytes operand `which` of a GEMM spans ('a', 'b', 'c', 'r' residual, 'x' bias), every batch
+// included (a broadcast operand is one matrix): what a stand-in for an I/O operand must hold
+// while algorithms are timed. The sizes are check_program's, which rejected any that overflow.
+uint64_t gemm_operand_bytes(const sinter_gemm_desc &desc, char which);
+
 // Builds descriptors and layouts (no device work). Pointers are filled in by the caller.
 sinter_status gemm_plan_init(const sinter_gemm_desc &desc, GemmPlan &plan);
 void gemm_plan_destroy(GemmPlan &plan);
