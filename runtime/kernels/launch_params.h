@@ -212,6 +212,10 @@ enum class LinearWeights : int { BF16 = 0, FP8_E4M3 = 1, INT4 = 2 };
 struct Int4x2 {
   uint8_t bits;
 };
+// WT as the generated code spells it, by LinearWeights (linear_weights_of in linear_small_m.cuh
+// maps it back): what the lowering writes into a launch and the launch passes read.
+constexpr const char *kLinearWeightTypeNames[] = {"__nv_bfloat16", "__nv_fp8_e4m3",
+                                                  "sinter::kernels::Int4x2"};
 constexpr int kLinearInt4BlockK = 128;
 constexpr int kLinearInt4Group = 128;
 SINTER_LP_FN int linear_int4_block_k(int p) {

@@ -12,7 +12,6 @@
 namespace sinter::rt {
 namespace {
 
-constexpr uint64_t kStateAlignment = 256;
 
 // Element size * product(shape) of a region, or false when the shape is malformed or the
 // product does not fit in 63 bits (the message is set).
@@ -64,11 +63,11 @@ sinter_status check_state_table(const sinter_program &p) {
                   "malformed program: state '%s' has %llu bytes, its dtype and shape make %llu",
                   s.name, static_cast<unsigned long long>(s.bytes),
                   static_cast<unsigned long long>(bytes));
-    if (s.offset % kStateAlignment != 0)
+    if (s.offset % SINTER_BUFFER_ALIGNMENT != 0)
       return fail(SINTER_INTERNAL,
                   "malformed program: state '%s' starts at byte %llu, not %llu-byte aligned",
                   s.name, static_cast<unsigned long long>(s.offset),
-                  static_cast<unsigned long long>(kStateAlignment));
+                  static_cast<unsigned long long>(SINTER_BUFFER_ALIGNMENT));
     if (s.offset > p.state_bytes || s.bytes > p.state_bytes - s.offset)
       return fail(SINTER_INTERNAL,
                   "malformed program: state '%s' spans bytes [%llu, %llu) of a %llu-byte state "

@@ -3,6 +3,7 @@
 
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
 #include "sinter/Passes/CompileTarget.h"
+#include "sinter/program.h" // SINTER_BUFFER_ALIGNMENT
 #include "sinter/sinter.h" // SINTER_ABI_VERSION_MAJOR/MINOR: the ABI the emitted code implements
 
 #include "checksum.h"
@@ -23,7 +24,6 @@ using namespace mlir;
 namespace sinter {
 namespace {
 
-constexpr int64_t kWeightAlignment = 256;
 
 std::string cString(StringRef s) {
   std::string out = "\"";
@@ -154,7 +154,7 @@ public:
     if (failed(chosenFor))
       return failure();
     limits = *chosenFor;
-    out.weights.resize(llvm::alignTo(out.weights.size(), kWeightAlignment), 0);
+    out.weights.resize(llvm::alignTo(out.weights.size(), SINTER_BUFFER_ALIGNMENT), 0);
     writeJson();
     writeSource();
     return success();
@@ -417,7 +417,7 @@ private:
     os << "// The weight blob, embedded from " << kWeightsFileName << " beside this file.\n";
     os << "#ifndef __CUDA_ARCH__\n";
     os << "asm(\".section .lrodata.sinter_weights,\\\"al\\\",@progbits\\n\"\n"
-          "    \".balign 256\\n\"\n"
+       << "    \".balign " << SINTER_BUFFER_ALIGNMENT << "\\n\"\n"
           "    \".hidden sinter_weight_blob\\n\"\n"
           "    \"sinter_weight_blob:\\n\"\n"
           "    \".incbin \\\"" << kWeightsFileName << "\\\"\\n\"\n"

@@ -12,6 +12,10 @@ extern "C" {
 
 #define SINTER_PROGRAM_VERSION 1u
 #define SINTER_MAX_RANK 8
+/* Every offset the compiler places — weights in the blob, arena buffers, state regions — is a
+   multiple of this (the kernels' vector loads need 16; 256 is what cudaMalloc gives), and the
+   blob itself starts on it. */
+#define SINTER_BUFFER_ALIGNMENT 256
 
 /* Element types, numbered as DLPack's (code << 8 | bits). */
 typedef enum sinter_dtype {

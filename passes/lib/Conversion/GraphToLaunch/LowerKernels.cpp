@@ -380,12 +380,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   // Every launch spells all 15 template parameters: HANDOFF and HANDOFF_BLOCKS (no handoff
   // here: launch-plan-handoffs pairs decode MLP launches), then WT and W_GROUP.
   params.append({strParam(builder, "sinter::kernels::LinearHandoff::NONE"), intParam(builder, 0)});
-  // WT by LinearWeights, as linear_small_m.cuh names the types (Int4x2 is launch_params.h's).
-  static_assert(int(kn::LinearWeights::BF16) == 0 && int(kn::LinearWeights::FP8_E4M3) == 1 &&
-                int(kn::LinearWeights::INT4) == 2);
-  static const char *const weightTypes[] = {"__nv_bfloat16", "__nv_fp8_e4m3",
-                                            "sinter::kernels::Int4x2"};
-  params.append({strParam(builder, weightTypes[(int)format]), intParam(builder, group)});
+  params.append({strParam(builder, kn::kLinearWeightTypeNames[(int)format]),
+                 intParam(builder, group)});
   kn::LaunchParams lp =
       kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes, format, sharedMemory);
   Location loc = linear.getLoc();

@@ -3,6 +3,7 @@
 #include "sinter/Passes/Passes.h"
 #include "sinter/Passes/PatternKernels.h"
 #include "sinter/Passes/StatePlacement.h"
+#include "sinter/program.h" // SINTER_BUFFER_ALIGNMENT
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -15,7 +16,6 @@ using namespace mlir;
 using namespace sinter;
 
 namespace {
-constexpr int64_t kWeightAlignment = 256;
 
 MemRefType bufferTypeOf(Type t) {
   auto tensor = cast<RankedTensorType>(t);
@@ -152,7 +152,7 @@ Value FunctionLowering::makeWeight(Location loc, DenseElementsAttr data, StringR
   if (added) {
     it->second = {name.empty() ? "w" + std::to_string(weights.count++) : name.str(),
                   weights.bytes};
-    weights.bytes += llvm::alignTo(launch::bufferBytes(type), kWeightAlignment);
+    weights.bytes += llvm::alignTo(launch::bufferBytes(type), SINTER_BUFFER_ALIGNMENT);
   }
   auto weight = launch::WeightOp::create(builder, loc, type, it->second.name, data,
                                          builder.getI64IntegerAttr(it->second.offset));

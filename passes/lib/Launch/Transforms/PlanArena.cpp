@@ -1,5 +1,6 @@
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
 #include "sinter/Passes/Passes.h"
+#include "sinter/program.h" // SINTER_BUFFER_ALIGNMENT
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -14,7 +15,6 @@ using namespace sinter;
 
 namespace {
 
-constexpr int64_t kArenaAlignment = 256;
 
 struct Interval {
   launch::AllocOp alloc;
@@ -41,13 +41,13 @@ int64_t place(std::vector<Interval> &intervals) {
     for (auto [lo, hi] : busy) {
       if (offset + cur->bytes <= lo)
         break;
-      offset = std::max<int64_t>(offset, llvm::alignTo(hi, kArenaAlignment));
+      offset = std::max<int64_t>(offset, llvm::alignTo(hi, SINTER_BUFFER_ALIGNMENT));
     }
     cur->offset = offset;
     total = std::max(total, offset + cur->bytes);
     placed.push_back(cur);
   }
-  return (int64_t)llvm::alignTo(total, kArenaAlignment);
+  return (int64_t)llvm::alignTo(total, SINTER_BUFFER_ALIGNMENT);
 }
 
 struct PlanArenaPass : sinter::impl::LaunchPlanArenaBase<PlanArenaPass> {

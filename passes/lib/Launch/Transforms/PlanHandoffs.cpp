@@ -43,9 +43,10 @@ bool isLinear(launch::KernelOp op) { return op && op.getKernelTemplate() == kLin
 
 kn::LinearWeights weightsOf(launch::KernelOp op) {
   StringRef wt = textParam(op, "WT");
-  return wt == "__nv_fp8_e4m3"             ? kn::LinearWeights::FP8_E4M3
-         : wt == "sinter::kernels::Int4x2" ? kn::LinearWeights::INT4
-                                           : kn::LinearWeights::BF16;
+  for (kn::LinearWeights w : {kn::LinearWeights::FP8_E4M3, kn::LinearWeights::INT4})
+    if (wt == kn::kLinearWeightTypeNames[int(w)])
+      return w;
+  return kn::LinearWeights::BF16;
 }
 
 kn::LinearPrologue prologueOf(launch::KernelOp op) {

@@ -1,13 +1,13 @@
 #include "sinter/Passes/StatePlacement.h"
 
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/program.h" // SINTER_BUFFER_ALIGNMENT
 
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 
 namespace {
-constexpr int64_t kStateAlignment = 256;
 } // namespace
 
 LogicalResult sinter::placeStates(ModuleOp module) {
@@ -18,7 +18,7 @@ LogicalResult sinter::placeStates(ModuleOp module) {
     MemRefType type = state.getBuffer().getType();
     auto [it, added] = placed.try_emplace(state.getSymName(), type, bytes);
     if (added) {
-      bytes += llvm::alignTo(launch::bufferBytes(type), kStateAlignment);
+      bytes += llvm::alignTo(launch::bufferBytes(type), SINTER_BUFFER_ALIGNMENT);
     } else if (it->second.first != type) {
       state.emitError("state '") << state.getSymName() << "' is " << type << " here but "
                                  << it->second.first << " elsewhere";
