@@ -145,6 +145,56 @@ template <typename T> __device__ __forceinline__ bool fn_is_inf(T x, float pos, 
   return (pos != 0.f && x == T(CUDART_INF)) || (neg != 0.f && x == -T(CUDART_INF));
 }
 
+// Variants for results rounded to a 16-bit type right away (the table's `roundedVariant`):
+// fn_<name>_rounded<Storage>(x, alpha, beta). The accurate float functions cost more than a
+// 16-bit element's load and store; these use the special-function unit with a relative error
+// under an eighth of Storage's ulp, so the rounded result is the accurate function's or, within
+// that distance of a rounding midpoint, its neighbour (test/gpu/generic_functions_test.cu
+// checks every 16-bit input).
+__device__ __forceinline__ float tanh_approx(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return tanhf(x);
+#endif
+}
+// 2^t on the special-function unit (relative error about 2^-22; 0 below 2^-126, inf above 2^128).
+__device__ __forceinline__ float exp2_approx(float t) {
+#if defined(__CUDA_ARCH__)
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(t));
+  return y;
+#else
+  return exp2f(t);
+#endif
+}
+template <typename Storage> __device__ __forceinline__ float fn_tanh_rounded(float x, float, float);
+// bf16 (ulp 2^-8..2^-7 relative): the hardware tanh, relative error about 2^-11; x itself
+// below 2^-12, where tanh(x) = x to 2^-25 (and the hardware's subnormal handling is moot).
+template <> __device__ __forceinline__ float fn_tanh_rounded<bf16>(float x, float, float) {
+  return fabsf(x) < 0.000244140625f ? x : tanh_approx(x);
+}
+// f16 (ulp 2^-11..2^-10): (1 - e) / (1 + e) with e = exp(-2|x|); below 2^-6 the series
+// x - x^3/3, where 1 - e would cancel.
+template <> __device__ __forceinline__ float fn_tanh_rounded<f16>(float x, float, float) {
+  const float magnitude = fabsf(x);
+  if (magnitude < 0.015625f)
+    return x * (1.f - x * x * (1.f / 3.f));
+  const float e = exp2_approx(-2.88539008177792681f * magnitude); // exp(-2|x|)
+  return copysignf(__fdividef(1.f - e, 1.f + e), x);
+}
+// 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), or x exp(2u) / (1 + exp(2u)) for negative u: no
+// cancellation and no overflow. exp(-2|u|) is squared from exp(-|u|) so that results down to
+// the subnormals keep their precision.
+template <typename Storage>
+__device__ __forceinline__ float fn_gelu_tanh_rounded(float x, float, float) {
+  const float u = 0.79788456080286535588f * (x + 0.044715f * x * x * x);
+  const float half = exp2_approx(-1.44269504088896341f * fabsf(u)); // exp(-|u|)
+  return (u >= 0.f ? x : x * half * half) * __fdividef(1.f, 1.f + half * half);
+}
+
 // Binary entries: fn_<name>(a, b).
 template <typename T> __device__ __forceinline__ T fn_fmod(T a, T b) { return a % b; }
 __device__ __forceinline__ float fn_fmod(float a, float b) { return fmodf(a, b); }

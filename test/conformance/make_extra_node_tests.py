@@ -4,7 +4,8 @@ test_data_set_0/{input,output}_K.pb), for what the ONNX suite leaves out. CumSum
 has two tests in a dtype Sinter takes, both tiny): rows longer than one warp and than one
 block, both directions, exclusive sums, an axis that is not the last, f16, and the position
 ids Hugging Face models compute from an attention mask (Cast -> CumSum -> Sub -> Where, one
-generated kernel). ScatterND (the suite's indices are constants): indices given at run time,
+generated kernel). Transposes in shared-memory tiles (partial tiles, batch dimensions, every
+innermost-moving 3-D permutation, f16) and tanh / tanh-GELU with f16 results over a wide range. ScatterND (the suite's indices are constants): indices given at run time,
 repeated, negative, with each reduction, and element tuples. Quantized weights: DequantizeLinear
 on constant int8 / uint8 / int4 / fp8 weights (per tensor, per axis, in blocks) before a MatMul,
 and com.microsoft MatMulNBits (2, 4 and 8 bits, packed or float zero points or none, K not a
@@ -201,6 +202,52 @@ def quantized_cases(root, rng):
     matmul_nbits_case(root, "test_sinter_matmulnbits_2bit", rng, 1, 64, 16, 2, 16)
 
 
+def transpose_cases(root, rng):
+    """Transposes the generated kernels stage through shared memory in 32 x 32 tiles: partial
+    tiles, batch dimensions between and around the two, every innermost-moving permutation of
+    a 3-D tensor, an addend read in the output's layout, an input read both transposed and not,
+    and f16."""
+    def normal(*shape, dtype=np.float32):
+        return rng.standard_normal(shape).astype(dtype)
+    for perm, shape in (((1, 0), (100, 37)), ((0, 2, 1), (3, 40, 70)), ((2, 1, 0), (33, 5, 48)),
+                        ((1, 2, 0), (64, 3, 17)), ((2, 0, 1), (20, 33, 65)),
+                        ((0, 1, 3, 2), (2, 3, 48, 40))):
+        x = normal(*shape)
+        name = "_".join(map(str, perm))
+        write(root, f"test_sinter_transpose_tiles_{name}",
+              [helper.make_node("Transpose", ["x"], ["y"], perm=list(perm))],
+              [("x", x)], [("y", np.transpose(x, perm))])
+    x, y = normal(2, 96, 130), normal(2, 130, 96)
+    write(root, "test_sinter_transpose_tiles_add",
+          [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+           helper.make_node("Add", ["t", "y"], ["z"])],
+          [("x", x), ("y", y)], [("z", np.transpose(x, (0, 2, 1)) + y)])
+    x = normal(64, 64)
+    write(root, "test_sinter_transpose_tiles_plus_self",
+          [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+           helper.make_node("Mul", ["t", "x"], ["z"])],
+          [("x", x)], [("z", x.T * x)])
+    x = normal(50, 90, dtype=np.float16)
+    write(root, "test_sinter_transpose_tiles_f16_tanh",
+          [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+           helper.make_node("Tanh", ["t"], ["z"])],
+          [("x", x)], [("z", np.tanh(x.T.astype(np.float64)).astype(np.float16))])
+
+
+def rounded_function_cases(root, rng):
+    """tanh and tanh-GELU with f16 results (the special-function-unit variants), over a range
+    wide enough to reach both ends of each."""
+    x = (rng.standard_normal((64, 256)) * 4).astype(np.float16)
+    xd = x.astype(np.float64)
+    write(root, "test_sinter_tanh_f16_wide",
+          [helper.make_node("Tanh", ["x"], ["y"])], [("x", x)],
+          [("y", np.tanh(xd).astype(np.float16))])
+    u = 0.79788456080286535588 * (xd + 0.044715 * xd ** 3)
+    write(root, "test_sinter_gelu_tanh_f16_wide",
+          [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")], [("x", x)],
+          [("y", (0.5 * xd * (1 + np.tanh(u))).astype(np.float16))], opset=20)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -263,6 +310,8 @@ def main():
           [helper.make_node("ScatterND", ["data", "indices", "updates"], ["y"], reduction="mul")],
           [("data", data), ("indices", indices), ("updates", updates)], [("y", expected)])
     quantized_cases(root, rng)
+    transpose_cases(root, rng)
+    rounded_function_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -6,6 +6,7 @@
 #include "sinter/Compiler/GenericKernelEmitter.h"
 
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Dialect/Graph/IR/ScalarFunctions.h"
 #include "sinter/Passes/GenericPlan.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -172,6 +173,14 @@ private:
   LogicalResult forEachRowElement(function_ref<LogicalResult(const Index &)> body, bool useCache);
   LogicalResult writeElementwise();
   LogicalResult writeVectorized();
+  LogicalResult writeTiled();
+  /// A staged input's index for the output element at `outputIdx`.
+  static Index stagedIndex(const GenericPlan::StagedInput &staged, const Index &outputIdx) {
+    Index idx;
+    for (int64_t d : staged.outputDimOf)
+      idx.push_back(d < 0 ? "0" : outputIdx[d]);
+    return idx;
+  }
   LogicalResult writeRow();
   LogicalResult storeOutputs(const Index &idx);
 
@@ -193,6 +202,10 @@ private:
   /// variable holding the row input there.
   std::string currentElementKey, cachedRowInput;
   std::string cacheArray;
+  /// Tiled kernels, while computing outputs: the shared-memory element of the current output
+  /// element (`[row][column]`) and, per staged input, the index it is staged at.
+  std::string stagedSlot;
+  std::map<unsigned, std::string> stagedKeys;
 };
 
 FailureOr<std::string> KernelWriter::valueAt(Value v, const Index &idx) {
@@ -203,8 +216,15 @@ FailureOr<std::string> KernelWriter::valueAt(Value v, const Index &idx) {
   FailureOr<std::string> result = failure();
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     Type t = elementOf(v);
-    result = bind(computeType(t), "sinter::generic::widen(in" + std::to_string(arg.getArgNumber()) +
-                                      "[" + linear(shapeOf(v), idx) + "])");
+    std::string k = std::to_string(arg.getArgNumber());
+    // A staged input read where it was staged comes from shared memory; anywhere else (the
+    // same input read at another index too) from global memory.
+    auto staged = stagedKeys.find(arg.getArgNumber());
+    if (!stagedSlot.empty() && staged != stagedKeys.end() && staged->second == key)
+      result = bind(computeType(t), "sinter::generic::widen(stage" + k + stagedSlot + ")");
+    else
+      result = bind(computeType(t),
+                    "sinter::generic::widen(in" + k + "[" + linear(shapeOf(v), idx) + "])");
   } else {
     result = computeAt(v.getDefiningOp(), v, idx);
   }
@@ -358,7 +378,12 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
             "(" + computeType(in) + ")" + *a + ", " +
             floatLiteral(u.getAlpha().convertToDouble(), Float32Type::get(u.getContext())) + ", " +
             floatLiteral(u.getBeta().convertToDouble(), Float32Type::get(u.getContext()));
-        return bind(ct, rounded(et, "sinter::generic::fn_" + u.getFn().str() + "(" + args + ")"));
+        // A 16-bit result takes the function's cheaper variant where it has one.
+        const graph::ScalarFunction *fn = graph::lookupScalarFunction(u.getFn(), 1);
+        std::string helper = "fn_" + u.getFn().str();
+        if (fn && fn->roundedVariant && (et.isF16() || et.isBF16()))
+          helper += "_rounded<" + storageType(et) + ">";
+        return bind(ct, rounded(et, "sinter::generic::" + helper + "(" + args + ")"));
       })
       .Case([&](graph::BinaryFnOp b) -> FailureOr<std::string> {
         auto x = at(0), y = at(1);
@@ -734,6 +759,78 @@ LogicalResult KernelWriter::writeElementwise() {
   return success();
 }
 
+LogicalResult KernelWriter::writeTiled() {
+  ArrayRef<int64_t> shape = plan.iterationShape;
+  const int64_t last = shape.size() - 1, across = plan.tileDim;
+  const int64_t tilesAcross = llvm::divideCeil(shape[across], kTransposeTile);
+  const int64_t tilesLast = llvm::divideCeil(shape[last], kTransposeTile);
+  const std::string it = indexType(), side = std::to_string(kTransposeTile);
+  const std::string passes = std::to_string(plan.elementsPerThread);
+  const std::string rowsPerPass = std::to_string(kTransposeTileRowsPerPass);
+  line("const " + it + " tile = blockIdx.x;");
+  line("const " + it + " tileLast = (tile % " + std::to_string(tilesLast) + ") * " + side + ";");
+  line("const " + it + " tileAcross = (tile / " + std::to_string(tilesLast) + " % " +
+       std::to_string(tilesAcross) + ") * " + side + ";");
+  // The other output dimensions, one position of them a tile.
+  SmallVector<int64_t> restShape(shape);
+  restShape[across] = restShape[last] = 1;
+  Index outputIdx(shape.size(), "0");
+  if (llvm::any_of(restShape, [](int64_t extent) { return extent != 1; }))
+    outputIdx = delinearize("tile / " + std::to_string(tilesAcross * tilesLast), restShape);
+  outputIdx[across] = "a";
+  outputIdx[last] = "l";
+  line("const int column = threadIdx.x % " + side + ", row = threadIdx.x / " + side + ";");
+  // One padding column keeps both the staging writes and the reads conflict-free.
+  for (const auto &staged : plan.stagedInputs)
+    line("__shared__ " + storageType(elementOf(op.getBody().front().getArgument(staged.argument))) +
+         " stage" + std::to_string(staged.argument) + "[" + side + "][" + side + " + 1];");
+  const std::string inBounds =
+      "a < " + std::to_string(shape[across]) + " && l < " + std::to_string(shape[last]);
+  // Stage: consecutive threads read consecutive elements along `across`, each input's
+  // innermost dimension.
+  line("#pragma unroll");
+  line("for (int pass = 0; pass < " + passes + "; ++pass) {");
+  indent += "  ";
+  line("const " + it + " a = tileAcross + column, l = tileLast + row + pass * " + rowsPerPass +
+       ";");
+  line("if (" + inBounds + ") {");
+  indent += "  ";
+  for (const auto &staged : plan.stagedInputs) {
+    std::string k = std::to_string(staged.argument);
+    line("stage" + k + "[column][row + pass * " + rowsPerPass + "] = in" + k + "[" +
+         linear(shapeOf(op.getBody().front().getArgument(staged.argument)),
+                stagedIndex(staged, outputIdx)) +
+         "];");
+  }
+  indent.resize(indent.size() - 2);
+  line("}");
+  indent.resize(indent.size() - 2);
+  line("}");
+  line("__syncthreads();");
+  // Compute and store: consecutive threads write consecutive elements of the output's
+  // innermost dimension.
+  line("#pragma unroll");
+  line("for (int pass = 0; pass < " + passes + "; ++pass) {");
+  indent += "  ";
+  line("const " + it + " a = tileAcross + row + pass * " + rowsPerPass + ", l = tileLast + column;");
+  line("if (" + inBounds + ") {");
+  indent += "  ";
+  memo.clear();
+  stagedSlot = "[row + pass * " + rowsPerPass + "][column]";
+  for (const auto &staged : plan.stagedInputs)
+    stagedKeys[staged.argument] = llvm::join(stagedIndex(staged, outputIdx), ",");
+  LogicalResult stored = storeOutputs(outputIdx);
+  stagedSlot.clear();
+  stagedKeys.clear();
+  if (failed(stored))
+    return failure();
+  indent.resize(indent.size() - 2);
+  line("}");
+  indent.resize(indent.size() - 2);
+  line("}");
+  return success();
+}
+
 Index KernelWriter::rowElementIndex(const std::string &e) {
   SmallVector<int64_t> reducedExtents;
   for (int64_t d : plan.reducedDims)
@@ -1013,7 +1110,9 @@ FailureOr<std::string> KernelWriter::write(StringRef name) {
     largest = std::max(largest, cast<ShapedType>(v.getType()).getNumElements());
   // 32-bit index math unless an index (or a block's first index) could pass 2^31.
   wideIndex = largest >= ((int64_t)1 << 31) - ((int64_t)1 << 24);
-  LogicalResult body = plan.rowOp ? writeRow() : writeElementwise();
+  LogicalResult body = plan.rowOp              ? writeRow()
+                       : plan.tileDim >= 0 ? writeTiled()
+                                           : writeElementwise();
   if (failed(body))
     return failure();
   std::string out;

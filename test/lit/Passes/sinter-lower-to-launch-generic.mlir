@@ -80,3 +80,22 @@ func.func @two_rows(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
   }
   return %g : tensor<4x1xf32>
 }
+
+// -----
+
+// A body that reads an input across the output's innermost dimension covers the output in
+// 32 x 32 tiles (3 x 2 tiles per matrix, 3 matrices), 4 elements a thread; the same transpose
+// of matrices too narrow for tiles (8 columns) stays one thread per element.
+// CHECK-LABEL: func.func @transpose_tiles
+// CHECK: launch.generic(%arg0, %arg1) -> (%arg3) {block = array<i64: 256, 1, 1>, elements_per_thread = 4 : i64, grid = array<i64: 18, 1, 1>
+// CHECK: launch.generic(%arg2) -> (%arg4) {block = array<i64: 256, 1, 1>, elements_per_thread = 1 : i64, grid = array<i64: 4, 1, 1>
+func.func @transpose_tiles(%x: tensor<3x40x70xf32>, %y: tensor<3x70x40xf32>, %z: tensor<3x40x8xf32>) -> (tensor<3x70x40xf32>, tensor<3x8x40xf32>) {
+  %g = sinter.fusion_group(%x, %y) : (tensor<3x40x70xf32>, tensor<3x70x40xf32>) -> tensor<3x70x40xf32> {
+  ^bb0(%a: tensor<3x40x70xf32>, %b: tensor<3x70x40xf32>):
+    %t = sinter.transpose %a, [0, 2, 1] : (tensor<3x40x70xf32>) -> tensor<3x70x40xf32>
+    %s = sinter.add %t, %b : (tensor<3x70x40xf32>, tensor<3x70x40xf32>) -> tensor<3x70x40xf32>
+    sinter.yield %s : tensor<3x70x40xf32>
+  }
+  %u = sinter.transpose %z, [0, 2, 1] : (tensor<3x40x8xf32>) -> tensor<3x8x40xf32>
+  return %g, %u : tensor<3x70x40xf32>, tensor<3x8x40xf32>
+}

@@ -28,8 +28,26 @@ struct GenericPlan {
   /// computes this many consecutive elements of the innermost dimension with vector loads and
   /// stores (elementsPerThread equals it; 1 = no vectors).
   int64_t vectorWidth = 1;
+  /// Elementwise bodies that read an input across the output's innermost dimension (a
+  /// transpose of the two innermost dimensions, say): the output is covered in tiles of
+  /// kTransposeTile x kTransposeTile elements of dimensions `tileDim` and the innermost, and
+  /// each staged input — read with its innermost dimension along `tileDim` — goes through
+  /// shared memory, so that its reads and the output's writes are both coalesced. -1: none.
+  int64_t tileDim = -1;
+  struct StagedInput {
+    unsigned argument;
+    /// For each dimension of the input, the output dimension its index is (-1: extent 1).
+    llvm::SmallVector<int64_t> outputDimOf;
+  };
+  llvm::SmallVector<StagedInput> stagedInputs;
   int64_t grid = 1, block = 1;
 };
+
+/// The side of a transposing kernel's square tile, and its rows covered per pass of the block.
+constexpr int64_t kTransposeTile = 32;
+constexpr int64_t kTransposeTileRowsPerPass = 8;
+/// At most this many inputs are staged (32 x 33 elements of shared memory each).
+constexpr unsigned kMaxStagedInputs = 4;
 
 /// Threads of an elementwise block.
 constexpr int64_t kGenericBlock = 256;

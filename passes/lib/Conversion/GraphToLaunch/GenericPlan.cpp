@@ -2,7 +2,12 @@
 
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -66,6 +71,102 @@ SmallVector<int64_t> reducedDimsOf(Operation *op, int64_t rank) {
   return dims;
 }
 
+/// For each value of `body` that is only read at an index made of the output index's entries,
+/// the output dimension each of its dimensions is indexed by (-1: an extent-1 dimension). The
+/// emitter's index rewriting, followed backwards from the yield: elementwise operands and
+/// expands broadcast (numpy rules), a transpose permutes. Values read any other way (through a
+/// reshape, slice or gather) or at two different indices are absent.
+DenseMap<Value, SmallVector<int64_t>> outputDimMaps(Block &body, int64_t outputRank) {
+  DenseMap<Value, SmallVector<int64_t>> maps;
+  DenseSet<Value> unknown;
+  auto forget = [&](Value v) {
+    maps.erase(v);
+    unknown.insert(v);
+  };
+  auto assign = [&](Value v, const SmallVector<int64_t> &map) {
+    if (unknown.contains(v))
+      return;
+    auto [it, inserted] = maps.try_emplace(v, map);
+    if (!inserted && it->second != map)
+      forget(v);
+  };
+  SmallVector<int64_t> identity = llvm::to_vector(llvm::seq<int64_t>(0, outputRank));
+  for (Value v : body.getTerminator()->getOperands())
+    assign(v, identity);
+  // Users come after their operands, so a result's map is final when its op is reached.
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    auto result = op.getNumResults() == 1 ? maps.find(op.getResult(0)) : maps.end();
+    if (result == maps.end()) {
+      for (Value operand : op.getOperands())
+        forget(operand);
+      continue;
+    }
+    SmallVector<int64_t> resultMap = result->second;
+    if (isElementwiseOp(&op) || isa<graph::ExpandOp>(op)) {
+      for (Value operand : op.getOperands()) {
+        SmallVector<int64_t> shape = shapeOf(operand);
+        if (shape.size() > resultMap.size()) {
+          forget(operand);
+          continue;
+        }
+        size_t offset = resultMap.size() - shape.size();
+        SmallVector<int64_t> map;
+        for (auto [d, extent] : llvm::enumerate(shape))
+          map.push_back(extent == 1 ? -1 : resultMap[d + offset]);
+        assign(operand, map);
+      }
+    } else if (auto transpose = dyn_cast<graph::TransposeOp>(op)) {
+      SmallVector<int64_t> map(resultMap.size(), -1);
+      for (auto [i, p] : llvm::enumerate(transpose.getPerm()))
+        map[p] = resultMap[i];
+      assign(transpose.getInput(), map);
+    } else {
+      for (Value operand : op.getOperands())
+        forget(operand);
+    }
+  }
+  return maps;
+}
+
+/// Tiles `plan` (an elementwise plan over `outShape`) when inputs are read across the output's
+/// innermost dimension: the output dimension most input bytes are contiguous along, if both it
+/// and the innermost are long enough for tiles to pay.
+void planTransposeTiles(Block &body, ArrayRef<int64_t> outShape, GenericPlan &plan) {
+  int64_t rank = outShape.size(), last = rank - 1;
+  if (rank < 2 || outShape[last] < kTransposeTile / 2)
+    return;
+  auto maps = outputDimMaps(body, rank);
+  SmallVector<int64_t> bytesAlong(rank, 0);
+  for (BlockArgument arg : body.getArguments()) {
+    auto it = maps.find(arg);
+    if (arg.use_empty() || it == maps.end() || it->second.empty())
+      continue;
+    int64_t along = it->second.back();
+    auto type = cast<ShapedType>(arg.getType());
+    if (along >= 0 && along != last)
+      bytesAlong[along] +=
+          type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  }
+  int64_t tileDim = std::max_element(bytesAlong.begin(), bytesAlong.end()) - bytesAlong.begin();
+  if (bytesAlong[tileDim] == 0 || outShape[tileDim] < kTransposeTile / 2)
+    return;
+  plan.tileDim = tileDim;
+  for (BlockArgument arg : body.getArguments()) {
+    auto it = maps.find(arg);
+    if (plan.stagedInputs.size() < kMaxStagedInputs && !arg.use_empty() && it != maps.end() &&
+        !it->second.empty() && it->second.back() == tileDim)
+      plan.stagedInputs.push_back({arg.getArgNumber(), it->second});
+  }
+  int64_t tiles = llvm::divideCeil(outShape[tileDim], kTransposeTile) *
+                  llvm::divideCeil(outShape[last], kTransposeTile);
+  for (auto [d, extent] : llvm::enumerate(outShape))
+    if ((int64_t)d != tileDim && (int64_t)d != last)
+      tiles *= extent;
+  plan.block = kTransposeTile * kTransposeTileRowsPerPass;
+  plan.elementsPerThread = kTransposeTile / kTransposeTileRowsPerPass;
+  plan.grid = std::max<int64_t>(1, tiles);
+}
+
 } // namespace
 
 FailureOr<GenericPlan> planGenericKernel(Block &body, std::string &error) {
@@ -117,6 +218,8 @@ FailureOr<GenericPlan> planGenericKernel(Block &body, std::string &error) {
     plan.block = kGenericBlock;
     plan.grid =
         std::max<int64_t>(1, llvm::divideCeil(total, kGenericBlock * plan.elementsPerThread));
+    if (plan.vectorWidth == 1 && total > 0)
+      planTransposeTiles(body, outShape, plan);
     return plan;
   }
   Operation *row = plan.rowOp;

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Writes generic_mix.onnx: one model whose ops all go to the generic tier (LayerNorm, GELU,
-transpose, softmax on a middle axis, concat, a gather at run-time indices, ArgMax, a batched
-matmul of activations, f16 casts), for the emitter tests. Run from this folder; committed."""
+"""Writes the emitter tests' models. generic_mix.onnx: ops that all go to the generic tier
+(LayerNorm, GELU, transpose, softmax on a middle axis, concat, a gather at run-time indices,
+ArgMax, a batched matmul of activations, f16 casts). generic_tiles.onnx: a transpose of the two
+innermost dimensions added to another input (a tiled kernel). generic_rounded.onnx: tanh and
+tanh-GELU with bf16, f16 and f32 results. Run from this folder; committed."""
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-F, H, I64 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.INT64
+F, H, B, I64 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.INT64
 
 
 def vi(name, shape, t=F):
@@ -33,3 +35,22 @@ m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
 m.ir_version = 9
 onnx.checker.check_model(m)
 onnx.save(m, "generic_mix.onnx")
+
+g = helper.make_graph([helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+                       helper.make_node("Add", ["t", "y"], ["z"])], "generic_tiles",
+                      [vi("x", [3, 40, 70]), vi("y", [3, 70, 40])], [vi("z", [3, 70, 40])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+m.ir_version = 9
+onnx.checker.check_model(m)
+onnx.save(m, "generic_tiles.onnx")
+
+nodes = [helper.make_node("Tanh", ["b"], ["tb"]),
+         helper.make_node("Gelu", ["h"], ["gh"], approximate="tanh"),
+         helper.make_node("Tanh", ["f"], ["tf"])]
+g = helper.make_graph(nodes, "generic_rounded", [vi("b", [4, 64], B), vi("h", [4, 64], H),
+                                                 vi("f", [4, 64])],
+                      [vi("tb", [4, 64], B), vi("gh", [4, 64], H), vi("tf", [4, 64])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+m.ir_version = 9
+onnx.checker.check_model(m)
+onnx.save(m, "generic_rounded.onnx")

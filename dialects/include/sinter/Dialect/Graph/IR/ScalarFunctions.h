@@ -24,6 +24,9 @@ struct ScalarFunction {
   /// Exact host evaluation of integer and boolean operands (no overflow), or null for
   /// functions of floats only.
   int64_t (*evalInt)(int64_t a, int64_t b) = nullptr;
+  /// runtime/kernels/generic.cuh has fn_<name>_rounded<Storage>, a cheaper device helper for
+  /// f16 and bf16 results, accurate to well under their rounding.
+  bool roundedVariant = false;
 };
 
 /// The entry named `name` with `arity` operands, or null.
