@@ -97,6 +97,15 @@ public:
 private:
   // Statements go to `os` at the current indentation.
   void line(const Twine &text) { os << indent << text << "\n"; }
+  /// `head {` (a for or if header) and one more level of indentation, and its end.
+  void open(const Twine &head) {
+    line(head + " {");
+    indent += "  ";
+  }
+  void close() {
+    indent.resize(indent.size() - 2);
+    line("}");
+  }
   std::string fresh(StringRef prefix) { return (prefix + Twine(counter++)).str(); }
   /// Binds `expr` to a new const variable of `type` and returns its name.
   std::string bind(StringRef type, const std::string &expr, StringRef prefix = "v") {
@@ -574,9 +583,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           return failure();
         std::string value = fresh("scattered"), tuple = fresh("tuple");
         line(ct + " " + value + " = " + *base + ";");
-        line("for (" + indexType() + " " + tuple + " = 0; " + tuple + " < " +
-             std::to_string(tuples) + "; ++" + tuple + ") {");
-        indent += "  ";
+        open("for (" + indexType() + " " + tuple + " = 0; " + tuple + " < " +
+             std::to_string(tuples) + "; ++" + tuple + ")");
         auto saved = memo;
         Index at = delinearize(tuple, tupleShape);
         std::string match;
@@ -591,8 +599,7 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           match += (j ? " && " : "") + std::string("(") + gatherIndex(*q, data[j]) + ") == (" +
                    idx[j] + ")";
         }
-        line("if (" + match + ") {");
-        indent += "  ";
+        open("if (" + match + ")");
         Index updateAt = at;
         updateAt.append(idx.begin() + k, idx.end());
         auto update = valueAt(sc.getUpdates(), updateAt);
@@ -606,11 +613,9 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
             : r == "min" ? "sinter::generic::fn_min(" + value + ", " + *update + ")"
                          : *update;
         line(value + " = " + rounded(et, combined) + ";");
-        indent.resize(indent.size() - 2);
-        line("}");
+        close();
         memo = saved;
-        indent.resize(indent.size() - 2);
-        line("}");
+        close();
         return value;
       })
       .Case([&](graph::TriluOp t) -> FailureOr<std::string> {
@@ -680,12 +685,10 @@ LogicalResult KernelWriter::writeVectorized() {
       requireAligned("in" + std::to_string(arg.getArgNumber()), elementOf(arg));
   for (auto [o, v] : llvm::enumerate(yield->getOperands()))
     requireAligned("out" + std::to_string(o), elementOf(v));
-  line("if ((" + check + ") == 0) {");
-  indent += "  ";
+  open("if ((" + check + ") == 0)");
   line("const " + indexType() + " first = ((" + indexType() + ")blockIdx.x * " +
        std::to_string(plan.block) + " + threadIdx.x) * " + std::to_string(width) + ";");
-  line("if (first < " + std::to_string(total) + ") {");
-  indent += "  ";
+  open("if (first < " + std::to_string(total) + ")");
   Index first = delinearize("first", shape);
   std::string w = std::to_string(width);
   for (BlockArgument arg : body.getArguments()) {
@@ -723,11 +726,9 @@ LogicalResult KernelWriter::writeVectorized() {
   for (auto [o, v] : llvm::enumerate(yield->getOperands()))
     line("sinter::generic::store_vec(out" + std::to_string(o) + " + first, vout" +
          std::to_string(o) + ");");
-  indent.resize(indent.size() - 2);
-  line("}");
+  close();
   line("return;");
-  indent.resize(indent.size() - 2);
-  line("}");
+  close();
   memo.clear();
   return success();
 }
@@ -744,18 +745,14 @@ LogicalResult KernelWriter::writeElementwise() {
   line("const " + indexType() + " first = (" + indexType() + ")blockIdx.x * " +
        std::to_string(perBlock) + " + threadIdx.x;");
   line("#pragma unroll");
-  line("for (int e = 0; e < " + std::to_string(plan.elementsPerThread) + "; ++e) {");
-  indent += "  ";
+  open("for (int e = 0; e < " + std::to_string(plan.elementsPerThread) + "; ++e)");
   line("const " + indexType() + " i = first + e * " + std::to_string(plan.block) + ";");
-  line("if (i < " + std::to_string(total) + ") {");
-  indent += "  ";
+  open("if (i < " + std::to_string(total) + ")");
   memo.clear();
   if (failed(storeOutputs(delinearize("i", shape))))
     return failure();
-  indent.resize(indent.size() - 2);
-  line("}");
-  indent.resize(indent.size() - 2);
-  line("}");
+  close();
+  close();
   return success();
 }
 
@@ -789,12 +786,10 @@ LogicalResult KernelWriter::writeTiled() {
   // Stage: consecutive threads read consecutive elements along `across`, each input's
   // innermost dimension.
   line("#pragma unroll");
-  line("for (int pass = 0; pass < " + passes + "; ++pass) {");
-  indent += "  ";
+  open("for (int pass = 0; pass < " + passes + "; ++pass)");
   line("const " + it + " a = tileAcross + column, l = tileLast + row + pass * " + rowsPerPass +
        ";");
-  line("if (" + inBounds + ") {");
-  indent += "  ";
+  open("if (" + inBounds + ")");
   for (const auto &staged : plan.stagedInputs) {
     std::string k = std::to_string(staged.argument);
     line("stage" + k + "[column][row + pass * " + rowsPerPass + "] = in" + k + "[" +
@@ -802,19 +797,15 @@ LogicalResult KernelWriter::writeTiled() {
                 stagedIndex(staged, outputIdx)) +
          "];");
   }
-  indent.resize(indent.size() - 2);
-  line("}");
-  indent.resize(indent.size() - 2);
-  line("}");
+  close();
+  close();
   line("__syncthreads();");
   // Compute and store: consecutive threads write consecutive elements of the output's
   // innermost dimension.
   line("#pragma unroll");
-  line("for (int pass = 0; pass < " + passes + "; ++pass) {");
-  indent += "  ";
+  open("for (int pass = 0; pass < " + passes + "; ++pass)");
   line("const " + it + " a = tileAcross + row + pass * " + rowsPerPass + ", l = tileLast + column;");
-  line("if (" + inBounds + ") {");
-  indent += "  ";
+  open("if (" + inBounds + ")");
   memo.clear();
   stagedSlot = "[row + pass * " + rowsPerPass + "][column]";
   for (const auto &staged : plan.stagedInputs)
@@ -824,10 +815,8 @@ LogicalResult KernelWriter::writeTiled() {
   stagedKeys.clear();
   if (failed(stored))
     return failure();
-  indent.resize(indent.size() - 2);
-  line("}");
-  indent.resize(indent.size() - 2);
-  line("}");
+  close();
+  close();
   return success();
 }
 
@@ -847,21 +836,17 @@ LogicalResult KernelWriter::forEachRowElement(function_ref<LogicalResult(const I
                                               bool useCache) {
   int64_t perThread = llvm::divideCeil(plan.rowLength, plan.threadsPerRow);
   line("#pragma unroll");
-  line("for (int j = 0; j < " + std::to_string(perThread) + "; ++j) {");
-  indent += "  ";
+  open("for (int j = 0; j < " + std::to_string(perThread) + "; ++j)");
   line("const int e = lane + j * " + std::to_string(plan.threadsPerRow) + ";");
-  line("if (e < " + std::to_string(plan.rowLength) + ") {");
-  indent += "  ";
+  open("if (e < " + std::to_string(plan.rowLength) + ")");
   auto saved = memo;
   Index idx = rowElementIndex("e");
   cachedRowInput = useCache && !cacheArray.empty() ? cacheArray + "[j]" : "";
   LogicalResult result = body(idx);
   cachedRowInput.clear();
   memo = saved;
-  indent.resize(indent.size() - 2);
-  line("}");
-  indent.resize(indent.size() - 2);
-  line("}");
+  close();
+  close();
   return result;
 }
 
@@ -981,14 +966,12 @@ LogicalResult KernelWriter::writeRow() {
     line(acc + " " + rowScan + "[" + slots + "];");
     line(acc + " " + carry + " = 0;");
     line("#pragma unroll");
-    line("for (int " + step + " = 0; " + step + " < " + slots + "; ++" + step + ") {");
-    indent += "  ";
+    open("for (int " + step + " = 0; " + step + " < " + slots + "; ++" + step + ")");
     line("const int j = " + (cumsum.getReverse() ? slots + " - 1 - " + step : step) + ";");
     line("const int e = lane + j * " + tprText + ";");
     std::string v = fresh("element");
     line(acc + " " + v + " = 0;");
-    line("if (e < " + std::to_string(plan.rowLength) + ") {");
-    indent += "  ";
+    open("if (e < " + std::to_string(plan.rowLength) + ")");
     auto saved = memo;
     cachedRowInput = cacheArray.empty() ? "" : cacheArray + "[j]";
     auto xv = rowInputAt(rowElementIndex("e"));
@@ -997,8 +980,7 @@ LogicalResult KernelWriter::writeRow() {
     if (failed(xv))
       return failure();
     line(v + " = (" + acc + ")(" + *xv + ");");
-    indent.resize(indent.size() - 2);
-    line("}");
+    close();
     std::string before = fresh("before"), total = fresh("chunk_total");
     line(acc + " " + before + ", " + total + ";");
     std::string inclusive = bind(acc, "sinter::generic::row_scan<" + tprText + ", " +
@@ -1007,8 +989,7 @@ LogicalResult KernelWriter::writeRow() {
                                  "inclusive");
     line(rowScan + "[j] = " + carry + " + " + (cumsum.getExclusive() ? before : inclusive) + ";");
     line(carry + " += " + total + ";");
-    indent.resize(indent.size() - 2);
-    line("}");
+    close();
   } else if (auto arg = dyn_cast<graph::ArgReduceOp>(row)) {
     bool isMax = arg.getKind() == "max";
     std::string best = fresh("best"), bestIndex = fresh("best_index");
@@ -1076,8 +1057,7 @@ LogicalResult KernelWriter::writeRow() {
 
   // Outputs: at every element for row-shaped results, once per row (lane 0) for reductions.
   if (plan.reducesShape) {
-    line("if (active && lane == 0) {");
-    indent += "  ";
+    open("if (active && lane == 0)");
     Index out;
     size_t o = 0;
     auto keep = isa<graph::ArgReduceOp>(row)    ? cast<graph::ArgReduceOp>(row).getKeepdims()
@@ -1091,16 +1071,13 @@ LogicalResult KernelWriter::writeRow() {
     }
     if (failed(storeOutputs(out)))
       return failure();
-    indent.resize(indent.size() - 2);
-    line("}");
+    close();
     return success();
   }
-  line("if (active) {");
-  indent += "  ";
+  open("if (active)");
   LogicalResult stored =
       forEachRowElement([&](const Index &idx) { return storeOutputs(idx); }, true);
-  indent.resize(indent.size() - 2);
-  line("}");
+  close();
   return stored;
 }
 
