@@ -128,14 +128,7 @@ LogicalResult runPhase(ModuleOp module, Phase phase, const CompileConfig &config
   if (passes.empty())
     return module.emitError("phase '") << phaseName(phase) << "' has no passes";
   // Every pass that chooses for the GPU reads the target off the module.
-  CompileTarget onModule;
-  onModule.name = target.name;
-  onModule.arch = target.arch;
-  onModule.smCount = target.smCount;
-  onModule.sharedMemoryPerBlock = target.sharedMemoryPerBlock;
-  onModule.sharedMemoryPerSm = target.sharedMemoryPerSm;
-  onModule.l2Bytes = target.l2Bytes;
-  setCompileTarget(module, onModule);
+  setCompileTarget(module, target);
   if (failed(runPasses(module, std::move(passes), passTiming)))
     return failure();
   return verifyPhase(module, phase);

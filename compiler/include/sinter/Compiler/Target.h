@@ -1,19 +1,15 @@
 #ifndef SINTER_COMPILER_TARGET_H
 #define SINTER_COMPILER_TARGET_H
 
-#include <cstdint>
+#include "sinter/Passes/CompileTarget.h"
+
 #include <string>
 
 namespace sinter {
 
-/// A GPU description from targets/<name>.yaml; launch specialization reads it.
-struct Target {
-  std::string name;
-  std::string arch; // nvcc -arch value, e.g. sm_90
-  int64_t smCount = 0;
-  int64_t sharedMemoryPerBlock = 0;
-  int64_t sharedMemoryPerSm = 0;
-  int64_t l2Bytes = 0;
+/// A GPU description from targets/<name>.yaml: the limits the passes read off the module
+/// (CompileTarget, which the driver records there) and what only the driver reads.
+struct Target : CompileTarget {
   double memoryBandwidthGBps = 0;
 };
 
