@@ -2,7 +2,8 @@
 """Generic-tier kernels on large tensors: bytes moved over the device copy bandwidth.
 
 Builds small ONNX graphs (elementwise chains with a broadcast operand in f32 and bf16, a
-softmax, a LayerNormalization, a transpose), compiles each with `sinter`, checks the output
+softmax, a LayerNormalization, 2-D transposes in f32 and bf16, a batched transpose of the two
+innermost dimensions plus a bias), compiles each with `sinter`, checks the output
 against PyTorch, and times Sinter (CUDA graph), PyTorch eager and torch.compile on the same
 inputs. Bytes = every input read once + every output written once; the floor is bytes over
 the device-to-device copy bandwidth measured in the same run.
@@ -70,6 +71,17 @@ def cases(torch):
         "transpose", [helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0])],
         [vi("x", shape, F)], [vi("y", shape[::-1], F)]),
         lambda x: x.t().contiguous(), [shape], f32))
+    wide = [2 * ROWS, COLS]
+    out.append(("transpose bfloat16", graph(
+        "transpose_bf16", [helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0])],
+        [vi("x", wide, B)], [vi("y", wide[::-1], B)]),
+        lambda x: x.t().contiguous(), [wide], bf16))
+    batched = [ROWS // COLS, COLS, COLS]
+    out.append(("batched transpose (0, 2, 1) + bias float32", graph(
+        "transpose_batched", [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+                              helper.make_node("Add", ["t", "b"], ["y"])],
+        [vi("x", batched, F), vi("b", [COLS], F)], [vi("y", batched, F)]),
+        lambda x, b: x.transpose(1, 2) + b, [batched, [COLS]], f32))
     return out
 
 
@@ -92,7 +104,7 @@ def main():
         sinter = Model(stem + ".so")
         ctx = sinter.context("graph")
         ref = ref_fn(*inputs)
-        out = torch.empty_like(ref)
+        out = torch.empty(ref.shape, dtype=ref.dtype, device=ref.device)  # row-major
         call = ctx.bind(inputs, [out])
         call()
         torch.cuda.synchronize()

@@ -759,11 +759,11 @@ LogicalResult KernelWriter::writeElementwise() {
 LogicalResult KernelWriter::writeTiled() {
   ArrayRef<int64_t> shape = plan.iterationShape;
   const int64_t last = shape.size() - 1, across = plan.tileDim;
-  const int64_t tilesAcross = llvm::divideCeil(shape[across], kTransposeTile);
-  const int64_t tilesLast = llvm::divideCeil(shape[last], kTransposeTile);
-  const std::string it = indexType(), side = std::to_string(kTransposeTile);
+  const int64_t tilesAcross = llvm::divideCeil(shape[across], plan.tileSide);
+  const int64_t tilesLast = llvm::divideCeil(shape[last], plan.tileSide);
+  const std::string it = indexType(), side = std::to_string(plan.tileSide);
   const std::string passes = std::to_string(plan.elementsPerThread);
-  const std::string rowsPerPass = std::to_string(kTransposeTileRowsPerPass);
+  const std::string rowsPerPass = std::to_string(plan.block / plan.tileSide);
   line("const " + it + " tile = blockIdx.x;");
   line("const " + it + " tileLast = (tile % " + std::to_string(tilesLast) + ") * " + side + ";");
   line("const " + it + " tileAcross = (tile / " + std::to_string(tilesLast) + " % " +
@@ -777,10 +777,14 @@ LogicalResult KernelWriter::writeTiled() {
   outputIdx[across] = "a";
   outputIdx[last] = "l";
   line("const int column = threadIdx.x % " + side + ", row = threadIdx.x / " + side + ";");
-  // One padding column keeps both the staging writes and the reads conflict-free.
-  for (const auto &staged : plan.stagedInputs)
-    line("__shared__ " + storageType(elementOf(op.getBody().front().getArgument(staged.argument))) +
-         " stage" + std::to_string(staged.argument) + "[" + side + "][" + side + " + 1];");
+  // Padding to an odd number of 4-byte words a row keeps both the staging writes (down a
+  // column) and the reads (along a row) free of bank conflicts.
+  for (const auto &staged : plan.stagedInputs) {
+    Type t = elementOf(op.getBody().front().getArgument(staged.argument));
+    int64_t padding = std::max<int64_t>(1, 4 / std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8));
+    line("__shared__ " + storageType(t) + " stage" + std::to_string(staged.argument) + "[" + side +
+         "][" + side + " + " + std::to_string(padding) + "];");
+  }
   const std::string inBounds =
       "a < " + std::to_string(shape[across]) + " && l < " + std::to_string(shape[last]);
   // Stage: consecutive threads read consecutive elements along `across`, each input's

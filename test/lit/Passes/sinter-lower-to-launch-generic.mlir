@@ -99,3 +99,13 @@ func.func @transpose_tiles(%x: tensor<3x40x70xf32>, %y: tensor<3x70x40xf32>, %z:
   %u = sinter.transpose %z, [0, 2, 1] : (tensor<3x40x8xf32>) -> tensor<3x8x40xf32>
   return %g, %u : tensor<3x70x40xf32>, tensor<3x8x40xf32>
 }
+
+// -----
+
+// 16-bit elements: 64 x 64 tiles (a tile row is a 128-byte line), 16 elements a thread.
+// CHECK-LABEL: func.func @transpose_tiles_bf16
+// CHECK: launch.generic(%arg0) -> (%arg1) {block = array<i64: 256, 1, 1>, elements_per_thread = 16 : i64, grid = array<i64: 2, 1, 1>
+func.func @transpose_tiles_bf16(%x: tensor<70x40xbf16>) -> tensor<40x70xbf16> {
+  %t = sinter.transpose %x, [1, 0] : (tensor<70x40xbf16>) -> tensor<40x70xbf16>
+  return %t : tensor<40x70xbf16>
+}

@@ -29,11 +29,14 @@ struct GenericPlan {
   /// stores (elementsPerThread equals it; 1 = no vectors).
   int64_t vectorWidth = 1;
   /// Elementwise bodies that read an input across the output's innermost dimension (a
-  /// transpose of the two innermost dimensions, say): the output is covered in tiles of
-  /// kTransposeTile x kTransposeTile elements of dimensions `tileDim` and the innermost, and
-  /// each staged input — read with its innermost dimension along `tileDim` — goes through
-  /// shared memory, so that its reads and the output's writes are both coalesced. -1: none.
+  /// transpose of the two innermost dimensions, say): the output is covered in square tiles of
+  /// `tileSide` elements of dimensions `tileDim` and the innermost, and each staged input —
+  /// read with its innermost dimension along `tileDim` — goes through shared memory, so that
+  /// its reads and the output's writes are both coalesced. -1: none.
   int64_t tileDim = -1;
+  /// 32, or 64 when the staged inputs and the outputs are 16-bit or narrower: a tile row is
+  /// then a whole 128-byte line (32-element rows of 2 bytes moved 58 % of the copy bandwidth).
+  int64_t tileSide = 0;
   struct StagedInput {
     unsigned argument;
     /// For each dimension of the input, the output dimension its index is (-1: extent 1).
@@ -43,9 +46,8 @@ struct GenericPlan {
   int64_t grid = 1, block = 1;
 };
 
-/// The side of a transposing kernel's square tile, and its rows covered per pass of the block.
+/// The side of a transposing kernel's square tile below which tiles do not pay.
 constexpr int64_t kTransposeTile = 32;
-constexpr int64_t kTransposeTileRowsPerPass = 8;
 /// At most this many inputs are staged (32 x 33 elements of shared memory each).
 constexpr unsigned kMaxStagedInputs = 4;
 

@@ -157,13 +157,23 @@ void planTransposeTiles(Block &body, ArrayRef<int64_t> outShape, GenericPlan &pl
         !it->second.empty() && it->second.back() == tileDim)
       plan.stagedInputs.push_back({arg.getArgNumber(), it->second});
   }
-  int64_t tiles = llvm::divideCeil(outShape[tileDim], kTransposeTile) *
-                  llvm::divideCeil(outShape[last], kTransposeTile);
+  auto byteWidth = [](Value v) {
+    return std::max<int64_t>(1, cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8);
+  };
+  int64_t widest = 1;
+  for (const GenericPlan::StagedInput &staged : plan.stagedInputs)
+    widest = std::max(widest, byteWidth(body.getArgument(staged.argument)));
+  for (Value v : body.getTerminator()->getOperands())
+    widest = std::max(widest, byteWidth(v));
+  plan.tileSide = widest <= 2 ? 2 * kTransposeTile : kTransposeTile;
+  int64_t tiles = llvm::divideCeil(outShape[tileDim], plan.tileSide) *
+                  llvm::divideCeil(outShape[last], plan.tileSide);
   for (auto [d, extent] : llvm::enumerate(outShape))
     if ((int64_t)d != tileDim && (int64_t)d != last)
       tiles *= extent;
-  plan.block = kTransposeTile * kTransposeTileRowsPerPass;
-  plan.elementsPerThread = kTransposeTile / kTransposeTileRowsPerPass;
+  // A block's threads cover kGenericBlock / tileSide rows of the tile per pass.
+  plan.block = kGenericBlock;
+  plan.elementsPerThread = plan.tileSide * plan.tileSide / kGenericBlock;
   plan.grid = std::max<int64_t>(1, tiles);
 }
 

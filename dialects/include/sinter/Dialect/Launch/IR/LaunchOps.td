@@ -126,8 +126,8 @@ def Launch_GenericOp : Launch_Op<"generic", [AttrSizedOperandSegments, IsolatedF
     buffer. The emitter writes it as one CUDA kernel with every shape and stride a
     compile-time constant. `threads_per_row` = 0: one thread per output element,
     `elements_per_thread` of them each (a body that reads an input across the output's
-    innermost dimension covers the output in 32 x 32 tiles staged through shared memory, one
-    block a tile; GenericPlan decides). Otherwise the body holds one row operation
+    innermost dimension covers the output in square tiles, 32 or 64 (16-bit elements) wide,
+    staged through shared memory, one block a tile; GenericPlan decides). Otherwise the body holds one row operation
     (reduction, softmax, normalization): `threads_per_row` threads share each row,
     `rows_per_block` rows a block. Grid, block and shared memory are fixed here.
   }];
