@@ -2,14 +2,18 @@
 // QKV buffer. Semantics, argument order and limits: launch_params.h ("flash_attention");
 // launch: flash_attention_launch(S, HQ, D, batch).
 //
-// One block per (tile of queries, q head, sequence); each of its 4 warps owns one or two
-// tiles of 16 queries (flash_attention_row_tiles).
+// One block per (tile of queries, q head, sequence); each of its 4 warps owns ROW_TILES tiles
+// of 16 queries.
 // Key tiles stream through shared memory in two stages (cp.async), so the next tile loads
 // while the warps work on this one. Per tile a warp computes its 16 x tile scores with
 // mma.m16n8k16 (q and K fragments by ldmatrix), moves its running row maxima and sums
 // (online softmax, base 2 with the scale folded in), and adds p v with the scores' registers
 // reused as the A operand (an m16n8 accumulator pair is an m16k16 A fragment) and V read
 // transposed by ldmatrix.trans. Causal blocks start from the last query tile, the longest.
+// Only the key tiles a mask cuts (the causal diagonal, the prompt's end, padding masks) pay
+// for the mask; the others go from the MMA's scores to exp2 with one FMA each (the scale is
+// folded into the exponent where it is positive, so the row maximum of the raw scores is the
+// maximum of the scaled ones).
 #pragma once
 
 #include "kernel_common.cuh"
@@ -67,19 +71,24 @@ __device__ __forceinline__ FragmentRowAddress b_fragment_pair_address(int lane) 
 
 template <int S, int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE,
           uint32_t SCALE_BITS, bool CAUSAL, bool PADDING_MASK, typename T = bf16,
-          typename OutT = T>
-__global__ void __launch_bounds__(kFlashAttentionWarps * 32)
+          typename OutT = T, int ROW_TILES = flash_attention_default_tiling(S, D).row_tiles,
+          int KEY_TILE = flash_attention_default_tiling(S, D).key_tile,
+          int MIN_BLOCKS_PER_SM = flash_attention_default_tiling(S, D).min_blocks_per_sm>
+__global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
     flash_attention(const T *qkv, const int64_t *attention_mask, OutT *out) {
   static_assert(flash_attention_supported(S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE,
                                           int(sizeof(T))),
                 "flash_attention: needs 16-bit q/k/v, D % 16 == 0 and <= 256, HQ % HKV == 0, "
                 "8-aligned offsets and stride, heads inside the row");
+  static_assert(ROW_TILES >= 1 && KEY_TILE >= 16 && KEY_TILE % 16 == 0 && MIN_BLOCKS_PER_SM >= 0,
+                "flash_attention: a tiling of whole 16-row tiles and 16-key steps");
   using Element = detail::TensorCoreElement<T>;
-  constexpr int kRowTiles = flash_attention_row_tiles(S, D); // 16-query tiles per warp
+  constexpr FlashAttentionTiling kTiling{ROW_TILES, KEY_TILE, MIN_BLOCKS_PER_SM};
+  constexpr int kRowTiles = ROW_TILES; // 16-query tiles per warp
   constexpr int kWarpQueries = 16 * kRowTiles;
-  constexpr int kQueryTile = flash_attention_query_tile(S, D);
+  constexpr int kQueryTile = flash_attention_query_tile(kTiling);
   constexpr int kThreads = kFlashAttentionWarps * 32;
-  constexpr int kKeyTile = flash_attention_key_tile(D);
+  constexpr int kKeyTile = KEY_TILE;
   constexpr int kRowElements = D + 8;           // padded shared row
   constexpr int kKeyBlocks = kKeyTile / 8;      // 8-key accumulator blocks of the scores
   constexpr int kKeySteps = kKeyTile / 16;      // 16-key steps of p v
@@ -113,7 +122,12 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32)
   auto query_row = [&](int t, int r) {
     return warp_query_begin + 16 * t + acc_lane.row_in_tile + 8 * r;
   };
+  // Positive, finite and not zero: the scale can go into the exponent's FMA.
+  constexpr bool kFoldScale = (SCALE_BITS >> 31) == 0 && SCALE_BITS != 0 &&
+                              (SCALE_BITS & 0x7f800000u) != 0x7f800000u;
   const float score_scale = __uint_as_float(SCALE_BITS) * kLog2e;
+  // Scores are kept raw (kFoldScale) or scaled; exponents are fma(score, fold, -row base).
+  const float fold = kFoldScale ? score_scale : 1.f;
 
   detail::pdl_launch_dependents();
   detail::pdl_wait();
@@ -152,7 +166,7 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32)
   stage_key_tile(0);
 
   float output[kRowTiles][kHeadBlocks][4];
-  float row_max[kRowTiles][2]; // of the scaled (base-2) scores seen so far
+  float row_max[kRowTiles][2]; // of the scores seen so far (raw where kFoldScale)
   float row_sum[kRowTiles][2]; // this lane's share of sum 2^(score - row_max)
 #pragma unroll
   for (int t = 0; t < kRowTiles; ++t) {
@@ -209,25 +223,31 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32)
       }
     }
 
+    if constexpr (!kFoldScale) {
+#pragma unroll
+      for (int t = 0; t < kRowTiles; ++t)
+#pragma unroll
+        for (int kb = 0; kb < kKeyBlocks; ++kb)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) scores[t][kb][e] *= score_scale;
+    }
     const bool needs_mask = PADDING_MASK || key_begin + kKeyTile > S ||
                             (CAUSAL && key_begin + kKeyTile - 1 > warp_query_begin);
+    if (needs_mask) {
 #pragma unroll
-    for (int t = 0; t < kRowTiles; ++t)
+      for (int t = 0; t < kRowTiles; ++t)
 #pragma unroll
-      for (int kb = 0; kb < kKeyBlocks; ++kb)
+        for (int kb = 0; kb < kKeyBlocks; ++kb)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          float s = scores[t][kb][e] * score_scale;
-          if (needs_mask) {
+          for (int e = 0; e < 4; ++e) {
             const int key_in_tile = kb * 8 + 2 * acc_lane.column_pair + (e & 1);
             const int key = key_begin + key_in_tile;
             bool visible = key < S && (!CAUSAL || key <= query_row(t, e >> 1));
             if constexpr (PADDING_MASK)
               visible = visible && key_flag_stages[stage * kKeyTile + key_in_tile] != 0;
-            if (!visible) s = -INFINITY;
+            if (!visible) scores[t][kb][e] = -INFINITY;
           }
-          scores[t][kb][e] = s;
-        }
+    }
 
 #pragma unroll
     for (int t = 0; t < kRowTiles; ++t)
@@ -240,8 +260,8 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32)
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
         // A row with every key so far masked keeps -inf: exponents against 0 give zeros.
-        const float base = tile_max == -INFINITY ? 0.f : tile_max;
-        const float rescale = exp2f(row_max[t][r] - base);
+        const float base = tile_max == -INFINITY ? 0.f : tile_max * fold;
+        const float rescale = detail::exp2_ftz(fmaf(row_max[t][r], fold, -base));
         row_max[t][r] = tile_max;
         float sum = row_sum[t][r] * rescale;
 #pragma unroll
@@ -251,8 +271,9 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32)
         }
 #pragma unroll
         for (int kb = 0; kb < kKeyBlocks; ++kb) {
-          scores[t][kb][2 * r] = exp2f(scores[t][kb][2 * r] - base);
-          scores[t][kb][2 * r + 1] = exp2f(scores[t][kb][2 * r + 1] - base);
+          scores[t][kb][2 * r] = detail::exp2_ftz(fmaf(scores[t][kb][2 * r], fold, -base));
+          scores[t][kb][2 * r + 1] =
+              detail::exp2_ftz(fmaf(scores[t][kb][2 * r + 1], fold, -base));
           sum += scores[t][kb][2 * r] + scores[t][kb][2 * r + 1];
         }
         row_sum[t][r] = sum;

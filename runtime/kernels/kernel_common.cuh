@@ -136,6 +136,14 @@ __device__ __forceinline__ void cp_async_wait_dyn(int n) {
   }
 }
 
+// 2^t in one special-function-unit instruction (exp2f adds a denormal range check around
+// it); results below 2^-126 are 0.
+__device__ __forceinline__ float exp2_ftz(float t) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(t));
+  return y;
+}
+
 // Tensor-core products (bf16 inputs, fp32 accumulation) and their operand loads.
 __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], uint32_t a0, uint32_t a1,
                                                uint32_t a2, uint32_t a3, uint32_t b0,

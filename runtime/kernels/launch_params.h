@@ -548,33 +548,54 @@ SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D, int ele
 
 // =============================================================================================
 // flash_attention<S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, SCALE_BITS, CAUSAL,
-//                 PADDING_MASK, T, OutT>(const T *qkv, const int64_t *attention_mask, OutT *out)
+//                 PADDING_MASK, T, OutT, ROW_TILES, KEY_TILE, MIN_BLOCKS_PER_SM>
+//                (const T *qkv, const int64_t *attention_mask, OutT *out)
 //   attention_prefill's semantics and layouts for prompts of any length, with a batch: T is
 //   bf16 or half (OutT T or float); qkv [B * S, ROW_STRIDE], attention_mask [B * S] int64
 //   (nullptr when !PADDING_MASK), out [B * S, HQ * D]. q k^T and p v on tensor cores
 //   (mma.m16n8k16, fp32 accumulation, p rounded to T), online softmax in fp32 over tiles of
-//   flash_attention_key_tile(D) keys. Requires D % 16 == 0, 16 <= D <= 256, ROW_STRIDE and
-//   the offsets % 8 == 0, HQ % HKV == 0.
-//   grid (ceil(S / flash_attention_query_tile(S, D)), HQ, B), block 128 (4 warps, each with
-//   flash_attention_row_tiles(S, D) tiles of 16 queries), dynamic shared
-//   flash_attention_shared_bytes(S, D): the q tile and two stages of K and V tiles, rows padded
-//   to D + 8 elements (ldmatrix rows on distinct banks), and two stages of key flags.
+//   KEY_TILE keys. Requires D % 16 == 0, 16 <= D <= 256, ROW_STRIDE and the offsets % 8 == 0,
+//   HQ % HKV == 0. The last three parameters are a FlashAttentionTiling (defaults:
+//   flash_attention_default_tiling(S, D); the compiler uses the defaults).
+//   grid (ceil(S / flash_attention_query_tile(tiling)), HQ, B), block 128 (4 warps, each with
+//   ROW_TILES tiles of 16 queries), dynamic shared flash_attention_shared_bytes(tiling, D): the
+//   q tile and two stages of K and V tiles, rows padded to D + 8 elements (ldmatrix rows on
+//   distinct banks), and two stages of key flags.
 // =============================================================================================
 constexpr int kFlashAttentionWarps = 4;
 
-// Two 16-query tiles a warp where the registers allow (D 64 and below) and the prompt gives
-// enough blocks anyway (512 tokens and more): each K and V fragment read from shared memory
-// then feeds two MMAs instead of one. H200 (flash_attention_bench, D 64): 8192 tokens 1.600 ->
-// 1.445 ms; 256 tokens 8.9 -> 10.0 us, hence the threshold.
-SINTER_LP_FN int flash_attention_row_tiles(int S, int D) { return D <= 64 && S >= 512 ? 2 : 1; }
-SINTER_LP_FN int flash_attention_query_tile(int S, int D) {
-  return 16 * kFlashAttentionWarps * flash_attention_row_tiles(S, D);
+// How flash_attention divides a head's work: 16-query tiles per warp, keys per shared-memory
+// stage, and the blocks per SM the registers are budgeted for (__launch_bounds__; 0 leaves it
+// to ptxas, which then takes fewer registers than with 1). The kernel's last template
+// parameters; flash_attention_default_tiling picks them from S and D.
+struct FlashAttentionTiling {
+  int row_tiles;
+  int key_tile;
+  int min_blocks_per_sm;
+};
+// Two 16-query tiles a warp once the prompt gives enough blocks anyway (512 tokens and more
+// at D 64, 2048 at D 128): each K and V fragment read from shared memory then feeds two MMAs
+// instead of one. Longer key tiles where the registers allow: fewer barriers and running-max
+// updates a key. Chosen from flash_attention_bench's tilings on the H200 (RESULTS.md).
+SINTER_LP_FN FlashAttentionTiling flash_attention_default_tiling(int S, int D) {
+  if (D <= 64 && S >= 512)
+    return {2, S >= 1024 ? 128 : 64, 0};
+  if (D <= 128 && S >= 2048)
+    return {2, 32, 0};
+  return {1, D > 128 ? 32 : 64, 0};
 }
-SINTER_LP_FN int flash_attention_key_tile(int D) { return D > 128 ? 32 : 64; }
+SINTER_LP_FN int flash_attention_query_tile(FlashAttentionTiling tiling) {
+  return 16 * kFlashAttentionWarps * tiling.row_tiles;
+}
+SINTER_LP_FN uint32_t flash_attention_shared_bytes(FlashAttentionTiling tiling, int D) {
+  return uint32_t((flash_attention_query_tile(tiling) + 4 * tiling.key_tile) * (D + 8) * 2 +
+                  2 * tiling.key_tile * 4);
+}
+SINTER_LP_FN int flash_attention_query_tile(int S, int D) {
+  return flash_attention_query_tile(flash_attention_default_tiling(S, D));
+}
 SINTER_LP_FN uint32_t flash_attention_shared_bytes(int S, int D) {
-  return uint32_t((flash_attention_query_tile(S, D) + 4 * flash_attention_key_tile(D)) *
-                      (D + 8) * 2 +
-                  2 * flash_attention_key_tile(D) * 4);
+  return flash_attention_shared_bytes(flash_attention_default_tiling(S, D), D);
 }
 // Whether flash_attention tiles a head of D elements of elem_bytes each.
 SINTER_LP_FN bool flash_attention_tiles_head(int D, int elem_bytes) {
@@ -591,11 +612,15 @@ SINTER_LP_FN bool flash_attention_supported(int S, int HQ, int HKV, int D, int q
          v_off + HKV * D <= row_stride &&
          flash_attention_shared_bytes(S, D) <= smem.per_block;
 }
-SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch = 1) {
-  return {{uint32_t(ceil_div(S, flash_attention_query_tile(S, D))), uint32_t(HQ),
+SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch,
+                                               FlashAttentionTiling tiling) {
+  return {{uint32_t(ceil_div(S, flash_attention_query_tile(tiling))), uint32_t(HQ),
            uint32_t(batch)},
           {uint32_t(kFlashAttentionWarps * 32), 1u, 1u},
-          flash_attention_shared_bytes(S, D)};
+          flash_attention_shared_bytes(tiling, D)};
+}
+SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch = 1) {
+  return flash_attention_launch(S, HQ, D, batch, flash_attention_default_tiling(S, D));
 }
 
 // =============================================================================================

@@ -1,7 +1,8 @@
 // Prefill attention timing (not a test: it checks nothing): flash_attention on Llama 3.2 1B
 // heads (32 q, 8 kv, D 64) and Llama 3 8B heads (D 128), causal, at several prompt lengths,
 // against the bf16 dense matrix rate cuBLAS reaches in the same run (8192^3 GEMM), and the
-// short-prompt kernel attention_prefill where it fits (to place kFlashAttentionMinPrompt).
+// short-prompt kernel attention_prefill where it fits (to place kFlashAttentionMinPrompt);
+// from 2048 tokens also other FlashAttentionTilings than the default.
 //
 //   flash_attention_bench
 #include <cublas_v2.h>
@@ -39,6 +40,21 @@ static double matrix_rate() {
   return 2.0 * n * n * double(n) / (ms * 1e-3);
 }
 
+template <int S, int HQ, int HKV, int D, int ROW_TILES, int KEY_TILE, int MIN_BLOCKS>
+double time_tiling(const bf16 *qkv, bf16 *out, int calls) {
+  constexpr int RS = (HQ + 2 * HKV) * D;
+  constexpr uint32_t kScale = D == 64 ? 0x3e000000u : 0x3db504f3u;
+  auto flash = flash_attention<S, HQ, HKV, D, 0, HQ * D, (HQ + HKV) * D, RS, kScale, true, false,
+                               bf16, bf16, ROW_TILES, KEY_TILE, MIN_BLOCKS>;
+  const LaunchParams lp = flash_attention_launch(S, HQ, D, 1, {ROW_TILES, KEY_TILE, MIN_BLOCKS});
+  return median_ms([&] { launch(flash, lp, 0, qkv, (const int64_t *)nullptr, out); }, calls);
+}
+
+// Causal: HQ heads x (q k^T + p v) over S (S + 1) / 2 visible pairs, 2 flops a multiply-add.
+template <int S, int HQ, int D> double tflops(double ms) {
+  return 4.0 * HQ * D * (double(S) * (S + 1) / 2) / (ms * 1e-3) / 1e12;
+}
+
 template <int S, int HQ, int HKV, int D>
 void time_case(double rate) {
   constexpr int RS = (HQ + 2 * HKV) * D;
@@ -47,17 +63,14 @@ void time_case(double rate) {
   bf16 *dqkv = reinterpret_cast<bf16 *>(to_device(qkv));
   bf16 *dout = nullptr;
   CUDA_CHECK(cudaMalloc(&dout, size_t(S) * HQ * D * 2));
-  auto flash = flash_attention<S, HQ, HKV, D, 0, HQ * D, (HQ + HKV) * D, RS, kScale, true, false>;
-  const LaunchParams lp = flash_attention_launch(S, HQ, D);
+  constexpr FlashAttentionTiling kDefault = flash_attention_default_tiling(S, D);
   const int calls = S >= 8192 ? 5 : 50;
   const double flash_ms =
-      median_ms([&] { launch(flash, lp, 0, (const bf16 *)dqkv, (const int64_t *)nullptr, dout); },
-                calls);
-  // Causal: HQ heads x (q k^T + p v) over S (S + 1) / 2 visible pairs, 2 flops a multiply-add.
-  const double flops = 4.0 * HQ * D * (double(S) * (S + 1) / 2);
+      time_tiling<S, HQ, HKV, D, kDefault.row_tiles, kDefault.key_tile,
+                  kDefault.min_blocks_per_sm>(dqkv, dout, calls);
   std::printf("S=%-6d HQ=%d HKV=%d D=%-3d flash %9.4f ms  %6.1f TFLOP/s  %5.1f %% of matrix rate",
-              S, HQ, HKV, D, flash_ms, flops / (flash_ms * 1e-3) / 1e12,
-              100.0 * flops / (flash_ms * 1e-3) / rate);
+              S, HQ, HKV, D, flash_ms, tflops<S, HQ, D>(flash_ms),
+              100.0 * tflops<S, HQ, D>(flash_ms) * 1e12 / rate);
   if constexpr (attention_prefill_supported(S, HQ, HKV, D, 0, HQ * D, (HQ + HKV) * D, RS)) {
     auto small = attention_prefill<S, HQ, HKV, D, 0, HQ * D, (HQ + HKV) * D, RS, kScale, true,
                                    false>;
@@ -67,6 +80,27 @@ void time_case(double rate) {
     std::printf("   attention_prefill %9.4f ms", small_ms);
   }
   std::printf("\n");
+  // Other tilings at the lengths where prompts are compute-bound (to choose the default).
+  if constexpr (S >= 2048) {
+    auto row = [&](const char *name, double ms) {
+      std::printf("    tiling %-22s %9.4f ms  %6.1f TFLOP/s  %5.1f %%\n", name, ms,
+                  tflops<S, HQ, D>(ms), 100.0 * tflops<S, HQ, D>(ms) * 1e12 / rate);
+    };
+    if constexpr (D <= 64) {
+      row("rows 2, keys 64, 3/SM", time_tiling<S, HQ, HKV, D, 2, 64, 3>(dqkv, dout, calls));
+      row("rows 2, keys 32, 3/SM", time_tiling<S, HQ, HKV, D, 2, 32, 3>(dqkv, dout, calls));
+      row("rows 2, keys 32", time_tiling<S, HQ, HKV, D, 2, 32, 0>(dqkv, dout, calls));
+      row("rows 2, keys 64", time_tiling<S, HQ, HKV, D, 2, 64, 0>(dqkv, dout, calls));
+      row("rows 1, keys 64", time_tiling<S, HQ, HKV, D, 1, 64, 0>(dqkv, dout, calls));
+      row("rows 1, keys 64, 4/SM", time_tiling<S, HQ, HKV, D, 1, 64, 4>(dqkv, dout, calls));
+      row("rows 1, keys 128, 3/SM", time_tiling<S, HQ, HKV, D, 1, 128, 3>(dqkv, dout, calls));
+    } else {
+      row("rows 1, keys 64, 3/SM", time_tiling<S, HQ, HKV, D, 1, 64, 3>(dqkv, dout, calls));
+      row("rows 1, keys 128", time_tiling<S, HQ, HKV, D, 1, 128, 0>(dqkv, dout, calls));
+      row("rows 1, keys 32, 4/SM", time_tiling<S, HQ, HKV, D, 1, 32, 4>(dqkv, dout, calls));
+      row("rows 1, keys 64", time_tiling<S, HQ, HKV, D, 1, 64, 0>(dqkv, dout, calls));
+    }
+  }
   CUDA_CHECK(cudaFree(dqkv));
   CUDA_CHECK(cudaFree(dout));
 }

@@ -2,7 +2,8 @@
 // are not multiples of the query or key tiles, GQA and MHA, head dims 64, 128 and 256, causal
 // and not, key padding (left, right, random, all masked -> zero rows), fused QKV layouts with
 // the parts in any order and extra columns, two sequences with different masks, bf16 and
-// fp16, fp32 output, and a launch behind a late producer of qkv (PDL).
+// fp16, fp32 output, scales the exponent cannot absorb (negative, zero), the default tilings
+// of long prompts, and a launch behind a late producer of qkv (PDL).
 #include "flash_attention.cuh"
 #include "gpu_test_util.h"
 
@@ -151,6 +152,17 @@ int main() {
                                                                   MaskKind::LEFT_PAD, 2);
   ok &= run_case<257, 16, 4, 64, 0, 1024, 1280, 1536, s64, true, false>("batch 3", 52,
                                                                        MaskKind::ONES, 3);
+  // The default tilings of longer prompts: D 64 from 512 tokens (two row tiles, 64 keys),
+  // D 128 from 2048 (two row tiles, 32 keys), lengths not multiples of the tiles, padding.
+  ok &= run_case<700, 8, 2, 64, 0, 512, 640, 768, s64, true, true>("two row tiles", 55,
+                                                                  MaskKind::LEFT_PAD);
+  ok &= run_case<2100, 8, 2, 128, 0, 1024, 1280, 1536, s128, true, true>("llama8b long", 56,
+                                                                        MaskKind::RIGHT_PAD);
+  // Scales the exponent cannot absorb (the scores are scaled before the row maximum):
+  // negative, and zero (every visible key weighs the same).
+  ok &= run_case<90, 4, 2, 64, 0, 256, 384, 512, 0xbe000000u, false, true>("scale -1/8", 57,
+                                                                          MaskKind::RANDOM);
+  ok &= run_case<90, 4, 2, 64, 0, 256, 384, 512, 0u, true, false>("scale 0", 58, MaskKind::ONES);
   // fp16, and fp32 output.
   ok &= run_case<333, 16, 4, 128, 0, 2048, 2560, 3072, s128, true, true, __half>(
       "f16", 53, MaskKind::LEFT_PAD);
