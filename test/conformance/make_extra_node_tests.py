@@ -203,10 +203,12 @@ def quantized_cases(root, rng):
 
 
 def transpose_cases(root, rng):
-    """Transposes the generated kernels stage through shared memory in 32 x 32 tiles: partial
-    tiles, batch dimensions between and around the two, every innermost-moving permutation of
-    a 3-D tensor, an addend read in the output's layout, an input read both transposed and not,
-    and f16."""
+    """Transposes the generated kernels stage through shared memory in 32 x 32 tiles (64 x 64
+    read and written in pairs for 16-bit and narrower elements): partial tiles, batch
+    dimensions between and around the two, every innermost-moving permutation of a 3-D tensor,
+    an addend read in the output's layout, an input read both transposed and not, f16, odd
+    16-bit extents (a pair cut by the tile's end; rows that start a pair at an unaligned
+    address) and a 1-byte result of 16-bit tiles."""
     def normal(*shape, dtype=np.float32):
         return rng.standard_normal(shape).astype(dtype)
     for perm, shape in (((1, 0), (100, 37)), ((0, 2, 1), (3, 40, 70)), ((2, 1, 0), (33, 5, 48)),
@@ -232,6 +234,17 @@ def transpose_cases(root, rng):
           [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
            helper.make_node("Tanh", ["t"], ["z"])],
           [("x", x)], [("z", np.tanh(x.T.astype(np.float64)).astype(np.float16))])
+    x, y = normal(3, 69, 41, dtype=np.float16), normal(3, 41, 69, dtype=np.float16)
+    write(root, "test_sinter_transpose_tiles_f16_odd_add",
+          [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+           helper.make_node("Add", ["t", "y"], ["z"])],
+          [("x", x), ("y", y)],
+          [("z", (np.transpose(x, (0, 2, 1)).astype(np.float32) + y).astype(np.float16))])
+    x, y = normal(70, 45, dtype=np.float16), normal(45, 70, dtype=np.float16)
+    write(root, "test_sinter_transpose_tiles_f16_greater",
+          [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+           helper.make_node("Greater", ["t", "y"], ["z"])],
+          [("x", x), ("y", y)], [("z", x.T > y)])
 
 
 def rounded_function_cases(root, rng):

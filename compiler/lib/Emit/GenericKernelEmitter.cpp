@@ -106,6 +106,12 @@ private:
     indent.resize(indent.size() - 2);
     line("}");
   }
+  /// `} head {`: the end of a block and the start of the next (`else`, `else if (...)`).
+  void closeOpen(const Twine &head) {
+    indent.resize(indent.size() - 2);
+    line("} " + head + " {");
+    indent += "  ";
+  }
   std::string fresh(StringRef prefix) { return (prefix + Twine(counter++)).str(); }
   /// Binds `expr` to a new const variable of `type` and returns its name.
   std::string bind(StringRef type, const std::string &expr, StringRef prefix = "v") {
@@ -675,8 +681,7 @@ LogicalResult KernelWriter::writeVectorized() {
   };
   std::string check;
   auto requireAligned = [&](const std::string &pointer, Type t) {
-    int64_t bytes =
-        std::min<int64_t>(16, std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8) * width);
+    int64_t bytes = std::min<int64_t>(16, storageBytes(t) * width);
     check += (check.empty() ? "" : " | ") + std::string("((unsigned long long)") + pointer + " % " +
              std::to_string(bytes) + ")";
   };
@@ -758,12 +763,14 @@ LogicalResult KernelWriter::writeElementwise() {
 
 LogicalResult KernelWriter::writeTiled() {
   ArrayRef<int64_t> shape = plan.iterationShape;
+  Block &body = op.getBody().front();
   const int64_t last = shape.size() - 1, across = plan.tileDim;
   const int64_t tilesAcross = llvm::divideCeil(shape[across], plan.tileSide);
   const int64_t tilesLast = llvm::divideCeil(shape[last], plan.tileSide);
+  const int64_t vector = plan.tileVector, threadsAlong = plan.tileSide / vector;
   const std::string it = indexType(), side = std::to_string(plan.tileSide);
-  const std::string passes = std::to_string(plan.elementsPerThread);
-  const std::string rowsPerPass = std::to_string(plan.block / plan.tileSide);
+  const std::string passes = std::to_string(plan.elementsPerThread / vector);
+  const std::string rowsPerPass = std::to_string(plan.block / threadsAlong);
   line("const " + it + " tile = blockIdx.x;");
   line("const " + it + " tileLast = (tile % " + std::to_string(tilesLast) + ") * " + side + ";");
   line("const " + it + " tileAcross = (tile / " + std::to_string(tilesLast) + " % " +
@@ -776,45 +783,156 @@ LogicalResult KernelWriter::writeTiled() {
     outputIdx = delinearize("tile / " + std::to_string(tilesAcross * tilesLast), restShape);
   outputIdx[across] = "a";
   outputIdx[last] = "l";
-  line("const int column = threadIdx.x % " + side + ", row = threadIdx.x / " + side + ";");
-  // Padding to an odd number of 4-byte words a row keeps both the staging writes (down a
-  // column) and the reads (along a row) free of bank conflicts.
+  line("const int column = threadIdx.x % " + std::to_string(threadsAlong) +
+       (vector > 1 ? " * " + std::to_string(vector) : std::string()) +
+       ", row = threadIdx.x / " + std::to_string(threadsAlong) + ";");
+  // Padding keeps the staging writes (a warp's lanes down a column, `vector` rows apart) and
+  // the reads (along a row) free of bank conflicts: `vector` rows are an odd number of 4-byte
+  // words (lanes writing two halves of one word do not conflict).
   for (const auto &staged : plan.stagedInputs) {
-    Type t = elementOf(op.getBody().front().getArgument(staged.argument));
-    int64_t padding = std::max<int64_t>(1, 4 / std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8));
+    Type t = elementOf(body.getArgument(staged.argument));
+    int64_t padding = std::max<int64_t>(1, 4 / (storageBytes(t) * vector));
     line("__shared__ " + storageType(t) + " stage" + std::to_string(staged.argument) + "[" + side +
          "][" + side + " + " + std::to_string(padding) + "];");
   }
   const std::string inBounds =
       "a < " + std::to_string(shape[across]) + " && l < " + std::to_string(shape[last]);
-  // Stage: consecutive threads read consecutive elements along `across`, each input's
-  // innermost dimension.
-  line("#pragma unroll");
-  open("for (int pass = 0; pass < " + passes + "; ++pass)");
-  line("const " + it + " a = tileAcross + column, l = tileLast + row + pass * " + rowsPerPass +
-       ";");
-  open("if (" + inBounds + ")");
-  for (const auto &staged : plan.stagedInputs) {
-    std::string k = std::to_string(staged.argument);
-    line("stage" + k + "[column][row + pass * " + rowsPerPass + "] = in" + k + "[" +
-         linear(shapeOf(op.getBody().front().getArgument(staged.argument)),
-                stagedIndex(staged, outputIdx)) +
-         "];");
+  // Pairs are 4-byte (or 2-byte) accesses when the extent along them is even and the pointers
+  // are aligned: then every pair is, and one test a kernel decides it. Per-pair tests would
+  // put each load in a branch of its own and cost the loads' overlap (a bf16 transpose with
+  // them moved 60 % of the copy bandwidth).
+  auto alignedPointers = [&](ArrayRef<std::pair<std::string, Type>> pointers) {
+    std::string check;
+    for (const auto &[pointer, t] : pointers)
+      check += (check.empty() ? "" : " | ") + std::string("((unsigned long long)") + pointer +
+               " % " + std::to_string(2 * storageBytes(t)) + ")";
+    return "(" + check + ") == 0";
+  };
+  const bool pairsAcross = vector > 1 && shape[across] % 2 == 0;
+  const bool pairsAlong = vector > 1 && shape[last] % 2 == 0;
+  // Stage: consecutive threads read consecutive elements (or pairs) along `across`, each
+  // input's innermost dimension.
+  const std::string stagedRow = "[row + pass * " + rowsPerPass + "]";
+  auto stageLoop = [&](bool loadPairs) {
+    line("#pragma unroll");
+    open("for (int pass = 0; pass < " + passes + "; ++pass)");
+    line("const " + it + " a = tileAcross + column, l = tileLast + row + pass * " + rowsPerPass +
+         ";");
+    open("if (" + inBounds + ")");
+    for (const auto &staged : plan.stagedInputs) {
+      std::string k = std::to_string(staged.argument);
+      BlockArgument arg = body.getArgument(staged.argument);
+      std::string element =
+          "in" + k + "[" + linear(shapeOf(arg), stagedIndex(staged, outputIdx)) + "]";
+      if (vector == 1) {
+        line("stage" + k + "[column]" + stagedRow + " = " + element + ";");
+        continue;
+      }
+      // The input's innermost dimension is `across`: the pair's second element is the next.
+      Type t = elementOf(arg);
+      line("const " + storageType(t) + " *source" + k + " = &" + element + ";");
+      if (loadPairs) {
+        line("const sinter::generic::Vec<" + storageType(t) + ", 2> pair" + k +
+             " = sinter::generic::load_vec<2>(source" + k + ");");
+        line("stage" + k + "[column]" + stagedRow + " = pair" + k + ".v[0];");
+        line("stage" + k + "[column + 1]" + stagedRow + " = pair" + k + ".v[1];");
+        continue;
+      }
+      line("stage" + k + "[column]" + stagedRow + " = source" + k + "[0];");
+      std::string second = "stage" + k + "[column + 1]" + stagedRow + " = source" + k + "[1];";
+      line(shape[across] % 2 == 0 ? second
+                                  : "if (a + 1 < " + std::to_string(shape[across]) + ") " + second);
+    }
+    close();
+    close();
+  };
+  if (pairsAcross) {
+    SmallVector<std::pair<std::string, Type>> inputs;
+    for (const auto &staged : plan.stagedInputs)
+      inputs.push_back({"in" + std::to_string(staged.argument),
+                        elementOf(body.getArgument(staged.argument))});
+    open("if (" + alignedPointers(inputs) + ")");
+    stageLoop(true);
+    closeOpen("else");
+    stageLoop(false);
+    close();
+  } else {
+    stageLoop(false);
   }
-  close();
-  close();
   line("__syncthreads();");
-  // Compute and store: consecutive threads write consecutive elements of the output's
-  // innermost dimension.
+  // Compute and store: consecutive threads write consecutive elements (or pairs) of the
+  // output's innermost dimension.
+  Operation *yield = body.getTerminator();
+  if (pairsAlong) {
+    SmallVector<std::pair<std::string, Type>> outputs;
+    for (auto [o, v] : llvm::enumerate(yield->getOperands()))
+      outputs.push_back({"out" + std::to_string(o), elementOf(v)});
+    line("const bool alignedOutputs = " + alignedPointers(outputs) + ";");
+  }
   line("#pragma unroll");
   open("for (int pass = 0; pass < " + passes + "; ++pass)");
   line("const " + it + " a = tileAcross + row + pass * " + rowsPerPass + ", l = tileLast + column;");
   open("if (" + inBounds + ")");
+  // Staged reads of element e of the pair (at output index idx) come from shared memory.
+  auto serveStaged = [&](const Index &idx, int64_t e) {
+    stagedSlot = stagedRow + "[column" + (e ? " + " + std::to_string(e) : std::string()) + "]";
+    stagedKeys.clear();
+    for (const auto &staged : plan.stagedInputs)
+      stagedKeys[staged.argument] = llvm::join(stagedIndex(staged, idx), ",");
+  };
   memo.clear();
-  stagedSlot = "[row + pass * " + rowsPerPass + "][column]";
-  for (const auto &staged : plan.stagedInputs)
-    stagedKeys[staged.argument] = llvm::join(stagedIndex(staged, outputIdx), ",");
-  LogicalResult stored = storeOutputs(outputIdx);
+  LogicalResult stored = success();
+  if (vector == 1) {
+    serveStaged(outputIdx, 0);
+    stored = storeOutputs(outputIdx);
+  } else {
+    Index secondIdx = outputIdx;
+    secondIdx[last] = "(l + 1)";
+    auto storePairs = [&]() -> LogicalResult {
+      SmallVector<std::pair<std::string, std::string>> values;
+      for (Value v : yield->getOperands()) {
+        serveStaged(outputIdx, 0);
+        auto first = valueAt(v, outputIdx);
+        serveStaged(secondIdx, 1);
+        auto second = valueAt(v, secondIdx);
+        if (failed(first) || failed(second))
+          return failure();
+        values.push_back({*first, *second});
+      }
+      for (auto [o, v] : llvm::enumerate(yield->getOperands())) {
+        std::string k = std::to_string(o), type = storageType(elementOf(v));
+        line(type + " *target" + k + " = out" + k + " + " + linear(shapeOf(v), outputIdx) + ";");
+        line("const " + type + " first" + k + " = sinter::generic::narrow<" + type + ">(" +
+             values[o].first + "), second" + k + " = sinter::generic::narrow<" + type + ">(" +
+             values[o].second + ");");
+        if (pairsAlong) {
+          open("if (alignedOutputs)");
+          line("sinter::generic::Vec<" + type + ", 2> pair" + k + ";");
+          line("pair" + k + ".v[0] = first" + k + ";");
+          line("pair" + k + ".v[1] = second" + k + ";");
+          line("sinter::generic::store_vec(target" + k + ", pair" + k + ");");
+          closeOpen("else");
+        }
+        line("target" + k + "[0] = first" + k + ";");
+        line("target" + k + "[1] = second" + k + ";");
+        if (pairsAlong)
+          close();
+      }
+      return success();
+    };
+    if (shape[last] % 2 == 0) {
+      stored = storePairs();
+    } else { // the tile's end can cut a pair
+      open("if (l + 1 < " + std::to_string(shape[last]) + ")");
+      stored = storePairs();
+      closeOpen("else");
+      memo.clear();
+      serveStaged(outputIdx, 0);
+      if (succeeded(stored))
+        stored = storeOutputs(outputIdx);
+      close();
+    }
+  }
   stagedSlot.clear();
   stagedKeys.clear();
   if (failed(stored))

@@ -7,6 +7,7 @@
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <string>
 
 namespace sinter {
@@ -37,6 +38,10 @@ struct GenericPlan {
   /// 32, or 64 when the staged inputs and the outputs are 16-bit or narrower: a tile row is
   /// then a whole 128-byte line (32-element rows of 2 bytes moved 58 % of the copy bandwidth).
   int64_t tileSide = 0;
+  /// Consecutive tile elements a thread reads (staging) and writes (output) as one access: 2
+  /// for 16-bit and narrower tiles (with 2-byte accesses a bf16 transpose moved 76 % of the
+  /// copy bandwidth), else 1.
+  int64_t tileVector = 1;
   struct StagedInput {
     unsigned argument;
     /// For each dimension of the input, the output dimension its index is (-1: extent 1).
@@ -65,6 +70,11 @@ bool isDataMovementOp(mlir::Operation *op);
 bool isRowOp(mlir::Operation *op);
 inline bool isGenericOp(mlir::Operation *op) {
   return isElementwiseOp(op) || isDataMovementOp(op) || isRowOp(op);
+}
+
+/// Bytes a generated kernel stores an element of `t` in (bool: one).
+inline int64_t storageBytes(mlir::Type t) {
+  return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
 
 /// A constant a generated kernel holds as literals (splat, or at most 16 elements) instead of

@@ -144,8 +144,7 @@ void planTransposeTiles(Block &body, ArrayRef<int64_t> outShape, GenericPlan &pl
     int64_t along = it->second.back();
     auto type = cast<ShapedType>(arg.getType());
     if (along >= 0 && along != last)
-      bytesAlong[along] +=
-          type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      bytesAlong[along] += type.getNumElements() * storageBytes(type.getElementType());
   }
   int64_t tileDim = std::max_element(bytesAlong.begin(), bytesAlong.end()) - bytesAlong.begin();
   if (bytesAlong[tileDim] == 0 || outShape[tileDim] < kTransposeTile / 2)
@@ -158,7 +157,7 @@ void planTransposeTiles(Block &body, ArrayRef<int64_t> outShape, GenericPlan &pl
       plan.stagedInputs.push_back({arg.getArgNumber(), it->second});
   }
   auto byteWidth = [](Value v) {
-    return std::max<int64_t>(1, cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8);
+    return storageBytes(cast<ShapedType>(v.getType()).getElementType());
   };
   int64_t widest = 1;
   for (const GenericPlan::StagedInput &staged : plan.stagedInputs)
@@ -166,12 +165,13 @@ void planTransposeTiles(Block &body, ArrayRef<int64_t> outShape, GenericPlan &pl
   for (Value v : body.getTerminator()->getOperands())
     widest = std::max(widest, byteWidth(v));
   plan.tileSide = widest <= 2 ? 2 * kTransposeTile : kTransposeTile;
+  plan.tileVector = widest <= 2 ? 2 : 1;
   int64_t tiles = llvm::divideCeil(outShape[tileDim], plan.tileSide) *
                   llvm::divideCeil(outShape[last], plan.tileSide);
   for (auto [d, extent] : llvm::enumerate(outShape))
     if ((int64_t)d != tileDim && (int64_t)d != last)
       tiles *= extent;
-  // A block's threads cover kGenericBlock / tileSide rows of the tile per pass.
+  // A block's threads cover kGenericBlock * tileVector / tileSide rows of the tile per pass.
   plan.block = kGenericBlock;
   plan.elementsPerThread = plan.tileSide * plan.tileSide / kGenericBlock;
   plan.grid = std::max<int64_t>(1, tiles);
@@ -219,8 +219,7 @@ FailureOr<GenericPlan> planGenericKernel(Block &body, std::string &error) {
       return isElementwiseOp(&op) || isa<graph::ConstantOp, graph::ExpandOp>(op);
     });
     Type outType = cast<ShapedType>(terminator->getOperand(0).getType()).getElementType();
-    int64_t width =
-        std::min<int64_t>(8, 16 / std::max<int64_t>(1, outType.getIntOrFloatBitWidth() / 8));
+    int64_t width = std::min<int64_t>(8, 16 / storageBytes(outType));
     if (broadcastsOnly && !outShape.empty() && outShape.back() % width == 0 && width > 1) {
       plan.vectorWidth = width;
       plan.elementsPerThread = width;

@@ -2,7 +2,8 @@
 """Writes the emitter tests' models. generic_mix.onnx: ops that all go to the generic tier
 (LayerNorm, GELU, transpose, softmax on a middle axis, concat, a gather at run-time indices,
 ArgMax, a batched matmul of activations, f16 casts). generic_tiles.onnx: a transpose of the two
-innermost dimensions added to another input (a tiled kernel). generic_rounded.onnx: tanh and
+innermost dimensions added to another input (a tiled kernel); generic_tiles16.onnx: the same in
+bf16, once with even and once with odd extents (64-wide tiles read and written in pairs). generic_rounded.onnx: tanh and
 tanh-GELU with bf16, f16 and f32 results. Run from this folder; committed."""
 import numpy as np
 import onnx
@@ -43,6 +44,19 @@ m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
 m.ir_version = 9
 onnx.checker.check_model(m)
 onnx.save(m, "generic_tiles.onnx")
+
+g = helper.make_graph([helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+                       helper.make_node("Add", ["t", "y"], ["z"]),
+                       helper.make_node("Transpose", ["odd_x"], ["odd_t"], perm=[0, 2, 1]),
+                       helper.make_node("Add", ["odd_t", "odd_y"], ["odd_z"])],
+                      "generic_tiles16",
+                      [vi("x", [3, 70, 40], B), vi("y", [3, 40, 70], B),
+                       vi("odd_x", [3, 69, 41], B), vi("odd_y", [3, 41, 69], B)],
+                      [vi("z", [3, 40, 70], B), vi("odd_z", [3, 41, 69], B)])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+m.ir_version = 9
+onnx.checker.check_model(m)
+onnx.save(m, "generic_tiles16.onnx")
 
 nodes = [helper.make_node("Tanh", ["b"], ["tb"]),
          helper.make_node("Gelu", ["h"], ["gh"], approximate="tanh"),
