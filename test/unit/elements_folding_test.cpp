@@ -1,5 +1,6 @@
-// Half-precision conversions of constants (sinter-narrow-floats, f16 folding): the bit-level
-// fast paths must give exactly what APFloat's round-to-nearest-even conversion gives.
+// Conversions of constants (sinter-narrow-floats, f16 folding, the folders' host values): the
+// bit-level fast paths must give exactly what APFloat's round-to-nearest-even conversion and
+// APInt's truncation give.
 #include "sinter/Dialect/Graph/IR/ElementsFolding.h"
 
 #include "mlir/IR/Builders.h"
@@ -84,6 +85,95 @@ TEST(ElementsFolding, F16ConstantsRoundTrip) {
     EXPECT_EQ(uint16_t(v.bitcastToAPInt().getZExtValue()), apfloatHalf(values[i]));
     EXPECT_EQ(back[i], v.convertToFloat());
     ++i;
+  }
+}
+
+// makeElements rounds host doubles to bf16 and f16 through a round-to-odd float; the result
+// must be APFloat's direct rounding of the double, including doubles between two floats that
+// sit exactly on or next to a 16-bit halfway point.
+TEST(ElementsFolding, MakeElementsRoundsDoublesLikeAPFloat) {
+  MLIRContext context;
+  Builder b(&context);
+  std::vector<double> values = {0.0, -0.0, 1.0, 65504.0, 65520.0, 3.3961e38, 3.4e38, 1e300,
+                                -1e300, 1e-45, 1e-300, INFINITY, -INFINITY};
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 1 << 16; ++i) {
+    uint64_t bits = rng();
+    double d;
+    std::memcpy(&d, &bits, 8);
+    if (std::isnan(d))
+      continue;
+    values.push_back(d);
+    // bf16 and f16 halfway points (floats whose bits below the 16-bit result are exactly one
+    // half) nudged by a fraction of a float ulp: rounding through a round-to-nearest float
+    // would land on the halfway point and then round to even, the wrong way half the time.
+    for (uint32_t halfway : {0x8000u, 0x1000u}) {
+      uint32_t fbits = (uint32_t(bits >> 32) & ~(2 * halfway - 1)) | halfway;
+      float f;
+      std::memcpy(&f, &fbits, 4);
+      if (std::isfinite(f) && f != 0.f) {
+        values.push_back(double(f) * (1.0 + 0x1p-30));
+        values.push_back(double(f) * (1.0 - 0x1p-30));
+      }
+    }
+  }
+  for (auto [type, semantics] :
+       {std::pair<Type, const llvm::fltSemantics *>{b.getBF16Type(), &llvm::APFloat::BFloat()},
+        {b.getF16Type(), &llvm::APFloat::IEEEhalf()},
+        {b.getF32Type(), &llvm::APFloat::IEEEsingle()}}) {
+    sinter::graph::HostValues host;
+    host.isFloat = true;
+    host.floats = values;
+    auto tensor = RankedTensorType::get({int64_t(values.size())}, type);
+    DenseElementsAttr attr = sinter::graph::makeElements(tensor, host);
+    size_t i = 0;
+    for (const llvm::APFloat &got : attr.getValues<llvm::APFloat>()) {
+      llvm::APFloat want(values[i]);
+      bool lost;
+      want.convert(*semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+      ASSERT_EQ(got.bitcastToAPInt(), want.bitcastToAPInt()) << "value " << values[i];
+      ++i;
+    }
+  }
+}
+
+// Integers and booleans round-trip through readValues and makeElements at every width
+// (truncated to the width, read back sign-extended), splats included.
+TEST(ElementsFolding, IntegerValuesRoundTrip) {
+  MLIRContext context;
+  Builder b(&context);
+  sinter::graph::HostValues host;
+  host.ints = {0, 1, -1, 127, 128, -129, 40000, -70000, (int64_t)1 << 40, INT64_MIN};
+  for (unsigned width : {1u, 8u, 16u, 32u, 64u}) {
+    auto tensor = RankedTensorType::get({int64_t(host.ints.size())}, b.getIntegerType(width));
+    auto back = sinter::graph::readValues(sinter::graph::makeElements(tensor, host));
+    ASSERT_TRUE(back.has_value());
+    for (size_t i = 0; i < host.ints.size(); ++i) {
+      int64_t want = width == 1 ? int64_t(host.ints[i] != 0)
+                                : llvm::APInt(width, host.ints[i], true).getSExtValue();
+      EXPECT_EQ(back->ints[i], want) << "width " << width << " value " << host.ints[i];
+    }
+  }
+  sinter::graph::HostValues splat;
+  splat.ints.assign(6, -3);
+  auto tensor = RankedTensorType::get({2, 3}, b.getIntegerType(32));
+  auto back = sinter::graph::readValues(sinter::graph::makeElements(tensor, splat));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->ints, splat.ints);
+}
+
+// BroadcastWalk visits the source indices broadcastSourceIndex computes, in output order.
+TEST(ElementsFolding, BroadcastWalkMatchesBroadcastSourceIndex) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{2, 3, 4}, {3, 4}}, {{2, 3, 4}, {1, 4}}, {{2, 3, 4}, {3, 1}}, {{2, 3, 4}, {2, 1, 4}},
+      {{5}, {}},           {{}, {}},            {{1, 7, 1, 3}, {7, 1, 1}}};
+  for (const auto &[out, src] : cases) {
+    int64_t count = 1;
+    for (int64_t d : out)
+      count *= d;
+    sinter::graph::BroadcastWalk walk(out, src);
+    for (int64_t i = 0; i < count; ++i, walk.next())
+      ASSERT_EQ(walk.index(), sinter::graph::broadcastSourceIndex(i, out, src)) << i;
   }
 }
 

@@ -3,6 +3,7 @@
 #include "llvm/ADT/APFloat.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -15,23 +16,74 @@ std::optional<HostValues> readValues(Attribute attr) {
     return std::nullopt;
   HostValues out;
   Type et = dense.getElementType();
-  if (isa<FloatType>(et)) {
+  if (et.isF32() || et.isBF16() || et.isF16()) { // bit-level reads (exact in float)
+    out.isFloat = true;
+    std::vector<float> values = readFloat32(dense);
+    out.floats.assign(values.begin(), values.end());
+  } else if (et.isF64()) {
+    out.isFloat = true;
+    auto values = dense.getValues<double>();
+    out.floats.assign(values.begin(), values.end());
+  } else if (isa<FloatType>(et)) {
     out.isFloat = true;
     out.floats.reserve(dense.getNumElements());
     for (const APFloat &v : dense.getValues<APFloat>())
       out.floats.push_back(v.convertToDouble());
   } else if (auto it = dyn_cast<IntegerType>(et)) {
-    out.ints.reserve(dense.getNumElements());
-    for (const APInt &v : dense.getValues<APInt>())
-      out.ints.push_back(it.getWidth() == 1 ? (int64_t)v.getBoolValue() : v.getSExtValue());
+    // Signless and signed integers read sign-extended at their width, booleans as 0 / 1.
+    auto assign = [&](auto values) { out.ints.assign(values.begin(), values.end()); };
+    bool signExtended = !it.isUnsigned();
+    if (it.getWidth() == 1)
+      assign(dense.getValues<bool>());
+    else if (signExtended && it.getWidth() == 8)
+      assign(dense.getValues<int8_t>());
+    else if (signExtended && it.getWidth() == 16)
+      assign(dense.getValues<int16_t>());
+    else if (signExtended && it.getWidth() == 32)
+      assign(dense.getValues<int32_t>());
+    else if (signExtended && it.getWidth() == 64)
+      assign(dense.getValues<int64_t>());
+    else {
+      out.ints.reserve(dense.getNumElements());
+      for (const APInt &v : dense.getValues<APInt>())
+        out.ints.push_back(v.getSExtValue());
+    }
   } else {
     return std::nullopt;
   }
   return out;
 }
 
+namespace {
+/// `value` rounded to float toward an odd last bit when inexact: rounding that float to 16 bits
+/// (8 or 11 significant bits of float's 24) then gives the correctly rounded result of `value`
+/// itself, with no double rounding.
+float roundToOddFloat(double value) {
+  float f = (float)value;
+  if (std::isfinite(f) && (double)f != value) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if ((bits & 1u) == 0) // rounded to the even neighbour: the odd one is on value's other side
+      f = std::nextafter(f, value > (double)f ? INFINITY : -INFINITY);
+  }
+  return f;
+}
+} // namespace
+
 DenseElementsAttr makeElements(RankedTensorType type, const HostValues &values) {
   Type et = type.getElementType();
+  if (et.isF32() || et.isBF16() || et.isF16()) {
+    std::vector<float> narrowed(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      narrowed[i] = et.isF32() ? (float)values.asDouble(i) : roundToOddFloat(values.asDouble(i));
+    return fromFloat32(type, narrowed);
+  }
+  if (et.isF64()) {
+    std::vector<double> data(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      data[i] = values.asDouble(i);
+    return DenseElementsAttr::get(type, llvm::ArrayRef<double>(data));
+  }
   if (auto ft = dyn_cast<FloatType>(et)) {
     SmallVector<APFloat> data;
     data.reserve(values.size());
@@ -44,13 +96,43 @@ DenseElementsAttr makeElements(RankedTensorType type, const HostValues &values) 
     return DenseElementsAttr::get(type, data);
   }
   auto it = cast<IntegerType>(et);
+  // Truncated to the width, as APInt(width, v, true) does.
+  auto build = [&](auto zero) {
+    std::vector<decltype(zero)> data(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      data[i] = (decltype(zero))values.asInt(i);
+    return DenseElementsAttr::get(type, llvm::ArrayRef<decltype(zero)>(data));
+  };
+  if (it.getWidth() == 1) {
+    SmallVector<bool> data(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      data[i] = values.asInt(i) != 0;
+    return DenseElementsAttr::get(type, llvm::ArrayRef<bool>(data));
+  }
+  if (!it.isUnsigned() && it.getWidth() == 8)
+    return build(int8_t());
+  if (!it.isUnsigned() && it.getWidth() == 16)
+    return build(int16_t());
+  if (!it.isUnsigned() && it.getWidth() == 32)
+    return build(int32_t());
+  if (!it.isUnsigned() && it.getWidth() == 64)
+    return build(int64_t());
   SmallVector<APInt> data;
   data.reserve(values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    int64_t v = values.asInt(i);
-    data.push_back(it.getWidth() == 1 ? APInt(1, v != 0) : APInt(it.getWidth(), v, true));
-  }
+  for (size_t i = 0; i < values.size(); ++i)
+    data.push_back(APInt(it.getWidth(), values.asInt(i), true));
   return DenseElementsAttr::get(type, data);
+}
+
+BroadcastWalk::BroadcastWalk(ArrayRef<int64_t> outShape, ArrayRef<int64_t> srcShape)
+    : extents(outShape), strides(outShape.size(), 0), coords(outShape.size(), 0) {
+  size_t offset = outShape.size() - srcShape.size();
+  int64_t stride = 1;
+  for (size_t d = srcShape.size(); d-- > 0;) {
+    if (srcShape[d] != 1)
+      strides[d + offset] = stride;
+    stride *= srcShape[d];
+  }
 }
 
 int64_t broadcastSourceIndex(int64_t flat, ArrayRef<int64_t> outShape,
@@ -83,9 +165,14 @@ Attribute foldBinary(Attribute lhs, Attribute rhs, RankedTensorType resultType,
   HostValues out;
   bool useFloat = a->isFloat || b->isFloat;
   out.isFloat = useFloat;
-  for (int64_t i = 0, e = resultType.getNumElements(); i < e; ++i) {
-    int64_t ia = broadcastSourceIndex(i, outShape, aShape);
-    int64_t ib = broadcastSourceIndex(i, outShape, bShape);
+  if (useFloat)
+    out.floats.reserve(resultType.getNumElements());
+  else
+    out.ints.reserve(resultType.getNumElements());
+  BroadcastWalk walkA(outShape, aShape), walkB(outShape, bShape);
+  for (int64_t i = 0, e = resultType.getNumElements(); i < e;
+       ++i, walkA.next(), walkB.next()) {
+    int64_t ia = walkA.index(), ib = walkB.index();
     if (useFloat)
       out.floats.push_back(floatFn(a->asDouble(ia), b->asDouble(ib)));
     else

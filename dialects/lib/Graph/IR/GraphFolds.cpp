@@ -178,10 +178,16 @@ OpFoldResult WhereOp::fold(FoldAdaptor a) {
        ys = getY().getType().getShape();
   HostValues out;
   out.isFloat = x->isFloat;
-  for (int64_t i = 0, e = getType().getNumElements(); i < e; ++i) {
-    bool pick = c->ints[broadcastSourceIndex(i, shape, cs)] != 0;
+  if (out.isFloat)
+    out.floats.reserve(getType().getNumElements());
+  else
+    out.ints.reserve(getType().getNumElements());
+  BroadcastWalk walkC(shape, cs), walkX(shape, xs), walkY(shape, ys);
+  for (int64_t i = 0, e = getType().getNumElements(); i < e;
+       ++i, walkC.next(), walkX.next(), walkY.next()) {
+    bool pick = c->ints[walkC.index()] != 0;
     const HostValues &src = pick ? *x : *y;
-    int64_t j = broadcastSourceIndex(i, shape, pick ? xs : ys);
+    int64_t j = pick ? walkX.index() : walkY.index();
     if (out.isFloat)
       out.floats.push_back(src.floats[j]);
     else

@@ -131,8 +131,9 @@ std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, i
     std::vector<uint8_t> out;
     out.reserve(batch * maskHeads * seq * seq);
     SmallVector<int64_t> outShape{batch, maskHeads, seq, seq};
-    for (int64_t flat = 0, e = batch * maskHeads * seq * seq; flat < e; ++flat) {
-      int64_t src = broadcastSourceIndex(flat, outShape, shape);
+    BroadcastWalk walk(outShape, shape);
+    for (int64_t flat = 0, e = batch * maskHeads * seq * seq; flat < e; ++flat, walk.next()) {
+      int64_t src = walk.index();
       bool attend;
       if (kind == MaskKind::Boolean) {
         attend = values->ints[src] != 0;

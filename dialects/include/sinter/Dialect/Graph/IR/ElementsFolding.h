@@ -3,6 +3,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallVector.h"
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -33,6 +34,30 @@ mlir::DenseElementsAttr makeElements(mlir::RankedTensorType type, const HostValu
 /// Index of the source element feeding output index `flat` under numpy broadcasting.
 int64_t broadcastSourceIndex(int64_t flat, llvm::ArrayRef<int64_t> outShape,
                              llvm::ArrayRef<int64_t> srcShape);
+
+/// The source indices of consecutive output elements under numpy broadcasting, one step at a
+/// time: broadcastSourceIndex for each element divides by every extent, which dominated
+/// folding a long prompt's [S, S] attention mask.
+class BroadcastWalk {
+public:
+  BroadcastWalk(llvm::ArrayRef<int64_t> outShape, llvm::ArrayRef<int64_t> srcShape);
+  /// The source index of the current output element (the first, until next()).
+  int64_t index() const { return source; }
+  /// Moves to the next output element (row-major).
+  void next() {
+    for (size_t d = extents.size(); d-- > 0;) {
+      source += strides[d];
+      if (++coords[d] < extents[d])
+        return;
+      source -= strides[d] * extents[d];
+      coords[d] = 0;
+    }
+  }
+
+private:
+  llvm::SmallVector<int64_t> extents, strides, coords;
+  int64_t source = 0;
+};
 
 using BinaryFn = std::function<double(double, double)>;
 using BinaryIntFn = std::function<int64_t(int64_t, int64_t)>;
