@@ -2,7 +2,8 @@
 // heads (32 q, 8 kv, D 64) and Llama 3 8B heads (D 128), causal, at several prompt lengths,
 // against the bf16 dense matrix rate cuBLAS reaches in the same run (8192^3 GEMM), and the
 // short-prompt kernel attention_prefill where it fits (to place kFlashAttentionMinPrompt);
-// from 2048 tokens also other FlashAttentionTilings than the default.
+// from 2048 tokens also other FlashAttentionTilings than the default, and the default and one
+// other with an (all-ones) padding mask.
 //
 //   flash_attention_bench
 #include <cublas_v2.h>
@@ -40,14 +41,17 @@ static double matrix_rate() {
   return 2.0 * n * n * double(n) / (ms * 1e-3);
 }
 
-template <int S, int HQ, int HKV, int D, int ROW_TILES, int KEY_TILE, int MIN_BLOCKS>
-double time_tiling(const bf16 *qkv, bf16 *out, int calls) {
+// With a padding mask (key_mask non-null: what an export with an attention_mask input
+// compiles to) every key tile takes the masked path.
+template <int S, int HQ, int HKV, int D, int ROW_TILES, int KEY_TILE, int MIN_BLOCKS,
+          bool PADDING_MASK = false>
+double time_tiling(const bf16 *qkv, bf16 *out, int calls, const int64_t *key_mask = nullptr) {
   constexpr int RS = (HQ + 2 * HKV) * D;
   constexpr uint32_t kScale = D == 64 ? 0x3e000000u : 0x3db504f3u;
-  auto flash = flash_attention<S, HQ, HKV, D, 0, HQ * D, (HQ + HKV) * D, RS, kScale, true, false,
-                               bf16, bf16, ROW_TILES, KEY_TILE, MIN_BLOCKS>;
+  auto flash = flash_attention<S, HQ, HKV, D, 0, HQ * D, (HQ + HKV) * D, RS, kScale, true,
+                               PADDING_MASK, bf16, bf16, ROW_TILES, KEY_TILE, MIN_BLOCKS>;
   const LaunchParams lp = flash_attention_launch(S, HQ, D, 1, {ROW_TILES, KEY_TILE, MIN_BLOCKS});
-  return median_ms([&] { launch(flash, lp, 0, qkv, (const int64_t *)nullptr, out); }, calls);
+  return median_ms([&] { launch(flash, lp, 0, qkv, key_mask, out); }, calls);
 }
 
 // Causal: HQ heads x (q k^T + p v) over S (S + 1) / 2 visible pairs, 2 flops a multiply-add.
@@ -86,6 +90,16 @@ void time_case(double rate) {
       std::printf("    tiling %-22s %9.4f ms  %6.1f TFLOP/s  %5.1f %%\n", name, ms,
                   tflops<S, HQ, D>(ms), 100.0 * tflops<S, HQ, D>(ms) * 1e12 / rate);
     };
+    // An all-ones padding mask: the same result, every tile through the mask's path.
+    int64_t *ones = to_device(std::vector<int64_t>(S, 1));
+    row("padding mask, default",
+        time_tiling<S, HQ, HKV, D, kDefault.row_tiles, kDefault.key_tile,
+                    kDefault.min_blocks_per_sm, true>(dqkv, dout, calls, ones));
+    // The tiling the default replaced (session 23's): two row tiles of 64 keys at D 64, one at
+    // D 128.
+    row(D <= 64 ? "padding mask, rows 2, keys 64" : "padding mask, rows 1, keys 64",
+        time_tiling<S, HQ, HKV, D, D <= 64 ? 2 : 1, 64, 0, true>(dqkv, dout, calls, ones));
+    CUDA_CHECK(cudaFree(ones));
     if constexpr (D <= 64) {
       row("rows 2, keys 64, 3/SM", time_tiling<S, HQ, HKV, D, 2, 64, 3>(dqkv, dout, calls));
       row("rows 2, keys 32, 3/SM", time_tiling<S, HQ, HKV, D, 2, 32, 3>(dqkv, dout, calls));
