@@ -591,12 +591,6 @@ SINTER_LP_FN uint32_t flash_attention_shared_bytes(FlashAttentionTiling tiling, 
   return uint32_t((flash_attention_query_tile(tiling) + 4 * tiling.key_tile) * (D + 8) * 2 +
                   2 * tiling.key_tile * 4);
 }
-SINTER_LP_FN int flash_attention_query_tile(int S, int D) {
-  return flash_attention_query_tile(flash_attention_default_tiling(S, D));
-}
-SINTER_LP_FN uint32_t flash_attention_shared_bytes(int S, int D) {
-  return flash_attention_shared_bytes(flash_attention_default_tiling(S, D), D);
-}
 // Whether flash_attention tiles a head of D elements of elem_bytes each.
 SINTER_LP_FN bool flash_attention_tiles_head(int D, int elem_bytes) {
   return elem_bytes == 2 && D >= 16 && D <= 256 && D % 16 == 0;
@@ -610,7 +604,7 @@ SINTER_LP_FN bool flash_attention_supported(int S, int HQ, int HKV, int D, int q
          q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
          v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
          v_off + HKV * D <= row_stride &&
-         flash_attention_shared_bytes(S, D) <= smem.per_block;
+         flash_attention_shared_bytes(flash_attention_default_tiling(S, D), D) <= smem.per_block;
 }
 SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch,
                                                FlashAttentionTiling tiling) {

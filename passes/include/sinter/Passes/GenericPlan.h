@@ -53,7 +53,8 @@ struct GenericPlan {
 
 /// The side of a transposing kernel's square tile below which tiles do not pay.
 constexpr int64_t kTransposeTile = 32;
-/// At most this many inputs are staged (32 x 33 elements of shared memory each).
+/// At most this many inputs are staged (a padded tile of shared memory each: 32 x 33
+/// elements, or 64 x 65 for 16-bit ones).
 constexpr unsigned kMaxStagedInputs = 4;
 
 /// Threads of an elementwise block.
