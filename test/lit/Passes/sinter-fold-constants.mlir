@@ -25,6 +25,17 @@ func.func @transpose_3d_bf16() -> tensor<2x3x2xbf16> {
 
 // -----
 
+// Booleans (stored one bit each) move as values: out[i, j, k] = w[k, i, j].
+// CHECK-LABEL: func.func @transpose_3d_bool
+// CHECK: sinter.constant dense<{{\[}}{{\[}}[true, false], [false, false], [true, true]], {{\[}}[false, true], [true, false], [true, false]]]> : tensor<2x3x2xi1>
+func.func @transpose_3d_bool() -> tensor<2x3x2xi1> {
+  %w = sinter.constant dense<[[[true, false, true], [false, true, true]], [[false, false, true], [true, false, false]]]> : tensor<2x2x3xi1>
+  %t = sinter.transpose %w, [1, 2, 0] : (tensor<2x2x3xi1>) -> tensor<2x3x2xi1>
+  return %t : tensor<2x3x2xi1>
+}
+
+// -----
+
 // Swapping the last two axes (the tiled path), with a leading batch axis kept.
 // CHECK-LABEL: func.func @transpose_last_two
 // CHECK: sinter.constant dense<{{\[}}{{\[}}[0.000000e+00, 3.000000e+00], [1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00]], {{\[}}[6.000000e+00, 9.000000e+00], [7.000000e+00, 1.000000e+01], [8.000000e+00, 1.100000e+01]]]> : tensor<2x3x2xbf16>

@@ -252,3 +252,60 @@ func.func @fp32_256_keys_small_target(%q: tensor<1x1x256x64xf32>, %k: tensor<1x1
   return %o : tensor<1x1x256x64xf32>
 }
 }
+
+// -----
+
+// Above 2^20 mask elements the probe reads sampled rows, columns and diagonals of the mask
+// through per-op index rules (2048^2 here; built from a range, as exports past the folders'
+// limit are). Causal with key padding from the argument.
+// CHECK-LABEL: func.func @long_causal_padding
+// CHECK-NEXT: %[[O:.+]] = sinter.fused_attention %arg0, %arg1, %arg1 key_mask %arg2 {causal = true, scale = 1.250000e-01 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @long_causal_padding(%q: tensor<1x2x2048x64xbf16>, %k: tensor<1x2x2048x64xbf16>, %am: tensor<1x2048xi64>) -> tensor<1x2x2048x64xbf16> {
+  %c0 = sinter.constant dense<0> : tensor<i64>
+  %cs = sinter.constant dense<2048> : tensor<i64>
+  %c1 = sinter.constant dense<1> : tensor<i64>
+  %r = sinter.range %c0, %cs, %c1 : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<2048xi64>
+  %ri = sinter.unsqueeze %r {axes = array<i64: 1>} : (tensor<2048xi64>) -> tensor<2048x1xi64>
+  %rj = sinter.unsqueeze %r {axes = array<i64: 0>} : (tensor<2048xi64>) -> tensor<1x2048xi64>
+  %causal = sinter.less_or_equal %rj, %ri : (tensor<1x2048xi64>, tensor<2048x1xi64>) -> tensor<2048x2048xi1>
+  %b = sinter.cast %am : (tensor<1x2048xi64>) -> tensor<1x2048xi1>
+  %bu = sinter.unsqueeze %b {axes = array<i64: 1, 2>} : (tensor<1x2048xi1>) -> tensor<1x1x1x2048xi1>
+  %m = sinter.and %bu, %causal : (tensor<1x1x1x2048xi1>, tensor<2048x2048xi1>) -> tensor<1x1x2048x2048xi1>
+  %o = sinter.attention %q, %k, %k, mask %m {kv_num_heads = 2 : i64, q_num_heads = 2 : i64, scale = 0.125 : f32} : (tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x1x2048x2048xi1>) -> tensor<1x2x2048x64xbf16>
+  return %o : tensor<1x2x2048x64xbf16>
+}
+
+// -----
+
+// Sampled masks that are not causal-plus-padding stay: a sliding window of 2047 keys (it
+// differs from causal at one element, the last row's first key), and key flags read one
+// position late.
+// CHECK-LABEL: func.func @long_other_masks
+// CHECK-NOT: sinter.fused_attention
+// CHECK: sinter.attention
+// CHECK: sinter.attention
+func.func @long_other_masks(%q: tensor<1x2x2048x64xbf16>, %k: tensor<1x2x2048x64xbf16>, %am: tensor<1x2048xi64>) -> (tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>) {
+  %c0 = sinter.constant dense<0> : tensor<i64>
+  %cs = sinter.constant dense<2048> : tensor<i64>
+  %c1 = sinter.constant dense<1> : tensor<i64>
+  %window = sinter.constant dense<2047> : tensor<i64>
+  %r = sinter.range %c0, %cs, %c1 : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<2048xi64>
+  %ri = sinter.unsqueeze %r {axes = array<i64: 1>} : (tensor<2048xi64>) -> tensor<2048x1xi64>
+  %rj = sinter.unsqueeze %r {axes = array<i64: 0>} : (tensor<2048xi64>) -> tensor<1x2048xi64>
+  %causal = sinter.less_or_equal %rj, %ri : (tensor<1x2048xi64>, tensor<2048x1xi64>) -> tensor<2048x2048xi1>
+  %distance = sinter.sub %ri, %rj : (tensor<2048x1xi64>, tensor<1x2048xi64>) -> tensor<2048x2048xi64>
+  %near = sinter.binary "less" %distance, %window : (tensor<2048x2048xi64>, tensor<i64>) -> tensor<2048x2048xi1>
+  %sliding = sinter.and %causal, %near : (tensor<2048x2048xi1>, tensor<2048x2048xi1>) -> tensor<2048x2048xi1>
+  %b = sinter.cast %am : (tensor<1x2048xi64>) -> tensor<1x2048xi1>
+  %bu = sinter.unsqueeze %b {axes = array<i64: 1, 2>} : (tensor<1x2048xi1>) -> tensor<1x1x1x2048xi1>
+  %m0 = sinter.and %bu, %sliding : (tensor<1x1x1x2048xi1>, tensor<2048x2048xi1>) -> tensor<1x1x2048x2048xi1>
+  %o0 = sinter.attention %q, %k, %k, mask %m0 {kv_num_heads = 2 : i64, q_num_heads = 2 : i64, scale = 0.125 : f32} : (tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x1x2048x2048xi1>) -> tensor<1x2x2048x64xbf16>
+  %head = sinter.slice %b {starts = array<i64: 0, 0>, ends = array<i64: 1, 1>, steps = array<i64: 1, 1>} : (tensor<1x2048xi1>) -> tensor<1x1xi1>
+  %rest = sinter.slice %b {starts = array<i64: 0, 0>, ends = array<i64: 1, 2047>, steps = array<i64: 1, 1>} : (tensor<1x2048xi1>) -> tensor<1x2047xi1>
+  %late = sinter.concat %head, %rest {axis = 1 : i64} : (tensor<1x1xi1>, tensor<1x2047xi1>) -> tensor<1x2048xi1>
+  %lu = sinter.unsqueeze %late {axes = array<i64: 1, 2>} : (tensor<1x2048xi1>) -> tensor<1x1x1x2048xi1>
+  %m1 = sinter.and %lu, %causal : (tensor<1x1x1x2048xi1>, tensor<2048x2048xi1>) -> tensor<1x1x2048x2048xi1>
+  %o1 = sinter.attention %q, %k, %k, mask %m1 {kv_num_heads = 2 : i64, q_num_heads = 2 : i64, scale = 0.125 : f32} : (tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x1x2048x2048xi1>) -> tensor<1x2x2048x64xbf16>
+  return %o0, %o1 : tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>
+}

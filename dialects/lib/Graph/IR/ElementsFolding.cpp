@@ -237,11 +237,40 @@ void transposeWords(const char *raw, char *out, int64_t n, ArrayRef<int64_t> out
 }
 } // namespace
 
+namespace {
+// Booleans are stored one bit each: permuted as host values instead of raw words.
+DenseElementsAttr transposeBooleans(DenseElementsAttr input, ArrayRef<int64_t> perm,
+                                   RankedTensorType resultType) {
+  std::optional<HostValues> values = readValues(input);
+  if (!values)
+    return {};
+  auto inShape = input.getType().getShape();
+  auto outShape = resultType.getShape();
+  int64_t rank = inShape.size();
+  SmallVector<int64_t> inStrides(rank, 1), coords(rank, 0);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  HostValues out;
+  out.ints.reserve(values->ints.size());
+  for (size_t n = 0; n < values->ints.size(); ++n) {
+    int64_t source = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      source += coords[d] * inStrides[perm[d]];
+    out.ints.push_back(values->ints[source]);
+    for (int64_t d = rank - 1; d >= 0 && ++coords[d] == outShape[d]; --d)
+      coords[d] = 0;
+  }
+  return makeElements(resultType, out);
+}
+} // namespace
+
 DenseElementsAttr transposeElements(DenseElementsAttr input, ArrayRef<int64_t> perm,
                                     RankedTensorType resultType) {
   if (input.isSplat())
     return input.resizeSplat(resultType);
   Type et = input.getElementType();
+  if (et.isInteger(1))
+    return transposeBooleans(input, perm, resultType);
   if (et.getIntOrFloatBitWidth() % 8 != 0)
     return {};
   size_t elemBytes = et.getIntOrFloatBitWidth() / 8;

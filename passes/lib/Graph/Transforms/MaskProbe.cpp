@@ -1,11 +1,14 @@
 #include "MaskProbe.h"
 
+#include "SlicePoints.h"
+
 #include "sinter/Dialect/Graph/IR/ElementsFolding.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -88,113 +91,30 @@ Attribute SliceEvaluator::evaluate(ArrayRef<Attribute> argValues) const {
   return env.lookup(root);
 }
 
-std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, int64_t heads,
-                                     int64_t seq, bool alsoCausal) {
-  auto maskType = dyn_cast<RankedTensorType>(mask.getType());
-  if (!maskType || maskType.getRank() > 4 || batch <= 0 || heads <= 0 || seq <= 0)
-    return std::nullopt;
-  // The mask's shape, padded to 4-D, must broadcast to [batch, heads, seq, seq].
-  SmallVector<int64_t> full{batch, heads, seq, seq};
-  SmallVector<int64_t> shape(4 - maskType.getRank(), 1);
-  llvm::append_range(shape, maskType.getShape());
-  for (int d = 0; d < 4; ++d)
-    if (shape[d] != 1 && shape[d] != full[d])
-      return std::nullopt;
-  if (kind == MaskKind::Boolean && !maskType.getElementType().isInteger(1))
-    return std::nullopt;
-  if (kind == MaskKind::Additive && !isa<FloatType>(maskType.getElementType()))
-    return std::nullopt;
-  // The mask is the same for every head when its head dimension is 1: look at one.
-  int64_t maskHeads = shape[1];
-  if ((int64_t)batch * maskHeads * seq * seq > kMaxFoldElements)
-    return std::nullopt;
+namespace {
 
-  std::optional<SliceEvaluator> eval = SliceEvaluator::build(mask);
-  if (!eval || eval->arguments().size() > 1)
-    return std::nullopt;
-  Value arg;
-  RankedTensorType argType;
-  if (!eval->arguments().empty()) {
-    arg = eval->arguments().front();
-    argType = dyn_cast<RankedTensorType>(arg.getType());
-    if (!argType || !isa<IntegerType>(argType.getElementType()) ||
-        argType.getShape() != ArrayRef<int64_t>{batch, seq})
-      return std::nullopt;
-  }
+/// Masks up to this many elements (batch x mask heads x S x S: 1024 tokens at batch 1) are
+/// checked at every element; larger ones at sampled rows, columns and diagonals, evaluated
+/// at those points only (a 32768-token mask has 2^30 elements).
+constexpr int64_t kExhaustiveMaskElements = 1 << 20;
 
-  // Which (b, h, i, j) the evaluated mask attends, flattened over [batch, maskHeads, seq,
-  // seq]; nullopt when a value is neither "attend" nor "masked".
-  auto attended = [&](Attribute result) -> std::optional<std::vector<uint8_t>> {
-    std::optional<HostValues> values = readValues(result);
-    if (!values)
-      return std::nullopt;
-    std::vector<uint8_t> out;
-    out.reserve(batch * maskHeads * seq * seq);
-    SmallVector<int64_t> outShape{batch, maskHeads, seq, seq};
-    BroadcastWalk walk(outShape, shape);
-    for (int64_t flat = 0, e = batch * maskHeads * seq * seq; flat < e; ++flat, walk.next()) {
-      int64_t src = walk.index();
-      bool attend;
-      if (kind == MaskKind::Boolean) {
-        attend = values->ints[src] != 0;
-      } else {
-        double v = values->floats[src];
-        if (v == 0.0)
-          attend = true;
-        else if (v <= -1e4) // includes -inf
-          attend = false;
-        else
-          return std::nullopt;
-      }
-      int64_t i = (flat / seq) % seq, j = flat % seq;
-      out.push_back(attend && (!alsoCausal || j <= i));
-    }
-    return out;
-  };
-  // Whether `got` is the causal (or full) pattern with the keys where keep[b * seq + j] is
-  // 0 masked.
-  auto matches = [&](const std::vector<uint8_t> &got, bool causal,
-                     const std::vector<uint8_t> *keep) {
-    size_t flat = 0;
-    for (int64_t b = 0; b < batch; ++b)
-      for (int64_t h = 0; h < maskHeads; ++h)
-        for (int64_t i = 0; i < seq; ++i)
-          for (int64_t j = 0; j < seq; ++j, ++flat) {
-            bool expect = (!causal || j <= i) && (!keep || (*keep)[b * seq + j]);
-            if (got[flat] != expect)
-              return false;
-          }
+/// Whether a mask value attends; nullopt when it is neither "attend" nor "masked".
+std::optional<bool> attends(MaskKind kind, const HostValues &values, size_t n) {
+  if (kind == MaskKind::Boolean)
+    return values.ints[n] != 0;
+  double v = values.floats[n];
+  if (v == 0.0)
     return true;
-  };
-  auto evaluateWith = [&](const std::vector<uint8_t> &keep) -> std::optional<std::vector<uint8_t>> {
-    SmallVector<Attribute> bound;
-    if (arg) {
-      HostValues values;
-      values.ints.assign(keep.begin(), keep.end());
-      bound.push_back(makeElements(argType, values));
-    }
-    Attribute result = eval->evaluate(bound);
-    if (!result)
-      return std::nullopt;
-    return attended(result);
-  };
+  if (v <= -1e4) // includes -inf
+    return false;
+  return std::nullopt;
+}
 
-  std::vector<uint8_t> ones(batch * seq, 1);
-  std::optional<std::vector<uint8_t>> base = evaluateWith(ones);
-  if (!base)
-    return std::nullopt;
-  MaskMeaning meaning;
-  if (matches(*base, /*causal=*/true, nullptr))
-    meaning.causal = true;
-  else if (!matches(*base, /*causal=*/false, nullptr))
-    return std::nullopt;
-  if (!arg)
-    return meaning;
-
-  // Probes: one zero key at a time in every batch (every position up to 128 keys; beyond,
-  // the first and last four and eight spread between, plus pseudo-random halves, so long
-  // prompts stay cheap to compile), alternate keys zero, and alternate keys zero in one
-  // batch only.
+/// Key-padding probes ([batch, seq] keep flags): one zero key at a time in every batch
+/// (every position up to 128 keys; beyond, the first and last four and eight spread
+/// between, plus pseudo-random halves, so long prompts stay cheap to compile), alternate
+/// keys zero, and alternate keys zero in one batch only.
+std::vector<std::vector<uint8_t>> keyProbes(int64_t batch, int64_t seq) {
   std::vector<std::vector<uint8_t>> probes;
   auto addProbe = [&](auto zeroAt) {
     std::vector<uint8_t> keep(batch * seq, 1);
@@ -228,9 +148,121 @@ std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, i
   if (batch > 1)
     for (int64_t only = 0; only < std::min<int64_t>(batch, 8); ++only)
       addProbe([only](int64_t b, int64_t k) { return b == only && k % 2 == 0; });
+  return probes;
+}
+
+/// An element of the [batch, heads, seq, seq] attention mask.
+struct MaskPoint {
+  int64_t b, h, i, j;
+};
+
+/// Rows (query positions) a sampled check reads in full: the first and last four, `spread`
+/// evenly spaced and `spread` pseudo-random ones.
+std::vector<int64_t> sampledRows(int64_t seq, int64_t spread, uint64_t seed) {
+  std::vector<int64_t> rows;
+  for (int64_t i = 0; i < std::min<int64_t>(4, seq); ++i)
+    rows.push_back(i), rows.push_back(seq - 1 - i);
+  for (int64_t n = 0; n < spread; ++n) {
+    rows.push_back(n * seq / spread + seq / (2 * spread));
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    rows.push_back((int64_t)((seed >> 33) % (uint64_t)seq));
+  }
+  llvm::sort(rows);
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
+/// The [batch, seq] integer argument a mask slice reads (null when it reads none); failure
+/// when it reads another or more than one.
+FailureOr<Value> keyFlagArgument(ArrayRef<Value> arguments, int64_t batch, int64_t seq) {
+  if (arguments.empty())
+    return Value();
+  auto type = dyn_cast<RankedTensorType>(arguments.front().getType());
+  if (arguments.size() > 1 || !type || !isa<IntegerType>(type.getElementType()) ||
+      type.getShape() != ArrayRef<int64_t>{batch, seq})
+    return failure();
+  return arguments.front();
+}
+
+/// The [batch, seq] key flags `keep` as a value of the argument's type.
+Attribute keyFlags(Value arg, const std::vector<uint8_t> &keep) {
+  HostValues values;
+  values.ints.assign(keep.begin(), keep.end());
+  return makeElements(cast<RankedTensorType>(arg.getType()), values);
+}
+
+/// probeMask for masks of at most kExhaustiveMaskElements: the slice folded whole, every
+/// element compared. `shape` is the mask's shape padded to 4-D.
+std::optional<MaskMeaning> probeMaskExhaustively(Value mask, MaskKind kind,
+                                                 ArrayRef<int64_t> shape, int64_t batch,
+                                                 int64_t seq, bool alsoCausal) {
+  int64_t maskHeads = shape[1];
+  std::optional<SliceEvaluator> eval = SliceEvaluator::build(mask);
+  if (!eval)
+    return std::nullopt;
+  FailureOr<Value> arg = keyFlagArgument(eval->arguments(), batch, seq);
+  if (failed(arg))
+    return std::nullopt;
+
+  // Which (b, h, i, j) the evaluated mask attends, flattened over [batch, maskHeads, seq,
+  // seq]; nullopt when a value is neither "attend" nor "masked".
+  auto attended = [&](Attribute result) -> std::optional<std::vector<uint8_t>> {
+    std::optional<HostValues> values = readValues(result);
+    if (!values)
+      return std::nullopt;
+    std::vector<uint8_t> out;
+    out.reserve(batch * maskHeads * seq * seq);
+    SmallVector<int64_t> outShape{batch, maskHeads, seq, seq};
+    BroadcastWalk walk(outShape, shape);
+    for (int64_t flat = 0, e = batch * maskHeads * seq * seq; flat < e; ++flat, walk.next()) {
+      int64_t src = walk.index();
+      std::optional<bool> attend = attends(kind, *values, src);
+      if (!attend)
+        return std::nullopt;
+      int64_t i = (flat / seq) % seq, j = flat % seq;
+      out.push_back(*attend && (!alsoCausal || j <= i));
+    }
+    return out;
+  };
+  // Whether `got` is the causal (or full) pattern with the keys where keep[b * seq + j] is
+  // 0 masked.
+  auto matches = [&](const std::vector<uint8_t> &got, bool causal,
+                     const std::vector<uint8_t> *keep) {
+    size_t flat = 0;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t h = 0; h < maskHeads; ++h)
+        for (int64_t i = 0; i < seq; ++i)
+          for (int64_t j = 0; j < seq; ++j, ++flat) {
+            bool expect = (!causal || j <= i) && (!keep || (*keep)[b * seq + j]);
+            if (got[flat] != expect)
+              return false;
+          }
+    return true;
+  };
+  auto evaluateWith = [&](const std::vector<uint8_t> &keep) -> std::optional<std::vector<uint8_t>> {
+    SmallVector<Attribute> bound;
+    if (*arg)
+      bound.push_back(keyFlags(*arg, keep));
+    Attribute result = eval->evaluate(bound);
+    if (!result)
+      return std::nullopt;
+    return attended(result);
+  };
+
+  std::vector<uint8_t> ones(batch * seq, 1);
+  std::optional<std::vector<uint8_t>> base = evaluateWith(ones);
+  if (!base)
+    return std::nullopt;
+  MaskMeaning meaning;
+  if (matches(*base, /*causal=*/true, nullptr))
+    meaning.causal = true;
+  else if (!matches(*base, /*causal=*/false, nullptr))
+    return std::nullopt;
+  if (!*arg)
+    return meaning;
 
   bool withKeyMask = true, withoutKeyMask = true;
-  for (const std::vector<uint8_t> &keep : probes) {
+  for (const std::vector<uint8_t> &keep : keyProbes(batch, seq)) {
     std::optional<std::vector<uint8_t>> got = evaluateWith(keep);
     if (!got)
       return std::nullopt;
@@ -240,7 +272,128 @@ std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, i
       return std::nullopt;
   }
   if (withKeyMask)
-    meaning.keyMask = arg;
+    meaning.keyMask = *arg;
+  return meaning;
+}
+
+} // namespace
+
+std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, int64_t heads,
+                                     int64_t seq, bool alsoCausal) {
+  auto maskType = dyn_cast<RankedTensorType>(mask.getType());
+  if (!maskType || maskType.getRank() > 4 || batch <= 0 || heads <= 0 || seq <= 0)
+    return std::nullopt;
+  // The mask's shape, padded to 4-D, must broadcast to [batch, heads, seq, seq].
+  SmallVector<int64_t> full{batch, heads, seq, seq};
+  SmallVector<int64_t> shape(4 - maskType.getRank(), 1);
+  llvm::append_range(shape, maskType.getShape());
+  for (int d = 0; d < 4; ++d)
+    if (shape[d] != 1 && shape[d] != full[d])
+      return std::nullopt;
+  if (kind == MaskKind::Boolean && !maskType.getElementType().isInteger(1))
+    return std::nullopt;
+  if (kind == MaskKind::Additive && !isa<FloatType>(maskType.getElementType()))
+    return std::nullopt;
+  // The mask is the same for every head when its head dimension is 1: look at one.
+  int64_t maskHeads = shape[1];
+  if (batch * maskHeads * seq * seq <= kExhaustiveMaskElements)
+    return probeMaskExhaustively(mask, kind, shape, batch, seq, alsoCausal);
+
+  std::optional<SlicePointEvaluator> eval = SlicePointEvaluator::build(mask);
+  if (!eval)
+    return std::nullopt;
+  FailureOr<Value> arg = keyFlagArgument(eval->arguments(), batch, seq);
+  if (failed(arg))
+    return std::nullopt;
+  SmallVector<int64_t> probedShape{batch, maskHeads, seq, seq};
+  // What the mask selects at `points` with `keep` bound to the argument; nullopt when a
+  // value is neither "attend" nor "masked".
+  auto selectedAt = [&](const std::vector<MaskPoint> &points,
+                        const std::vector<uint8_t> &keep) -> std::optional<std::vector<uint8_t>> {
+    std::vector<int64_t> flat;
+    flat.reserve(points.size());
+    for (const MaskPoint &p : points)
+      flat.push_back(broadcastSourceIndex(((p.b * maskHeads + p.h) * seq + p.i) * seq + p.j,
+                                          probedShape, shape));
+    SmallVector<Attribute> bound;
+    if (*arg)
+      bound.push_back(keyFlags(*arg, keep));
+    std::optional<HostValues> got = eval->evaluate(bound, flat);
+    if (!got || got->size() != points.size())
+      return std::nullopt;
+    std::vector<uint8_t> selected;
+    selected.reserve(points.size());
+    for (size_t n = 0; n < points.size(); ++n) {
+      std::optional<bool> attend = attends(kind, *got, n);
+      if (!attend)
+        return std::nullopt;
+      selected.push_back(*attend && (!alsoCausal || points[n].j <= points[n].i));
+    }
+    return selected;
+  };
+  // Whether `selected` is the causal (or full) pattern with the keys where keep[b * seq + j]
+  // is 0 masked.
+  auto matches = [&](const std::vector<MaskPoint> &points, const std::vector<uint8_t> &selected,
+                     bool causal, const std::vector<uint8_t> *keep) {
+    for (size_t n = 0; n < points.size(); ++n) {
+      const MaskPoint &p = points[n];
+      bool expect = (!causal || p.j <= p.i) && (!keep || (*keep)[p.b * seq + p.j]);
+      if (selected[n] != expect)
+        return false;
+    }
+    return true;
+  };
+
+  // With every key attended, batches differ only where the mask's constants do: the
+  // first, middle and last stand for them (the key probes below read every batch).
+  SmallVector<int64_t> batchSamples{0, batch / 2, batch - 1};
+  batchSamples.erase(std::unique(batchSamples.begin(), batchSamples.end()), batchSamples.end());
+  SmallVector<int64_t> headSamples{0, maskHeads / 2, maskHeads - 1};
+  headSamples.erase(std::unique(headSamples.begin(), headSamples.end()), headSamples.end());
+  std::vector<MaskPoint> basePoints;
+  for (int64_t b : batchSamples)
+    for (int64_t h : headSamples) {
+      for (int64_t i : sampledRows(seq, 8, 0x2545F4914F6CDD1Dull + b))
+        for (int64_t j = 0; j < seq; ++j)
+          basePoints.push_back({b, h, i, j});
+      for (int64_t j : sampledRows(seq, 2, 0x9E3779B97F4A7C15ull + b))
+        for (int64_t i = 0; i < seq; ++i)
+          basePoints.push_back({b, h, i, j});
+      for (int64_t i = 0; i < seq; ++i)
+        for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min(seq - 1, i + 1); ++j)
+          basePoints.push_back({b, h, i, j});
+    }
+  std::vector<uint8_t> ones(batch * seq, 1);
+  std::optional<std::vector<uint8_t>> base = selectedAt(basePoints, ones);
+  if (!base)
+    return std::nullopt;
+  MaskMeaning meaning;
+  if (matches(basePoints, *base, /*causal=*/true, nullptr))
+    meaning.causal = true;
+  else if (!matches(basePoints, *base, /*causal=*/false, nullptr))
+    return std::nullopt;
+  if (!*arg)
+    return meaning;
+
+  // The key probes look at the last row (which sees every key under causality) and three
+  // others in each batch.
+  std::vector<MaskPoint> keyPoints;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i : {seq - 1, seq / 2, std::min<int64_t>(1, seq - 1), (seq * 3) / 4 + 1})
+      for (int64_t j = 0; j < seq; ++j)
+        keyPoints.push_back({b, 0, std::min(i, seq - 1), j});
+  bool withKeyMask = true, withoutKeyMask = true;
+  for (const std::vector<uint8_t> &keep : keyProbes(batch, seq)) {
+    std::optional<std::vector<uint8_t>> got = selectedAt(keyPoints, keep);
+    if (!got)
+      return std::nullopt;
+    withKeyMask = withKeyMask && matches(keyPoints, *got, meaning.causal, &keep);
+    withoutKeyMask = withoutKeyMask && matches(keyPoints, *got, meaning.causal, nullptr);
+    if (!withKeyMask && !withoutKeyMask)
+      return std::nullopt;
+  }
+  if (withKeyMask)
+    meaning.keyMask = *arg;
   return meaning;
 }
 

@@ -24,6 +24,9 @@ public:
   /// The block arguments the slice reads, in first-use order.
   llvm::ArrayRef<mlir::Value> arguments() const { return args; }
 
+  /// The slice's ops, each after the producers of its operands.
+  llvm::ArrayRef<mlir::Operation *> operations() const { return ops; }
+
   /// `root` computed with `argValues[i]` bound to `arguments()[i]`; null where an op does not
   /// fold (folders give up above kMaxFoldElements elements).
   mlir::Attribute evaluate(llvm::ArrayRef<mlir::Attribute> argValues) const;
