@@ -10,10 +10,10 @@
 // (online softmax, base 2 with the scale folded in), and adds p v with the scores' registers
 // reused as the A operand (an m16n8 accumulator pair is an m16k16 A fragment) and V read
 // transposed by ldmatrix.trans. Causal blocks start from the last query tile, the longest.
-// Only the key tiles a mask cuts (the causal diagonal, the prompt's end, padding masks) pay
-// for the mask; the others go from the MMA's scores to exp2 with one FMA each (the scale is
-// folded into the exponent where it is positive, so the row maximum of the raw scores is the
-// maximum of the scaled ones).
+// Only the key tiles a mask cuts (the causal diagonal, the prompt's end, a padding mask's
+// zeros) pay for the mask; the others go from the MMA's scores to exp2 with one FMA each (the
+// scale is folded into the exponent where it is positive, so the row maximum of the raw scores
+// is the maximum of the scaled ones).
 #pragma once
 
 #include "kernel_common.cuh"
@@ -92,6 +92,7 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
   constexpr int kRowElements = D + 8;           // padded shared row
   constexpr int kKeyBlocks = kKeyTile / 8;      // 8-key accumulator blocks of the scores
   constexpr int kKeySteps = kKeyTile / 16;      // 16-key steps of p v
+  constexpr int kKeyFlagWords = (kKeyTile + 31) / 32; // 32-key words of a tile's flags
   constexpr int kDepthSteps = D / 16;           // 16-deep steps of q k^T
   constexpr int kHeadBlocks = D / 8;            // 8-wide accumulator blocks of the output
   constexpr int kVectorsPerRow = D * int(sizeof(T)) / 16;
@@ -104,7 +105,8 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
   T *query_tile = reinterpret_cast<T *>(smem_raw);
   T *key_stages = query_tile + kQueryTile * kRowElements;
   T *value_stages = key_stages + 2 * kKeyTile * kRowElements;
-  int *key_flag_stages = reinterpret_cast<int *>(value_stages + 2 * kKeyTile * kRowElements);
+  int64_t *key_flag_stages =
+      reinterpret_cast<int64_t *>(value_stages + 2 * kKeyTile * kRowElements);
 
   const int tile_index = CAUSAL ? kQueryTiles - 1 - int(blockIdx.x) : int(blockIdx.x);
   const int head = blockIdx.y;
@@ -152,11 +154,14 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
     stage_rows(value_stages + stage * kKeyTile * kRowElements, first, kKeyTile,
                V_OFF + kv_head * D);
     if constexpr (PADDING_MASK) {
-      // Plain stores: the barrier at the top of the tile's iteration publishes them.
+      // Asynchronous like K and V: a plain load here would stall every warp on global
+      // latency once a tile. Keys past S read as 0 (masked).
       for (int j = tid; j < kKeyTile; j += kThreads) {
         const int key = first + j;
-        key_flag_stages[stage * kKeyTile + j] =
-            key < S && attention_mask[first_row + key] != 0;
+        const bool inside = key < S;
+        detail::cp_async8_zfill(key_flag_stages + stage * kKeyTile + j,
+                                attention_mask + first_row + (inside ? key : 0),
+                                inside ? 8u : 0u);
       }
     }
     detail::cp_async_commit();
@@ -193,6 +198,23 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
     const T *values = value_stages + stage * kKeyTile * kRowElements;
     const int key_begin = key_tile * kKeyTile;
     if (CAUSAL && key_begin > warp_query_begin + kWarpQueries - 1) continue; // all in the future
+
+    // The tile's key flags as bits (word w, bit b: key 32 w + b), read once a warp: the
+    // mask below tests a register, and a tile whose keys are all attended skips it.
+    uint32_t attended_keys[kKeyFlagWords];
+    bool all_keys_attended = true;
+    if constexpr (PADDING_MASK) {
+#pragma unroll
+      for (int w = 0; w < kKeyFlagWords; ++w) {
+        const int key_in_tile = 32 * w + lane;
+        attended_keys[w] = __ballot_sync(
+            0xffffffffu,
+            key_in_tile < kKeyTile && key_flag_stages[stage * kKeyTile + key_in_tile] != 0);
+        const uint32_t tile_keys =
+            32 * (w + 1) <= kKeyTile ? 0xffffffffu : (1u << (kKeyTile - 32 * w)) - 1;
+        all_keys_attended = all_keys_attended && attended_keys[w] == tile_keys;
+      }
+    }
 
     float scores[kRowTiles][kKeyBlocks][4];
 #pragma unroll
@@ -231,7 +253,7 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
 #pragma unroll
           for (int e = 0; e < 4; ++e) scores[t][kb][e] *= score_scale;
     }
-    const bool needs_mask = PADDING_MASK || key_begin + kKeyTile > S ||
+    const bool needs_mask = !all_keys_attended || key_begin + kKeyTile > S ||
                             (CAUSAL && key_begin + kKeyTile - 1 > warp_query_begin);
     if (needs_mask) {
 #pragma unroll
@@ -244,7 +266,7 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
             const int key = key_begin + key_in_tile;
             bool visible = key < S && (!CAUSAL || key <= query_row(t, e >> 1));
             if constexpr (PADDING_MASK)
-              visible = visible && key_flag_stages[stage * kKeyTile + key_in_tile] != 0;
+              visible = visible && (attended_keys[key_in_tile / 32] >> (key_in_tile % 32)) & 1u;
             if (!visible) scores[t][kb][e] = -INFINITY;
           }
     }

@@ -560,7 +560,7 @@ SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D, int ele
 //   grid (ceil(S / flash_attention_query_tile(tiling)), HQ, B), block 128 (4 warps, each with
 //   ROW_TILES tiles of 16 queries), dynamic shared flash_attention_shared_bytes(tiling, D): the
 //   q tile and two stages of K and V tiles, rows padded to D + 8 elements (ldmatrix rows on
-//   distinct banks), and two stages of key flags.
+//   distinct banks), and two stages of key flags (the int64 attention_mask entries).
 // =============================================================================================
 constexpr int kFlashAttentionWarps = 4;
 
@@ -589,7 +589,7 @@ SINTER_LP_FN int flash_attention_query_tile(FlashAttentionTiling tiling) {
 }
 SINTER_LP_FN uint32_t flash_attention_shared_bytes(FlashAttentionTiling tiling, int D) {
   return uint32_t((flash_attention_query_tile(tiling) + 4 * tiling.key_tile) * (D + 8) * 2 +
-                  2 * tiling.key_tile * 4);
+                  2 * tiling.key_tile * 8);
 }
 // Whether flash_attention tiles a head of D elements of elem_bytes each.
 SINTER_LP_FN bool flash_attention_tiles_head(int D, int elem_bytes) {
