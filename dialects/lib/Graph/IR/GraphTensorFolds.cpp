@@ -73,13 +73,6 @@ std::optional<std::vector<int64_t>> readIndices(Attribute attr) {
   return std::move(values->ints);
 }
 
-/// Resolves a possibly negative index against `dim`; -1 when out of range.
-int64_t resolveIndex(int64_t index, int64_t dim) {
-  if (index < 0)
-    index += dim;
-  return index >= 0 && index < dim ? index : -1;
-}
-
 /// Offsets (in elements of the row-major input) of the index tuples of a GatherND /
 /// ScatterND indices tensor read as [count, k], addressing input dims [first, first + k).
 std::optional<std::vector<int64_t>> tupleOffsets(ArrayRef<int64_t> indices, int64_t k,

@@ -60,13 +60,6 @@ std::vector<int64_t> broadcastPoints(ArrayRef<int64_t> points, ArrayRef<int64_t>
   return out;
 }
 
-/// Resolves a possibly negative index against `dim`; -1 when out of range.
-int64_t resolveIndex(int64_t index, int64_t dim) {
-  if (index < 0)
-    index += dim;
-  return index >= 0 && index < dim ? index : -1;
-}
-
 } // namespace
 
 struct SlicePointEvaluator::Evaluation {

@@ -31,6 +31,14 @@ std::optional<HostValues> readValues(mlir::Attribute attr);
 /// Builds a dense constant of `type` from host values (rounded to the element type).
 mlir::DenseElementsAttr makeElements(mlir::RankedTensorType type, const HostValues &values);
 
+/// A possibly negative ONNX index (counting from the end) resolved against `dim`; -1 when it
+/// is out of range.
+inline int64_t resolveIndex(int64_t index, int64_t dim) {
+  if (index < 0)
+    index += dim;
+  return index >= 0 && index < dim ? index : -1;
+}
+
 /// Index of the source element feeding output index `flat` under numpy broadcasting.
 int64_t broadcastSourceIndex(int64_t flat, llvm::ArrayRef<int64_t> outShape,
                              llvm::ArrayRef<int64_t> srcShape);
