@@ -102,7 +102,9 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
       passes.push_back(createSinterKeepLastLogits());
     // Attention the kernels cannot take goes back to primitives, and whatever no pattern
     // claimed goes to the generic tier.
-    passes.push_back(createSinterExpandAttention());
+    SinterExpandAttentionOptions expandAttention;
+    expandAttention.activations = config.activations;
+    passes.push_back(createSinterExpandAttention(expandAttention));
     passes.push_back(createSinterFuseAttentionHeadMerge());
     passes.push_back(createSinterFuseQkvHeads());
     passes.push_back(createSinterFormFusionGroups());

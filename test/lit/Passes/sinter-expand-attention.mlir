@@ -1,4 +1,7 @@
 // RUN: sinter-opt %s -split-input-file --sinter-expand-attention | FileCheck %s
+// RUN: sinter-opt %s -split-input-file --sinter-expand-attention=activations=f32 | FileCheck %s --check-prefix=F32
+// RUN: not sinter-opt %s -split-input-file --sinter-expand-attention=activations=bf8 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: activations must be model or f32, got 'bf8'
 
 // Attention no pattern raised, with grouped kv heads, a softcap and the causal mask: the kv
 // heads are expanded (reshape, expand, reshape), the scores are a matmul scaled and
@@ -23,8 +26,8 @@ func.func @plain(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x
 
 // -----
 
-// A raised attention the kernels cannot take (two sequences) goes back to primitives; its
-// key mask selects the attended keys.
+// A raised attention of two sequences whose operands are not the head split of one QKV
+// projection goes back to primitives; its key mask selects the attended keys.
 // CHECK-LABEL: func.func @batch_two
 // CHECK-NOT: sinter.fused_attention
 // CHECK: sinter.equal %arg3
@@ -60,6 +63,96 @@ func.func @kernel_takes(%x: tensor<1x3x8xbf16>) -> tensor<1x3x8xbf16> {
   %s3 = sinter.constant dense<[1, 3, 8]> : tensor<3xi64>
   %r = sinter.reshape %t, %s3 : (tensor<1x3x2x4xbf16>, tensor<3xi64>) -> tensor<1x3x8xbf16>
   return %r : tensor<1x3x8xbf16>
+}
+
+// -----
+
+// Negative: two sequences of bf16 heads flash_attention tiles (D 16), read from one QKV
+// projection, stay for the tensor-core kernel, which takes a batch and its key mask. Under
+// activations=f32 the projection is written in fp32, which that kernel does not read, and the
+// attention goes back to primitives.
+// CHECK-LABEL: func.func @batch_kernel_takes
+// CHECK: sinter.fused_attention
+// CHECK-NOT: sinter.softmax
+// F32-LABEL: func.func @batch_kernel_takes
+// F32-NOT: sinter.fused_attention
+// F32: sinter.softmax
+func.func @batch_kernel_takes(%x: tensor<2x3x32xbf16>, %mask: tensor<2x3xi64>) -> tensor<2x3x32xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<32x64xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<2x3x32xbf16>, tensor<32x64xbf16>) -> tensor<2x3x64xbf16>
+  %sq = sinter.constant dense<[2, 3, 2, 16]> : tensor<4xi64>
+  %skv = sinter.constant dense<[2, 3, 1, 16]> : tensor<4xi64>
+  %q0 = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 2, 3, 32>, steps = array<i64: 1, 1, 1>} : (tensor<2x3x64xbf16>) -> tensor<2x3x32xbf16>
+  %k0 = sinter.slice %qkv {starts = array<i64: 0, 0, 32>, ends = array<i64: 2, 3, 48>, steps = array<i64: 1, 1, 1>} : (tensor<2x3x64xbf16>) -> tensor<2x3x16xbf16>
+  %v0 = sinter.slice %qkv {starts = array<i64: 0, 0, 48>, ends = array<i64: 2, 3, 64>, steps = array<i64: 1, 1, 1>} : (tensor<2x3x64xbf16>) -> tensor<2x3x16xbf16>
+  %q1 = sinter.reshape %q0, %sq : (tensor<2x3x32xbf16>, tensor<4xi64>) -> tensor<2x3x2x16xbf16>
+  %k1 = sinter.reshape %k0, %skv : (tensor<2x3x16xbf16>, tensor<4xi64>) -> tensor<2x3x1x16xbf16>
+  %v1 = sinter.reshape %v0, %skv : (tensor<2x3x16xbf16>, tensor<4xi64>) -> tensor<2x3x1x16xbf16>
+  %q = sinter.transpose %q1, [0, 2, 1, 3] : (tensor<2x3x2x16xbf16>) -> tensor<2x2x3x16xbf16>
+  %k = sinter.transpose %k1, [0, 2, 1, 3] : (tensor<2x3x1x16xbf16>) -> tensor<2x1x3x16xbf16>
+  %v = sinter.transpose %v1, [0, 2, 1, 3] : (tensor<2x3x1x16xbf16>) -> tensor<2x1x3x16xbf16>
+  %o = sinter.fused_attention %q, %k, %v key_mask %mask {causal = true, scale = 0.25 : f32} : (tensor<2x2x3x16xbf16>, tensor<2x1x3x16xbf16>, tensor<2x1x3x16xbf16>, tensor<2x3xi64>) -> tensor<2x2x3x16xbf16>
+  %t = sinter.transpose %o, [0, 2, 1, 3] : (tensor<2x2x3x16xbf16>) -> tensor<2x3x2x16xbf16>
+  %s3 = sinter.constant dense<[2, 3, 32]> : tensor<3xi64>
+  %r = sinter.reshape %t, %s3 : (tensor<2x3x2x16xbf16>, tensor<3xi64>) -> tensor<2x3x32xbf16>
+  return %r : tensor<2x3x32xbf16>
+}
+
+// -----
+
+// Two sequences with a head size flash_attention does not tile (D 4; the short-prompt kernel
+// that would take it is per sequence) go back to primitives.
+// CHECK-LABEL: func.func @batch_small_heads
+// CHECK-NOT: sinter.fused_attention
+// CHECK: sinter.softmax
+func.func @batch_small_heads(%x: tensor<2x3x8xbf16>) -> tensor<2x3x8xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<8x24xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<2x3x8xbf16>, tensor<8x24xbf16>) -> tensor<2x3x24xbf16>
+  %s4 = sinter.constant dense<[2, 3, 2, 4]> : tensor<4xi64>
+  %q0 = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 2, 3, 8>, steps = array<i64: 1, 1, 1>} : (tensor<2x3x24xbf16>) -> tensor<2x3x8xbf16>
+  %k0 = sinter.slice %qkv {starts = array<i64: 0, 0, 8>, ends = array<i64: 2, 3, 16>, steps = array<i64: 1, 1, 1>} : (tensor<2x3x24xbf16>) -> tensor<2x3x8xbf16>
+  %v0 = sinter.slice %qkv {starts = array<i64: 0, 0, 16>, ends = array<i64: 2, 3, 24>, steps = array<i64: 1, 1, 1>} : (tensor<2x3x24xbf16>) -> tensor<2x3x8xbf16>
+  %q1 = sinter.reshape %q0, %s4 : (tensor<2x3x8xbf16>, tensor<4xi64>) -> tensor<2x3x2x4xbf16>
+  %k1 = sinter.reshape %k0, %s4 : (tensor<2x3x8xbf16>, tensor<4xi64>) -> tensor<2x3x2x4xbf16>
+  %v1 = sinter.reshape %v0, %s4 : (tensor<2x3x8xbf16>, tensor<4xi64>) -> tensor<2x3x2x4xbf16>
+  %q = sinter.transpose %q1, [0, 2, 1, 3] : (tensor<2x3x2x4xbf16>) -> tensor<2x2x3x4xbf16>
+  %k = sinter.transpose %k1, [0, 2, 1, 3] : (tensor<2x3x2x4xbf16>) -> tensor<2x2x3x4xbf16>
+  %v = sinter.transpose %v1, [0, 2, 1, 3] : (tensor<2x3x2x4xbf16>) -> tensor<2x2x3x4xbf16>
+  %o = sinter.fused_attention %q, %k, %v {causal = true, scale = 0.5 : f32} : (tensor<2x2x3x4xbf16>, tensor<2x2x3x4xbf16>, tensor<2x2x3x4xbf16>) -> tensor<2x2x3x4xbf16>
+  %t = sinter.transpose %o, [0, 2, 1, 3] : (tensor<2x2x3x4xbf16>) -> tensor<2x3x2x4xbf16>
+  %s3 = sinter.constant dense<[2, 3, 8]> : tensor<3xi64>
+  %r = sinter.reshape %t, %s3 : (tensor<2x3x2x4xbf16>, tensor<3xi64>) -> tensor<2x3x8xbf16>
+  return %r : tensor<2x3x8xbf16>
+}
+
+// -----
+
+// One sequence of 2048 tokens: flash_attention's at bf16; under activations=f32 only the
+// short-prompt kernel reads the fp32 projection, and a head's 2048 fp32 keys and values do not
+// fit its shared memory, so the attention goes back to primitives.
+// CHECK-LABEL: func.func @long_prompt
+// CHECK: sinter.fused_attention
+// F32-LABEL: func.func @long_prompt
+// F32-NOT: sinter.fused_attention
+// F32: sinter.softmax
+func.func @long_prompt(%x: tensor<1x2048x64xbf16>) -> tensor<1x2048x64xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<64x192xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<1x2048x64xbf16>, tensor<64x192xbf16>) -> tensor<1x2048x192xbf16>
+  %s4 = sinter.constant dense<[1, 2048, 1, 64]> : tensor<4xi64>
+  %q0 = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 2048, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x2048x192xbf16>) -> tensor<1x2048x64xbf16>
+  %k0 = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 2048, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x2048x192xbf16>) -> tensor<1x2048x64xbf16>
+  %v0 = sinter.slice %qkv {starts = array<i64: 0, 0, 128>, ends = array<i64: 1, 2048, 192>, steps = array<i64: 1, 1, 1>} : (tensor<1x2048x192xbf16>) -> tensor<1x2048x64xbf16>
+  %q1 = sinter.reshape %q0, %s4 : (tensor<1x2048x64xbf16>, tensor<4xi64>) -> tensor<1x2048x1x64xbf16>
+  %k1 = sinter.reshape %k0, %s4 : (tensor<1x2048x64xbf16>, tensor<4xi64>) -> tensor<1x2048x1x64xbf16>
+  %v1 = sinter.reshape %v0, %s4 : (tensor<1x2048x64xbf16>, tensor<4xi64>) -> tensor<1x2048x1x64xbf16>
+  %q = sinter.transpose %q1, [0, 2, 1, 3] : (tensor<1x2048x1x64xbf16>) -> tensor<1x1x2048x64xbf16>
+  %k = sinter.transpose %k1, [0, 2, 1, 3] : (tensor<1x2048x1x64xbf16>) -> tensor<1x1x2048x64xbf16>
+  %v = sinter.transpose %v1, [0, 2, 1, 3] : (tensor<1x2048x1x64xbf16>) -> tensor<1x1x2048x64xbf16>
+  %o = sinter.fused_attention %q, %k, %v {causal = true, scale = 0.125 : f32} : (tensor<1x1x2048x64xbf16>, tensor<1x1x2048x64xbf16>, tensor<1x1x2048x64xbf16>) -> tensor<1x1x2048x64xbf16>
+  %t = sinter.transpose %o, [0, 2, 1, 3] : (tensor<1x1x2048x64xbf16>) -> tensor<1x2048x1x64xbf16>
+  %s3 = sinter.constant dense<[1, 2048, 64]> : tensor<3xi64>
+  %r = sinter.reshape %t, %s3 : (tensor<1x2048x1x64xbf16>, tensor<3xi64>) -> tensor<1x2048x64xbf16>
+  return %r : tensor<1x2048x64xbf16>
 }
 
 // -----

@@ -32,3 +32,21 @@ func.func @prompt_of_6(%h: tensor<1x6x64xbf16>, %mask: tensor<1x6xi64>) -> tenso
   %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
   return %a3 : tensor<1x6x64xbf16>
 }
+
+// -----
+
+// Two sequences at the same positions: one [1, 1, S, D] table pair broadcast over the batch
+// becomes [B * S, D] tables for the rows of the flattened batch, the sequence's rows repeated.
+// CHECK-LABEL: func.func @batch_of_two
+// CHECK: launch.weight "w0" {offset = 0 : i64, value = dense<{{\[\[}}0.000000e+00, {{.+}}], [2.500000e-01, {{.+}}], [0.000000e+00, {{.+}}], [2.500000e-01, {{.+}}]]> : tensor<4x16xbf16>} : memref<4x16xbf16>
+// CHECK: launch.kernel "flash_attention"(%{{.+}}, %arg1, %{{.+}}) {args = array<i64: 0, 1, 2>, block = array<i64: 128, 1, 1>, grid = array<i64: 1, 4, 2>, params = [2, 4, 2, 16,
+func.func @batch_of_two(%h: tensor<2x2x64xbf16>, %mask: tensor<2x2xi64>) -> tensor<2x2x64xbf16> {
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %wqkv norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<2x2x64xbf16>, tensor<64x128xbf16>, tensor<64xbf16>) -> tensor<2x2x128xbf16>
+  %cos = sinter.constant dense<[[[[0.000000, 0.015625, 0.031250, 0.046875, 0.062500, 0.078125, 0.093750, 0.109375, 0.125000, 0.140625, 0.156250, 0.171875, 0.187500, 0.203125, 0.218750, 0.234375], [0.250000, 0.265625, 0.281250, 0.296875, 0.312500, 0.328125, 0.343750, 0.359375, 0.375000, 0.390625, 0.406250, 0.421875, 0.437500, 0.453125, 0.468750, 0.484375]]]]> : tensor<1x1x2x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x2x16xbf16>
+  %qr, %kr, %vt = sinter.split_qkv_heads %qkv rope(%cos, %sin) : (tensor<2x2x128xbf16>, tensor<1x1x2x16xbf16>, tensor<1x1x2x16xbf16>) -> (tensor<2x4x2x16xbf16>, tensor<2x2x2x16xbf16>, tensor<2x2x2x16xbf16>)
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<2x4x2x16xbf16>, tensor<2x2x2x16xbf16>, tensor<2x2x2x16xbf16>, tensor<2x2xi64>) -> tensor<2x2x64xbf16>
+  return %a3 : tensor<2x2x64xbf16>
+}

@@ -107,6 +107,20 @@ func.func @split_of_input(%qkv: tensor<1x6x128xbf16>, %mask: tensor<1x6xi64>) ->
 
 // -----
 
+// Negative: RoPE tables computed at run time are read as [rows, D] for the flattened batch; one
+// sequence's [1, 1, S, D] broadcast over two sequences has no such buffer.
+func.func @rope_table_of_one_sequence(%h: tensor<2x2x64xbf16>, %mask: tensor<2x2xi64>, %cos: tensor<1x1x2x16xbf16>, %sin: tensor<1x1x2x16xbf16>) -> tensor<2x2x64xbf16> {
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  // expected-error @+1 {{rope tables must be bf16 [4, 16]}}
+  %qkv = sinter.linear %h, %wqkv norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<2x2x64xbf16>, tensor<64x128xbf16>, tensor<64xbf16>) -> tensor<2x2x128xbf16>
+  %qr, %kr, %vt = sinter.split_qkv_heads %qkv rope(%cos, %sin) : (tensor<2x2x128xbf16>, tensor<1x1x2x16xbf16>, tensor<1x1x2x16xbf16>) -> (tensor<2x4x2x16xbf16>, tensor<2x2x2x16xbf16>, tensor<2x2x2x16xbf16>)
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<2x4x2x16xbf16>, tensor<2x2x2x16xbf16>, tensor<2x2x2x16xbf16>, tensor<2x2xi64>) -> tensor<2x2x64xbf16>
+  return %a3 : tensor<2x2x64xbf16>
+}
+
+// -----
+
 // Kernel configurations are the module's target's: 16 bf16 rows of 2048 (66 KiB of x in shared
 // memory) stream through linear_small_m on the H200 ...
 // CHECK-LABEL: func.func @rows_in_shared_memory

@@ -233,10 +233,12 @@ def SinterExpandAttention : Pass<"sinter-expand-attention", "mlir::ModuleOp"> {
   let summary = "Write attention that no kernel takes as matmul, mask, softmax and matmul";
   let description = [{
     Runs after the raising and linear-merging passes. A `sinter.attention` that was not
-    raised, and a `sinter.fused_attention` the attention kernels cannot take (not bf16, batch
-    other than 1, operands that are not the q | k | v head split sinter-fuse-qkv-heads folds
+    raised, and a `sinter.fused_attention` the attention kernels cannot take (not bf16,
+    operands that are not the q | k | v head split sinter-fuse-qkv-heads folds
     (QkvHeadChains.h: one bf16 projection without bias, residual or SwiGLU), a non-i64 key
-    mask, an output not merged back to [B, S, heads * D]), become
+    mask, an output not merged back to [B, S, heads * D]; a batch of sequences with a head
+    size flash_attention does not tile or under `activations=f32`, whose fp32 projection
+    output the tensor-core kernel does not read), become
     `matmul(softmax(q @ kE^T * scale [masked] [causal]), vE)` with kE and vE the grouped-query
     expansions of k and v (3-D operands are split into heads first): the products go to the
     library GEMM, the rest to generated kernels. A query row whose keys are all masked gives
@@ -245,6 +247,11 @@ def SinterExpandAttention : Pass<"sinter-expand-attention", "mlir::ModuleOp"> {
     the length, q and the new rows not the head split of one fused QKV projection) becomes
     the same over the whole cache, with keys after the position masked.
   }];
+  let options = [
+    Option<"activations", "activations", "std::string", "\"model\"",
+           "the activations the launch lowering will use (model or f32), as "
+           "sinter-lower-to-launch's option of that name">
+  ];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 

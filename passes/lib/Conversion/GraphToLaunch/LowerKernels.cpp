@@ -166,12 +166,31 @@ DenseElementsAttr constantData(Value v) {
   return c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
 }
 
-/// cos or sin of a rope as the [S, D] table the kernel reads (row = token).
+/// cos or sin of a rope as the [rows, D] table the kernel reads (row = token of the flattened
+/// batch). A table that one [S, D] slice broadcasts over a batch of sequences at the same
+/// positions ([1, .., 1, S, D], as a prompt without position ids has) repeats once a sequence.
 DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
   DenseElementsAttr data = constantData(table);
-  if (!data || data.getNumElements() != rows * headDim || !data.getElementType().isBF16())
+  if (!data || !data.getElementType().isBF16() || headDim <= 0)
     return {};
-  return data.reshape(RankedTensorType::get({rows, headDim}, data.getElementType()));
+  auto tableType = RankedTensorType::get({rows, headDim}, data.getElementType());
+  int64_t elements = data.getNumElements();
+  if (elements == rows * headDim)
+    return data.reshape(tableType);
+  auto type = cast<RankedTensorType>(data.getType());
+  int64_t sequenceRows = elements / headDim;
+  bool broadcast = type.getRank() >= 2 && type.getShape().back() == headDim &&
+                   type.getNumElements() == type.getDimSize(type.getRank() - 2) * headDim;
+  if (!broadcast || sequenceRows == 0 || rows % sequenceRows != 0)
+    return {};
+  if (data.isSplat())
+    return data.resizeSplat(tableType);
+  ArrayRef<char> raw = data.getRawData();
+  std::vector<char> repeated;
+  repeated.reserve(raw.size() * size_t(rows / sequenceRows));
+  for (int64_t copy = 0; copy < rows / sequenceRows; ++copy)
+    repeated.insert(repeated.end(), raw.begin(), raw.end());
+  return DenseElementsAttr::getFromRawBuffer(tableType, repeated);
 }
 
 } // namespace

@@ -2,10 +2,13 @@
 // library GEMMs compute (see Passes.td).
 #include "sinter/Dialect/Graph/IR/AttentionExpansion.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/CompileTarget.h"
 #include "sinter/Passes/KernelCache.h"
 #include "sinter/Passes/Passes.h"
 #include "sinter/Passes/QkvHeadChains.h"
 #include "sinter/Passes/RewriteOnly.h"
+
+#include "launch_params.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -81,18 +84,35 @@ bool readsQkvSplit(Operation *attention, Value q) {
   return chains && (*chains)[0].attention == attention;
 }
 
-/// A raised attention the pattern kernels cannot take (not bf16, another batch, operands that
-/// are not the head split of one fused QKV projection, a non-i64 key mask, an output that is
-/// not merged back to [B, S, heads * D]) goes back to primitives.
+/// A raised attention the pattern kernels cannot take (not bf16, operands that are not the head
+/// split of one fused QKV projection, a non-i64 key mask, an output that is not merged back to
+/// [B, S, heads * D], or a batch of sequences the tensor-core kernel does not tile) goes back
+/// to primitives.
 struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  ExpandFusedAttention(MLIRContext *context, bool f32Activations, int64_t sharedMemoryPerBlock)
+      : OpRewritePattern(context), f32Activations(f32Activations),
+        sharedMemoryPerBlock(sharedMemoryPerBlock) {}
 
-  static bool kernelTakes(FusedAttentionOp op) {
+  bool kernelTakes(FusedAttentionOp op) const {
     if (!readsQkvSplit(op, op.getQ()))
       return false;
-    // The kernels take bf16 batch-1 heads (the fused QKV projection's kernel absorbs the split).
-    if (op.getQ().getType().getDimSize(0) != 1 || !op.getQ().getType().getElementType().isBF16())
+    // The kernels take bf16 heads (the fused QKV projection's kernel absorbs the split).
+    auto qType = op.getQ().getType();
+    if (!qType.getElementType().isBF16())
       return false;
+    // flash_attention reads 16-bit q/k/v; the fp32 projection --activations=f32 writes leaves
+    // the short-prompt kernel, which is per sequence and holds a head's keys in shared memory.
+    int64_t batch = qType.getDimSize(0), seq = qType.getDimSize(2), headDim = qType.getDimSize(3);
+    if (f32Activations) {
+      // The first bound keeps attention_prefill_shared_bytes' int arithmetic from overflowing.
+      if (batch != 1 || 2 * seq * (headDim + 2) * 4 > sharedMemoryPerBlock ||
+          int64_t(sinter::kernels::attention_prefill_shared_bytes(int(seq), int(headDim), 4)) >
+              sharedMemoryPerBlock)
+        return false;
+    } else if (batch != 1 &&
+               (batch > 65535 || !sinter::kernels::flash_attention_tiles_head(int(headDim), 2))) {
+      return false;
+    }
     if (Value m = op.getKeyMask();
         m && !cast<ShapedType>(m.getType()).getElementType().isInteger(64))
       return false;
@@ -138,6 +158,10 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
     rewriter.replaceOp(op, out);
     return success();
   }
+
+private:
+  bool f32Activations;
+  int64_t sharedMemoryPerBlock;
 };
 
 /// Decode attention of a kind the attention_decode kernel does not address (not bf16, a batch
@@ -198,9 +222,20 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
 };
 
 struct ExpandAttentionPass : sinter::impl::SinterExpandAttentionBase<ExpandAttentionPass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    if (activations != "model" && activations != "f32") {
+      getOperation().emitError("activations must be model or f32, got '") << activations << "'";
+      return signalPassFailure();
+    }
+    FailureOr<sinter::CompileTarget> target = sinter::compileTargetOf(getOperation());
+    if (failed(target))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandAttention, ExpandFusedAttention, ExpandDecodeAttention>(&getContext());
+    patterns.add<ExpandAttention, ExpandDecodeAttention>(&getContext());
+    patterns.add<ExpandFusedAttention>(&getContext(), activations == "f32",
+                                       target->sharedMemoryPerBlock);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
                                      sinter::rewriteOnlyConfig())))
       signalPassFailure();
