@@ -24,8 +24,9 @@ def time_calls(fn, calls, reps, torch):
     return statistics.median(times)
 
 
-def profile_kernels(fn, torch):
-    """(kernel count, summed kernel ms) of one call, memcpy/memset excluded."""
+def profile_kernels(fn, torch, by_name=None):
+    """(kernel count, summed kernel ms) of one call, memcpy/memset excluded. A dict passed as
+    `by_name` receives each kernel name's [launches, ms]."""
     fn()
     torch.cuda.synchronize()
     from torch.profiler import ProfilerActivity, profile
@@ -42,7 +43,12 @@ def profile_kernels(fn, torch):
         if "memcpy" in name or "memset" in name:
             continue
         n += 1
-        us += getattr(e, "device_time", 0.0) or getattr(e, "cuda_time", 0.0) or 0.0
+        t = getattr(e, "device_time", 0.0) or getattr(e, "cuda_time", 0.0) or 0.0
+        us += t
+        if by_name is not None:
+            entry = by_name.setdefault(e.name, [0, 0.0])
+            entry[0] += 1
+            entry[1] += t / 1e3
     return n, us / 1e3
 
 
@@ -53,6 +59,21 @@ def copy_bandwidth(torch):
     b = torch.empty_like(a)
     ms = time_calls(lambda: b.copy_(a), 20, 5, torch)
     return 2 * n / (ms * 1e-3)
+
+
+def matrix_rate(torch, sizes=(4096, 8192, 16384)):
+    """Dense bf16 matrix rate in FLOP/s: the best of square torch.matmul (cuBLAS, fp32
+    accumulate) products of the given sizes, so that a floor computed from it is not flattered
+    by one size's tile quantization."""
+    best = 0.0
+    for n in sizes:
+        a = torch.randn(n, n, dtype=torch.bfloat16, device="cuda")
+        b = torch.randn(n, n, dtype=torch.bfloat16, device="cuda")
+        c = torch.empty(n, n, dtype=torch.bfloat16, device="cuda")
+        ms = time_calls(lambda: torch.matmul(a, b, out=c), 20, 5, torch)
+        best = max(best, 2 * n ** 3 / (ms * 1e-3))
+        del a, b, c
+    return best
 
 
 def save_results(out_dir, name, table, data):

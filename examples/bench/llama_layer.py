@@ -11,8 +11,9 @@ checks numerics on fresh random token ids (logits against an fp32 PyTorch refere
 from the same bf16 weights: Sinter's relative error must be <= 1.5x PyTorch bf16 eager's, and
 its top-1 token may differ from the reference's, away from the reference's near-ties
 (bench_common.near_tie, the rule llama_decode.py applies), at no more than 1.5x the positions
-where PyTorch bf16's does: none at short prompts), measures the copy bandwidth, and times eager,
-torch.compile, torch.compile mode="reduce-overhead" and Sinter (direct and graph) the same way:
+where PyTorch bf16's does: none at short prompts), measures the copy bandwidth and the bf16
+matrix rate (the floor is the larger of the weights' and logits' bytes over the bandwidth and
+the prompt's FLOPs over the matrix rate), and times eager, torch.compile, torch.compile mode="reduce-overhead" and Sinter (direct and graph) the same way:
 CUDA events around back-to-back calls, median of repetitions. Kernel counts and GPU time come
 from the PyTorch profiler for every system. Writes OUT_DIR/llama_layer.{md,json}.
 """
@@ -27,8 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from bench_common import (copy_bandwidth, near_tie, profile_kernels, rel_err,  # noqa: E402
-                          save_results, time_calls)
+from bench_common import (copy_bandwidth, matrix_rate, near_tie, profile_kernels,  # noqa: E402
+                          rel_err, save_results, time_calls)
 
 
 def parse_args():
@@ -54,7 +55,49 @@ def parse_args():
                         "counts the bytes the quantized launches read")
     p.add_argument("--weights", choices=["embedded", "external"], default="embedded",
                    help="how the .so carries its weights (external: OUT.safetensors beside it)")
+    p.add_argument("--kernel-table", type=int, default=0, metavar="N",
+                   help="print each system's N kernels with the most GPU time (profiler names)")
+    p.add_argument("--last-logits", action="store_true",
+                   help="logits at the last position only, as generation reads them: Sinter "
+                        "compiles with --last-logits, PyTorch runs with logits_to_keep=1")
     return p.parse_args()
+
+
+def prompt_flops(cfg, seq, logit_rows):
+    """Matrix FLOPs of one prompt: the layers' projections, causal attention (q.k and p.v
+    over the keys at or before each query) and the LM head over `logit_rows` positions."""
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+    q_cols = cfg.num_attention_heads * head_dim
+    kv_cols = cfg.num_key_value_heads * head_dim
+    layer_weights = cfg.hidden_size * (2 * q_cols + 2 * kv_cols) + \
+        3 * cfg.hidden_size * cfg.intermediate_size
+    attended_pairs = seq * (seq + 1) // 2
+    attention = 2 * 2 * attended_pairs * q_cols
+    layers = cfg.num_hidden_layers * (2 * seq * layer_weights + attention)
+    return layers + 2 * logit_rows * cfg.hidden_size * cfg.vocab_size
+
+
+def chunked_causal_attention(module, query, key, value, attention_mask, scaling=None,
+                             dropout=0.0, chunk=1024, **kwargs):
+    """Causal attention a block of queries at a time (the fp32 reference at long prompts, where
+    SDPA has no fp32 kernel and its math fallback holds every head's S x S scores at once).
+    Hugging Face gives a registered implementation without a mask function no mask: the
+    prompts here attend to every earlier key."""
+    import torch
+    assert attention_mask is None, "the chunked reference takes prompts without padding"
+    groups = query.shape[1] // key.shape[1]
+    key = key.repeat_interleave(groups, dim=1)
+    value = value.repeat_interleave(groups, dim=1)
+    queries, keys = query.shape[2], key.shape[2]
+    out = torch.empty_like(query)
+    key_index = torch.arange(keys, device=query.device)
+    for start in range(0, queries, chunk):
+        end = min(start + chunk, queries)
+        scores = (query[:, :, start:end] @ key.transpose(-1, -2)) * scaling
+        query_index = torch.arange(start, end, device=query.device) + (keys - queries)
+        scores.masked_fill_(key_index[None, :] > query_index[:, None], float("-inf"))
+        out[:, :, start:end] = torch.softmax(scores, dim=-1) @ value
+    return out.transpose(1, 2).contiguous(), None
 
 
 def main():
@@ -75,12 +118,14 @@ def main():
     print(f"export: {time.time() - t0:.1f} s", flush=True)
 
     suffix = ("_f32" if a.activations == "f32" else "") + (
-        "_" + a.weight_dtype if a.weight_dtype in ("fp8", "int4") else "")
+        "_" + a.weight_dtype if a.weight_dtype in ("fp8", "int4") else "") + (
+        "_last" if a.last_logits else "")
     so_path = os.path.join(a.out_dir, f"llama_l{a.layers}{suffix}.so")
     t0 = time.time()
     r = subprocess.run([a.sinter, "compile", onnx_path, "-o", so_path, "--timing",
                         f"--weights={a.weights}", f"--activations={a.activations}",
-                        f"--weight-dtype={a.weight_dtype}"],
+                        f"--weight-dtype={a.weight_dtype}"] +
+                       (["--last-logits"] if a.last_logits else []),
                        capture_output=True, text=True)
     compile_s = time.time() - t0
     print(r.stderr.strip(), flush=True)
@@ -96,6 +141,10 @@ def main():
     cfg = export_llama.build_config(ea)
     model = export_llama.build_model(cfg, ea, "sdpa").cuda().eval()
     ref_model = export_llama.build_model(cfg, ea, "sdpa").float().cuda().eval()
+    if a.seq >= 16384:
+        from transformers import AttentionInterface
+        AttentionInterface.register("sinter_chunked_fp32", chunked_causal_attention)
+        ref_model.set_attn_implementation("sinter_chunked_fp32")
     if a.weight_dtype in ("fp8", "int4"):
         from llama_decode import QUANTIZED
         step_bytes, dequantized = QUANTIZED[a.weight_dtype]
@@ -109,6 +158,13 @@ def main():
     sm = sinter_ctypes.Model(so_path, weights=weights)
     print(f"model load: {time.time() - t0:.1f} s", flush=True)
     contexts = {mode: sm.context(mode) for mode in ("direct", "graph")}
+    # PyTorch's forward computes the same logits Sinter's entry returns.
+    keep = {"logits_to_keep": 1} if a.last_logits else {}
+    # From 16384 tokens PyTorch runs without the (all-ones) attention mask, the same function
+    # on its causal kernels (the fp32 reference on chunked_causal_attention); Sinter still
+    # reads the mask.
+    def torch_mask(mask):
+        return None if a.seq >= 16384 else mask
     gen = torch.Generator(device="cuda").manual_seed(4321)
     numerics = []
     ok = True
@@ -124,8 +180,10 @@ def main():
         for i in range(a.checks):
             ids = torch.randint(0, cfg.vocab_size, (1, a.seq), generator=gen, device="cuda")
             mask = torch.ones(1, a.seq, dtype=torch.int64, device="cuda")
-            ref = ref_model(input_ids=ids, attention_mask=mask, use_cache=False).logits.float()
-            eager = model(input_ids=ids, attention_mask=mask, use_cache=False).logits
+            ref = ref_model(input_ids=ids, attention_mask=torch_mask(mask), use_cache=False,
+                            **keep).logits.float()
+            eager = model(input_ids=ids, attention_mask=torch_mask(mask), use_cache=False,
+                          **keep).logits
             e_torch = rel_err(eager, ref, torch)
             torch_top1 = bool(torch.equal(eager.float().argmax(-1), ref.argmax(-1)))
             torch_flips = flips_against(ref, eager.float().argmax(-1))
@@ -153,7 +211,7 @@ def main():
                       f"ratio {e_sinter / e_torch:.2f}, top-1 identical {top1} "
                       f"(torch bf16: {torch_top1}); positions where top-1 differs from fp32: "
                       f"sinter {len(flips)} ({far} not near-ties), torch bf16 {len(torch_flips)} "
-                      f"({torch_far} not near-ties) of {a.seq}", flush=True)
+                      f"({torch_far} not near-ties) of {ref.shape[1]}", flush=True)
     del ref_model
     torch.cuda.empty_cache()
     if a.skip_timing:
@@ -163,48 +221,67 @@ def main():
         return 0 if ok else 1
 
     bandwidth = copy_bandwidth(torch)
-    logits_bytes = a.seq * cfg.vocab_size * (4 if a.activations == "f32" else 2)
-    floor_ms = (weight_bytes + logits_bytes) / bandwidth * 1e3
+    rate = matrix_rate(torch)
+    logit_rows = 1 if a.last_logits else a.seq
+    logits_bytes = logit_rows * cfg.vocab_size * (4 if a.activations == "f32" else 2)
+    bandwidth_floor_ms = (weight_bytes + logits_bytes) / bandwidth * 1e3
+    flops = prompt_flops(cfg, a.seq, logit_rows)
+    compute_floor_ms = flops / rate * 1e3
+    floor_ms = max(bandwidth_floor_ms, compute_floor_ms)
     print(f"copy bandwidth {bandwidth / 1e12:.2f} TB/s; bytes {weight_bytes / 1e6:.1f} MB "
-          f"+ logits; floor {floor_ms:.4f} ms", flush=True)
+          f"+ logits: {bandwidth_floor_ms:.4f} ms; bf16 matrix rate {rate / 1e12:.0f} TFLOP/s; "
+          f"{flops / 1e12:.3f} TFLOP: {compute_floor_ms:.4f} ms; floor {floor_ms:.4f} ms",
+          flush=True)
 
     ids = torch.randint(0, cfg.vocab_size, (1, a.seq), generator=gen, device="cuda")
     mask = torch.ones(1, a.seq, dtype=torch.int64, device="cuda")
     systems = []
 
     def add(name, fn):
+        by_name = {}
         with torch.no_grad():
             ms = time_calls(fn, a.calls, a.reps, torch)
-            kernels, gpu_ms = profile_kernels(fn, torch)
+            kernels, gpu_ms = profile_kernels(fn, torch, by_name)
+        top = sorted(by_name.items(), key=lambda kv: -kv[1][1])[:a.kernel_table]
         systems.append({"system": name, "ms": ms, "kernels": kernels, "gpu_ms": gpu_ms,
-                        "x_floor": ms / floor_ms})
+                        "x_floor": ms / floor_ms,
+                        "top_kernels": [{"name": k, "launches": v[0], "ms": v[1]}
+                                        for k, v in top]})
+        for k, (launches, k_ms) in top:
+            print(f"    {k_ms:8.4f} ms {launches:4d}x  {k[:110]}", flush=True)
         print(f"{name:52s} {ms:8.4f} ms {kernels:4d} kernels  GPU {gpu_ms:7.4f} ms  "
               f"{ms / floor_ms:5.2f}x floor", flush=True)
 
+    # Sinter first, so that a run cut short by a time limit (long prompts) still has its rows.
+    for mode, ctx in contexts.items():
+        outs = ctx.new_outputs()
+        call = ctx.bind([ids, mask], outs)
+        add(f"Sinter, {mode} launches" if mode == "direct" else "Sinter, CUDA graph", call)
     add("PyTorch eager (use_cache=True)",
-        lambda: model(input_ids=ids, attention_mask=mask, use_cache=True))
+        lambda: model(input_ids=ids, attention_mask=torch_mask(mask), use_cache=True, **keep))
     if not a.skip_compile_modes:
         try:
             compiled = torch.compile(model)
             with torch.no_grad():
-                compiled(input_ids=ids, attention_mask=mask, use_cache=False)
+                compiled(input_ids=ids, attention_mask=torch_mask(mask), use_cache=False,
+                         **keep)
             add("torch.compile (default)",
-                lambda: compiled(input_ids=ids, attention_mask=mask, use_cache=False))
+                lambda: compiled(input_ids=ids, attention_mask=torch_mask(mask), use_cache=False,
+                                 **keep))
         except Exception as e:
             print(f"torch.compile failed: {type(e).__name__}: {str(e)[:300]}")
         try:
             ro = torch.compile(model, mode="reduce-overhead")
             with torch.no_grad():
                 for _ in range(3):
-                    ro(input_ids=ids, attention_mask=mask, use_cache=False)
+                    ro(input_ids=ids, attention_mask=torch_mask(mask), use_cache=False, **keep)
             add('torch.compile mode="reduce-overhead" (use_cache=False)',
-                lambda: ro(input_ids=ids, attention_mask=mask, use_cache=False))
+                lambda: ro(input_ids=ids, attention_mask=torch_mask(mask), use_cache=False,
+                           **keep))
         except Exception as e:
             print(f"reduce-overhead failed: {type(e).__name__}: {str(e)[:300]}")
-    for mode, ctx in contexts.items():
-        outs = ctx.new_outputs()
-        call = ctx.bind([ids, mask], outs)
-        add(f"Sinter, {mode} launches" if mode == "direct" else "Sinter, CUDA graph", call)
+    # Sinter's rows come last in the table.
+    systems.sort(key=lambda system: system["system"].startswith("Sinter"))
 
     lines = ["| system | wall ms / call | kernels | GPU ms | x floor |", "|---|---|---|---|---|"]
     for s in systems:
@@ -213,8 +290,12 @@ def main():
     table = "\n".join(lines)
     print("\n" + table)
     result = {"device": dev, "torch": torch.__version__, "layers": a.layers, "seq": a.seq,
-              "activations": a.activations, "weight_dtype": a.weight_dtype, "opset": a.opset, "compile_seconds": compile_s, "weight_bytes": weight_bytes,
-              "copy_bytes_per_s": bandwidth, "floor_ms": floor_ms, "numerics": numerics,
+              "activations": a.activations, "weight_dtype": a.weight_dtype, "opset": a.opset,
+              "last_logits": a.last_logits, "compile_seconds": compile_s,
+              "weight_bytes": weight_bytes, "copy_bytes_per_s": bandwidth,
+              "matrix_flops_per_s": rate, "prompt_flops": flops,
+              "bandwidth_floor_ms": bandwidth_floor_ms, "compute_floor_ms": compute_floor_ms,
+              "floor_ms": floor_ms, "numerics": numerics,
               "systems": systems, "launches": len(desc["launches"])}
     save_results(a.out_dir, "llama_layer" + suffix, table, result)
     for c in contexts.values():

@@ -1,5 +1,7 @@
 // Attention that no pattern kernel took, written as the primitives the generic tier and the
 // library GEMMs compute (see Passes.td).
+#include "AttentionKernelFit.h"
+
 #include "sinter/Dialect/Graph/IR/AttentionExpansion.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Passes/CompileTarget.h"
@@ -7,8 +9,6 @@
 #include "sinter/Passes/Passes.h"
 #include "sinter/Passes/QkvHeadChains.h"
 #include "sinter/Passes/RewriteOnly.h"
-
-#include "launch_params.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -104,13 +104,9 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
     // the short-prompt kernel, which is per sequence and holds a head's keys in shared memory.
     int64_t batch = qType.getDimSize(0), seq = qType.getDimSize(2), headDim = qType.getDimSize(3);
     if (f32Activations) {
-      // The first bound keeps attention_prefill_shared_bytes' int arithmetic from overflowing.
-      if (batch != 1 || 2 * seq * (headDim + 2) * 4 > sharedMemoryPerBlock ||
-          int64_t(sinter::kernels::attention_prefill_shared_bytes(int(seq), int(headDim), 4)) >
-              sharedMemoryPerBlock)
+      if (batch != 1 || !sinter::prefillKernelFits(seq, headDim, 4, sharedMemoryPerBlock))
         return false;
-    } else if (batch != 1 &&
-               (batch > 65535 || !sinter::kernels::flash_attention_tiles_head(int(headDim), 2))) {
+    } else if (batch != 1 && (batch > 65535 || !sinter::flashKernelTiles(headDim, 2))) {
       return false;
     }
     if (Value m = op.getKeyMask();

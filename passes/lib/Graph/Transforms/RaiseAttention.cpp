@@ -1,5 +1,5 @@
+#include "AttentionKernelFit.h"
 #include "MaskProbe.h"
-#include "launch_params.h"
 
 #include "sinter/Dialect/Graph/IR/ElementsFolding.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
@@ -235,12 +235,8 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
   // Anything else stays as primitives for the generic tier and the library GEMMs.
   int64_t headDim = qType.getDimSize(3);
   int elementBytes = int(qType.getElementTypeBitWidth() / 8);
-  bool flashTakes = headDim <= 256 &&
-                    sinter::kernels::flash_attention_tiles_head(int(headDim), elementBytes);
-  bool prefillTakes = 2 * seq * (headDim + 2) * elementBytes <= sharedMemoryPerBlock &&
-                      int64_t(sinter::kernels::attention_prefill_shared_bytes(
-                          int(seq), int(headDim), elementBytes)) <= sharedMemoryPerBlock;
-  if (!flashTakes && !prefillTakes)
+  if (!sinter::flashKernelTiles(headDim, elementBytes) &&
+      !sinter::prefillKernelFits(seq, headDim, elementBytes, sharedMemoryPerBlock))
     return rewriter.notifyMatchFailure(root, "no attention kernel takes this length and head size");
   MaskMeaning meaning{alsoCausal, Value()};
   if (mask) {
