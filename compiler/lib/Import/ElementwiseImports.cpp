@@ -66,6 +66,10 @@ LogicalResult importCast(NodeImporter &n) {
   if (!in)
     return failure();
   Type et = elementTypeFor(n.builder.getContext(), (int)n.attrInt("to", 0));
+  // Both only change casts to 8-bit floats (saturate) and to float8e8m0 (round_mode), types
+  // the type table refuses as cast targets.
+  (void)n.attr("saturate");
+  (void)n.attr("round_mode");
   if (!et)
     return n.fail("attribute 'to' has unsupported data type " +
                   dataTypeText((int)n.attrInt("to", 0)));

@@ -138,10 +138,11 @@ FailureOr<SmallVector<int64_t>> reductionAxes(NodeImporter &n, int64_t rank) {
     (void)n.fail(n.attrError);
     return failure();
   }
+  const bool noopWithEmptyAxes = n.attrInt("noop_with_empty_axes", 0) != 0;
   auto axes = normalizeAxes(n, given, rank, "axes entry");
   if (failed(axes))
     return failure();
-  if (axes->empty() && n.attrInt("noop_with_empty_axes", 0) == 0)
+  if (axes->empty() && !noopWithEmptyAxes)
     for (int64_t d = 0; d < rank; ++d)
       axes->push_back(d);
   return axes;
@@ -401,6 +402,8 @@ LogicalResult importDropout(NodeImporter &n) {
   auto in = n.inputType(0);
   if (!in)
     return failure();
+  // The random stream's seed: what it changes, dropping nothing, has no stream.
+  (void)n.attr("seed");
   if (n.hasInput(2)) {
     DenseElementsAttr training = n.constantInput(2);
     if (!training || training.getNumElements() != 1)
@@ -511,6 +514,8 @@ LogicalResult importCastLike(NodeImporter &n) {
   auto in = n.inputType(0), like = n.inputType(1);
   if (!in || !like)
     return failure();
+  (void)n.attr("saturate"); // as Cast's: 8-bit float targets only
+  (void)n.attr("round_mode");
   return n.setResult(CastOp::create(
       n.builder, n.loc, n.tensorType(in.getShape(), like.getElementType()), *n.input(0)));
 }

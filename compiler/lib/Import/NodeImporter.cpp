@@ -59,10 +59,19 @@ FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i) {
 }
 
 const onnx::AttributeProto *NodeImporter::attr(StringRef name) const {
+  readAttributes.insert(name);
   for (const auto &a : node.attribute())
     if (a.name() == name)
       return &a;
   return nullptr;
+}
+
+SmallVector<std::string> NodeImporter::unreadAttributes() const {
+  SmallVector<std::string> unread;
+  for (const auto &a : node.attribute())
+    if (!readAttributes.contains(a.name()))
+      unread.push_back(a.name());
+  return unread;
 }
 
 namespace {

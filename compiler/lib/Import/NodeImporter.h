@@ -8,6 +8,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 #include <string>
@@ -75,7 +76,13 @@ public:
   /// Integer values of a constant input (shape, axes, ...); fails when not constant.
   mlir::FailureOr<llvm::SmallVector<int64_t>> constantInts(unsigned i);
 
+  /// The attribute named `name`, or null. Every accessor records the name as read: after a
+  /// successful import, an attribute of the node that no accessor asked for is an error (a
+  /// later opset's attribute would otherwise be dropped without a word). An import function
+  /// that takes an attribute without needing its value still asks for it.
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  /// The node's attributes no accessor has asked for, in the node's order.
+  llvm::SmallVector<std::string> unreadAttributes() const;
   /// Attribute values. An attribute whose declared type is not the one asked for gives the
   /// default and records attrError (the import of the node then fails with it).
   int64_t attrInt(llvm::StringRef name, int64_t defaultValue) const;
@@ -83,6 +90,7 @@ public:
   std::optional<llvm::SmallVector<int64_t>> attrInts(llvm::StringRef name) const;
   std::string attrString(llvm::StringRef name, llvm::StringRef defaultValue) const;
   mutable std::string attrError;
+  mutable llvm::StringSet<> readAttributes;
 
   /// Binds output i to `value` and records its constant value when its op folds.
   mlir::LogicalResult setOutput(unsigned i, mlir::Value value);

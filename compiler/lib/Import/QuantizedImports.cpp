@@ -99,10 +99,11 @@ LogicalResult importDequantizeLinear(NodeImporter &n) {
   // scaleIndex(i): the scale of flat element i of x.
   enum class Layout { PerTensor, PerAxis, Blocked } kind;
   int64_t axis = 0;
+  const int64_t axisAttribute = n.attrInt("axis", 1); // ignored by per-tensor scales
   if (scaleType.getNumElements() == 1 && scaleType.getRank() <= 1 && blockSize == 0) {
     kind = Layout::PerTensor;
   } else {
-    auto normalized = normalizeAxis(n, n.attrInt("axis", 1), rank, "axis");
+    auto normalized = normalizeAxis(n, axisAttribute, rank, "axis");
     if (failed(normalized))
       return failure();
     axis = *normalized;

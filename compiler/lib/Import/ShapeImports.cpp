@@ -361,6 +361,10 @@ LogicalResult importRange(NodeImporter &n) {
     if (n.inputType(i).getRank() != 0)
       return n.fail("input " + Twine(i) + " of Range must be 0-D");
   Type et = n.inputType(0).getElementType();
+  // Opset 27: a 16-bit range computes start + i * delta in stash_type, float (1) or double
+  // (11), and rounds once; the range op computes it in double.
+  if (int64_t stash = n.attrInt("stash_type", 1); stash != 1 && stash != 11)
+    return n.fail("attribute 'stash_type' = " + Twine(stash) + " (1, float, or 11, double)");
   auto scalar = [&](unsigned i) {
     DenseElementsAttr c = n.constantInput(i);
     if (isa<FloatType>(et))

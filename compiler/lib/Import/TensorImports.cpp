@@ -69,9 +69,90 @@ LogicalResult importTrilu(NodeImporter &n) {
   return n.setResult(op);
 }
 
+/// `mask` (bool or additive, of the scores' element type `et`) and the bool `allowed`, as one
+/// mask of their broadcast shape; null when they do not broadcast.
+Value combineMasks(NodeImporter &n, Value mask, Value allowed, Type et) {
+  auto maskType = cast<RankedTensorType>(mask.getType());
+  auto shape = broadcastShapes(maskType.getShape(),
+                               cast<RankedTensorType>(allowed.getType()).getShape());
+  if (failed(shape))
+    return Value();
+  if (maskType.getElementType().isInteger(1))
+    return AndOp::create(n.builder, n.loc, n.tensorType(*shape, n.builder.getI1Type()), mask,
+                         allowed);
+  Value minusInf = n.constant(DenseElementsAttr::get(
+      RankedTensorType::get({}, et),
+      n.builder.getFloatAttr(et, -std::numeric_limits<double>::infinity())));
+  return WhereOp::create(n.builder, n.loc, n.tensorType(*shape, et), allowed, mask, minusInf);
+}
+
+/// Opset 24's nonpad_kv_seqlen (input 6, [B]): sequence b's keys at or past its count are
+/// padding, and a causal frontier or window is aligned to its last valid key (query i of
+/// qLength sits at position i + count - qLength). The bool [B, 1, 1 or Lq, Lk] mask of the
+/// keys each query attends, computed from the counts at run time.
+FailureOr<Value> validKeyMask(NodeImporter &n, RankedTensorType query, int64_t qLength,
+                              int64_t kvLength, bool causal, int64_t leftWindow,
+                              int64_t rightWindow) {
+  auto counts = n.inputType(6);
+  if (!counts)
+    return failure();
+  int64_t batch = query.getDimSize(0);
+  if (!counts.getElementType().isInteger(64) || counts.getRank() != 1 ||
+      counts.getDimSize(0) != batch) {
+    (void)n.fail("nonpad_kv_seqlen must be int64 [" + Twine(batch) + "]");
+    return failure();
+  }
+  if (qLength * kvLength > (int64_t(1) << 28)) {
+    (void)n.fail("the key mask over " + Twine(qLength) + " queries and " + Twine(kvLength) +
+                 " keys is too large to hold its position table as a constant");
+    return failure();
+  }
+  Type i64 = n.builder.getI64Type(), i1 = n.builder.getI1Type();
+  Value count = n.reshape(*n.input(6), {batch, 1, 1, 1});
+  // table(f): the [1, 1, rows, Lk] constant f(i, j).
+  auto table = [&](int64_t rows, auto f) {
+    SmallVector<int64_t> values;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < kvLength; ++j)
+        values.push_back(f(i, j));
+    return n.constant(
+        DenseElementsAttr::get(RankedTensorType::get({1, 1, rows, kvLength}, i64),
+                               ArrayRef<int64_t>(values)));
+  };
+  auto atMost = [&](Value lhs, Value rhs) -> Value {
+    auto shape = broadcastShapes(cast<RankedTensorType>(lhs.getType()).getShape(),
+                                 cast<RankedTensorType>(rhs.getType()).getShape());
+    return LessOrEqualOp::create(n.builder, n.loc, n.tensorType(*shape, i1), lhs, rhs);
+  };
+  auto both = [&](Value lhs, Value rhs) -> Value {
+    auto shape = broadcastShapes(cast<RankedTensorType>(lhs.getType()).getShape(),
+                                 cast<RankedTensorType>(rhs.getType()).getShape());
+    return AndOp::create(n.builder, n.loc, n.tensorType(*shape, i1), lhs, rhs);
+  };
+  // Key j is valid while j + 1 <= count.
+  Value allowed = atMost(table(1, [](int64_t, int64_t j) { return j + 1; }), count);
+  // Query i's position p = i + count - qLength: j <= p, p - j <= left and j - p <= right,
+  // each with the count alone on one side.
+  if (causal)
+    allowed = both(allowed, atMost(table(qLength, [&](int64_t i, int64_t j) {
+                                     return j - i + qLength;
+                                   }),
+                                   count));
+  if (leftWindow >= 0)
+    allowed = both(allowed, atMost(count, table(qLength, [&](int64_t i, int64_t j) {
+                                     return leftWindow + j - i + qLength;
+                                   })));
+  if (rightWindow >= 0)
+    allowed = both(allowed, atMost(table(qLength, [&](int64_t i, int64_t j) {
+                                     return j - i + qLength - rightWindow;
+                                   }),
+                                   count));
+  return allowed;
+}
+
 LogicalResult importAttention(NodeImporter &n) {
-  if (n.numInputs() > 6)
-    return n.fail("inputs beyond past_value are not supported");
+  if (n.numInputs() > 7)
+    return n.fail("inputs beyond nonpad_kv_seqlen are not supported");
   float softcap = n.attrFloat("softcap", 0.0f);
   if (softcap < 0.0f)
     return n.fail("attribute 'softcap' must be non-negative");
@@ -87,6 +168,9 @@ LogicalResult importAttention(NodeImporter &n) {
   bool hasPast = n.hasInput(4) || n.hasInput(5);
   if (hasPast && !(n.hasInput(4) && n.hasInput(5)))
     return n.fail("past_key and past_value must be given together");
+  const bool hasValidKeys = n.hasInput(6);
+  if (hasValidKeys && hasPast)
+    return n.fail("nonpad_kv_seqlen cannot be combined with past_key and past_value");
   bool wantsPresent = (n.node.output_size() > 1 && !n.node.output(1).empty()) ||
                       (n.node.output_size() > 2 && !n.node.output(2).empty());
 
@@ -185,34 +269,64 @@ LogicalResult importAttention(NodeImporter &n) {
   int64_t qLength = cast<RankedTensorType>(query.getType()).getDimSize(opRank - 2);
   int64_t kvLength = cast<RankedTensorType>(key.getType()).getDimSize(opRank - 2);
   bool causal = n.attrInt("is_causal", 0) != 0;
-  if (mask && maskShape->back() != kvLength)
+  // Opset 25's sliding window: query i, at absolute position p = i + past, attends key j
+  // while p - left <= j <= p + right (-1: that side unbounded).
+  const int64_t leftWindow = n.attrInt("left_window_size", -1),
+                rightWindow = n.attrInt("right_window_size", -1);
+  if (leftWindow < -1 || rightWindow < -1)
+    return n.fail("attributes 'left_window_size' and 'right_window_size' must be -1 or "
+                  "non-negative (got " + Twine(leftWindow) + ", " + Twine(rightWindow) + ")");
+  const bool windowed = leftWindow >= 0 || rightWindow >= 0;
+  if (mask && maskShape->back() > kvLength)
     return n.fail("attn_mask covers " + Twine(maskShape->back()) + " keys, the keys are " +
-                  Twine(kvLength) + " (padded masks are not supported)");
-  if (causal && pastLength > 0) {
+                  Twine(kvLength));
+  if (mask && maskShape->back() < kvLength) {
+    // A mask shorter than the keys leaves the rest masked (opset 24's reading of it).
+    SmallVector<int64_t> padShape(*maskShape), paddedShape(*maskShape);
+    padShape.back() = kvLength - maskShape->back();
+    paddedShape.back() = kvLength;
+    Type mt = maskType.getElementType();
+    auto padType = RankedTensorType::get(padShape, mt);
+    Value pad = n.constant(
+        mt.isInteger(1)
+            ? DenseElementsAttr::get(padType, false)
+            : DenseElementsAttr::get(
+                  padType, n.builder.getFloatAttr(mt, -std::numeric_limits<double>::infinity())));
+    mask = ConcatOp::create(n.builder, n.loc, n.tensorType(paddedShape, mt), ValueRange{mask, pad},
+                            n.builder.getI64IntegerAttr(int64_t(paddedShape.size()) - 1));
+    maskType = cast<RankedTensorType>(mask.getType());
+    maskShape = maskType.getShape();
+  }
+  if (!hasValidKeys && ((causal && pastLength > 0) || windowed)) {
     // With a cache the causal frontier is bottom-right aligned: query i attends key j while
-    // j <= i + past. Written as a mask (is_causal means top-left in the graph op).
+    // j <= i + past. Written as a mask (is_causal means top-left in the graph op), with the
+    // window's bounds.
+    if (qLength * kvLength > (int64_t(1) << 28))
+      return n.fail("the causal / sliding-window mask over " + Twine(qLength) + " queries and " +
+                    Twine(kvLength) + " keys is too large to hold as a constant");
     SmallVector<bool> allowed;
     for (int64_t i = 0; i < qLength; ++i)
-      for (int64_t j = 0; j < kvLength; ++j)
-        allowed.push_back(j <= i + pastLength);
+      for (int64_t j = 0; j < kvLength; ++j) {
+        const int64_t position = i + pastLength;
+        allowed.push_back((!causal || j <= position) &&
+                          (leftWindow < 0 || position - j <= leftWindow) &&
+                          (rightWindow < 0 || j - position <= rightWindow));
+      }
     auto allowedType = RankedTensorType::get({qLength, kvLength}, n.builder.getI1Type());
     Value causalMask = n.constant(DenseElementsAttr::get(allowedType, allowed));
-    if (!mask) {
-      mask = causalMask;
-    } else {
-      auto shape = broadcastShapes(*maskShape, allowedType.getShape());
-      if (failed(shape))
-        return n.fail("attn_mask does not broadcast to the scores");
-      if (maskType.getElementType().isInteger(1)) {
-        mask = AndOp::create(n.builder, n.loc, n.tensorType(*shape, n.builder.getI1Type()), mask,
-                             causalMask);
-      } else {
-        Value minusInf = n.constant(DenseElementsAttr::get(
-            RankedTensorType::get({}, et),
-            n.builder.getFloatAttr(et, -std::numeric_limits<double>::infinity())));
-        mask = WhereOp::create(n.builder, n.loc, n.tensorType(*shape, et), causalMask, mask, minusInf);
-      }
-    }
+    mask = mask ? combineMasks(n, mask, causalMask, et) : causalMask;
+    if (!mask)
+      return n.fail("attn_mask does not broadcast to the scores");
+    causal = false;
+  }
+  if (hasValidKeys) {
+    FailureOr<Value> keyMask = validKeyMask(n, cast<RankedTensorType>(query.getType()), qLength,
+                                            kvLength, causal, leftWindow, rightWindow);
+    if (failed(keyMask))
+      return failure();
+    mask = mask ? combineMasks(n, mask, *keyMask, et) : *keyMask;
+    if (!mask)
+      return n.fail("attn_mask does not broadcast to the scores");
     causal = false;
   }
   std::optional<ArrayRef<int64_t>> opMaskShape;

@@ -120,6 +120,42 @@ def hostile():
         onnx.save(m, f"hostile_{name}.onnx")
 
 
+def newer_versions():
+    """IR 14 / opset 28 (what onnx 1.23's helper writes), an IR version past Sinter's, an
+    attribute no import reads, and opset 25's sliding-window Attention."""
+    onnx.save(model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+                    [vi("x", [2])], [vi("y", [2])], opset=28, ir=14), "opset28_ir14.onnx")
+    onnx.save(model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+                    [vi("x", [2])], [vi("y", [2])], ir=15), "ir15.onnx")
+    onnx.save(model([helper.make_node("Relu", ["x"], ["y"], name="relu", alpha=0.5)],
+                    [vi("x", [2])], [vi("y", [2])]), "unread_attribute.onnx")
+    q, kv = [1, 2, 4, 8], [1, 2, 4, 8]
+    onnx.save(model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="window",
+                                      is_causal=1, left_window_size=1)],
+                    [vi("q", q), vi("k", kv), vi("v", kv)], [vi("y", q)], opset=25, ir=14),
+              "attention_window.onnx")
+    onnx.save(model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="window",
+                                      left_window_size=-2)],
+                    [vi("q", q), vi("k", kv), vi("v", kv)], [vi("y", q)], opset=25, ir=14),
+              "attention_bad_window.onnx")
+    # Opset 24's nonpad_kv_seqlen: a per-sequence count of valid keys (2 sequences).
+    q2, kv2 = [2, 2, 3, 8], [2, 2, 5, 8]
+    onnx.save(model([helper.make_node("Attention", ["q", "k", "v", "", "", "", "n"], ["y"],
+                                      name="nonpad", is_causal=1)],
+                    [vi("q", q2), vi("k", kv2), vi("v", kv2), vi("n", [2], TensorProto.INT64)],
+                    [vi("y", q2)], opset=24, ir=14), "attention_nonpad.onnx")
+    onnx.save(model([helper.make_node("Attention", ["q", "k", "v", "", "", "", "n"], ["y"],
+                                      name="nonpad")],
+                    [vi("q", q2), vi("k", kv2), vi("v", kv2), vi("n", [2], TensorProto.INT32)],
+                    [vi("y", q2)], opset=24, ir=14), "attention_nonpad_int32.onnx")
+    scalar = lambda name, v: numpy_helper.from_array(np.array(v, np.float16), name)
+    onnx.save(model([helper.make_node("Range", ["s", "l", "d"], ["y"], name="range",
+                                      stash_type=10)],
+                    [], [vi("y", [4], TensorProto.FLOAT16)],
+                    [scalar("s", 0), scalar("l", 4), scalar("d", 1)], opset=27, ir=14),
+              "range_stash_f16.onnx")
+
+
 def main():
     onnx.save(model([helper.make_node("FooBar", ["x"], ["y"], name="mystery")],
                     [vi("x", [2])], [vi("y", [2])]), "unknown_op.onnx")
@@ -143,6 +179,7 @@ def main():
     onnx.save(add_with(external("w", "link.bin")), "external_symlink.onnx")
     onnx.save(add_with(external("w", "weights.bin", shape=(1 << 20,))), "external_short.onnx")
     hostile()
+    newer_versions()
 
 
 if __name__ == "__main__":
