@@ -131,6 +131,55 @@ __device__ __forceinline__ float fn_gelu_tanh(float x, float, float) {
 __device__ __forceinline__ double fn_gelu_tanh(double x, float, float) {
   return 0.5 * x * (1. + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
 }
+__device__ __forceinline__ float fn_tan(float x, float, float) { return tanf(x); }
+__device__ __forceinline__ double fn_tan(double x, float, float) { return tan(x); }
+__device__ __forceinline__ float fn_asin(float x, float, float) { return asinf(x); }
+__device__ __forceinline__ double fn_asin(double x, float, float) { return asin(x); }
+__device__ __forceinline__ float fn_acos(float x, float, float) { return acosf(x); }
+__device__ __forceinline__ double fn_acos(double x, float, float) { return acos(x); }
+__device__ __forceinline__ float fn_atan(float x, float, float) { return atanf(x); }
+__device__ __forceinline__ double fn_atan(double x, float, float) { return atan(x); }
+__device__ __forceinline__ float fn_sinh(float x, float, float) { return sinhf(x); }
+__device__ __forceinline__ double fn_sinh(double x, float, float) { return sinh(x); }
+__device__ __forceinline__ float fn_cosh(float x, float, float) { return coshf(x); }
+__device__ __forceinline__ double fn_cosh(double x, float, float) { return cosh(x); }
+__device__ __forceinline__ float fn_asinh(float x, float, float) { return asinhf(x); }
+__device__ __forceinline__ double fn_asinh(double x, float, float) { return asinh(x); }
+__device__ __forceinline__ float fn_acosh(float x, float, float) { return acoshf(x); }
+__device__ __forceinline__ double fn_acosh(double x, float, float) { return acosh(x); }
+__device__ __forceinline__ float fn_atanh(float x, float, float) { return atanhf(x); }
+__device__ __forceinline__ double fn_atanh(double x, float, float) { return atanh(x); }
+template <typename T> __device__ __forceinline__ T fn_softsign(T x, float, float) {
+  return x / (T(1) + (x < T(0) ? T(-x) : x));
+}
+// alpha, gamma: ONNX Selu's attributes.
+__device__ __forceinline__ float fn_selu(float x, float alpha, float gamma) {
+  return x > 0.f ? gamma * x : gamma * (alpha * expf(x) - alpha);
+}
+__device__ __forceinline__ double fn_selu(double x, float alpha, float gamma) {
+  return x > 0. ? gamma * x : gamma * (alpha * exp(x) - alpha);
+}
+__device__ __forceinline__ float fn_celu(float x, float alpha, float) {
+  return fmaxf(0.f, x) + fminf(0.f, alpha * expm1f(x / alpha));
+}
+__device__ __forceinline__ double fn_celu(double x, float alpha, float) {
+  return fmax(0., x) + fmin(0., alpha * expm1(x / alpha));
+}
+template <typename T> __device__ __forceinline__ T fn_thresholded_relu(T x, float alpha, float) {
+  return x > T(alpha) ? x : T(0);
+}
+__device__ __forceinline__ float fn_mish(float x, float, float) {
+  return x * tanhf(log1pf(expf(x)));
+}
+__device__ __forceinline__ double fn_mish(double x, float, float) {
+  return x * tanh(log1p(exp(x)));
+}
+__device__ __forceinline__ float fn_swish(float x, float alpha, float) {
+  return x / (1.f + expf(-alpha * x));
+}
+__device__ __forceinline__ double fn_swish(double x, float alpha, float) {
+  return x / (1. + exp(-double(alpha) * x));
+}
 template <typename T> __device__ __forceinline__ T fn_sign(T x, float, float) {
   return T((x > T(0)) - (x < T(0)));
 }

@@ -46,6 +46,7 @@ OPSET_MIN, OPSET_MAX = 13, 28  # the importer's default-domain range
 SCOPE = frozenset("""
     Abs Neg Exp Log Sqrt Reciprocal Sin Cos Tanh Sigmoid Erf Relu LeakyRelu Elu Softplus
     HardSigmoid HardSwish Gelu Sign Floor Ceil Round Not IsNaN IsInf
+    Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh Softsign Selu Celu ThresholdedRelu Mish Swish
     Add Sub Mul Div Pow Max Min Mod Equal Less LessOrEqual Greater GreaterOrEqual And Or Xor
     Where Clip
     ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd ReduceL2 ReduceLogSumExp

@@ -25,6 +25,13 @@ template <const char *fn, bool predicate = false> LogicalResult importUnaryFn(No
     alpha = n.attrFloat("alpha", 0.2f), beta = n.attrFloat("beta", 0.5f);
   else if (name == "is_inf")
     alpha = n.attrInt("detect_positive", 1) != 0, beta = n.attrInt("detect_negative", 1) != 0;
+  else if (name == "selu")
+    alpha = n.attrFloat("alpha", 1.67326319217681884765625f),
+    beta = n.attrFloat("gamma", 1.05070102214813232421875f);
+  else if (name == "celu" || name == "thresholded_relu" || name == "swish")
+    alpha = n.attrFloat("alpha", 1.0f);
+  if (name == "celu" && alpha == 0)
+    return n.fail("attribute 'alpha' must not be 0");
   auto op = UnaryFnOp::create(n.builder, n.loc, n.tensorType(in.getShape(), et), *n.input(0),
                               n.builder.getStringAttr(name), n.builder.getF32FloatAttr(alpha),
                               n.builder.getF32FloatAttr(beta));
@@ -536,7 +543,11 @@ constexpr char kAbs[] = "abs", kExp[] = "exp", kLog[] = "log", kTanh[] = "tanh",
                kGreater[] = "greater", kGreaterOrEqual[] = "greater_or_equal", kOr[] = "or",
                kXor[] = "xor", kSum[] = "sum", kMean[] = "mean", kMax[] = "max", kMin[] = "min",
                kProd[] = "prod", kL1[] = "l1", kL2[] = "l2", kSumSquare[] = "sum_square",
-               kLogSumExp[] = "log_sum_exp";
+               kLogSumExp[] = "log_sum_exp", kTan[] = "tan", kAsin[] = "asin", kAcos[] = "acos",
+               kAtan[] = "atan", kSinh[] = "sinh", kCosh[] = "cosh", kAsinh[] = "asinh",
+               kAcosh[] = "acosh", kAtanh[] = "atanh", kSoftsign[] = "softsign",
+               kSelu[] = "selu", kCelu[] = "celu", kThresholdedRelu[] = "thresholded_relu",
+               kMish[] = "mish", kSwish[] = "swish";
 
 } // namespace
 
@@ -558,6 +569,21 @@ void registerGenericImports(OpImportRegistry &r) {
   r["Round"] = {importUnaryFn<kRound>};
   r["Not"] = {importUnaryFn<kNot>};
   r["IsInf"] = {importUnaryFn<kIsInf, true>};
+  r["Tan"] = {importUnaryFn<kTan>};
+  r["Asin"] = {importUnaryFn<kAsin>};
+  r["Acos"] = {importUnaryFn<kAcos>};
+  r["Atan"] = {importUnaryFn<kAtan>};
+  r["Sinh"] = {importUnaryFn<kSinh>};
+  r["Cosh"] = {importUnaryFn<kCosh>};
+  r["Asinh"] = {importUnaryFn<kAsinh>};
+  r["Acosh"] = {importUnaryFn<kAcosh>};
+  r["Atanh"] = {importUnaryFn<kAtanh>};
+  r["Softsign"] = {importUnaryFn<kSoftsign>};
+  r["Selu"] = {importUnaryFn<kSelu>};
+  r["Celu"] = {importUnaryFn<kCelu>, 12};
+  r["ThresholdedRelu"] = {importUnaryFn<kThresholdedRelu>, 10};
+  r["Mish"] = {importUnaryFn<kMish>, 18};
+  r["Swish"] = {importUnaryFn<kSwish>, 24};
   r["Gelu"] = {importGelu, 20};
   r["Less"] = {importBinaryFn<kLess, true>};
   r["Greater"] = {importBinaryFn<kGreater, true>};

@@ -57,6 +57,32 @@ const ScalarFunction kFunctions[] = {
     {"gelu", 1, F::Float, false, [](double a, double, float, float) { return gelu(a); }},
     {"gelu_tanh", 1, F::Float, false, [](double a, double, float, float) { return geluTanh(a); },
      nullptr, /*roundedVariant=*/true},
+    {"tan", 1, F::Float, false, [](double a, double, float, float) { return std::tan(a); }},
+    {"asin", 1, F::Float, false, [](double a, double, float, float) { return std::asin(a); }},
+    {"acos", 1, F::Float, false, [](double a, double, float, float) { return std::acos(a); }},
+    {"atan", 1, F::Float, false, [](double a, double, float, float) { return std::atan(a); }},
+    {"sinh", 1, F::Float, false, [](double a, double, float, float) { return std::sinh(a); }},
+    {"cosh", 1, F::Float, false, [](double a, double, float, float) { return std::cosh(a); }},
+    {"asinh", 1, F::Float, false, [](double a, double, float, float) { return std::asinh(a); }},
+    {"acosh", 1, F::Float, false, [](double a, double, float, float) { return std::acosh(a); }},
+    {"atanh", 1, F::Float, false, [](double a, double, float, float) { return std::atanh(a); }},
+    {"softsign", 1, F::Float, false,
+     [](double a, double, float, float) { return a / (1 + std::fabs(a)); }},
+    // alpha, beta: ONNX Selu's alpha and gamma.
+    {"selu", 1, F::Float, false,
+     [](double a, double, float alpha, float gamma) {
+       return a > 0 ? gamma * a : gamma * (alpha * std::exp(a) - alpha);
+     }},
+    {"celu", 1, F::Float, false,
+     [](double a, double, float alpha, float) {
+       return std::fmax(0.0, a) + std::fmin(0.0, alpha * std::expm1(a / alpha));
+     }},
+    {"thresholded_relu", 1, F::Float, false,
+     [](double a, double, float alpha, float) { return a > alpha ? a : 0.0; }},
+    {"mish", 1, F::Float, false,
+     [](double a, double, float, float) { return a * std::tanh(std::log1p(std::exp(a))); }},
+    {"swish", 1, F::Float, false,
+     [](double a, double, float alpha, float) { return a / (1 + std::exp(-alpha * a)); }},
     {"sign", 1, F::Any, false,
      [](double a, double, float, float) { return double((a > 0) - (a < 0)); },
      [](int64_t a, int64_t) { return int64_t((a > 0) - (a < 0)); }},

@@ -148,6 +148,8 @@ def newer_versions():
                                       name="nonpad")],
                     [vi("q", q2), vi("k", kv2), vi("v", kv2), vi("n", [2], TensorProto.INT32)],
                     [vi("y", q2)], opset=24, ir=14), "attention_nonpad_int32.onnx")
+    onnx.save(model([helper.make_node("Celu", ["x"], ["y"], name="celu", alpha=0.0)],
+                    [vi("x", [2])], [vi("y", [2])]), "celu_zero_alpha.onnx")
     scalar = lambda name, v: numpy_helper.from_array(np.array(v, np.float16), name)
     onnx.save(model([helper.make_node("Range", ["s", "l", "d"], ["y"], name="range",
                                       stash_type=10)],

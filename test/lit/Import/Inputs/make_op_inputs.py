@@ -45,6 +45,14 @@ for op in ["Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Sin", "Cos", "Tanh
     unary(op)
 unary("LeakyRelu", alpha=0.2)
 unary("Elu", alpha=0.5)
+for op in ["Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Softsign",
+           "Mish"]:
+    unary(op)
+unary("Selu", alpha=1.5, gamma=2.0)
+unary("Celu", alpha=0.5)
+unary("ThresholdedRelu", alpha=0.25)
+save("Swish", [helper.make_node("Swish", ["x"], ["y"], alpha=0.5)], [vi("x", [3, 5])],
+     [vi("y", [3, 5])], opset=24)
 save("Gelu", [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")], [vi("x", [3, 5])],
      [vi("y", [3, 5])], opset=20)
 unary("Not", BOOL)
