@@ -48,7 +48,7 @@ SCOPE = frozenset("""
     HardSigmoid HardSwish Gelu Sign Floor Ceil Round Not IsNaN IsInf
     Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh Softsign Selu Celu ThresholdedRelu Mish Swish
     Add Sub Mul Div Pow Max Min Mod Equal Less LessOrEqual Greater GreaterOrEqual And Or Xor
-    Where Clip
+    Where Clip Sum Mean
     ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd ReduceL2 ReduceLogSumExp
     ReduceSumSquare ReduceL1 ArgMax ArgMin CumSum
     Softmax LogSoftmax LayerNormalization RMSNormalization

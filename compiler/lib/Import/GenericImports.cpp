@@ -102,6 +102,37 @@ template <bool isMax> LogicalResult importMinMax(NodeImporter &n) {
   return n.setOutput(0, result);
 }
 
+/// Variadic Sum and Mean: a chain of broadcasting adds; Mean divides by the input count.
+template <bool mean> LogicalResult importSumMean(NodeImporter &n) {
+  if (n.numInputs() == 0)
+    return n.fail("needs at least one input");
+  auto first = n.input(0);
+  if (failed(first))
+    return failure();
+  Value result = *first;
+  for (unsigned i = 1; i < n.numInputs(); ++i) {
+    auto next = n.input(i);
+    if (failed(next))
+      return failure();
+    auto l = cast<RankedTensorType>(result.getType()), r = cast<RankedTensorType>(next->getType());
+    auto shape = broadcastShapes(l.getShape(), r.getShape());
+    if (l.getElementType() != r.getElementType() || failed(shape))
+      return n.fail("operands must have one element type and broadcast-compatible shapes");
+    result = AddOp::create(n.builder, n.loc, n.tensorType(*shape, l.getElementType()), result,
+                           *next);
+  }
+  auto type = cast<RankedTensorType>(result.getType());
+  if (mean && !isa<FloatType>(type.getElementType()))
+    return n.fail("Mean takes floating-point inputs");
+  if (mean && n.numInputs() > 1) {
+    Value count = n.constant(DenseElementsAttr::get(
+        RankedTensorType::get({}, type.getElementType()),
+        n.builder.getFloatAttr(type.getElementType(), double(n.numInputs()))));
+    result = DivOp::create(n.builder, n.loc, type, result, count);
+  }
+  return n.setOutput(0, result);
+}
+
 /// Clip(x, min, max) = min(max(x, lo), hi); absent bounds are skipped.
 LogicalResult importClip(NodeImporter &n) {
   auto x = n.input(0);
@@ -594,6 +625,8 @@ void registerGenericImports(OpImportRegistry &r) {
   r["Min"] = {importMinMax<false>, 13};
   r["Max"] = {importMinMax<true>, 13};
   r["Clip"] = {importClip, 11};
+  r["Sum"] = {importSumMean<false>, 13};
+  r["Mean"] = {importSumMean<true>, 13};
   r["ReduceSum"] = {importReduce<kSum>, 13};
   r["ReduceMean"] = {importReduce<kMean>, 13};
   r["ReduceMax"] = {importReduce<kMax>, 13};

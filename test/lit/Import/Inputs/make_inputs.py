@@ -122,7 +122,8 @@ def hostile():
 
 def newer_versions():
     """IR 14 / opset 28 (what onnx 1.23's helper writes), an IR version past Sinter's, an
-    attribute no import reads, and opset 25's sliding-window Attention."""
+    attribute no import reads, opset 24-27 Attention and Range attributes, and the errors of
+    ops imported with them (Celu, Mean)."""
     onnx.save(model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
                     [vi("x", [2])], [vi("y", [2])], opset=28, ir=14), "opset28_ir14.onnx")
     onnx.save(model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
@@ -148,6 +149,9 @@ def newer_versions():
                                       name="nonpad")],
                     [vi("q", q2), vi("k", kv2), vi("v", kv2), vi("n", [2], TensorProto.INT32)],
                     [vi("y", q2)], opset=24, ir=14), "attention_nonpad_int32.onnx")
+    onnx.save(model([helper.make_node("Mean", ["x", "x"], ["y"], name="mean")],
+                    [vi("x", [2], TensorProto.INT64)], [vi("y", [2], TensorProto.INT64)]),
+              "mean_int.onnx")
     onnx.save(model([helper.make_node("Celu", ["x"], ["y"], name="celu", alpha=0.0)],
                     [vi("x", [2])], [vi("y", [2])]), "celu_zero_alpha.onnx")
     scalar = lambda name, v: numpy_helper.from_array(np.array(v, np.float16), name)

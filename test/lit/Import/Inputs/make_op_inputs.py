@@ -53,6 +53,9 @@ unary("Celu", alpha=0.5)
 unary("ThresholdedRelu", alpha=0.25)
 save("Swish", [helper.make_node("Swish", ["x"], ["y"], alpha=0.5)], [vi("x", [3, 5])],
      [vi("y", [3, 5])], opset=24)
+for op in ["Sum", "Mean"]:
+    save(op, [helper.make_node(op, ["a", "b", "c"], ["y"])],
+         [vi("a", [3, 5]), vi("b", [5]), vi("c", [3, 1])], [vi("y", [3, 5])])
 save("Gelu", [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")], [vi("x", [3, 5])],
      [vi("y", [3, 5])], opset=20)
 unary("Not", BOOL)
