@@ -149,6 +149,16 @@ def newer_versions():
                                       name="nonpad")],
                     [vi("q", q2), vi("k", kv2), vi("v", kv2), vi("n", [2], TensorProto.INT32)],
                     [vi("y", q2)], opset=24, ir=14), "attention_nonpad_int32.onnx")
+    # 16384 queries over 16385 keys: masks past 2^28 positions are not built as constants.
+    q3, kv3 = [1, 1, 16384, 8], [1, 1, 16385, 8]
+    onnx.save(model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="window",
+                                      left_window_size=4)],
+                    [vi("q", q3), vi("k", kv3), vi("v", kv3)], [vi("y", q3)], opset=25, ir=14),
+              "attention_window_too_large.onnx")
+    onnx.save(model([helper.make_node("Attention", ["q", "k", "v", "", "", "", "n"], ["y"],
+                                      name="nonpad")],
+                    [vi("q", q3), vi("k", kv3), vi("v", kv3), vi("n", [1], TensorProto.INT64)],
+                    [vi("y", q3)], opset=24, ir=14), "attention_nonpad_too_large.onnx")
     onnx.save(model([helper.make_node("Mean", ["x", "x"], ["y"], name="mean")],
                     [vi("x", [2], TensorProto.INT64)], [vi("y", [2], TensorProto.INT64)]),
               "mean_int.onnx")
