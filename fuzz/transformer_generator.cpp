@@ -299,7 +299,8 @@ std::string TransformerGenerator::genericBlock(const std::string &x) {
   const ModelDims &d = dims_;
   switch (in_.ConsumeIntegralInRange(0, 11)) {
   case 0: {
-    std::string op = pick<std::string>({"Tanh", "Relu", "Abs", "Neg", "Sigmoid", "Erf", "Sin", "Cos"});
+    std::string op = pick<std::string>({"Tanh", "Relu", "Abs", "Neg", "Sigmoid", "Erf", "Sin", "Cos",
+                                        "Atan", "Asinh", "Softsign", "Selu", "Celu", "Mish"});
     note(op);
     return graph_.node(op, {x});
   }

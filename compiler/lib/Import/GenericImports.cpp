@@ -82,45 +82,46 @@ FailureOr<Value> maxOf(NodeImporter &n, Value lhs, Value rhs) {
       .getResult();
 }
 
-/// Variadic Min / Max: a chain of two-operand ops (one input is the identity).
-template <bool isMax> LogicalResult importMinMax(NodeImporter &n) {
-  if (n.numInputs() == 0)
-    return n.fail("needs at least one input");
-  auto acc = n.input(0);
-  if (failed(acc))
+/// A variadic node's inputs combined left to right by `combine` (one input is the identity).
+FailureOr<Value> chainInputs(NodeImporter &n,
+                             function_ref<FailureOr<Value>(Value, Value)> combine) {
+  if (n.numInputs() == 0) {
+    (void)n.fail("needs at least one input");
     return failure();
-  Value result = *acc;
-  for (unsigned i = 1; i < n.numInputs(); ++i) {
+  }
+  FailureOr<Value> result = n.input(0);
+  for (unsigned i = 1; succeeded(result) && i < n.numInputs(); ++i) {
     auto next = n.input(i);
     if (failed(next))
       return failure();
-    auto v = isMax ? maxOf(n, result, *next) : binaryFn(n, "min", result, *next, false);
-    if (failed(v))
-      return failure();
-    result = *v;
+    result = combine(*result, *next);
   }
-  return n.setOutput(0, result);
+  return result;
 }
 
-/// Variadic Sum and Mean: a chain of broadcasting adds; Mean divides by the input count.
+/// Variadic Min / Max.
+template <bool isMax> LogicalResult importMinMax(NodeImporter &n) {
+  auto result = chainInputs(n, [&](Value lhs, Value rhs) {
+    return isMax ? maxOf(n, lhs, rhs) : binaryFn(n, "min", lhs, rhs, false);
+  });
+  return failed(result) ? failure() : n.setOutput(0, *result);
+}
+
+/// Variadic Sum and Mean: broadcasting adds; Mean divides by the input count.
 template <bool mean> LogicalResult importSumMean(NodeImporter &n) {
-  if (n.numInputs() == 0)
-    return n.fail("needs at least one input");
-  auto first = n.input(0);
-  if (failed(first))
-    return failure();
-  Value result = *first;
-  for (unsigned i = 1; i < n.numInputs(); ++i) {
-    auto next = n.input(i);
-    if (failed(next))
-      return failure();
-    auto l = cast<RankedTensorType>(result.getType()), r = cast<RankedTensorType>(next->getType());
+  auto sum = chainInputs(n, [&](Value lhs, Value rhs) -> FailureOr<Value> {
+    auto l = cast<RankedTensorType>(lhs.getType()), r = cast<RankedTensorType>(rhs.getType());
     auto shape = broadcastShapes(l.getShape(), r.getShape());
-    if (l.getElementType() != r.getElementType() || failed(shape))
-      return n.fail("operands must have one element type and broadcast-compatible shapes");
-    result = AddOp::create(n.builder, n.loc, n.tensorType(*shape, l.getElementType()), result,
-                           *next);
-  }
+    if (l.getElementType() != r.getElementType() || failed(shape)) {
+      (void)n.fail("operands must have one element type and broadcast-compatible shapes");
+      return failure();
+    }
+    return AddOp::create(n.builder, n.loc, n.tensorType(*shape, l.getElementType()), lhs, rhs)
+        .getResult();
+  });
+  if (failed(sum))
+    return failure();
+  Value result = *sum;
   auto type = cast<RankedTensorType>(result.getType());
   if (mean && !isa<FloatType>(type.getElementType()))
     return n.fail("Mean takes floating-point inputs");
