@@ -24,8 +24,11 @@ jobs="${SINTER_JOBS:-2}"
 
 scripts/install-deps.sh --fuzz
 cuda_home="${CUDA_HOME:-/usr/local/cuda}"
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+# The compilers only on the first configure: cmake stores them resolved (a path), sees the bare
+# names of a later run as a change of compiler and resets the cache, dropping the options below.
+compilers=()
+[ -f build-fuzz/CMakeCache.txt ] || compilers=(-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22)
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compilers[@]}" \
   -DSINTER_ENABLE_FUZZERS=ON -DSINTER_STATIC_TOOLS=OFF \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DSINTER_CUDA_HOME="$cuda_home" >/dev/null
 cmake --build build-fuzz --parallel "$jobs" --target sinter-onnx-import-fuzz sinter-program-fuzz \
