@@ -21,7 +21,7 @@ namespace {
 
 constexpr int64_t kMinIrVersion = 3, kMaxIrVersion = 14;
 // Opsets 24-28 add element types (which the type table refuses by name), Attention's
-// nonpad_kv_seqlen (refused) and sliding windows, and attributes for those types (Cast's
+// nonpad_kv_seqlen and sliding windows, new ops, and attributes for the new types (Cast's
 // round_mode) or for 16-bit accumulation (Range's stash_type); IR versions 13 and 14 add
 // element types only. An attribute no import reads is an error (importNode).
 constexpr int64_t kMinOpset = 13, kMaxOpset = 28;

@@ -180,7 +180,7 @@ DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
   auto type = cast<RankedTensorType>(data.getType());
   int64_t sequenceRows = elements / headDim;
   bool broadcast = type.getRank() >= 2 && type.getShape().back() == headDim &&
-                   type.getNumElements() == type.getDimSize(type.getRank() - 2) * headDim;
+                   type.getDimSize(type.getRank() - 2) == sequenceRows;
   if (!broadcast || sequenceRows == 0 || rows % sequenceRows != 0)
     return {};
   if (data.isSplat())
