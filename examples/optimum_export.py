@@ -12,6 +12,15 @@ PyTorch's logits with the weights in that dtype, and the float64 evaluation of t
 (check_fixture.py's reference). Compile with
     sinter compile DIR/model.onnx --dim batch_size=1 --dim sequence_length=SEQ [--dtype bf16]
 and check the fp32 library against ref_f32, the --dtype bf16 one against ref_bf16.
+
+--with-past L exports text-generation-with-past instead (past_key_values.* in, present.* out)
+and saves a generation reference for a cache of L positions: the prompt (stem
+DIR/ref_DTYPE_prefill.*) and --steps greedy decode steps of PyTorch in that dtype
+(DIR/ref_DTYPE_decode.*: per step input_ids, attention_mask [1, L] over the slots written,
+position_ids and cache_position, and the logits with their float64 evaluation, the same
+tokens fed). Compile with
+    sinter compile DIR/model.onnx --cache-length L --dim batch_size=1 --dim sequence_length=SEQ
+and check with examples/bench/check_fixture.py LIB.so DIR/ref_DTYPE.
 """
 import argparse
 import copy
@@ -50,6 +59,10 @@ def main():
     p.add_argument("--seq", type=int, default=6, help="example prompt length (default 6)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dtypes", default="f32,bf16", help="references to save (default f32,bf16)")
+    p.add_argument("--with-past", type=int, metavar="L", default=None,
+                   help="export text-generation-with-past; references for a cache of L positions")
+    p.add_argument("--steps", type=int, default=16,
+                   help="with --with-past: greedy decode steps in the reference (default 16)")
     p.add_argument("--out", required=True)
     a = p.parse_args()
     import numpy as np
@@ -61,8 +74,11 @@ def main():
     onnx_dir = os.path.join(a.out, "onnx")
     shutil.rmtree(onnx_dir, ignore_errors=True)
     cli = shutil.which("optimum-cli") or os.path.join(os.path.dirname(sys.executable), "optimum-cli")
-    subprocess.run([cli, "export", "onnx", "--model", ckpt, "--task", "text-generation",
-                    onnx_dir], check=True)
+    task = "text-generation" if a.with_past is None else "text-generation-with-past"
+    if a.with_past is not None and a.seq + a.steps > a.with_past:
+        p.error(f"--seq {a.seq} + --steps {a.steps} do not fit a cache of {a.with_past}")
+    subprocess.run([cli, "export", "onnx", "--model", ckpt, "--task", task, onnx_dir],
+                   check=True)
     shutil.copy(os.path.join(onnx_dir, "model.onnx"), os.path.join(a.out, "model.onnx"))
     g = torch.Generator().manual_seed(a.seed + 1)
     ids = torch.randint(0, model.config.vocab_size, (1, a.seq), generator=g)
@@ -72,6 +88,10 @@ def main():
         dt = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}[dtype]
         m = copy.deepcopy(model).to(dt)
         exact = copy.deepcopy(m).to(torch.float64)
+        if a.with_past is not None:
+            save_generation(os.path.join(a.out, "ref_" + dtype), m, exact, ids, a.with_past,
+                            a.steps, np, torch)
+            continue
         with torch.no_grad():
             ref = m(input_ids=ids, attention_mask=mask, position_ids=pos).logits.float().numpy()
             ex = exact(input_ids=ids, attention_mask=mask, position_ids=pos).logits.float().numpy()
@@ -83,6 +103,48 @@ def main():
         np.save(stem + ".logits_exact.npy", ex)
     print(f"[optimum_export] {a.out}/model.onnx and references {a.dtypes}")
     return 0
+
+
+def save_generation(stem, m, exact, ids, cache_length, steps, np, torch):
+    """PyTorch's greedy generation in m's dtype (DynamicCache), and the float64 model's logits
+    with the same tokens fed, as the inputs of the compiled prefill and decode entries."""
+    from transformers import DynamicCache
+    seq = ids.shape[1]
+
+    def run(model, feed):
+        cache = DynamicCache()
+        with torch.no_grad():
+            out = model(input_ids=ids, attention_mask=torch.ones_like(ids),
+                        position_ids=torch.arange(seq).unsqueeze(0), past_key_values=cache,
+                        use_cache=True)
+            logits = [out.logits.float().numpy()]
+            tokens = []
+            for j in range(steps):
+                tok = int(out.logits[0, -1].float().argmax()) if feed is None else feed[j]
+                tokens.append(tok)
+                pos = seq + j
+                out = model(input_ids=torch.tensor([[tok]]),
+                            attention_mask=torch.ones(1, pos + 1, dtype=torch.int64),
+                            position_ids=torch.tensor([[pos]]), past_key_values=out.past_key_values,
+                            use_cache=True)
+                logits.append(out.logits.float().numpy())
+        return tokens, logits
+
+    tokens, logits = run(m, None)
+    _, exact_logits = run(exact, tokens)
+    np.save(stem + "_prefill.input_ids.npy", ids.numpy())
+    np.save(stem + "_prefill.attention_mask.npy", np.ones_like(ids.numpy()))
+    np.save(stem + "_prefill.position_ids.npy", np.arange(seq, dtype=np.int64)[None])
+    np.save(stem + "_prefill.logits.npy", logits[0])
+    np.save(stem + "_prefill.logits_exact.npy", exact_logits[0])
+    positions = np.arange(seq, seq + steps, dtype=np.int64)
+    masks = (np.arange(cache_length)[None, :] <= positions[:, None]).astype(np.int64)
+    np.save(stem + "_decode.input_ids.npy", np.array(tokens, dtype=np.int64).reshape(steps, 1, 1))
+    np.save(stem + "_decode.attention_mask.npy", masks.reshape(steps, 1, cache_length))
+    np.save(stem + "_decode.position_ids.npy", positions.reshape(steps, 1, 1))
+    np.save(stem + "_decode.cache_position.npy", positions.reshape(steps, 1))
+    np.save(stem + "_decode.logits.npy", np.stack(logits[1:]))
+    np.save(stem + "_decode.logits_exact.npy", np.stack(exact_logits[1:]))
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ struct CompileArgs {
       dtype, weightDtype;
   std::vector<std::string> shapes, dims;
   bool noMergeLora = false, sample = false, lastLogits = false, timing = false;
+  int64_t cacheLength = 0;
 };
 
 int userError(const std::string &message) {
@@ -124,6 +125,7 @@ int printModule(mlir::ModuleOp module, const std::string &output) {
 
 struct EntrySource {
   std::string name, path;
+  sinter::ImportOptions::CacheEntry cacheEntry = sinter::ImportOptions::CacheEntry::None;
 };
 
 bool isEntryName(llvm::StringRef s) {
@@ -200,6 +202,12 @@ int runCompile(const CompileArgs &args) {
     config.sample = true;
   if (args.lastLogits)
     config.lastLogits = true;
+  if (args.cacheLength != 0) {
+    if (args.cacheLength < 2)
+      return userError("--cache-length must be at least 2 (a prompt token and one decoded), got " +
+                       std::to_string(args.cacheLength));
+    config.cacheLength = args.cacheLength;
+  }
   if (!args.weights.empty()) {
     if (args.weights != "embedded" && args.weights != "external")
       return userError("--weights must be embedded or external, got '" + args.weights + "'");
@@ -230,6 +238,16 @@ int runCompile(const CompileArgs &args) {
   std::vector<EntrySource> entries;
   if (!parseEntries(args.models, entries, error))
     return userError(error);
+  if (config.cacheLength > 0) {
+    // One with-past export, two entries: the prompt fills the caches, the step extends them.
+    if (entries.size() != 1 || entries[0].name != "main")
+      return userError("--cache-length compiles one with-past model (MODEL.onnx, no NAME=) "
+                       "into its 'prefill' and 'decode' entries; got " +
+                       std::to_string(entries.size()) + " model argument(s)");
+    std::string path = entries[0].path;
+    entries = {{"prefill", path, sinter::ImportOptions::CacheEntry::Prompt},
+               {"decode", path, sinter::ImportOptions::CacheEntry::DecodeStep}};
+  }
 
   mlir::MLIRContext context;
   context.loadDialect<sinter::graph::GraphDialect, sinter::launch::LaunchDialect,
@@ -248,9 +266,11 @@ int runCompile(const CompileArgs &args) {
   // Every entry point becomes one function of the module, named after the entry.
   mlir::OwningOpRef<mlir::ModuleOp> module;
   for (const EntrySource &entry : entries) {
+    importOptions.cacheEntry = entry.cacheEntry;
+    importOptions.cacheLength = config.cacheLength;
     auto imported = sinter::importOnnxFile(context, entry.path, importOptions, error);
     if (!imported)
-      return userError(error);
+      return userError(config.cacheLength > 0 ? entry.name + " entry: " + error : error);
     auto func = *imported->getOps<mlir::func::FuncOp>().begin();
     func.setName(entry.name);
     if (!module) {
@@ -275,9 +295,10 @@ int runCompile(const CompileArgs &args) {
   sinter::EmittedProgram program;
   std::string modelName;
   for (const EntrySource &entry : entries)
-    modelName += (modelName.empty() ? "" : ", ") +
-                 (entries.size() > 1 ? entry.name + "=" : std::string()) +
-                 llvm::sys::path::filename(entry.path).str();
+    if (config.cacheLength == 0 || entry.name == "prefill")
+      modelName += (modelName.empty() ? "" : ", ") +
+                   (entries.size() > 1 && config.cacheLength == 0 ? entry.name + "=" : std::string()) +
+                   llvm::sys::path::filename(entry.path).str();
   if (failed(sinter::emitProgram(*module, target, modelName, config.weights == "external",
                                  program)))
     return phaseError(sinter::Phase::Source);
@@ -335,7 +356,7 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--compile-to", compile.compileTo,
                          "Stop after this phase and print its result: import, graph, launch, source, binary (default)");
   compileCmd->add_option("--config", compile.configFile,
-                         "YAML compile config (keys: precision, activations, dtype, weight_dtype, merge_lora, sample, last_logits, target, weights, shapes, dims)");
+                         "YAML compile config (keys: precision, activations, dtype, weight_dtype, merge_lora, sample, last_logits, cache_length, target, weights, shapes, dims)");
   compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");
   compileCmd->add_option("--precision", compile.precision,
                          "fp32 matrix math: strict (fp32 accuracy, default) or tf32 (tensor cores, ~1e-3)");
@@ -364,6 +385,13 @@ int main(int argc, char **argv) {
                        "becomes [batch, 1, vocab], the last position's, which is all that "
                        "generation reads; the LM head then multiplies one row per sequence "
                        "instead of every position (batches left-padded)");
+  compileCmd->add_option("--cache-length", compile.cacheLength,
+                         "With-past exports (optimum's text-generation-with-past: caches in as "
+                         "past_* inputs, out as Concat(past, new) outputs): compile entries "
+                         "'prefill' (the prompt, its length from --dim) and 'decode' (one token "
+                         "at the input cache_position) that keep the caches in place in the "
+                         "context, L positions each; the decode step's attention_mask covers "
+                         "all L positions");
   compileCmd->add_flag("--no-merge-lora", compile.noMergeLora,
                        "Keep LoRA adapters as separate matrix products instead of merging them into the base weight");
   compileCmd->add_option("--shape", compile.shapes,

@@ -119,29 +119,40 @@ def compare(name, got, ref, bound, np):
 
 
 def check_kv(a, np, torch, sinter_ctypes):
-    """Prefill, then decode step by step on the context's own cache."""
-    ids = np.load(a.stem + "_prefill.input_ids.npy")
+    """Prefill, then decode step by step on the context's own cache. Each entry's inputs are
+    read by name: STEM_prefill.NAME.npy, STEM_decode.NAME.npy with one row per step (the
+    export_llama.py --kv-cache fixtures: input_ids and cache_position; an optimum with-past
+    export compiled with --cache-length: also attention_mask and position_ids)."""
     ref = np.load(a.stem + "_prefill.logits.npy").astype(np.float32)
-    step_ids = np.load(a.stem + "_decode.input_ids.npy")
-    positions = np.load(a.stem + "_decode.cache_position.npy")
     step_ref = np.load(a.stem + "_decode.logits.npy").astype(np.float32)
     exact = None
     if os.path.exists(a.stem + "_prefill.logits_exact.npy"):
         exact = (np.load(a.stem + "_prefill.logits_exact.npy"),
                  np.load(a.stem + "_decode.logits_exact.npy"))
     model = sinter_ctypes.Model(a.so, weights=a.weights, allow_new_values=a.allow_new_weights)
+
+    def inputs_of(entry, kind):
+        names = [i.name for i in model.entry(entry).inputs]
+        missing = [n for n in names if not os.path.exists(f"{a.stem}_{kind}.{n}.npy")]
+        if missing:
+            raise SystemExit(f"check_fixture.py: no {a.stem}_{kind}.NAME.npy for the {entry} "
+                             f"entry's inputs {missing}")
+        return [np.load(f"{a.stem}_{kind}.{n}.npy") for n in names]
+
+    prefill_inputs = inputs_of("prefill", "prefill")
+    step_inputs = inputs_of("decode", "decode")
+    positions = np.load(a.stem + "_decode.cache_position.npy")
     ok = True
     for mode in ("direct", "graph"):
         ctx = model.context(mode)
         ctx.reset_state()
-        out = ctx.run_entry("prefill", [torch.from_numpy(ids).cuda()])[0]
+        out = ctx.run_entry("prefill", [torch.from_numpy(x).cuda() for x in prefill_inputs])[0]
         torch.cuda.synchronize()
         print(f"{os.path.basename(a.so)} ({mode}):")
         prefill = out.float().cpu().numpy()
         steps = []
-        for i in range(step_ids.shape[0]):
-            out = ctx.run_entry("decode", [torch.from_numpy(step_ids[i]).cuda(),
-                                           torch.from_numpy(positions[i]).cuda()])[0]
+        for i in range(step_ref.shape[0]):
+            out = ctx.run_entry("decode", [torch.from_numpy(x[i]).cuda() for x in step_inputs])[0]
             torch.cuda.synchronize()
             steps.append(out.float().cpu().numpy())
         ctx.close()

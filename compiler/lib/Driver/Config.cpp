@@ -81,6 +81,12 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
         config.sample = value.as<bool>();
       } else if (key == "last_logits") {
         config.lastLogits = value.as<bool>();
+      } else if (key == "cache_length") {
+        config.cacheLength = value.as<int64_t>();
+        if (config.cacheLength < 2) {
+          error = path + ": cache_length must be at least 2 (a prompt token and one decoded)";
+          return false;
+        }
       } else if (key == "target") {
         config.target = value.as<std::string>();
       } else if (key == "weights") {

@@ -67,6 +67,8 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
                                                const Target &target) {
   SmallVector<std::unique_ptr<Pass>> passes;
   if (phase == Phase::Graph) {
+    // Before the empty past of a prompt entry folds away with its concatenation.
+    passes.push_back(createSinterFormPastCache());
     passes.push_back(createSinterFoldEmptyTensors());
     passes.push_back(createSinterExpandGemm());
     passes.push_back(createSinterFoldConstants());

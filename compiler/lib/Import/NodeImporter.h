@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace sinter::import {
 
@@ -38,6 +39,17 @@ std::string shapeText(llvm::ArrayRef<int64_t> shape);
 /// overflows int64 or exceeds kMaxElements), phrased to follow "<tensor> has ..."; empty when
 /// it can. Never overflows while checking.
 std::string shapeProblem(llvm::ArrayRef<int64_t> shape);
+
+/// The caches of a with-past export: the graph inputs a Concat joins with new rows into a
+/// graph output, the symbolic dimension they share along that axis (`past`) and the one of
+/// the new tokens (`sequence`).
+struct PastCacheDims {
+  std::string past, sequence;
+  std::vector<std::string> caches;
+};
+/// Fills `dims` from `graph`; returns why it cannot (a one-line message), "" on success.
+std::string findPastCacheDims(const onnx::GraphProto &graph,
+                              const llvm::StringSet<> &initializerNames, PastCacheDims &dims);
 
 /// State shared by every node of one graph: values by name and known constant values.
 struct GraphState {

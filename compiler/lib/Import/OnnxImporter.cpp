@@ -52,7 +52,8 @@ const OpImportRegistry &microsoftRegistry() {
 class ModelImporter {
 public:
   ModelImporter(MLIRContext &context, const ImportOptions &options, std::string &error)
-      : context(context), options(options), error(error), builder(&context) {}
+      : context(context), options(options), dimValues(options.dimValues), error(error),
+        builder(&context) {}
 
   OwningOpRef<ModuleOp> run(StringRef bytes, const std::string &name, const std::string &modelDir) {
     onnx::ModelProto model;
@@ -137,8 +138,8 @@ private:
           return fail("graph input '" + info.name() + "' has a negative dimension " +
                       Twine(dim.dim_value()) + " (at position " + Twine(shape.size()) + ")");
         if (!dim.has_dim_value()) {
-          auto value = options.dimValues.find(dim.dim_param());
-          if (!dim.dim_param().empty() && value != options.dimValues.end()) {
+          auto value = dimValues.find(dim.dim_param());
+          if (!dim.dim_param().empty() && value != dimValues.end()) {
             shape.push_back(value->second);
             continue;
           }
@@ -152,8 +153,7 @@ private:
               int64_t number = 0;
               if (!term.getAsInteger(10, number)) {
                 sum += number;
-              } else if (auto bound = options.dimValues.find(term.str());
-                         bound != options.dimValues.end()) {
+              } else if (auto bound = dimValues.find(term.str()); bound != dimValues.end()) {
                 sum += bound->second;
               } else {
                 unbound += " --dim " + term.str() + "=N";
@@ -211,6 +211,36 @@ private:
                                  : "its symbolic dimensions: " + known) +
                   ")");
     }
+    return success();
+  }
+
+  /// --cache-length: the past and sequence dimensions of a with-past export take the values
+  /// of the entry being imported (the prompt: no past; the decode step: one new token after
+  /// cacheLength - 1 past ones, so that the concatenated caches span the whole cache).
+  LogicalResult bindCacheDims(const onnx::GraphProto &graph,
+                              const llvm::StringSet<> &initializerNames) {
+    if (options.cacheEntry == ImportOptions::CacheEntry::None)
+      return success();
+    PastCacheDims cache;
+    if (std::string problem = findPastCacheDims(graph, initializerNames, cache); !problem.empty())
+      return fail("--cache-length: " + problem);
+    if (options.dimValues.count(cache.past))
+      return fail("--dim " + cache.past + " is the caches' past length, which --cache-length "
+                  "sets for each entry (0 for the prompt, " + Twine(options.cacheLength - 1) +
+                  " for the decode step); drop the --dim");
+    if (options.cacheEntry == ImportOptions::CacheEntry::Prompt) {
+      dimValues[cache.past] = 0;
+      auto prompt = dimValues.find(cache.sequence);
+      if (prompt == dimValues.end())
+        return fail("--cache-length: give the prompt length with --dim " + cache.sequence + "=N");
+      if (prompt->second > options.cacheLength)
+        return fail("the prompt length " + Twine(prompt->second) + " (--dim " + cache.sequence +
+                    ") is longer than the cache (--cache-length " + Twine(options.cacheLength) +
+                    ")");
+      return success();
+    }
+    dimValues[cache.past] = options.cacheLength - 1;
+    dimValues[cache.sequence] = 1;
     return success();
   }
 
@@ -292,7 +322,8 @@ private:
     llvm::StringSet<> initializerNames;
     for (const auto &init : graph.initializer())
       initializerNames.insert(init.name());
-    if (failed(checkDimNames(graph, initializerNames)))
+    if (failed(checkDimNames(graph, initializerNames)) ||
+        failed(bindCacheDims(graph, initializerNames)))
       return failure();
     SmallVector<Type> argTypes;
     SmallVector<std::string> argNames;
@@ -310,6 +341,8 @@ private:
     }
     auto func = func::FuncOp::create(builder, UnknownLoc::get(&context), "main",
                                      builder.getFunctionType(argTypes, {}));
+    if (options.cacheEntry != ImportOptions::CacheEntry::None)
+      func->setAttr("sinter.cache_length", builder.getI64IntegerAttr(options.cacheLength));
     Block *entry = func.addEntryBlock();
     for (unsigned i = 0; i < argNames.size(); ++i) {
       func.setArgAttr(i, "sinter.name", builder.getStringAttr(argNames[i]));
@@ -441,6 +474,8 @@ private:
 
   MLIRContext &context;
   const ImportOptions &options;
+  /// options.dimValues and, for a --cache-length entry, its past and sequence lengths.
+  std::map<std::string, int64_t> dimValues;
   std::string &error;
   OpBuilder builder;
   GraphState state;

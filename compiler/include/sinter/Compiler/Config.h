@@ -23,6 +23,9 @@ struct CompileConfig {
   bool sample = false;
   /// --last-logits: prompt entries compute their logits at the last position only.
   bool lastLogits = false;
+  /// --cache-length: a with-past export compiles to a prompt entry and a decode-step entry
+  /// sharing in-place caches of this many positions (0: off).
+  int64_t cacheLength = 0;
   std::string target = "h200";
   std::string weights = "embedded";
   std::map<std::string, std::vector<int64_t>> shapes;

@@ -16,6 +16,14 @@ struct ImportOptions {
   /// Values of symbolic dimensions, by the name the model gives them (`--dim seq=128`): every
   /// input without an entry in inputShapes takes them. A name no input uses is an error.
   std::map<std::string, int64_t> dimValues;
+  /// A with-past export (caches in as `past` inputs, out as Concat(past, new) outputs) is
+  /// imported as one entry of an in-place cache of `cacheLength` positions (--cache-length):
+  /// the prompt entry binds the past dimension to 0, the decode step binds it to
+  /// cacheLength - 1 and the sequence dimension to 1. The function carries
+  /// `sinter.cache_length`; sinter-form-past-cache makes the caches context state.
+  enum class CacheEntry { None, Prompt, DecodeStep };
+  CacheEntry cacheEntry = CacheEntry::None;
+  int64_t cacheLength = 0;
 };
 
 /// Imports an ONNX model file into a module holding `func.func @main` of Graph dialect ops,

@@ -55,6 +55,25 @@ def SinterMergeLora : Pass<"sinter-merge-lora", "mlir::ModuleOp"> {
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterFormPastCache : Pass<"sinter-form-past-cache", "mlir::ModuleOp"> {
+  let summary = "Turn a with-past export's concatenated caches into in-place context state";
+  let description = [{
+    Runs on the functions marked `sinter.cache_length = L` (the prompt and decode-step
+    entries `--cache-length` imports from one with-past export). A function result
+    `concat(past, new) {axis = 2}` of a [batch, heads, length, head_dim] argument `past` is a
+    cache: `past` becomes the whole cache (length L) and the result
+    `sinter.cache_write(past, new, positions)`, both marked `sinter.state = "<past's
+    name>"`. In the prompt (past length 0) the positions are 0..S-1 and the other readers of
+    the concatenation (the attention) read `new`; in the decode step (past length L - 1, one
+    new position) the position is a new i64 [1] argument `cache_position` and the readers
+    read the written cache, in which the attention mask (the model's `attention_mask` over
+    all L positions) hides the slots not yet written. The shape of `past` that other ops read
+    becomes a constant. A marked function without such a result, a past length that is
+    neither, or a cache read by anything else is an error.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterFoldEmptyTensors : Pass<"sinter-fold-empty-tensors", "mlir::ModuleOp"> {
   let summary = "Fold values with no elements (a dimension of 0) into constants";
   let description = [{
