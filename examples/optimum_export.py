@@ -63,8 +63,15 @@ def main():
                    help="export text-generation-with-past; references for a cache of L positions")
     p.add_argument("--steps", type=int, default=16,
                    help="with --with-past: greedy decode steps in the reference (default 16)")
+    p.add_argument("--batch", type=int, default=1,
+                   help="with --with-past: sequences in the reference; sequence b > 0 is "
+                        "left-padded by b tokens, as batched generation pads (default 1)")
     p.add_argument("--out", required=True)
     a = p.parse_args()
+    if a.batch < 1 or a.batch > a.seq:
+        p.error(f"--batch must be 1..--seq ({a.seq}), got {a.batch}")
+    if a.batch > 1 and a.with_past is None:
+        p.error("--batch needs --with-past")
     import numpy as np
     import torch
     os.makedirs(a.out, exist_ok=True)
@@ -81,7 +88,7 @@ def main():
                    check=True)
     shutil.copy(os.path.join(onnx_dir, "model.onnx"), os.path.join(a.out, "model.onnx"))
     g = torch.Generator().manual_seed(a.seed + 1)
-    ids = torch.randint(0, model.config.vocab_size, (1, a.seq), generator=g)
+    ids = torch.randint(0, model.config.vocab_size, (a.batch, a.seq), generator=g)
     mask = torch.ones_like(ids)
     pos = torch.arange(a.seq).unsqueeze(0)
     for dtype in a.dtypes.split(","):
@@ -107,25 +114,29 @@ def main():
 
 def save_generation(stem, m, exact, ids, cache_length, steps, np, torch):
     """PyTorch's greedy generation in m's dtype (DynamicCache), and the float64 model's logits
-    with the same tokens fed, as the inputs of the compiled prefill and decode entries."""
+    with the same tokens fed, as the inputs of the compiled prefill and decode entries.
+    Sequence b of the batch is left-padded by b tokens (mask 0, position ids as Hugging Face's
+    generate() computes them: cumsum(mask) - 1, 1 where padded)."""
     from transformers import DynamicCache
-    seq = ids.shape[1]
+    batch, seq = ids.shape
+    mask = (torch.arange(seq)[None, :] >= torch.arange(batch)[:, None]).long()
+    prompt_pos = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
 
     def run(model, feed):
         cache = DynamicCache()
         with torch.no_grad():
-            out = model(input_ids=ids, attention_mask=torch.ones_like(ids),
-                        position_ids=torch.arange(seq).unsqueeze(0), past_key_values=cache,
-                        use_cache=True)
+            out = model(input_ids=ids, attention_mask=mask, position_ids=prompt_pos,
+                        past_key_values=cache, use_cache=True)
             logits = [out.logits.float().numpy()]
             tokens = []
+            step_mask = mask
             for j in range(steps):
-                tok = int(out.logits[0, -1].float().argmax()) if feed is None else feed[j]
+                tok = out.logits[:, -1].float().argmax(-1) if feed is None else feed[j]
                 tokens.append(tok)
-                pos = seq + j
-                out = model(input_ids=torch.tensor([[tok]]),
-                            attention_mask=torch.ones(1, pos + 1, dtype=torch.int64),
-                            position_ids=torch.tensor([[pos]]), past_key_values=out.past_key_values,
+                step_mask = torch.cat([step_mask, torch.ones(batch, 1, dtype=torch.int64)], 1)
+                pos = prompt_pos[:, -1:] + 1 + j
+                out = model(input_ids=tok.view(batch, 1), attention_mask=step_mask,
+                            position_ids=pos, past_key_values=out.past_key_values,
                             use_cache=True)
                 logits.append(out.logits.float().numpy())
         return tokens, logits
@@ -133,16 +144,22 @@ def save_generation(stem, m, exact, ids, cache_length, steps, np, torch):
     tokens, logits = run(m, None)
     _, exact_logits = run(exact, tokens)
     np.save(stem + "_prefill.input_ids.npy", ids.numpy())
-    np.save(stem + "_prefill.attention_mask.npy", np.ones_like(ids.numpy()))
-    np.save(stem + "_prefill.position_ids.npy", np.arange(seq, dtype=np.int64)[None])
+    np.save(stem + "_prefill.attention_mask.npy", mask.numpy())
+    np.save(stem + "_prefill.position_ids.npy", prompt_pos.numpy())
     np.save(stem + "_prefill.logits.npy", logits[0])
     np.save(stem + "_prefill.logits_exact.npy", exact_logits[0])
-    positions = np.arange(seq, seq + steps, dtype=np.int64)
-    masks = (np.arange(cache_length)[None, :] <= positions[:, None]).astype(np.int64)
-    np.save(stem + "_decode.input_ids.npy", np.array(tokens, dtype=np.int64).reshape(steps, 1, 1))
-    np.save(stem + "_decode.attention_mask.npy", masks.reshape(steps, 1, cache_length))
-    np.save(stem + "_decode.position_ids.npy", positions.reshape(steps, 1, 1))
-    np.save(stem + "_decode.cache_position.npy", positions.reshape(steps, 1))
+    slots = np.arange(seq, seq + steps, dtype=np.int64)
+    # The decode step's mask spans the cache: the prompt's, then ones up to the slot written.
+    masks = np.zeros((steps, batch, cache_length), dtype=np.int64)
+    masks[:, :, :seq] = mask.numpy()[None]
+    for j, slot in enumerate(slots):
+        masks[j, :, seq:slot + 1] = 1
+    positions = prompt_pos.numpy()[None, :, -1:] + 1 + np.arange(steps)[:, None, None]
+    np.save(stem + "_decode.input_ids.npy",
+            np.stack([t.numpy() for t in tokens]).astype(np.int64).reshape(steps, batch, 1))
+    np.save(stem + "_decode.attention_mask.npy", masks)
+    np.save(stem + "_decode.position_ids.npy", positions.astype(np.int64))
+    np.save(stem + "_decode.cache_position.npy", slots.reshape(steps, 1))
     np.save(stem + "_decode.logits.npy", np.stack(logits[1:]))
     np.save(stem + "_decode.logits_exact.npy", np.stack(exact_logits[1:]))
 

@@ -157,13 +157,17 @@ def check_kv(a, np, torch, sinter_ctypes):
             steps.append(out.float().cpu().numpy())
         ctx.close()
         if exact is not None:
-            # The project's rule over the prompt and every step together.
-            got_all = np.concatenate([prefill.reshape(-1, ref.shape[-1])] +
-                                     [x.reshape(-1, ref.shape[-1]) for x in steps])
-            ref_all = np.concatenate([ref.reshape(-1, ref.shape[-1]),
-                                      step_ref.reshape(-1, ref.shape[-1])])
-            exact_all = np.concatenate([exact[0].reshape(-1, ref.shape[-1]),
-                                        exact[1].reshape(-1, ref.shape[-1])])
+            # The project's rule over the prompt and every step together; a padded prompt
+            # position's logits are not defined by the model.
+            V = ref.shape[-1]
+            kept = np.ones(prefill.size // V, dtype=bool)
+            names = [i.name for i in model.entry("prefill").inputs]
+            if "attention_mask" in names:
+                kept = prefill_inputs[names.index("attention_mask")].reshape(-1).astype(bool)
+            got_all = np.concatenate([prefill.reshape(-1, V)[kept]] +
+                                     [x.reshape(-1, V) for x in steps])
+            ref_all = np.concatenate([ref.reshape(-1, V)[kept], step_ref.reshape(-1, V)])
+            exact_all = np.concatenate([exact[0].reshape(-1, V)[kept], exact[1].reshape(-1, V)])
             ok &= check_against_exact(a, got_all, ref_all, exact_all, np)
             continue
         ok &= compare("prefill", prefill, ref, a.bound, np)

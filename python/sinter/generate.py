@@ -12,6 +12,10 @@ The library's contract (batch 1): entry "decode" (input_ids int64 [1, 1], cache_
 [1, S] -> logits [1, S, V], next_token [1, 1]; writes cache positions [0, S)); the KV cache is
 the context's state, its length the third dimension of the state regions.
 
+A library compiled from a with-past export with `--cache-length` also takes attention_mask
+(prefill [1, S]: ones; decode [1, L]: ones at the slots written so far and at this one) and
+position_ids (prefill 0 .. S-1; decode the position): the generator feeds them too.
+
 The loop: reset the state, set the sampler, prefill the first S prompt tokens when there are at
 least S, feed the rest through decode one at a time, then decode with one device buffer as both
 the decode input_ids and every run's next_token output, so that the device feeds itself. The
@@ -149,6 +153,25 @@ class Generator:
             raise SinterError(1, f"{where} holds no KV-cache state regions (state: "
                                  f"{[s.name for s in m.states]})")
         self.cache_len = min(s.shape[2] for s in caches)
+        # A --cache-length library of a with-past export: the mask and positions, fed here.
+        expected = {dec.name: {"input_ids": (1, 1), "cache_position": (1,),
+                               "attention_mask": (1, self.cache_len), "position_ids": (1, 1)}}
+        if pre is not None:
+            S = self.prefill_len
+            expected[pre.name] = {"input_ids": (1, S), "attention_mask": (1, S),
+                                  "position_ids": (1, S)}
+        for e in (dec, pre):
+            if e is None:
+                continue
+            for i in e.inputs:
+                shape = expected[e.name].get(i.name)
+                if shape is None or i.dtype != "int64" or tuple(i.shape) != shape:
+                    raise SinterError(1, f"{where}: entry '{e.name}': the generator cannot feed "
+                                         f"input {i.name} {i.dtype}{list(i.shape)} (it feeds "
+                                         + ", ".join(f"{n} int64{list(v)}" for n, v in
+                                                     expected[e.name].items()) + ")")
+        self.feeds_mask = _io(dec.inputs, "attention_mask") is not None
+        self.feeds_positions = _io(dec.inputs, "position_ids") is not None
 
     def _tokenizer(self, tokenizer):
         if tokenizer is None:
@@ -167,29 +190,54 @@ class Generator:
         self.ctx = self.model.context(mode)
         L = self.cache_len
         self._pinned = {}
-        for name, n in (("pos", L), ("prompt", L), ("out", L + 1)):
+        for name, n in (("pos", L), ("prompt", L), ("out", L + 1), ("ones", L), ("zeros", L)):
             p = rt.host_alloc(8 * n)
             self._host.append(p)
             self._pinned[name] = (ctypes.c_int64 * n).from_address(p)
         for i in range(L):
             self._pinned["pos"][i] = i
+            self._pinned["ones"][i] = 1
+            self._pinned["zeros"][i] = 0
         self._events = [rt.event_create() for _ in range(in_flight)]
         self._tok = DeviceTensor.empty((1, 1), "int64", rt)   # decode input_ids == next_token
         self._pos = DeviceTensor.empty((1,), "int64", rt)
+        feeds = {"input_ids": self._tok, "cache_position": self._pos}
+        if self.feeds_mask:  # the slots written so far: set one by one as decode writes them
+            self._mask = feeds["attention_mask"] = DeviceTensor.empty((1, L), "int64", rt)
+        if self.feeds_positions:
+            self._step_pos = feeds["position_ids"] = DeviceTensor.empty((1, 1), "int64", rt)
         dec = self.decode_entry
         outs = {o.name: (self._tok if o.name == "next_token" else
                          DeviceTensor.empty(o.shape, o.dtype, rt)) for o in dec.outputs}
-        self._decode = self.ctx.bind_entry("decode", {"input_ids": self._tok,
-                                                      "cache_position": self._pos},
+        self._decode = self.ctx.bind_entry("decode", {i.name: feeds[i.name] for i in dec.inputs},
                                            outs, stream=self._stream)
         self._prefill = None
         if self.prefill_entry is not None:
-            pre = self.prefill_entry
-            self._prefill_ids = DeviceTensor.empty((1, self.prefill_len), "int64", rt)
+            pre, S = self.prefill_entry, self.prefill_len
+            self._prefill_ids = DeviceTensor.empty((1, S), "int64", rt)
+            pfeeds = {"input_ids": self._prefill_ids}
+            for name, table in (("attention_mask", "ones"), ("position_ids", "pos")):
+                if _io(pre.inputs, name) is not None:  # the same every call
+                    t = pfeeds[name] = DeviceTensor.empty((1, S), "int64", rt)
+                    rt.memcpy(t.ptr, ctypes.addressof(self._pinned[table]), 8 * S, _cuda.H2D)
             pouts = {o.name: (self._tok if o.name == "next_token" else
                               DeviceTensor.empty(o.shape, o.dtype, rt)) for o in pre.outputs}
-            self._prefill = self.ctx.bind_entry("prefill", {"input_ids": self._prefill_ids},
+            self._prefill = self.ctx.bind_entry("prefill", {i.name: pfeeds[i.name]
+                                                            for i in pre.inputs},
                                                 pouts, stream=self._stream)
+
+    def _decode_at(self, position):
+        """Enqueues the decode run that writes cache slot `position` (its input_ids already
+        in the token buffer)."""
+        rt, s = self._rt, self._stream
+        src = ctypes.addressof(self._pinned["pos"]) + 8 * position
+        rt.memcpy_async(self._pos.ptr, src, 8, _cuda.H2D, s)
+        if self.feeds_positions:
+            rt.memcpy_async(self._step_pos.ptr, src, 8, _cuda.H2D, s)
+        if self.feeds_mask:
+            rt.memcpy_async(self._mask.ptr + 8 * position, ctypes.addressof(self._pinned["ones"]),
+                            8, _cuda.H2D, s)
+        self._decode()
 
     # ---- generation ---------------------------------------------------------------------------
     def encode(self, text):
@@ -270,13 +318,12 @@ class Generator:
     def _run(self, ids, max_new, params, stop_ids):
         rt, s, ctx = self._rt, self._stream, self.ctx
         n, L, S = len(ids), self.cache_len, self.prefill_len
-        pos_h, prompt_h, out_h = self._pinned["pos"], self._pinned["prompt"], self._pinned["out"]
+        prompt_h, out_h = self._pinned["prompt"], self._pinned["out"]
         ev = self._events
         depth = len(ev)
-        pos_base = ctypes.addressof(pos_h)
         prompt_base = ctypes.addressof(prompt_h)
         out_base = ctypes.addressof(out_h)
-        tok, pos = self._tok.ptr, self._pos.ptr
+        tok = self._tok.ptr
         out = []
         reason = "closed"
         t0 = time.perf_counter()
@@ -293,15 +340,20 @@ class Generator:
             ctx.set_sampling(params.temperature, params.top_k, params.top_p,
                              params.repetition_penalty, params.seed, stream=s)
             first = 0
+            if self.feeds_mask:
+                rt.memcpy_async(self._mask.ptr, ctypes.addressof(self._pinned["zeros"]), 8 * L,
+                                _cuda.H2D, s)
             if self._prefill is not None and n >= S:
                 rt.memcpy_async(self._prefill_ids.ptr, prompt_base, 8 * S, _cuda.H2D, s)
                 self._prefill()
+                if self.feeds_mask:
+                    rt.memcpy_async(self._mask.ptr, ctypes.addressof(self._pinned["ones"]), 8 * S,
+                                    _cuda.H2D, s)
                 first = prefilled = S
             for i in range(first, n):
                 # The prompt token replaces the next_token of the run before (stream order).
                 rt.memcpy_async(tok, prompt_base + 8 * i, 8, _cuda.H2D, s)
-                rt.memcpy_async(pos, pos_base + 8 * i, 8, _cuda.H2D, s)
-                self._decode()
+                self._decode_at(i)
 
             def read_back(g):
                 rt.memcpy_async(out_base + 8 * g, tok, 8, _cuda.D2H, s)
@@ -313,8 +365,7 @@ class Generator:
                 while produced < total and produced - consumed < depth:
                     # Token `produced` from the decode run at position n + produced - 1, fed
                     # the token before it (already in `tok`).
-                    rt.memcpy_async(pos, pos_base + 8 * (n + produced - 1), 8, _cuda.H2D, s)
-                    self._decode()
+                    self._decode_at(n + produced - 1)
                     read_back(produced)
                     produced += 1
                 rt.event_synchronize(ev[consumed % depth])

@@ -12,6 +12,10 @@
 //   std::vector<int64_t> out = gen.generate({128000, 791, 6864}, opts,
 //                                           [](int64_t token) { print(token); return true; });
 //
+// A library compiled from a with-past export with `--cache-length` also takes attention_mask
+// (prefill [1, S]: ones; decode [1, L]: ones at the slots written so far and at this one) and
+// position_ids (prefill 0 .. S-1; decode the position): the generator feeds them too.
+//
 // Token ids in, token ids out: text goes through the checkpoint's tokenizer outside (the Python
 // module `sinter` does that with `tokenizers`).
 //
@@ -66,9 +70,6 @@ public:
       cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
       token_ = device_buffer(sizeof(int64_t));
       position_ = device_buffer(sizeof(int64_t));
-      decode_ = bind_entry("decode", /*prefill=*/false);
-      if (has_entry("prefill"))
-        prefill_ = bind_entry("prefill", /*prefill=*/true);
       for (uint32_t i = 0; i < model.num_states(); ++i) {
         const sinter_tensor_desc s = model.state(i);
         if (s.name[0] != '.' && s.ndim == 4) // a KV cache [batch, heads, length, head_dim]
@@ -77,6 +78,9 @@ public:
       cuda(cudaMallocHost(reinterpret_cast<void **>(&host_tokens_),
                           kTokensInFlight * sizeof(int64_t)),
            "cudaMallocHost");
+      decode_ = bind_entry("decode", /*prefill=*/false);
+      if (has_entry("prefill"))
+        prefill_ = bind_entry("prefill", /*prefill=*/true);
       for (cudaEvent_t &e : token_events_) cuda(cudaEventCreate(&e), "cudaEventCreate");
       for (cudaEvent_t &e : timing_events_) cuda(cudaEventCreate(&e), "cudaEventCreate");
       context_ = Context(model, mode);
@@ -118,10 +122,14 @@ public:
     context_.reset_state(stream_);
     context_.set_sampling(options.sampling, stream_);
     int64_t fed = 0;
+    if (mask_)
+      cuda(cudaMemsetAsync(mask_, 0, size_t(cache_length_) * sizeof(int64_t), stream_),
+           "cudaMemsetAsync");
     if (prefill_.entry != kNoEntry && n >= prefill_.ids_length) {
       copy_to_device(prefill_.ids, host_prompt(0), prefill_.ids_length * sizeof(int64_t));
       context_.run_entry(prefill_.entry, prefill_.inputs, prefill_.outputs, stream_);
       fed = prefill_.ids_length;
+      if (mask_) copy_to_device(mask_, pinned_ones(), size_t(fed) * sizeof(int64_t));
     }
     for (; fed < n; ++fed) {
       copy_to_device(token_, host_prompt(fed), sizeof(int64_t));
@@ -176,7 +184,8 @@ private:
       if (e) cudaEventDestroy(e), e = nullptr;
     if (host_tokens_) cudaFreeHost(host_tokens_);
     if (host_table_) cudaFreeHost(host_table_);
-    host_tokens_ = host_table_ = nullptr;
+    if (ones_) cudaFreeHost(ones_);
+    host_tokens_ = host_table_ = ones_ = nullptr;
     for (void *p : device_buffers_) cudaFree(p);
     device_buffers_.clear();
     if (stream_) cudaStreamDestroy(stream_);
@@ -232,9 +241,22 @@ private:
     return t;
   }
 
+  // Pinned ones (cache_length_ of them): the attention mask's and the table of prefill
+  // positions' sources.
+  const int64_t *pinned_ones() {
+    if (!ones_) {
+      cuda(cudaMallocHost(reinterpret_cast<void **>(&ones_),
+                          size_t(cache_length_) * 2 * sizeof(int64_t)),
+           "cudaMallocHost");
+      for (int64_t i = 0; i < cache_length_; ++i) ones_[i] = 1, ones_[cache_length_ + i] = i;
+    }
+    return ones_;
+  }
+
   // The entry's I/O bound to this generator's buffers: input_ids (and, for decode,
   // cache_position) in, next_token to the shared token buffer, any other output to a buffer of
-  // its own.
+  // its own. A --cache-length library's attention_mask and position_ids: constant buffers in
+  // the prompt, the mask and the position the decode steps update.
   BoundEntry bind_entry(const char *name, bool prefill) {
     BoundEntry b;
     b.entry = model_->find_entry(name);
@@ -253,11 +275,27 @@ private:
         data = prefill ? (b.ids = device_buffer(size_t(numel(d)) * 8)) : token_;
       } else if (n == "cache_position" && !prefill && is_i64(d) && numel(d) == 1) {
         data = position_;
+      } else if (n == "position_ids" && !prefill && is_i64(d) && numel(d) == 1) {
+        data = step_position_ = device_buffer(sizeof(int64_t));
+      } else if (n == "attention_mask" && !prefill && is_i64(d) && d.ndim == 2 &&
+                 d.shape[0] == 1 && d.shape[1] == cache_length_) {
+        data = mask_ = device_buffer(size_t(cache_length_) * sizeof(int64_t));
+      } else if ((n == "attention_mask" || n == "position_ids") && prefill && is_i64(d) &&
+                 d.ndim == 2 && d.shape[0] == 1 && d.shape[1] <= cache_length_ &&
+                 cache_length_ < std::numeric_limits<int64_t>::max()) {
+        data = device_buffer(size_t(d.shape[1]) * sizeof(int64_t));
+        const int64_t *source = pinned_ones() + (n == "attention_mask" ? 0 : cache_length_);
+        cuda(cudaMemcpy(data, source, size_t(d.shape[1]) * sizeof(int64_t), cudaMemcpyHostToDevice),
+             "cudaMemcpy");
       } else {
         throw Error(SINTER_INVALID_ARGUMENT,
                     where + "cannot feed input " + describe(d) +
                         " (generation takes batch 1: int64 input_ids [1, S]" +
-                        (prefill ? std::string("") : std::string(" and cache_position [1]")) + ")");
+                        (prefill ? std::string(", attention_mask and position_ids [1, S]")
+                                 : " and cache_position [1]; attention_mask [1, " +
+                                       std::to_string(cache_length_) +
+                                       "] and position_ids [1, 1]") +
+                        ")");
       }
       b.inputs.push_back(tensor(d, data));
     }
@@ -300,6 +338,8 @@ private:
 
   void run_decode(int64_t position) {
     copy_to_device(position_, &positions_[position], sizeof(int64_t));
+    if (step_position_) copy_to_device(step_position_, &positions_[position], sizeof(int64_t));
+    if (mask_) copy_to_device(static_cast<int64_t *>(mask_) + position, pinned_ones(), sizeof(int64_t));
     context_.run_entry(decode_.entry, decode_.inputs, decode_.outputs, stream_);
   }
 
@@ -309,10 +349,12 @@ private:
   Context context_;
   BoundEntry prefill_, decode_;
   void *token_ = nullptr, *position_ = nullptr;
+  void *step_position_ = nullptr, *mask_ = nullptr; // decode's position_ids, attention_mask [1, L]
   std::vector<void *> device_buffers_;
   int64_t cache_length_ = std::numeric_limits<int64_t>::max();
   int64_t *host_tokens_ = nullptr;
   int64_t *host_table_ = nullptr;
+  int64_t *ones_ = nullptr; // cache_length_ ones, then 0 .. cache_length_ - 1
   int64_t *positions_ = nullptr;
   size_t host_table_capacity_ = 0;
   cudaEvent_t token_events_[kTokensInFlight] = {};
