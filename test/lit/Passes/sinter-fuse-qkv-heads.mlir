@@ -201,3 +201,31 @@ func.func @decode(%h: tensor<1x1x64xbf16>, %kc: tensor<1x2x8x16xbf16>, %vc: tens
   %a = sinter.decode_attention %qr, %kn, %vn, %pos {scale = 2.500000e-01 : f32, merged_heads} : (tensor<1x4x1x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1xi64>) -> tensor<1x1x64xbf16>
   return %a : tensor<1x1x64xbf16>
 }
+
+// -----
+
+// Negative: a batch prompt that writes its keys and values into caches of two sequences (a
+// --cache-length library of a batched with-past export). The KV kernels address one sequence;
+// the row-by-row cache copy reads each head from a buffer of its own, so no split.
+// CHECK-LABEL: func.func @batch_cache
+// CHECK-NOT: sinter.split_qkv_heads
+// CHECK: sinter.cache_write
+func.func @batch_cache(%h: tensor<2x6x64xbf16>, %kc: tensor<2x2x8x16xbf16>, %vc: tensor<2x2x8x16xbf16>) -> (tensor<2x6x64xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<2x6x64xbf16>, tensor<64x128xbf16>) -> tensor<2x6x128xbf16>
+  %shape = sinter.constant dense<[2, 6, -1, 16]> : tensor<4xi64>
+  %pos = sinter.constant dense<[0, 1, 2, 3, 4, 5]> : tensor<6xi64>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 2, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<2x6x128xbf16>) -> tensor<2x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<2x6x64xbf16>, tensor<4xi64>) -> tensor<2x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<2x6x4x16xbf16>) -> tensor<2x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 2, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<2x6x128xbf16>) -> tensor<2x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<2x6x32xbf16>, tensor<4xi64>) -> tensor<2x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<2x6x2x16xbf16>) -> tensor<2x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 2, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<2x6x128xbf16>) -> tensor<2x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<2x6x32xbf16>, tensor<4xi64>) -> tensor<2x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<2x6x2x16xbf16>) -> tensor<2x2x6x16xbf16>
+  %kn = sinter.cache_write %kc, %kt, %pos {axis = 2 : i64} : (tensor<2x2x8x16xbf16>, tensor<2x2x6x16xbf16>, tensor<6xi64>) -> tensor<2x2x8x16xbf16>
+  %vn = sinter.cache_write %vc, %vt, %pos {axis = 2 : i64} : (tensor<2x2x8x16xbf16>, tensor<2x2x6x16xbf16>, tensor<6xi64>) -> tensor<2x2x8x16xbf16>
+  %a = sinter.fused_attention %qt, %kt, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<2x4x6x16xbf16>, tensor<2x2x6x16xbf16>, tensor<2x2x6x16xbf16>) -> tensor<2x6x64xbf16>
+  return %a, %kn, %vn : tensor<2x6x64xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>
+}

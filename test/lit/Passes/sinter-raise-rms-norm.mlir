@@ -117,3 +117,44 @@ func.func @not_rms(%x: tensor<2x4xf32>, %z: tensor<2x4xf32>, %wr: tensor<4xf32>)
   %y2 = sinter.mul %on, %w : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return %y0, %y1, %y2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// The TorchScript exporter's form (optimum's exports): the reciprocal as 1 / sqrt(...).
+// CHECK-LABEL: func.func @one_over_sqrt
+// CHECK: %[[Y:.+]] = sinter.rms_normalization %arg0, %{{.+}} {axis = 1 : i64, epsilon = 9.99999997E-7 : f32} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @one_over_sqrt(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = sinter.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %two = sinter.constant dense<2.0> : tensor<f32>
+  %one = sinter.constant dense<1.0> : tensor<f32>
+  %eps = sinter.constant dense<9.99999997E-7> : tensor<f32>
+  %sq = sinter.pow %x, %two : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %mean = sinter.reduce_mean %sq {axes = array<i64: 1>} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  %var = sinter.add %mean, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %rms = sinter.sqrt %var : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %inv = sinter.div %one, %rms : (tensor<f32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+  %n = sinter.mul %x, %inv : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %y = sinter.mul %n, %w : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// Negative: 2 / sqrt(...) is twice the normalization, not it.
+// CHECK-LABEL: func.func @two_over_sqrt
+// CHECK-NOT: sinter.rms_normalization
+// CHECK: sinter.div
+func.func @two_over_sqrt(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = sinter.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %two = sinter.constant dense<2.0> : tensor<f32>
+  %eps = sinter.constant dense<9.99999997E-7> : tensor<f32>
+  %sq = sinter.pow %x, %two : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %mean = sinter.reduce_mean %sq {axes = array<i64: 1>} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  %var = sinter.add %mean, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %rms = sinter.sqrt %var : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %inv = sinter.div %two, %rms : (tensor<f32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+  %n = sinter.mul %x, %inv : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %y = sinter.mul %n, %w : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}

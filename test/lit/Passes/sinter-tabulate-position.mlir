@@ -63,3 +63,51 @@ func.func @mixed(%cache: tensor<4x2xf32>, %k: tensor<1xi64>, %pos: tensor<1xi64>
   %c = sinter.cos %p : (tensor<1xf32>) -> tensor<1xf32>
   return %w, %c : tensor<4x2xf32>, tensor<1xf32>
 }
+
+// -----
+
+// Hugging Face's position_ids [batch, seq]: one table row per position below the longest token
+// axis of the inputs (here the attention mask's 5), looked up at every element.
+// CHECK-LABEL: func.func @position_ids
+// CHECK-DAG: %[[TABLE:.+]] = sinter.constant dense<{{\[}}[1.000000e+00, 1.000000e+00], [3.000000e+00, 2.000000e+00], [5.000000e+00, 3.000000e+00], [7.000000e+00, 4.000000e+00], [9.000000e+00, 5.000000e+00]]> : tensor<5x2xf32>
+// CHECK-DAG: %[[ROWS:.+]] = sinter.gather %[[TABLE]], %arg1 {axis = 0 : i64} : (tensor<5x2xf32>, tensor<2x3xi64>) -> tensor<2x3x2xf32>
+// CHECK-DAG: %[[V:.+]] = sinter.reshape %[[ROWS]], %{{.+}} : (tensor<2x3x2xf32>, tensor<3xi64>) -> tensor<2x3x2xf32>
+// CHECK: sinter.add %arg2, %[[V]]
+func.func @position_ids(%mask: tensor<2x5xi64> {sinter.name = "attention_mask"}, %pos: tensor<2x3xi64> {sinter.name = "position_ids"}, %x: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
+  %scale = sinter.constant dense<[2.0, 1.0]> : tensor<2xf32>
+  %one = sinter.constant dense<1.0> : tensor<f32>
+  %p = sinter.cast %pos : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  %u = sinter.unsqueeze %p {axes = array<i64: 2>} : (tensor<2x3xf32>) -> tensor<2x3x1xf32>
+  %a = sinter.mul %u, %scale : (tensor<2x3x1xf32>, tensor<2xf32>) -> tensor<2x3x2xf32>
+  %b = sinter.add %a, %one : (tensor<2x3x2xf32>, tensor<f32>) -> tensor<2x3x2xf32>
+  %y = sinter.add %x, %b : (tensor<2x3x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  return %y : tensor<2x3x2xf32>
+}
+
+// -----
+
+// Negative: a value that also depends on where an element sits (here its column), not on its
+// position alone, is no table lookup; nor is an input of another name.
+// CHECK-LABEL: func.func @element_dependent
+// CHECK-NOT: sinter.gather
+// CHECK: sinter.cos
+func.func @element_dependent(%pos: tensor<1x3xi64> {sinter.name = "position_ids"}, %x: tensor<1x3xf32>) -> tensor<1x3xf32> {
+  %col = sinter.constant dense<[[0.0, 1.0, 2.0]]> : tensor<1x3xf32>
+  %p = sinter.cast %pos : (tensor<1x3xi64>) -> tensor<1x3xf32>
+  %a = sinter.add %p, %col : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %c = sinter.cos %a : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  %y = sinter.mul %x, %c : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  return %y : tensor<1x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @other_name
+// CHECK-NOT: sinter.gather
+// CHECK: sinter.cos
+func.func @other_name(%ids: tensor<1x3xi64> {sinter.name = "input_ids"}, %x: tensor<1x3xf32>) -> tensor<1x3xf32> {
+  %p = sinter.cast %ids : (tensor<1x3xi64>) -> tensor<1x3xf32>
+  %c = sinter.cos %p : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  %y = sinter.mul %x, %c : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  return %y : tensor<1x3xf32>
+}

@@ -117,11 +117,15 @@ def SinterTabulatePosition : Pass<"sinter-tabulate-position", "mlir::ModuleOp"> 
   let summary = "Precompute values that depend only on the cache position as tables";
   let description = [{
     The positions operand of a `sinter.cache_write` that is a [1] function argument ranges
-    over [0, L) with L the cache length. Every floating-point value computed from that
-    argument and constants alone (RoPE cos/sin of the current position) and read by
-    anything else is evaluated with the ops' folders for each of the L positions at compile
-    time and replaced by `reshape(gather(table [L, n], position))`: at run time it is a row
-    lookup. Values above max-table-elements table entries are left as they are.
+    over [0, L) with L the cache length; an i64 [batch, seq] argument named `position_ids`
+    (Hugging Face's) over [0, P) with P the longest token axis of the function's [batch, N]
+    i64 arguments (the attention mask's) or cache length. Every floating-point value computed
+    from such an argument and constants alone (RoPE cos/sin) and read by anything else is
+    evaluated with the ops' folders for each position at compile time and replaced by
+    `reshape(gather(table [P, n], position))`: at run time it is a row lookup per position
+    (out-of-range positions read a clamped row). A value whose elements do not depend on
+    their own position alone (checked by evaluating it once more at reversed positions) or
+    above max-table-elements table entries is left as it is.
   }];
   let options = [
     Option<"maxTableElements", "max-table-elements", "int64_t", "1 << 24",
@@ -134,8 +138,9 @@ def SinterRaiseRmsNorm : Pass<"sinter-raise-rms-norm", "mlir::ModuleOp"> {
   let summary = "Raise the decomposed RMSNorm of the opset-18 export to sinter.rms_normalization";
   let description = [{
     `[cast<T>](xf * reciprocal(sqrt(reduce_mean(xf^2, last) + eps))) * w`, with xf the f32
-    input (`cast<f32>(x)`, or x itself when it is f32), w a constant of D elements and either
-    operand order of each commutative op, becomes `rms_normalization(x, w) {axis = last,
+    input (`cast<f32>(x)`, or x itself when it is f32), w a constant of D elements, either
+    operand order of each commutative op and the reciprocal also as `1 / sqrt(...)` (the
+    TorchScript exporter's, optimum's), becomes `rms_normalization(x, w) {axis = last,
     epsilon = eps}`: the op the opset-23 export imports to, so both forms meet.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];

@@ -1,5 +1,6 @@
 // The head split of a fused QKV projection (QkvHeadChains.h).
 #include "sinter/Passes/QkvHeadChains.h"
+#include "sinter/Passes/KernelCache.h"
 
 using namespace mlir;
 using namespace sinter;
@@ -42,7 +43,10 @@ std::optional<QkvHeadChain> matchHeadChain(SliceOp slice) {
     } else if (isa<DecodeAttentionOp>(user) && n == 0) {
       if (!setAttention(user, 0))
         return std::nullopt;
-    } else if (auto write = dyn_cast<CacheWriteOp>(user); write && n == 1 && !cacheWritten) {
+    } else if (auto write = dyn_cast<CacheWriteOp>(user);
+               write && n == 1 && !cacheWritten && isKernelCache(write)) {
+      // (A cache the KV kernels do not address, a batch of sequences, is written row by row
+      // from a head of its own: no split read in place.)
       cacheWritten = true;
       for (OpOperand &read : write.getResult().getUses())
         if (isa<DecodeAttentionOp>(read.getOwner()) &&

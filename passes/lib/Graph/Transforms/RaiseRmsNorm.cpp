@@ -25,7 +25,7 @@ struct RmsParts {
 };
 
 /// xf * reciprocal(sqrt(reduce_mean(xf^2, last) + eps)) (either order of each commutative
-/// op), or xf / sqrt(...), computed in f32.
+/// op; the reciprocal also as 1 / sqrt(...)), or xf / sqrt(...), computed in f32.
 std::optional<RmsParts> matchNormalized(Value n) {
   Operation *normOp = n.getDefiningOp();
   if (!normOp || !isa<MulOp, DivOp>(normOp))
@@ -44,8 +44,15 @@ std::optional<RmsParts> matchNormalized(Value n) {
     Value sqrtIn;
     SmallVector<Operation *> chain{normOp};
     if (isa<MulOp>(normOp)) {
-      auto recip = r.getDefiningOp<ReciprocalOp>();
-      auto sqrt = recip ? recip.getInput().getDefiningOp<SqrtOp>() : SqrtOp();
+      // The reciprocal as Reciprocal(s) or as 1 / s (the TorchScript exporter's, optimum's).
+      Operation *recip = r.getDefiningOp<ReciprocalOp>();
+      Value recipIn = recip ? recip->getOperand(0) : Value();
+      if (auto div = r.getDefiningOp<DivOp>()) {
+        std::optional<double> one = scalarConstant(div.getLhs());
+        if (one && *one == 1.0)
+          recip = div, recipIn = div.getRhs();
+      }
+      auto sqrt = recipIn ? recipIn.getDefiningOp<SqrtOp>() : SqrtOp();
       if (!sqrt)
         continue;
       chain.append({recip, sqrt});

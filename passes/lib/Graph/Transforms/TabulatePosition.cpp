@@ -24,46 +24,89 @@ using sinter::passes::SliceEvaluator;
 
 namespace {
 
-/// The position arguments of a function with the cache length each indexes.
+/// The position arguments of a function with the number of positions each ranges over: the
+/// positions of a cache write ([1], below the cache length), and an int64 input named
+/// `position_ids` (Hugging Face's, [batch, seq]: the positions of the tokens seen so far, so
+/// below the longest token axis of the inputs, the attention mask's, or the cache length).
 llvm::DenseMap<Value, int64_t> positionArguments(func::FuncOp func) {
   llvm::DenseMap<Value, int64_t> out;
+  int64_t tokens = 0;
   func.walk([&](CacheWriteOp write) {
+    int64_t length = write.getState().getType().getDimSize(write.getAxis());
+    tokens = std::max(tokens, length);
     Value p = write.getPositions();
     auto type = cast<RankedTensorType>(p.getType());
     if (!isa<BlockArgument>(p) || type.getShape() != ArrayRef<int64_t>{1})
       return;
-    int64_t length = write.getState().getType().getDimSize(write.getAxis());
     auto [it, inserted] = out.try_emplace(p, length);
     if (!inserted)
       it->second = std::min(it->second, length);
   });
+  Value positionIds;
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.getElementType().isInteger(64) || type.getRank() != 2)
+      continue;
+    tokens = std::max(tokens, type.getDimSize(1));
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "sinter.name");
+    if (name && name.getValue() == "position_ids")
+      positionIds = arg;
+  }
+  if (positionIds && !out.count(positionIds))
+    out[positionIds] = tokens;
   return out;
 }
 
+/// The bytes of `value`'s element `index` of `elem` bytes (a splat holds one).
+const char *elementBytes(DenseElementsAttr value, int64_t index, size_t elem) {
+  return value.getRawData().data() + (value.isSplat() ? 0 : index * elem);
+}
+
 /// `value` for every position in [0, length), row p of a [length, n] constant; null when
-/// an op in its slice does not fold.
+/// an op in its slice does not fold, or when `value` is not one row of n elements per
+/// element of `position` that depends on that position alone. Each evaluation binds a
+/// different position to every element of `position` (a [1] position: one a time); a last
+/// evaluation with the positions reversed checks the rows against the table.
 DenseElementsAttr tabulate(Value value, Value position, int64_t length) {
   std::optional<SliceEvaluator> eval = SliceEvaluator::build(value);
   if (!eval || eval->arguments().size() != 1 || eval->arguments()[0] != position)
     return {};
   auto type = cast<RankedTensorType>(value.getType());
   auto positionType = cast<RankedTensorType>(position.getType());
-  int64_t n = type.getNumElements();
+  int64_t perCall = positionType.getNumElements();
+  if (perCall < 1 || type.getNumElements() % perCall != 0)
+    return {};
+  int64_t n = type.getNumElements() / perCall;
   size_t elem = (type.getElementTypeBitWidth() + 7) / 8;
-  std::vector<char> table(length * n * elem);
-  for (int64_t p = 0; p < length; ++p) {
+  auto evaluateAt = [&](auto positionOf) -> DenseElementsAttr {
     HostValues at;
-    at.ints = {p};
-    auto row = dyn_cast_or_null<DenseElementsAttr>(eval->evaluate({makeElements(positionType, at)}));
-    if (!row || row.getType() != type)
+    for (int64_t k = 0; k < perCall; ++k)
+      at.ints.push_back(positionOf(k));
+    auto got = dyn_cast_or_null<DenseElementsAttr>(
+        eval->evaluate({makeElements(positionType, at)}));
+    return got && got.getType() == type ? got : DenseElementsAttr();
+  };
+  std::vector<char> table(length * n * elem);
+  for (int64_t first = 0; first < length; first += perCall) {
+    DenseElementsAttr rows = evaluateAt([&](int64_t k) { return (first + k) % length; });
+    if (!rows)
       return {};
-    ArrayRef<char> raw = row.getRawData();
-    char *dst = &table[p * n * elem];
-    if (row.isSplat())
+    for (int64_t k = 0; k < perCall && first + k < length; ++k)
       for (int64_t i = 0; i < n; ++i)
-        std::memcpy(dst + i * elem, raw.data(), elem);
-    else
-      std::memcpy(dst, raw.data(), n * elem);
+        std::memcpy(&table[((first + k) * n + i) * elem], elementBytes(rows, k * n + i, elem), elem);
+  }
+  if (perCall > 1) {
+    // Reversed: element k's row was tabulated at another element (k's first position was
+    // k mod length), so a value that depends on where an element sits does not match.
+    auto permuted = [&](int64_t k) { return length - 1 - k % length; };
+    DenseElementsAttr rows = evaluateAt(permuted);
+    if (!rows)
+      return {};
+    for (int64_t k = 0; k < perCall; ++k)
+      for (int64_t i = 0; i < n; ++i)
+        if (std::memcmp(&table[(permuted(k) * n + i) * elem], elementBytes(rows, k * n + i, elem),
+                        elem) != 0)
+          return {};
   }
   auto tableType = RankedTensorType::get({length, n}, type.getElementType());
   return DenseElementsAttr::getFromRawBuffer(tableType, table);
@@ -113,7 +156,9 @@ struct TabulatePositionPass : sinter::impl::SinterTabulatePositionBase<TabulateP
         return llvm::none_of(user->getResults(),
                              [&](Value r) { return onlyPosition.contains(r); });
       });
-      if (!frontier || type.getNumElements() * length > maxTableElements)
+      int64_t perPosition =
+          type.getNumElements() / std::max<int64_t>(1, cast<RankedTensorType>(position.getType()).getNumElements());
+      if (!frontier || perPosition * length > maxTableElements)
         continue;
       DenseElementsAttr table = tabulate(value, position, length);
       if (!table)
@@ -125,8 +170,10 @@ struct TabulatePositionPass : sinter::impl::SinterTabulatePositionBase<TabulateP
       OpBuilder b(&body, body.begin());
       Location loc = def->getLoc();
       Value tableValue = ConstantOp::create(b, loc, table);
-      int64_t n = type.getNumElements();
-      auto rowType = RankedTensorType::get({1, n}, type.getElementType());
+      auto positionShape = cast<RankedTensorType>(position.getType()).getShape();
+      SmallVector<int64_t> rowShape(positionShape);
+      rowShape.push_back(table.getType().getDimSize(1));
+      auto rowType = RankedTensorType::get(rowShape, type.getElementType());
       Value row = GatherOp::create(b, loc, rowType, tableValue, position, b.getI64IntegerAttr(0));
       Value lookup = ReshapeOp::create(b, loc, type, row, makeShape(b, loc, type.getShape()));
       value.replaceUsesWithIf(lookup, [&](OpOperand &use) {
