@@ -60,8 +60,9 @@ std::string findPastCacheDims(const onnx::GraphProto &graph,
     dims.past = pastDim;
     dims.caches.push_back(past->name());
     // The exporters write the present length as "past + sequence".
+    std::string presentDim = dimParam(*present, axis);
     llvm::SmallVector<llvm::StringRef> terms;
-    llvm::StringRef(dimParam(*present, axis)).split(terms, '+');
+    llvm::StringRef(presentDim).split(terms, '+');
     if (terms.size() == 2) {
       llvm::StringRef a = terms[0].trim(), b = terms[1].trim();
       if (a == pastDim && dims.sequence.empty())
