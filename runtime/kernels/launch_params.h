@@ -134,10 +134,12 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //                     act_fn(gate) * up on bf16 tensors; fp32: no rounding)
 //     ROPE_PAIRS      rows [0, ROPE_ROWS) are heads of HEAD_DIM rows; within a head, rows 2i and
 //                     2i+1 hold original columns i and i + HEAD_DIM/2 (linear_rope_pairs_row).
-//                     q = r(acc) for both (r rounds to OutT), then in fp32:
+//                     q = r(acc + bias[row]) for both (r rounds to OutT; bias optional,
+//                     null for none, in the kernel's row order), then in fp32:
 //                       out[col i]       = q_i * cos[m, i] - q_{i+H/2} * sin[m, i]
 //                       out[col i + H/2] = q_{i+H/2} * cos[m, i+H/2] + q_i * sin[m, i+H/2]
-//                     written in ORIGINAL column order; rows >= ROPE_ROWS pass through.
+//                     written in ORIGINAL column order; rows >= ROPE_ROWS pass through
+//                     (+ bias[row]).
 //   PRO == RMS_NORM: x is replaced by bf16(norm_weight * bf16(x * rsqrt(mean(x^2) + eps)))
 //   for bf16 x, by norm_weight * (x * rsqrt(mean(x^2) + eps)) unrounded for fp32 x
 //   (eps = bit_cast<float>(EPS_BITS); ignored for PRO == NONE).

@@ -460,6 +460,10 @@ __global__ void __launch_bounds__(
         const float s = detail::round_to<OutT>(gt / (1.f + expf(-gt)));
         put(&orow[n0 >> 1], s * up);
       } else if constexpr (EPI == LinearEpilogue::ROPE_PAIRS) {
+        if (bias) { // a biased projection (Qwen2): the bias before the rotation
+          v0 += __bfloat162float(bias[n0]);
+          v1 += __bfloat162float(bias[n0 + 1]);
+        }
         if (n0 < ROPE_ROWS) {
           const int head = n0 / HEAD_DIM;
           const int ii = (n0 % HEAD_DIM) >> 1;

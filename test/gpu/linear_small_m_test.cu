@@ -61,7 +61,7 @@ uint8_t e4m3_encode(float v) {
 template <int M, int N, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT, int RR = 0,
           int HD = 2, typename XT = bf16, typename WT = bf16, int G = 0>
 bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
-              bool code_sweep = false) {
+              bool code_sweep = false, bool rope_bias = false) {
   if (g_bench_only && !bench) return true;
   constexpr bool INT4 = std::is_same_v<WT, Int4x2>;
   constexpr bool FP8 = std::is_same_v<WT, __nv_fp8_e4m3>;
@@ -216,17 +216,21 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
         break;
       }
       case LinearEpilogue::ROPE_PAIRS: {
+        // A biased projection (rope_bias) adds bias[column] before rounding and rotating.
+        auto biased = [&](int col) {
+          return acc[size_t(m) * N + col] + (rope_bias ? bf2f(bias[col]) : 0.f);
+        };
         if (c >= RR) {
-          o = rt(v);
+          o = rt(biased(c));
           break;
         }
         const int i = c % HD, half = HD / 2;
         const float cv = bf2f(cs[m * HD + i]), sv = bf2f(sn[m * HD + i]);
         if (i < half) {
-          const float q1 = rt(v), q2 = rt(acc[size_t(m) * N + c + half]);
+          const float q1 = rt(biased(c)), q2 = rt(biased(c + half));
           o = rt(q1 * cv - q2 * sv);
         } else {
-          const float q2 = rt(v), q1 = rt(acc[size_t(m) * N + c - half]);
+          const float q2 = rt(biased(c)), q1 = rt(biased(c - half));
           o = rt(q2 * cv + q1 * sv);
         }
         break;
@@ -258,7 +262,14 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
                            0, WT, G>;
   constexpr LaunchParams lp = linear_small_m_launch(M, N, K, PRO, kSms, int(sizeof(XT)), WF);
   const bf16 *pn = PRO == LinearPrologue::RMS_NORM ? dnw : nullptr;
-  const bf16 *pb = EPI == LinearEpilogue::BIAS ? db : nullptr;
+  // The RoPE epilogue's bias is in the kernel's row order (the compiler permutes it).
+  std::vector<uint16_t> bias_rows(N);
+  for (int r = 0; r < N; ++r)
+    bias_rows[r] = bias[EPI == LinearEpilogue::ROPE_PAIRS ? linear_rope_pairs_row(r, RR, HD) : r];
+  bf16 *db_rows = reinterpret_cast<bf16 *>(to_device(bias_rows));
+  const bf16 *pb = EPI == LinearEpilogue::BIAS                   ? db
+                   : EPI == LinearEpilogue::ROPE_PAIRS && rope_bias ? db_rows
+                                                                  : nullptr;
   const OutT *pr = EPI == LinearEpilogue::RESIDUAL ? dres : nullptr;
   const bf16 *pc = EPI == LinearEpilogue::ROPE_PAIRS ? dcs : nullptr;
   const bf16 *ps = EPI == LinearEpilogue::ROPE_PAIRS ? dsn : nullptr;
@@ -683,6 +694,11 @@ int main() {
                                                                        false);
   std::printf("-- Llama 3.2 1B, M=6 prefill\n");
   ok &= run_case<6, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, bf16, 2560, 64>("qkv", 21, false, true);
+  // Qwen2's biased q, k and v: the bias before the rotation (prompt and decode rows).
+  ok &= run_case<6, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, bf16, 2560, 64>(
+      "qkv + bias", 22, false, false, false, true);
+  ok &= run_case<1, 128, 1024, P::RMS_NORM, E::ROPE_PAIRS, bf16, 64, 32>(
+      "rms+rope + bias, 1 row", 23, false, false, false, true);
   ok &= run_case<6, 2048, 2048, P::NONE, E::RESIDUAL, bf16>("o_proj", 22, true, true);
   ok &= run_case<6, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("gate_up", 23, false, true);
   ok &= run_case<6, 2048, 8192, P::NONE, E::RESIDUAL, bf16>("down", 24, true, true);

@@ -56,13 +56,41 @@ func.func @no_rope(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
 
 // -----
 
-// Negative: a biased projection has no epilogue left for the rotation; the chains stay.
+// A projection with a constant bias (Qwen2's): the kernel adds it before the rotation.
 // CHECK-LABEL: func.func @bias
-// CHECK-NOT: sinter.split_qkv_heads
-// CHECK: sinter.rope
+// CHECK: %[[QKV:.+]] = sinter.linear %arg0, %{{.+}} bias %{{.+}}
+// CHECK: sinter.split_qkv_heads %[[QKV]] rope
+// CHECK-NOT: sinter.rope
 func.func @bias(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
   %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
   %b = sinter.constant dense<0.5> : tensor<128xbf16>
+  %qkv = sinter.linear %h, %w bias %b : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// Negative: a bias computed at run time cannot be put in the kernel's row order.
+// CHECK-LABEL: func.func @runtime_bias
+// CHECK-NOT: sinter.split_qkv_heads
+// CHECK: sinter.rope
+func.func @runtime_bias(%h: tensor<1x6x64xbf16>, %b: tensor<128xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
   %qkv = sinter.linear %h, %w bias %b : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x6x128xbf16>
   %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
   %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>

@@ -21,17 +21,33 @@ func.func @qkv(%x: tensor<3x2xbf16>) -> (tensor<3x1xbf16>, tensor<3x1xbf16>, ten
 
 // -----
 
-// Negative: a sibling with a bias or a residual keeps its own launch; one left alone is not
-// merged with nothing.
-// CHECK-LABEL: func.func @epilogues
-// CHECK-COUNT-2: sinter.linear
-// CHECK-NOT: sinter.slice
-func.func @epilogues(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+// Constant biases (Qwen2's q, k and v projections) are concatenated like the weights; a
+// sibling without one adds zeros.
+// CHECK-LABEL: func.func @biases
+// CHECK: %[[B:.+]] = sinter.constant dense<[1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00]> : tensor<4xf32>
+// CHECK: sinter.linear %arg0, %{{.+}} bias %[[B]] : (tensor<3x2xf32>, tensor<2x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+// CHECK-COUNT-2: sinter.slice
+func.func @biases(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
   %w = sinter.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
-  %b = sinter.constant dense<1.0> : tensor<2xf32>
+  %b = sinter.constant dense<[1.0, 2.0]> : tensor<2xf32>
   %a = sinter.linear %x, %w bias %b : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
   %c = sinter.linear %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   return %a, %c : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Negative: a sibling with a residual, or with a bias computed at run time, keeps its own
+// launch; one left alone is not merged with nothing.
+// CHECK-LABEL: func.func @epilogues
+// CHECK-COUNT-3: sinter.linear
+// CHECK-NOT: sinter.slice
+func.func @epilogues(%x: tensor<3x2xf32>, %r: tensor<3x2xf32>, %rb: tensor<2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {
+  %w = sinter.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %a = sinter.linear %x, %w residual %r : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %b = sinter.linear %x, %w bias %rb : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %c = sinter.linear %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %a, %b, %c : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
 }
 
 // -----

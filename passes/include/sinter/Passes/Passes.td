@@ -180,9 +180,11 @@ def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
 def SinterMergeParallelLinears : Pass<"sinter-merge-parallel-linears", "mlir::ModuleOp"> {
   let summary = "Concatenate the weights of linears that read the same input into one linear";
   let description = [{
-    Sibling linears `linear(x, W_i)` without bias or residual become one
-    `linear(x, concat_i W_i)` followed by a `sinter.slice` of each sibling's columns: one
-    pass over x and one launch instead of several (Q/K/V, gate/up).
+    Sibling linears `linear(x, W_i)` with constant weights, no residual or normalization and a
+    constant bias or none become one `linear(x, concat_i W_i) bias concat_i b_i` (zeros for a
+    sibling without a bias; no bias when none has one) followed by a `sinter.slice` of each
+    sibling's columns: one pass over x and one launch instead of several (Q/K/V, Qwen2's
+    biased Q/K/V, gate/up).
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

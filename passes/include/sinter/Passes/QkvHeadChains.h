@@ -29,8 +29,8 @@ struct QkvHeadChain {
 };
 
 /// The three head chains of `linear`, sorted by column, when its output is exactly q | k | v of
-/// one attention: a bf16 linear with a constant weight and no bias, residual or SwiGLU, every
-/// user one of the chains, in q | k | v column order covering every column, with q and k
+/// one attention: a bf16 linear with a constant weight (and bias, if any), no residual or
+/// SwiGLU, every user one of the chains, in q | k | v column order covering every column, with q and k
 /// rotated by one pair of tables and v not, or none rotated. Otherwise nullopt.
 std::optional<llvm::SmallVector<QkvHeadChain, 3>> qkvHeadChains(graph::LinearOp linear);
 

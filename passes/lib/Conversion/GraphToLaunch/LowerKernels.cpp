@@ -237,8 +237,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   }
   auto split = dyn_cast_or_null<graph::SplitQkvHeadsOp>(graph::singleUser(linear.getResult()));
   if (split && split.hasRope()) {
-    if (epilogue != kn::LinearEpilogue::NONE || linear.getBias() || linear.getResidual())
-      return linear.emitError("a QKV projection with rotated heads takes no bias, residual or "
+    if (epilogue != kn::LinearEpilogue::NONE || linear.getResidual())
+      return linear.emitError("a QKV projection with rotated heads takes no residual or "
                               "SwiGLU epilogue");
     headDim = split.getQ().getType().getDimSize(3);
     ropeRows = split.columnOffset(2);
@@ -287,12 +287,18 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       return failure();
     normWeight = *b;
   }
-  if (linear.getBias()) {
+  // A bias before RoPE: the GEMM's in column order, the kernel's in its row order (below).
+  auto columnBias = [&]() -> LogicalResult {
+    if (!linear.getBias())
+      return success();
     auto b = bufferOf(linear.getBias());
     if (failed(b))
       return failure();
     bias = *b;
-  }
+    return success();
+  };
+  if (epilogue != kn::LinearEpilogue::ROPE_PAIRS && failed(columnBias()))
+    return failure();
   if (linear.getResidual()) {
     auto b = bufferOf(linear.getResidual());
     if (failed(b))
@@ -347,6 +353,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                                                                        : nullptr;
     Value weight = makeWeight(linear.getWeight().getLoc(), gemmWeight,
                               copySuffix ? newWeightName(gemmWeight, copySuffix) : "");
+    if (epilogue == kn::LinearEpilogue::ROPE_PAIRS && failed(columnBias()))
+      return failure();
     launch::GemmOp::create(builder, linear.getLoc(), input, weight, bias, residual,
                            product, builder.getI64IntegerAttr(m), builder.getI64IntegerAttr(n),
                            builder.getI64IntegerAttr(k), builder.getStringAttr("native"));
@@ -380,6 +388,19 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                        std::to_string(upStart) + ":" + std::to_string(ropeRows) + ":" +
                        std::to_string(headDim);
   auto [weight, weightScale] = makeKernelWeight(linear, layout, rowOf, format);
+  // The rotated heads' bias, added before the rotation, is in the kernel's row order too.
+  if (epilogue == kn::LinearEpilogue::ROPE_PAIRS && linear.getBias()) {
+    DenseElementsAttr b = constantData(linear.getBias());
+    if (!b || !b.getElementType().isBF16() || b.getNumElements() != n)
+      return linear.emitError("a QKV projection with rotated heads needs a constant bf16 bias of ")
+             << n << " elements";
+    SmallVector<APFloat> values(b.getValues<APFloat>());
+    SmallVector<APFloat> rows;
+    for (int64_t r = 0; r < n; ++r)
+      rows.push_back(values[rowOf(r)]);
+    auto permuted = DenseElementsAttr::get(cast<ShapedType>(b.getType()), rows);
+    bias = makeWeight(linear.getBias().getLoc(), permuted, newWeightName(permuted, ".rope_rows"));
+  }
 
   static const char *const prologueNames[] = {"sinter::kernels::LinearPrologue::NONE",
                                               "sinter::kernels::LinearPrologue::RMS_NORM"};

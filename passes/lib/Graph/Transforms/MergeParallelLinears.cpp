@@ -16,8 +16,18 @@ using namespace sinter::graph;
 
 namespace {
 
+/// The constant bias of `linear` (null without one).
+DenseElementsAttr constantBias(LinearOp linear) {
+  auto c = linear.getBias() ? linear.getBias().getDefiningOp<ConstantOp>() : ConstantOp();
+  return c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+}
+
+/// The weight of a linear the merge takes: a constant weight, a constant bias or none, no
+/// residual or normalization.
 DenseElementsAttr plainWeight(LinearOp linear) {
-  if (linear.getBias() || linear.getResidual() || linear.getNormWeight())
+  DenseElementsAttr bias = constantBias(linear);
+  if ((linear.getBias() && (!bias || bias.getElementType() != linear.getType().getElementType())) ||
+      linear.getResidual() || linear.getNormWeight())
     return {};
   auto c = linear.getWeight().getDefiningOp<ConstantOp>();
   auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
@@ -96,8 +106,28 @@ struct MergeParallelLinearsPass
     auto outType = group.front().getType();
     SmallVector<int64_t> shape(outType.getShape());
     shape.back() = total;
+    // Biases (Qwen2's q, k and v) side by side like the weights; a sibling without one adds
+    // zeros.
+    Value bias;
+    if (llvm::any_of(group, [](LinearOp l) { return bool(l.getBias()); })) {
+      SmallVector<DenseElementsAttr> biases;
+      SmallVector<Location> biasLocs;
+      Type et = outType.getElementType();
+      for (LinearOp l : group) {
+        if (l.getBias())
+          biasLocs.push_back(l.getBias().getLoc());
+        int64_t n = l.getWeight().getType().getDimSize(1);
+        DenseElementsAttr b = constantBias(l);
+        auto rowType = RankedTensorType::get({1, n}, et);
+        biases.push_back(b ? b.reshape(rowType)
+                           : DenseElementsAttr::get(rowType, builder.getZeroAttr(et)));
+      }
+      DenseElementsAttr row = concatColumns(biases, RankedTensorType::get({1, total}, et));
+      bias = ConstantOp::create(builder, builder.getFusedLoc(biasLocs),
+                                row.reshape(RankedTensorType::get({total}, et)));
+    }
     Value merged = LinearOp::create(builder, loc, RankedTensorType::get(shape, outType.getElementType()),
-                                    input, weight, Value(), Value());
+                                    input, weight, bias, Value());
     int64_t col = 0;
     for (LinearOp l : group) {
       int64_t n = l.getWeight().getType().getDimSize(1);

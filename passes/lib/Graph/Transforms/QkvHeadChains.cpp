@@ -65,9 +65,11 @@ std::optional<QkvHeadChain> matchHeadChain(SliceOp slice) {
 } // namespace
 
 std::optional<SmallVector<QkvHeadChain, 3>> sinter::qkvHeadChains(LinearOp linear) {
-  // The kernels write the rotated columns in the epilogue that a bias or residual would take,
-  // and a SwiGLU result has no q | k | v columns.
-  if (linear.getBias() || linear.getResidual() || linear.getSiluMulPairs() ||
+  // The kernels write the rotated columns in the epilogue that a residual would take (a bias
+  // is added before the rotation, as the model's projection does), and a SwiGLU result has no
+  // q | k | v columns.
+  if (linear.getResidual() || linear.getSiluMulPairs() ||
+      (linear.getBias() && !linear.getBias().getDefiningOp<ConstantOp>()) ||
       !linear.getType().getElementType().isBF16() ||
       !linear.getWeight().getDefiningOp<ConstantOp>() || linear.getType().getRank() != 3)
     return std::nullopt;
