@@ -6,7 +6,9 @@
 //
 // External data resolves inside a private temporary folder holding `weights.bin` (the four
 // floats 0, 1, 2, 3 that test/lit/Import/Inputs/weights.bin holds), so the external-data seeds
-// reach the file-reading code. SINTER_FUZZ_PRINT_ERRORS=1 prints each input's message.
+// reach the file-reading code. An input holding a Concat is also imported as the decode step
+// of --cache-length 8 (the with-past path). SINTER_FUZZ_PRINT_ERRORS=1 prints each input's
+// message.
 #include "sinter/Compiler/OnnxImporter.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -57,14 +59,17 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+namespace {
+
+/// One import of the input under `options`: IR that verifies or a one-line message.
+void importOnce(const uint8_t *data, size_t size, const sinter::ImportOptions &options) {
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   // Diagnostics become the importer's error message; keep them off stderr.
   mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) { return mlir::success(); });
   std::string error;
   auto module = sinter::importOnnxBuffer(
-      context, llvm::StringRef(reinterpret_cast<const char *>(data), size), modelDir, {}, error,
-      "fuzz.onnx");
+      context, llvm::StringRef(reinterpret_cast<const char *>(data), size), modelDir, options,
+      error, "fuzz.onnx");
   if (!module) {
     static const bool print = std::getenv("SINTER_FUZZ_PRINT_ERRORS") != nullptr;
     if (print)
@@ -75,9 +80,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       bug("multi-line error message", error);
     if (llvm::StringRef(error).starts_with("internal error"))
       bug("importer bug", error);
-    return 0;
+    return;
   }
   if (mlir::failed(mlir::verify(*module)))
     bug("imported IR does not verify", "");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  importOnce(data, size, {});
+  // A model with a Concat may be a with-past export: also import it as --cache-length's
+  // decode step (which binds its own past and sequence dimensions).
+  llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
+  if (bytes.contains("Concat")) {
+    sinter::ImportOptions step;
+    step.cacheEntry = sinter::ImportOptions::CacheEntry::DecodeStep;
+    step.cacheLength = 8;
+    importOnce(data, size, step);
+  }
   return 0;
 }
