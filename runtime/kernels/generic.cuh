@@ -93,14 +93,14 @@ __device__ __forceinline__ double sigmoid_(double x) { return 1. / (1. + exp(-x)
 template <typename T> __device__ __forceinline__ T fn_abs(T x, float, float) {
   return x < T(0) ? T(-x) : x;
 }
-__device__ __forceinline__ float fn_exp(float x, float, float) { return expf(x); }
-__device__ __forceinline__ double fn_exp(double x, float, float) { return exp(x); }
-__device__ __forceinline__ float fn_log(float x, float, float) { return logf(x); }
-__device__ __forceinline__ double fn_log(double x, float, float) { return log(x); }
-__device__ __forceinline__ float fn_tanh(float x, float, float) { return tanhf(x); }
-__device__ __forceinline__ double fn_tanh(double x, float, float) { return tanh(x); }
-__device__ __forceinline__ float fn_erf(float x, float, float) { return erff(x); }
-__device__ __forceinline__ double fn_erf(double x, float, float) { return erf(x); }
+// A libm function as a table entry: its float (NAMEf) and double forms.
+#define SINTER_GENERIC_LIBM_FN(NAME)                                                            \
+  __device__ __forceinline__ float fn_##NAME(float x, float, float) { return NAME##f(x); }      \
+  __device__ __forceinline__ double fn_##NAME(double x, float, float) { return NAME(x); }
+SINTER_GENERIC_LIBM_FN(exp)
+SINTER_GENERIC_LIBM_FN(log)
+SINTER_GENERIC_LIBM_FN(tanh)
+SINTER_GENERIC_LIBM_FN(erf)
 template <typename T> __device__ __forceinline__ T fn_relu(T x, float, float) {
   return x > T(0) ? x : T(0);
 }
@@ -131,24 +131,16 @@ __device__ __forceinline__ float fn_gelu_tanh(float x, float, float) {
 __device__ __forceinline__ double fn_gelu_tanh(double x, float, float) {
   return 0.5 * x * (1. + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
 }
-__device__ __forceinline__ float fn_tan(float x, float, float) { return tanf(x); }
-__device__ __forceinline__ double fn_tan(double x, float, float) { return tan(x); }
-__device__ __forceinline__ float fn_asin(float x, float, float) { return asinf(x); }
-__device__ __forceinline__ double fn_asin(double x, float, float) { return asin(x); }
-__device__ __forceinline__ float fn_acos(float x, float, float) { return acosf(x); }
-__device__ __forceinline__ double fn_acos(double x, float, float) { return acos(x); }
-__device__ __forceinline__ float fn_atan(float x, float, float) { return atanf(x); }
-__device__ __forceinline__ double fn_atan(double x, float, float) { return atan(x); }
-__device__ __forceinline__ float fn_sinh(float x, float, float) { return sinhf(x); }
-__device__ __forceinline__ double fn_sinh(double x, float, float) { return sinh(x); }
-__device__ __forceinline__ float fn_cosh(float x, float, float) { return coshf(x); }
-__device__ __forceinline__ double fn_cosh(double x, float, float) { return cosh(x); }
-__device__ __forceinline__ float fn_asinh(float x, float, float) { return asinhf(x); }
-__device__ __forceinline__ double fn_asinh(double x, float, float) { return asinh(x); }
-__device__ __forceinline__ float fn_acosh(float x, float, float) { return acoshf(x); }
-__device__ __forceinline__ double fn_acosh(double x, float, float) { return acosh(x); }
-__device__ __forceinline__ float fn_atanh(float x, float, float) { return atanhf(x); }
-__device__ __forceinline__ double fn_atanh(double x, float, float) { return atanh(x); }
+SINTER_GENERIC_LIBM_FN(tan)
+SINTER_GENERIC_LIBM_FN(asin)
+SINTER_GENERIC_LIBM_FN(acos)
+SINTER_GENERIC_LIBM_FN(atan)
+SINTER_GENERIC_LIBM_FN(sinh)
+SINTER_GENERIC_LIBM_FN(cosh)
+SINTER_GENERIC_LIBM_FN(asinh)
+SINTER_GENERIC_LIBM_FN(acosh)
+SINTER_GENERIC_LIBM_FN(atanh)
+#undef SINTER_GENERIC_LIBM_FN
 template <typename T> __device__ __forceinline__ T fn_softsign(T x, float, float) {
   return x / (T(1) + (x < T(0) ? T(-x) : x));
 }

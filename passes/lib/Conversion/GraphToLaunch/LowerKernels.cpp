@@ -394,11 +394,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     if (!b || !b.getElementType().isBF16() || b.getNumElements() != n)
       return linear.emitError("a QKV projection with rotated heads needs a constant bf16 bias of ")
              << n << " elements";
-    SmallVector<APFloat> values(b.getValues<APFloat>());
-    SmallVector<APFloat> rows;
-    for (int64_t r = 0; r < n; ++r)
-      rows.push_back(values[rowOf(r)]);
-    auto permuted = DenseElementsAttr::get(cast<ShapedType>(b.getType()), rows);
+    DenseElementsAttr permuted =
+        permuteColumns(b.reshape(RankedTensorType::get({1, n}, b.getElementType())), rowOf)
+            .reshape(cast<ShapedType>(b.getType()));
     bias = makeWeight(linear.getBias().getLoc(), permuted, newWeightName(permuted, ".rope_rows"));
   }
 
