@@ -40,15 +40,15 @@ __device__ __forceinline__ void decode_merge(float &m, float &l, float (&a)[N], 
 } // namespace detail
 
 template <int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE, int MAX_LEN,
-          int SPLIT, uint32_t SCALE_BITS>
+          int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH>
 __global__ void __launch_bounds__(kAttentionDecodeThreads)
     attention_decode(const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache,
-                     bf16 *out, float *partials, uint32_t *counters) {
+                     bf16 *out, float *partials, uint32_t *counters, const int64_t *key_mask) {
   static_assert(attention_decode_supported(HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN,
-                                           SPLIT),
+                                           SPLIT, BATCH),
                 "attention_decode: needs HQ % HKV == 0, HQ / HKV <= 8, D % 8 == 0, D <= 256, "
-                "8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1, SPLIT >= 1 "
-                "and at most 256 splits");
+                "8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1, SPLIT >= 1, "
+                "at most 256 splits and 1 <= BATCH <= 65535");
   constexpr int THREADS = kAttentionDecodeThreads;
   constexpr int WARPS = THREADS / 32;
   constexpr int GROUP = HQ / HKV;
@@ -79,6 +79,19 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
 
   const int g = blockIdx.x;
   const int s = blockIdx.y;
+  // Sequence b of the batch: its qkv row, caches, output row, key mask and scratch.
+  if constexpr (BATCH > 1) {
+    const int b = blockIdx.z;
+    qkv += size_t(b) * ROW_STRIDE;
+    k_cache += size_t(b) * HKV * MAX_LEN * D;
+    v_cache += size_t(b) * HKV * MAX_LEN * D;
+    out += size_t(b) * HQ * D;
+    if constexpr (KEY_MASK) key_mask += size_t(b) * MAX_LEN;
+    if constexpr (NSPLIT > 1) {
+      partials += size_t(b) * HKV * NSPLIT * GROUP * REC;
+      counters += size_t(b) * HKV;
+    }
+  }
   const int tid = threadIdx.x;
   const int warp = tid >> 5;
   const int lane = tid & 31;
@@ -92,7 +105,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   // for them (as many as it holds: attention_decode_prefetch_rows) while the QKV projection
   // still runs, so the loads after the wait hit the L2. The position is read before the wait
   // and may be stale under PDL; it only steers the hint.
-  constexpr int PREFETCH_ROWS = attention_decode_prefetch_rows(HKV, D, MAX_LEN, SPLIT);
+  constexpr int PREFETCH_ROWS = attention_decode_prefetch_rows(HKV, D, MAX_LEN, SPLIT, BATCH);
   if (tid == 0) {
     const int64_t hint = *reinterpret_cast<const volatile int64_t *>(position);
     const int first = s * SPLIT;
@@ -109,17 +122,23 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   const bf16 *vc = v_cache + size_t(g) * MAX_LEN * D;
   const int r8 = lane >> 2; // tensor-core fragments: row / column group of the lane
   const int q4 = lane & 3;  // and its k pair
+  // Whether key j (of the split's rows below `limit`) is attended (the scalar path).
+  auto attended = [&](int j, int limit) {
+    return j < limit && (!KEY_MASK || key_mask[j] != 0);
+  };
   // Tensor-core path: one round of this warp's keys kb .. kb + 31, rows below `limit` only
   // (zeros from there on), row `fresh` from qkv: the V rows into the warp's stage through
   // cp.async (one group), the K rows into the B fragments kf[4][QC] of the 4 column tiles.
-  auto load_round = [&](int kb, int limit, int fresh, auto &kf) {
+  // With a key mask, bit r of `keep` says whether row kb + r is attended (unused without).
+  auto load_round = [&](int kb, int limit, int fresh, auto &kf, uint32_t keep) {
     bf16 *vsw = v_stage + warp * KW * VS;
     for (int i = lane; i < KW * DV; i += 32) {
       const int r = i / DV;
       const int cv = i - r * DV;
       const int j = kb + r;
-      const bf16 *src = j == fresh ? new_v : vc + size_t(j < limit ? j : s * SPLIT) * D;
-      detail::cp_async16_zfill(vsw + r * VS + cv * 8, src + cv * 8, j < limit ? 16u : 0u);
+      const bool live = j < limit && (!KEY_MASK || ((keep >> r) & 1u));
+      const bf16 *src = j == fresh ? new_v : vc + size_t(live ? j : s * SPLIT) * D;
+      detail::cp_async16_zfill(vsw + r * VS + cv * 8, src + cv * 8, live ? 16u : 0u);
     }
     detail::cp_async_commit();
 #pragma unroll
@@ -128,17 +147,21 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
       const bf16 *row = j == fresh ? new_k : kc + size_t(j) * D;
 #pragma unroll
       for (int cq = 0; cq < QC; ++cq)
-        kf[nt][cq] = j < limit ? detail::ld16(row + 32 * cq + q4 * 8) : make_uint4(0, 0, 0, 0);
+        kf[nt][cq] = j < limit && (!KEY_MASK || ((keep >> (8 * nt + r8)) & 1u))
+                         ? detail::ld16(row + 32 * cq + q4 * 8)
+                         : make_uint4(0, 0, 0, 0);
     }
   };
   // Round 0 is loaded before the wait, bounded by the split's rows (the position is not known
   // yet). Cache rows below the position were written by earlier calls, and no launch that can
   // still run writes them (launch_params.h); rows at or past the position are fixed after it
   // is read: row p comes from qkv, later V rows become zeros, later keys are masked.
-  constexpr bool PRELOAD = TC && SINTER_ATTENTION_DECODE_PRELOAD;
+  // With a key mask the rows to read are known after the wait only (preloading every row of
+  // every split measured slower: results/attention_decode_s28b.log).
+  constexpr bool PRELOAD = TC && SINTER_ATTENTION_DECODE_PRELOAD && !KEY_MASK;
   uint4 kf0[PRELOAD ? 4 : 1][PRELOAD ? QC : 1];
   if constexpr (PRELOAD)
-    load_round(s * SPLIT + warp * KW, min(s * SPLIT + SPLIT, MAX_LEN), -1, kf0);
+    load_round(s * SPLIT + warp * KW, min(s * SPLIT + SPLIT, MAX_LEN), -1, kf0, 0u);
   detail::pdl_wait();
   trace.waited();
 
@@ -184,15 +207,17 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   const int p = int(p64);
   trace.mark(0);
   const int start = s * SPLIT;
-  if (start > p) { // nothing to do for this split (and no counter arrival)
+  if (!KEY_MASK && start > p) { // nothing to do for this split (and no counter arrival)
     if constexpr (PRELOAD) detail::cp_async_wait<0>();
     return;
   }
-  const int end = min(start + SPLIT, p + 1);
-  const int nact = p / SPLIT + 1; // active splits: s * SPLIT <= p
+  // Without a key mask the keys are [0, p]: splits with s * SPLIT <= p are active. With one,
+  // any key of the cache may be attended: every split is.
+  const int end = KEY_MASK ? min(start + SPLIT, MAX_LEN) : min(start + SPLIT, p + 1);
+  const int nact = KEY_MASK ? NSPLIT : p / SPLIT + 1;
 
   // Cache update: the block whose split holds p writes row p (nobody reads it in this launch).
-  if (p < end && tid < 2 * DV) {
+  if ((!KEY_MASK || p >= start) && p < end && tid < 2 * DV) {
     const bool is_v = tid >= DV;
     const int cc = is_v ? tid - DV : tid;
     const uint4 v = detail::ld16((is_v ? new_v : new_k) + cc * 8);
@@ -220,6 +245,10 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
     for (int rb = start; rb < end; rb += ROUND) {
       const int kb = rb + warp * KW;
       if (kb >= end) continue; // warp-uniform
+      // Key mask of the round's 32 rows, one load a lane: bit r for row kb + r.
+      uint32_t keep = 0;
+      if constexpr (KEY_MASK)
+        keep = __ballot_sync(0xffffffffu, kb + lane < end && key_mask[kb + lane] != 0);
       uint4 kf[4][QC];
       if (PRELOAD && rb == start) { // round 0 came in before the wait: fix rows >= p
         detail::cp_async_wait<0>();
@@ -236,7 +265,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
           for (int cq = 0; cq < QC; ++cq) kf[nt][cq] = fresh ? nk[cq] : kf0[nt][cq];
         }
       } else {
-        load_round(kb, end, p, kf);
+        load_round(kb, end, p, kf, keep);
       }
       float sc[4][4];
       float mx = m_run;
@@ -248,7 +277,8 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
         for (int cq = 0; cq < QC; ++cq) detail::mma_16x8(sc[nt], qa[cq], zero, kf[nt][cq]);
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const bool live = kb + 8 * nt + 2 * q4 + e < end;
+          const int j = kb + 8 * nt + 2 * q4 + e;
+          const bool live = j < end && (!KEY_MASK || ((keep >> (j - kb)) & 1u));
           sc[nt][e] = live ? sc[nt][e] * qs : -INFINITY;
           mx = fmaxf(mx, sc[nt][e]);
         }
@@ -317,12 +347,14 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
 
     for (int base = start; base < end; base += TILE) {
       uint4 kv[U], vv[U];
+      bool live[U];
   #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int j = base + u * KPB + slot;
         kv[u] = make_uint4(0, 0, 0, 0);
         vv[u] = make_uint4(0, 0, 0, 0);
-        if (j < end && has_chunk) {
+        live[u] = attended(j, end);
+        if (live[u] && has_chunk) {
           const bool fresh = j == p;
           kv[u] = detail::ld16((fresh ? new_k : kc + size_t(j) * D) + c * 8);
           vv[u] = detail::ld16((fresh ? new_v : vc + size_t(j) * D) + c * 8);
@@ -343,7 +375,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
           float d = d0 + d1;
   #pragma unroll
           for (int o = 1; o < LPK; o <<= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-          sc[u][h] = base + u * KPB + slot < end ? d : -INFINITY;
+          sc[u][h] = live[u] ? d : -INFINITY;
         }
       }
   #pragma unroll
@@ -423,7 +455,8 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
       a1 = fmaf(red_acc[w][h][d + 1], f, a1);
     }
     if (direct) {
-      const float inv = 1.f / L;
+      // Every key masked (a key mask only): zeros, as the NaN-guarded softmax gives.
+      const float inv = KEY_MASK && L == 0.f ? 0.f : 1.f / L;
       reinterpret_cast<uint32_t *>(out_g + h * D)[d / 2] = detail::pack_bf16x2(a0 * inv, a1 * inv);
     } else {
       float *rec = rec_base + (size_t(s) * GROUP + h) * REC;
@@ -464,21 +497,22 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
         float mc = M;
 #pragma unroll
         for (int k = 0; k < CH; ++k) mc = fmaxf(mc, ml[k].x);
-        // mc is finite: record t0 < nact is active, and every active record has a finite max.
-        const float corr = exp2f(M - mc); // M == -inf -> 0
+        // Without a key mask mc is finite: record t0 < nact is active, and every active record
+        // has a finite max. With one, a split may have no attended key (max -inf).
+        const float corr = KEY_MASK && mc == -INFINITY ? 0.f : exp2f(M - mc); // M == -inf -> 0
         L *= corr;
         a0 *= corr;
         a1 *= corr;
 #pragma unroll
         for (int k = 0; k < CH; ++k) {
-          const float f = exp2f(ml[k].x - mc); // absent record: -inf -> 0
+          const float f = KEY_MASK && ml[k].x == -INFINITY ? 0.f : exp2f(ml[k].x - mc); // -inf -> 0
           L = fmaf(ml[k].y, f, L);
           a0 = fmaf(av[k].x, f, a0);
           a1 = fmaf(av[k].y, f, a1);
         }
         M = mc;
       }
-      const float inv = 1.f / L;
+      const float inv = KEY_MASK && L == 0.f ? 0.f : 1.f / L;
       reinterpret_cast<uint32_t *>(out_g + h * D)[d / 2] = detail::pack_bf16x2(a0 * inv, a1 * inv);
     }
     if (tid == 0) counters[g] = 0u; // ready for the next launch

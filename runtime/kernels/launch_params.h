@@ -647,9 +647,10 @@ SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
 }
 
 // =============================================================================================
-// attention_decode<HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, SPLIT, SCALE_BITS>(
+// attention_decode<HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, SPLIT, SCALE_BITS,
+//                  KEY_MASK, BATCH>(
 //     const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache, bf16 *out,
-//     float *partials, uint32_t *counters)
+//     float *partials, uint32_t *counters, const int64_t *key_mask)
 //   One decode step (batch 1) with a KV cache. qkv [1, ROW_STRIDE] bf16: q head h (rotated) at
 //   columns Q_OFF + h*D, the NEW key / value of kv head g (key rotated) at K_OFF + g*D /
 //   V_OFF + g*D; q head h uses kv head h / GROUP, GROUP = HQ / HKV. position [1] int64: p, this
@@ -664,13 +665,21 @@ SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
 //   row p taken from qkv (not from the cache), rows < p from the cache; fp32 scores, softmax
 //   and accumulation, bf16 output; scale = bit_cast<float>(SCALE_BITS). Slots > p are never
 //   used. Otherwise out = 0 and no cache row is written.
+//   KEY_MASK (key_mask [MAX_LEN] int64, nullptr without): the sum runs over the keys j of the
+//   whole cache with key_mask[j] != 0 instead of [0, p] (row p still from qkv, every other row
+//   from the cache); with every key masked out = 0. Every split is active (NACT = NSPLIT); the
+//   mask is read after griddepcontrol.wait only.
+//   BATCH sequences at the one position p: qkv [BATCH, ROW_STRIDE], caches [BATCH, HKV,
+//   MAX_LEN, D], out [BATCH, HQ*D], key_mask [BATCH, MAX_LEN]; grid z = BATCH, block (g, s, b)
+//   works on sequence b alone (partials and counters: BATCH times the sizes below, sequence b's
+//   at b times them; attention_decode_partials_floats / _counter_words take the batch).
 //   The tensor-core path reads its first 128 cache rows of the split before
 //   griddepcontrol.wait, so no launch that may still run under PDL may write k_cache or
 //   v_cache (in a compiled model only this launch writes its layer's cache, and each call's
 //   first launch waits for the previous call).
 //   Split-KV: grid (HKV, NSPLIT), NSPLIT = ceil(MAX_LEN / SPLIT); block (g, s) takes the GROUP
-//   query heads of kv head g over keys [s*SPLIT, min((s+1)*SPLIT, p+1)); blocks with
-//   s*SPLIT > p return at once. With NACT = p / SPLIT + 1 active splits > 1, each active block
+//   query heads of kv head g over keys [s*SPLIT, min((s+1)*SPLIT, p+1)) (KEY_MASK:
+//   min((s+1)*SPLIT, MAX_LEN)); without KEY_MASK blocks with s*SPLIT > p return at once. With NACT = p / SPLIT + 1 active splits > 1, each active block
 //   writes its partial record and the last to arrive (atomicAdd on counters[g]) merges them
 //   (log-sum-exp) into out and resets counters[g] to 0; with NACT == 1 (always when
 //   NSPLIT == 1) block 0 writes out directly and partials/counters are not touched.
@@ -708,8 +717,9 @@ SINTER_LP_FN int attention_decode_split(int max_len, int hkv, int num_sms) {
   return split >= max_len ? max_len : split;
 }
 SINTER_LP_FN bool attention_decode_supported(int HQ, int HKV, int D, int q_off, int k_off,
-                                             int v_off, int row_stride, int max_len, int split) {
-  return HQ >= 1 && HKV >= 1 && HQ % HKV == 0 && HQ / HKV <= 8 && D >= 8 && D <= 256 &&
+                                             int v_off, int row_stride, int max_len, int split,
+                                             int batch = 1) {
+  return batch >= 1 && batch <= 65535 && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 && HQ / HKV <= 8 && D >= 8 && D <= 256 &&
          D % 8 == 0 && row_stride % 8 == 0 && q_off % 8 == 0 && k_off % 8 == 0 &&
          v_off % 8 == 0 && q_off >= 0 && k_off >= 0 && v_off >= 0 &&
          q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
@@ -740,38 +750,45 @@ SINTER_LP_FN bool attention_decode_tensor_cores(int D, int GROUP) {
 // through the other half); past that the hinted lines would evict each other before the loads
 // after the wait reach them, and the cache would be read from memory twice.
 SINTER_LP_FN int attention_decode_prefetch_rows(int HKV, int D, int max_len, int split,
+                                                int batch = 1,
                                                 uint64_t l2_bytes = kTargetL2Bytes) {
-  const uint64_t bytes_per_row = uint64_t(HKV) * attention_decode_num_splits(max_len, split) *
+  const uint64_t bytes_per_row = uint64_t(batch) * HKV *
+                                 attention_decode_num_splits(max_len, split) *
                                  2 * uint64_t(D) * 2; // K and V rows of bf16, every block
   const uint64_t rows = l2_bytes / 2 / bytes_per_row;
   return rows < uint64_t(split) ? int(rows) : split;
 }
 // fp32 elements of `partials` (0 when NSPLIT == 1: pass nullptr).
 SINTER_LP_FN int attention_decode_partials_floats(int HQ, int HKV, int D, int max_len,
-                                                  int split) {
+                                                  int split, int batch = 1) {
   return attention_decode_num_splits(max_len, split) == 1
              ? 0
-             : HKV * attention_decode_num_splits(max_len, split) * (HQ / HKV) * (D + 2);
+             : batch * HKV * attention_decode_num_splits(max_len, split) * (HQ / HKV) * (D + 2);
 }
 // uint32 elements of `counters` (0 when NSPLIT == 1: pass nullptr).
-SINTER_LP_FN int attention_decode_counter_words(int HKV, int max_len, int split) {
-  return attention_decode_num_splits(max_len, split) == 1 ? 0 : HKV;
+SINTER_LP_FN int attention_decode_counter_words(int HKV, int max_len, int split,
+                                                int batch = 1) {
+  return attention_decode_num_splits(max_len, split) == 1 ? 0 : batch * HKV;
 }
-SINTER_LP_FN LaunchParams attention_decode_launch(int HKV, int max_len, int split) {
-  return {{uint32_t(HKV), uint32_t(attention_decode_num_splits(max_len, split)), 1u},
+SINTER_LP_FN LaunchParams attention_decode_launch(int HKV, int max_len, int split,
+                                                  int batch = 1) {
+  return {{uint32_t(HKV), uint32_t(attention_decode_num_splits(max_len, split)), uint32_t(batch)},
           {uint32_t(kAttentionDecodeThreads), 1u, 1u},
           0u};
 }
 
 // =============================================================================================
-// kv_cache_write<N, HKV, D, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN>(const bf16 *qkv,
+// kv_cache_write<N, HKV, D, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, BATCH>(const bf16 *qkv,
 //     const int64_t *positions, bf16 *k_cache, bf16 *v_cache)
 //   qkv [N, ROW_STRIDE] bf16 (token n's new key / value of kv head g, key already rotated, at
 //   columns K_OFF + g*D / V_OFF + g*D); positions [N] int64; k_cache, v_cache [HKV, MAX_LEN, D].
 //   k_cache[g, positions[n], :] = key and v_cache likewise, for every n and g; a position
 //   outside [0, MAX_LEN) is skipped (two tokens with the same position: either one wins).
-//   One thread per (n, g, 16-byte vector), copying the K and the V vector.
-//   grid (ceil(N*HKV*D/8 / block)), block min(256, round_up(N*HKV*D/8, 32)), no shared memory.
+//   BATCH sequences written at the same positions: qkv [BATCH, N, ROW_STRIDE], caches [BATCH,
+//   HKV, MAX_LEN, D], sequence b's rows into its own caches.
+//   One thread per (b, n, g, 16-byte vector), copying the K and the V vector: the launch of
+//   BATCH * N tokens, kv_cache_write_launch(BATCH * N, HKV, D): grid (ceil(BATCH*N*HKV*D/8 /
+//   block)), block min(256, round_up(BATCH*N*HKV*D/8, 32)), no shared memory.
 //   Requires D % 8 == 0, 8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1.
 // =============================================================================================
 SINTER_LP_FN bool kv_cache_write_supported(int N, int HKV, int D, int k_off, int v_off,

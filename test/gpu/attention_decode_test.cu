@@ -17,28 +17,29 @@ constexpr int kSms = 132;
 constexpr uint16_t kNaN = 0x7fc0;
 
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
-          uint32_t SCALE>
+          uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1>
 struct DecodeCase {
   static constexpr int GROUP = HQ / HKV;
-  static constexpr size_t CACHE = size_t(HKV) * MAX_LEN * D;
-  static constexpr LaunchParams lp = attention_decode_launch(HKV, MAX_LEN, SPLIT);
-  static constexpr int PF = attention_decode_partials_floats(HQ, HKV, D, MAX_LEN, SPLIT);
-  static constexpr int CW = attention_decode_counter_words(HKV, MAX_LEN, SPLIT);
+  static constexpr size_t CACHE = size_t(BATCH) * HKV * MAX_LEN * D; // every sequence's
+  static constexpr LaunchParams lp = attention_decode_launch(HKV, MAX_LEN, SPLIT, BATCH);
+  static constexpr int PF = attention_decode_partials_floats(HQ, HKV, D, MAX_LEN, SPLIT, BATCH);
+  static constexpr int CW = attention_decode_counter_words(HKV, MAX_LEN, SPLIT, BATCH);
   static auto kernel() {
-    return attention_decode<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE>;
+    return attention_decode<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH>;
   }
 
   bf16 *qkv = nullptr, *k = nullptr, *v = nullptr, *out = nullptr;
-  int64_t *pos = nullptr;
+  int64_t *pos = nullptr, *mask = nullptr;
   float *partials = nullptr;
   uint32_t *counters = nullptr;
 
   DecodeCase() {
-    CUDA_CHECK(cudaMalloc(&qkv, size_t(RS) * 2));
+    CUDA_CHECK(cudaMalloc(&qkv, size_t(BATCH) * RS * 2));
     CUDA_CHECK(cudaMalloc(&k, CACHE * 2));
     CUDA_CHECK(cudaMalloc(&v, CACHE * 2));
-    CUDA_CHECK(cudaMalloc(&out, size_t(HQ) * D * 2));
+    CUDA_CHECK(cudaMalloc(&out, size_t(BATCH) * HQ * D * 2));
     CUDA_CHECK(cudaMalloc(&pos, 16));
+    if (KEY_MASK) CUDA_CHECK(cudaMalloc(&mask, size_t(BATCH) * MAX_LEN * 8));
     if (PF > 0) { // persistent scratch: contents never matter (garbage: NaN bytes)
       CUDA_CHECK(cudaMalloc(&partials, size_t(PF) * 4));
       CUDA_CHECK(cudaMemset(partials, 0xff, size_t(PF) * 4));
@@ -54,15 +55,17 @@ struct DecodeCase {
     CUDA_CHECK(cudaFree(v));
     CUDA_CHECK(cudaFree(out));
     CUDA_CHECK(cudaFree(pos));
+    if (mask) CUDA_CHECK(cudaFree(mask));
     if (partials) CUDA_CHECK(cudaFree(partials));
     if (counters) CUDA_CHECK(cudaFree(counters));
   }
   void go(cudaStream_t st = 0) {
-    launch(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials, counters);
+    launch(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials, counters,
+           (const int64_t *)mask);
   }
   cudaError_t go_pdl(cudaStream_t st = 0) {
     return launch_pdl(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials,
-                      counters);
+                      counters, (const int64_t *)mask);
   }
   size_t nonzero_counters() const {
     if (CW == 0) return 0;
@@ -90,10 +93,32 @@ static bool check_cache(const char *what, const std::vector<uint16_t> &got,
   return bad_p == 0 && bad_other == 0;
 }
 
+// The key mask of case `pi` at position p (KEY_MASK cases): in turn the keys up to p (what
+// generation passes), a random half, a random third with keys past p attended, none, and p
+// alone.
+static std::vector<int64_t> key_mask_for(size_t pi, int64_t p, int max_len, uint64_t seed) {
+  std::vector<int64_t> mask(max_len, 0);
+  uint64_t state = seed * 2654435761u + 1;
+  auto coin = [&](int percent) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return int((state >> 33) % 100) < percent;
+  };
+  for (int j = 0; j < max_len; ++j) {
+    switch (pi % 5) {
+    case 0: mask[j] = j <= p; break;
+    case 1: mask[j] = j <= p && coin(50) ? 1 : 0; break;
+    case 2: mask[j] = coin(33) ? 7 : 0; break; // any non-zero value attends
+    case 3: break;
+    default: mask[j] = j == p; break;
+    }
+  }
+  return mask;
+}
+
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
-          uint32_t SCALE>
+          uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1>
 bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
-  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE>;
+  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH>;
   constexpr int GROUP = C::GROUP;
   constexpr size_t CACHE = C::CACHE;
   constexpr int REPEAT = 3;
@@ -102,58 +127,72 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
     uint32_t b = SCALE;
     std::memcpy(&scale, &b, 4);
   }
-  std::printf("%s HQ=%d HKV=%d D=%d MAX_LEN=%d SPLIT=%d  [grid %u,%u block %u, partials %d "
-              "floats, %d counters]\n",
-              name, HQ, HKV, D, MAX_LEN, SPLIT, C::lp.grid.x, C::lp.grid.y, C::lp.block.x, C::PF,
-              C::CW);
+  std::printf("%s%s HQ=%d HKV=%d D=%d MAX_LEN=%d SPLIT=%d BATCH=%d  [grid %u,%u,%u block %u, "
+              "partials %d floats, %d counters]\n",
+              name, KEY_MASK ? " (key mask)" : "", HQ, HKV, D, MAX_LEN, SPLIT, BATCH, C::lp.grid.x,
+              C::lp.grid.y, C::lp.grid.z, C::lp.block.x, C::PF, C::CW);
   C dc;
   bool ok = true;
   for (size_t pi = 0; pi < ps.size(); ++pi) {
     const int64_t p = ps[pi];
     const bool in_range = p >= 0 && p < MAX_LEN;
     const uint64_t sd = seed * 1000 + pi * 7;
-    std::vector<uint16_t> qkv = random_bf16(RS, sd + 1, -2.f, 2.f);
+    std::vector<uint16_t> qkv = random_bf16(size_t(BATCH) * RS, sd + 1, -2.f, 2.f);
     std::vector<uint16_t> kc = random_bf16(CACHE, sd + 2, -2.f, 2.f);
     std::vector<uint16_t> vc = random_bf16(CACHE, sd + 3, -2.f, 2.f);
-    for (int g = 0; g < HKV; ++g)
-      for (int j = 0; j < MAX_LEN; ++j)
-        if (j > p)
-          for (int e = 0; e < D; ++e) {
-            kc[(size_t(g) * MAX_LEN + j) * D + e] = kNaN;
-            vc[(size_t(g) * MAX_LEN + j) * D + e] = kNaN;
-          }
+    // The keys sequence b attends: [0, p], or where its key mask is not 0 (each sequence its
+    // own mask). The others hold NaN, which must not reach the output.
+    std::vector<int64_t> mask;
+    for (int b = 0; b < BATCH && KEY_MASK; ++b) {
+      std::vector<int64_t> m = key_mask_for(pi + b, p, MAX_LEN, sd + b);
+      mask.insert(mask.end(), m.begin(), m.end());
+    }
+    auto attended = [&](int b, int64_t j) {
+      return KEY_MASK ? mask[size_t(b) * MAX_LEN + j] != 0 : j <= p;
+    };
+    // Element e of row j of kv head g of sequence b in the caches.
+    auto at = [](int b, int g, int64_t j, int e) {
+      return ((size_t(b) * HKV + g) * MAX_LEN + j) * D + e;
+    };
+    for (int b = 0; b < BATCH; ++b)
+      for (int g = 0; g < HKV; ++g)
+        for (int j = 0; j < MAX_LEN; ++j)
+          if (!attended(b, j) && j != p)
+            for (int e = 0; e < D; ++e) kc[at(b, g, j, e)] = vc[at(b, g, j, e)] = kNaN;
     // Expected caches and reference output.
     std::vector<uint16_t> kw = kc, vw = vc;
     if (in_range)
-      for (int g = 0; g < HKV; ++g)
-        for (int e = 0; e < D; ++e) {
-          kw[(size_t(g) * MAX_LEN + p) * D + e] = qkv[KO + g * D + e];
-          vw[(size_t(g) * MAX_LEN + p) * D + e] = qkv[VO + g * D + e];
-        }
-    std::vector<float> ref(size_t(HQ) * D, 0.f);
+      for (int b = 0; b < BATCH; ++b)
+        for (int g = 0; g < HKV; ++g)
+          for (int e = 0; e < D; ++e) {
+            kw[at(b, g, p, e)] = qkv[size_t(b) * RS + KO + g * D + e];
+            vw[at(b, g, p, e)] = qkv[size_t(b) * RS + VO + g * D + e];
+          }
+    std::vector<float> ref(size_t(BATCH) * HQ * D, 0.f);
     if (in_range) {
-      parallel_for(size_t(HQ), [&](size_t hh) {
-        const int h = int(hh), g = h / GROUP;
-        std::vector<double> sc(size_t(p) + 1);
+      parallel_for(size_t(BATCH) * HQ, [&](size_t bh) {
+        const int b = int(bh / HQ), h = int(bh % HQ), g = h / GROUP;
+        const uint16_t *qrow = qkv.data() + size_t(b) * RS + QO + h * D;
+        std::vector<double> sc(MAX_LEN, 0.0);
         double mx = -INFINITY;
-        for (int64_t j = 0; j <= p; ++j) {
+        for (int64_t j = 0; j < MAX_LEN; ++j) {
+          if (!attended(b, j)) continue;
           double s = 0;
-          for (int e = 0; e < D; ++e)
-            s += double(bf2f(qkv[QO + h * D + e])) *
-                 double(bf2f(kw[(size_t(g) * MAX_LEN + j) * D + e]));
+          for (int e = 0; e < D; ++e) s += double(bf2f(qrow[e])) * double(bf2f(kw[at(b, g, j, e)]));
           sc[j] = s * scale;
           mx = std::max(mx, sc[j]);
         }
+        if (mx == -INFINITY) return; // every key masked: zeros
         double sum = 0;
-        for (int64_t j = 0; j <= p; ++j) {
-          sc[j] = std::exp(sc[j] - mx);
+        for (int64_t j = 0; j < MAX_LEN; ++j) {
+          sc[j] = attended(b, j) ? std::exp(sc[j] - mx) : 0.0;
           sum += sc[j];
         }
         for (int e = 0; e < D; ++e) {
           double o = 0;
-          for (int64_t j = 0; j <= p; ++j)
-            o += sc[j] * double(bf2f(vw[(size_t(g) * MAX_LEN + j) * D + e]));
-          ref[size_t(h) * D + e] = float(o / sum);
+          for (int64_t j = 0; j < MAX_LEN; ++j)
+            if (attended(b, j)) o += sc[j] * double(bf2f(vw[at(b, g, j, e)]));
+          ref[bh * D + e] = float(o / sum);
         }
       });
     }
@@ -167,33 +206,38 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
     CUDA_CHECK(cudaMemcpy(dc.k, kc.data(), CACHE * 2, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(dc.v, vc.data(), CACHE * 2, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(dc.pos, &p, 8, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(dc.out, 0xff, size_t(HQ) * D * 2));
+    if (KEY_MASK)
+      CUDA_CHECK(cudaMemcpy(dc.mask, mask.data(), mask.size() * 8, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dc.out, 0xff, ref.size() * 2));
     for (int r = 0; r < REPEAT; ++r) dc.go();
     CUDA_CHECK(cudaDeviceSynchronize());
     char label[160];
-    std::snprintf(label, sizeof label, "  p=%lld (x%d)", (long long)p, REPEAT);
+    size_t keys = 0;
+    for (int64_t j = 0; j < MAX_LEN; ++j) keys += attended(0, j);
+    std::snprintf(label, sizeof label, "  p=%lld, %zu keys in sequence 0 (x%d)", (long long)p, keys,
+                  REPEAT);
     bool case_ok = report(label, compare(read_out(), ref, 1.0 / 128));
-    case_ok &= check_cache("k", to_host(reinterpret_cast<const uint16_t *>(dc.k), CACHE), kw, HKV,
-                           MAX_LEN, D, p);
-    case_ok &= check_cache("v", to_host(reinterpret_cast<const uint16_t *>(dc.v), CACHE), vw, HKV,
-                           MAX_LEN, D, p);
+    case_ok &= check_cache("k", to_host(reinterpret_cast<const uint16_t *>(dc.k), CACHE), kw,
+                           BATCH * HKV, MAX_LEN, D, p);
+    case_ok &= check_cache("v", to_host(reinterpret_cast<const uint16_t *>(dc.v), CACHE), vw,
+                           BATCH * HKV, MAX_LEN, D, p);
     size_t nz = dc.nonzero_counters();
     if (nz) std::printf("    FAIL: %zu counters not back to zero\n", nz);
     case_ok &= nz == 0;
     // Again under PDL behind a kernel that writes qkv late (checks griddepcontrol.wait): the
     // caches still hold the old rows except row p, which gets the same values again.
     uint16_t *saved = to_device(qkv);
-    CUDA_CHECK(cudaMemset(dc.out, 0xff, size_t(HQ) * D * 2));
+    CUDA_CHECK(cudaMemset(dc.out, 0xff, ref.size() * 2));
     launch_after_delayed_producer(dc.qkv, saved, qkv.size() * 2, C::kernel(), C::lp,
                                   (const bf16 *)dc.qkv, (const int64_t *)dc.pos, dc.k, dc.v,
-                                  dc.out, dc.partials, dc.counters);
+                                  dc.out, dc.partials, dc.counters, (const int64_t *)dc.mask);
     CUDA_CHECK(cudaFree(saved));
     case_ok &= report("    same, PDL behind a late producer of qkv",
                       compare(read_out(), ref, 1.0 / 128));
     case_ok &= check_cache("k (PDL)", to_host(reinterpret_cast<const uint16_t *>(dc.k), CACHE),
-                           kw, HKV, MAX_LEN, D, p);
+                           kw, BATCH * HKV, MAX_LEN, D, p);
     case_ok &= check_cache("v (PDL)", to_host(reinterpret_cast<const uint16_t *>(dc.v), CACHE),
-                           vw, HKV, MAX_LEN, D, p);
+                           vw, BATCH * HKV, MAX_LEN, D, p);
     nz = dc.nonzero_counters();
     if (nz) std::printf("    FAIL: %zu counters not back to zero after the PDL launch\n", nz);
     case_ok &= nz == 0;
@@ -273,17 +317,25 @@ static void time_empty(int grid_y) {
 
 // Microseconds per launch at p (default MAX_LEN - 1: every split active).
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
-          uint32_t SCALE>
+          uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1>
 bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
-  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE>;
+  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH>;
   C dc;
-  std::vector<uint16_t> qkv = random_bf16(RS, 901, -2.f, 2.f);
+  std::vector<uint16_t> qkv = random_bf16(size_t(BATCH) * RS, 901, -2.f, 2.f);
   std::vector<uint16_t> kc = random_bf16(C::CACHE, 902, -2.f, 2.f);
   std::vector<uint16_t> vc = random_bf16(C::CACHE, 903, -2.f, 2.f);
   CUDA_CHECK(cudaMemcpy(dc.qkv, qkv.data(), qkv.size() * 2, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(dc.k, kc.data(), C::CACHE * 2, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(dc.v, vc.data(), C::CACHE * 2, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(dc.pos, &p, 8, cudaMemcpyHostToDevice));
+  if (KEY_MASK) { // the keys up to p, as generation passes
+    std::vector<int64_t> mask;
+    for (int b = 0; b < BATCH; ++b) {
+      std::vector<int64_t> m = key_mask_for(0, p, MAX_LEN, 0);
+      mask.insert(mask.end(), m.begin(), m.end());
+    }
+    CUDA_CHECK(cudaMemcpy(dc.mask, mask.data(), mask.size() * 8, cudaMemcpyHostToDevice));
+  }
   const Timing t = time_launches([&](cudaStream_t st, bool pdl) {
     if (pdl)
       CUDA_CHECK(dc.go_pdl(st));
@@ -291,10 +343,11 @@ bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
       dc.go(st);
   });
   const size_t nz = dc.nonzero_counters();
-  std::printf("  timing %s MAX_LEN=%d p=%lld SPLIT=%d grid %u,%u: %.2f us/launch plain, %.2f "
-              "PDL, %.2f graph%s\n",
-              name, MAX_LEN, (long long)p, SPLIT, C::lp.grid.x, C::lp.grid.y, t.plain, t.pdl,
-              t.graph, nz ? "  FAIL: counters not zero" : "");
+  std::printf("  timing %s%s MAX_LEN=%d p=%lld SPLIT=%d BATCH=%d grid %u,%u,%u: %.2f us/launch "
+              "plain, %.2f PDL, %.2f graph%s\n",
+              name, KEY_MASK ? " (key mask)" : "", MAX_LEN, (long long)p, SPLIT, BATCH, C::lp.grid.x,
+              C::lp.grid.y, C::lp.grid.z, t.plain, t.pdl, t.graph,
+              nz ? "  FAIL: counters not zero" : "");
   return nz == 0;
 }
 
@@ -357,6 +410,32 @@ int main() {
                                                                  {0, 100, 127, 128, 199});
   ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 600, 300, s64>(
       "tc llama split 300", 75, {0, 127, 128, 129, 255, 256, 299, 300, 599});
+  // With a key mask (a with-past export's attention_mask): the tensor-core path (split,
+  // unsplit, 300-key splits), the scalar path, and 38 splits merged in chunks.
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true>(
+      "llama", 76, {0, 1, 77, 1023, 500, 63, 64, 900, 1024, 5, -1});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 128, 128, s64, true>("llama unsplit", 77,
+                                                                      {0, 1, 77, 127, 100, 3});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 600, 300, s64, true>(
+      "tc llama split 300", 78, {0, 128, 299, 300, 599, 301, 2, 450});
+  ok &= run_case<4, 2, 16, 64, 32, 0, 136, 300, 8, s16, true>("many splits", 79,
+                                                              {0, 8, 130, 150, 299, 3, 77});
+  ok &= run_case<8, 1, 40, 0, 320, 360, 400, 200, 32, s64, true>("d40 group 8", 80,
+                                                                 {0, 31, 150, 199, 40});
+  // A batch of sequences at one position (a with-past export's batched decode step), each its
+  // own caches, key mask and output row; the split the compiler takes (one sequence's) and a
+  // longer one.
+  constexpr int L1024B8 = attention_decode_split(1024, 8 * 8, kSms); // 512 keys
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, false, 8>(
+      "llama batch 8", 81, {0, 77, 1023, 1024, 500});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true, 8>(
+      "llama batch 8", 82, {0, 77, 1023, 500, 3, 900, -1});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024B8, s64, true, 8>(
+      "llama batch 8 split 512", 85, {0, 77, 1023, 500, 3});
+  ok &= run_case<4, 2, 16, 64, 32, 0, 136, 300, 8, s16, true, 3>("many splits batch 3", 83,
+                                                                 {0, 8, 130, 299, 3, 77});
+  ok &= run_case<8, 1, 40, 0, 320, 360, 400, 200, 32, s64, true, 3>("d40 group 8 batch 3", 84,
+                                                                    {0, 31, 150, 199, 40});
   // Timings (200 launches each; the caches, 1..4 MiB, stay in L2).
   time_empty(1);
   time_empty(16);
@@ -364,6 +443,12 @@ int main() {
   ok &= LLAMA_T(128, L128)("llama");
   ok &= LLAMA_T(1024, L1024)("llama");
   ok &= LLAMA_T(1024, L1024)("llama", 100);
+  ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true>("llama", 100);
+  ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true>("llama");
+  ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, false, 8>("llama", 1023);
+  ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true, 8>("llama", 1023);
+  ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024B8, s64, false, 8>("llama", 1023);
+  ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024B8, s64, true, 8>("llama", 1023);
   ok &= LLAMA_T(4096, L4096)("llama");
   if (std::getenv("SINTER_DECODE_SWEEP")) { // other splits, for tuning attention_decode_split
     ok &= LLAMA_T(128, 64)("sweep");

@@ -44,7 +44,7 @@ auto *const kQkv = &linear_small_m<1, kQkvRows, kHidden, LinearPrologue::RMS_NOR
                                    kHeadDim, kSms, bf16>;
 auto *const kAttn = &attention_decode<kHeads, kKvHeads, kHeadDim, 0, kHeads * kHeadDim,
                                       (kHeads + kKvHeads) * kHeadDim, kQkvRows, kMaxLen, kSplit,
-                                      kScaleBits>;
+                                      kScaleBits, /*KEY_MASK=*/false, /*BATCH=*/1>;
 auto *const kOProj = &linear_small_m<1, kHidden, kHidden, LinearPrologue::NONE,
                                      LinearEpilogue::RESIDUAL, bf16, 0u, 0, 0, kSms, bf16>;
 // gate/up -> down through the handoff buffers of the layer, as the compiler lowers them.
@@ -186,7 +186,7 @@ std::vector<std::string> enqueue_step(const Model &m, cudaStream_t s) {
           "qkv");
     check(launch_pdl(kAttn, attention_decode_launch(kKvHeads, kMaxLen, kSplit), s,
                      (const bf16 *)m.qkv, (const int64_t *)m.position, L.k_cache, L.v_cache,
-                     m.attn, m.partials, m.counters),
+                     m.attn, m.partials, m.counters, (const int64_t *)nullptr),
           "attention");
     check(launch_pdl(kOProj, linear_lp(kHidden, kHidden, LinearPrologue::NONE), s,
                      (const bf16 *)m.attn, (const bf16 *)L.wo, none, none,

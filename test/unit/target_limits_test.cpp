@@ -60,10 +60,10 @@ TEST(TargetLimits, AttentionKernelsFollowTheLimits) {
 TEST(TargetLimits, DecodePrefetchFitsHalfTheL2) {
   constexpr uint64_t kL2 = 62914560; // the H200's
   // Llama 3.2 1B (8 kv heads of 64) at a 128-slot cache: every row of the one split.
-  EXPECT_EQ(kn::attention_decode_prefetch_rows(8, 64, 128, 128, kL2), 128);
+  EXPECT_EQ(kn::attention_decode_prefetch_rows(8, 64, 128, 128, 1, kL2), 128);
   for (int maxLen : {1024, 8192, 32768, 131072}) {
     const int split = kn::attention_decode_split(maxLen, 8, 132);
-    const int rows = kn::attention_decode_prefetch_rows(8, 64, maxLen, split, kL2);
+    const int rows = kn::attention_decode_prefetch_rows(8, 64, maxLen, split, 1, kL2);
     const uint64_t hinted = uint64_t(rows) * 8 * kn::attention_decode_num_splits(maxLen, split) *
                             2 * 64 * 2;
     SCOPED_TRACE("max_len " + std::to_string(maxLen));

@@ -205,6 +205,27 @@ func.func @decode_f32(%q: tensor<1x4x1x8xf32>, %kc: tensor<1x2x8x8xf32> {sinter.
 
 // -----
 
+// With a key mask (a with-past export's attention_mask), the keys the mask keeps over the
+// whole cache, not the ones up to the position.
+// CHECK-LABEL: func.func @decode_f32_key_mask
+// CHECK-NOT: sinter.decode_attention
+// CHECK-NOT: sinter.less_or_equal
+// CHECK: %[[EQ:.+]] = sinter.equal %arg5, %{{.+}} : (tensor<1x8xi64>, tensor<i64>) -> tensor<1x8xi1>
+// CHECK: %[[NZ:.+]] = sinter.unary "not" %[[EQ]]
+// CHECK: %[[KEEP:.+]] = sinter.reshape %[[NZ]], %{{.+}} : (tensor<1x8xi1>, tensor<4xi64>) -> tensor<1x1x1x8xi1>
+// CHECK: sinter.matmul %arg0
+// CHECK: sinter.where %[[KEEP]]
+// CHECK: sinter.softmax
+// CHECK: sinter.matmul
+func.func @decode_f32_key_mask(%q: tensor<1x4x1x8xf32>, %kc: tensor<1x2x8x8xf32> {sinter.state = "k"}, %vc: tensor<1x2x8x8xf32> {sinter.state = "v"}, %rows: tensor<1x2x1x8xf32>, %pos: tensor<1xi64>, %am: tensor<1x8xi64>) -> (tensor<1x4x1x8xf32>, tensor<1x2x8x8xf32> {sinter.state = "k"}, tensor<1x2x8x8xf32> {sinter.state = "v"}) {
+  %k = sinter.cache_write %kc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x1x8xf32>, tensor<1xi64>) -> tensor<1x2x8x8xf32>
+  %v = sinter.cache_write %vc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x1x8xf32>, tensor<1xi64>) -> tensor<1x2x8x8xf32>
+  %y = sinter.decode_attention %q, %k, %v, %pos key_mask %am {scale = 0.25 : f32} : (tensor<1x4x1x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1xi64>, tensor<1x8xi64>) -> tensor<1x4x1x8xf32>
+  return %y, %k, %v : tensor<1x4x1x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>
+}
+
+// -----
+
 // bf16 caches the decode kernel addresses, but q and the new rows are not the head split of
 // one QKV projection (a QKV bias add or q/k norms in between): primitives too.
 // CHECK-LABEL: func.func @decode_not_projected

@@ -196,8 +196,10 @@ func.func @projection_returned(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>,
 
 // A decode step: q to decode_attention, k and v through the cache writes of the step. The
 // tables are looked up at the position after the projection, so the split goes after them,
-// before the first reader of a head.
+// before the first reader of a head. One sequence: the tables have a row per token already (no
+// broadcast).
 // CHECK-LABEL: func.func @decode
+// CHECK-NOT: sinter.expand
 // CHECK: %[[QKV:.+]] = sinter.linear
 // CHECK: %[[COS:.+]] = sinter.gather
 // CHECK: %[[SIN:.+]] = sinter.gather
@@ -232,12 +234,52 @@ func.func @decode(%h: tensor<1x1x64xbf16>, %kc: tensor<1x2x8x16xbf16>, %vc: tens
 
 // -----
 
-// Negative: a batch prompt that writes its keys and values into caches of two sequences (a
-// --cache-length library of a batched with-past export). The KV kernels address one sequence;
-// the row-by-row cache copy reads each head from a buffer of its own, so no split.
+// A decode step of two sequences at one position: the tables looked up there are one row that
+// both sequences share, and the projection kernel reads a row per token, so each is broadcast
+// to [2, 1, 1, 16] right after its lookup (once for every projection).
+// CHECK-LABEL: func.func @decode_batch
+// CHECK: %[[QKV:.+]] = sinter.linear
+// CHECK: %[[COS:.+]] = sinter.gather
+// CHECK: %[[COSB:.+]] = sinter.expand %[[COS]], %{{.+}} : (tensor<1x1x1x16xbf16>, tensor<4xi64>) -> tensor<2x1x1x16xbf16>
+// CHECK: %[[SIN:.+]] = sinter.gather
+// CHECK: %[[SINB:.+]] = sinter.expand %[[SIN]], %{{.+}} : (tensor<1x1x1x16xbf16>, tensor<4xi64>) -> tensor<2x1x1x16xbf16>
+// CHECK: sinter.split_qkv_heads %[[QKV]] rope(%[[COSB]], %[[SINB]]) : (tensor<2x1x128xbf16>, tensor<2x1x1x16xbf16>, tensor<2x1x1x16xbf16>)
+// CHECK: sinter.decode_attention
+func.func @decode_batch(%h: tensor<2x1x64xbf16>, %kc: tensor<2x2x8x16xbf16>, %vc: tensor<2x2x8x16xbf16>, %pos: tensor<1xi64>) -> tensor<2x1x64xbf16> {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<2x1x64xbf16>, tensor<64x128xbf16>) -> tensor<2x1x128xbf16>
+  %shape = sinter.constant dense<[2, 1, -1, 16]> : tensor<4xi64>
+  %ctab = sinter.constant dense<1.0> : tensor<8x1x1x16xbf16>
+  %stab = sinter.constant dense<0.0> : tensor<8x1x1x16xbf16>
+  %cos = sinter.gather %ctab, %pos {axis = 0 : i64} : (tensor<8x1x1x16xbf16>, tensor<1xi64>) -> tensor<1x1x1x16xbf16>
+  %sin = sinter.gather %stab, %pos {axis = 0 : i64} : (tensor<8x1x1x16xbf16>, tensor<1xi64>) -> tensor<1x1x1x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 2, 1, 64>, steps = array<i64: 1, 1, 1>} : (tensor<2x1x128xbf16>) -> tensor<2x1x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<2x1x64xbf16>, tensor<4xi64>) -> tensor<2x1x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<2x1x4x16xbf16>) -> tensor<2x4x1x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<2x4x1x16xbf16>, tensor<1x1x1x16xbf16>, tensor<1x1x1x16xbf16>) -> tensor<2x4x1x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 2, 1, 96>, steps = array<i64: 1, 1, 1>} : (tensor<2x1x128xbf16>) -> tensor<2x1x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<2x1x32xbf16>, tensor<4xi64>) -> tensor<2x1x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<2x1x2x16xbf16>) -> tensor<2x2x1x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<2x2x1x16xbf16>, tensor<1x1x1x16xbf16>, tensor<1x1x1x16xbf16>) -> tensor<2x2x1x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 2, 1, 128>, steps = array<i64: 1, 1, 1>} : (tensor<2x1x128xbf16>) -> tensor<2x1x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<2x1x32xbf16>, tensor<4xi64>) -> tensor<2x1x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<2x1x2x16xbf16>) -> tensor<2x2x1x16xbf16>
+  %kn = sinter.cache_write %kc, %kr, %pos {axis = 2 : i64} : (tensor<2x2x8x16xbf16>, tensor<2x2x1x16xbf16>, tensor<1xi64>) -> tensor<2x2x8x16xbf16>
+  %vn = sinter.cache_write %vc, %vt, %pos {axis = 2 : i64} : (tensor<2x2x8x16xbf16>, tensor<2x2x1x16xbf16>, tensor<1xi64>) -> tensor<2x2x8x16xbf16>
+  %a = sinter.decode_attention %qr, %kn, %vn, %pos {scale = 2.500000e-01 : f32, merged_heads} : (tensor<2x4x1x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<1xi64>) -> tensor<2x1x64xbf16>
+  return %a : tensor<2x1x64xbf16>
+}
+
+// -----
+
+// A batch prompt that writes its keys and values into caches of two sequences (a
+// --cache-length library of a batched with-past export): the KV kernels address a batch of
+// sequences at the same positions, so the split feeds the cache writes and the attention.
 // CHECK-LABEL: func.func @batch_cache
-// CHECK-NOT: sinter.split_qkv_heads
-// CHECK: sinter.cache_write
+// CHECK: %[[Q:.+]], %[[K:.+]], %[[V:.+]] = sinter.split_qkv_heads %{{.+}} : (tensor<2x6x128xbf16>)
+// CHECK: sinter.cache_write %arg1, %[[K]]
+// CHECK: sinter.cache_write %arg2, %[[V]]
+// CHECK: sinter.fused_attention %[[Q]], %[[K]], %[[V]]
 func.func @batch_cache(%h: tensor<2x6x64xbf16>, %kc: tensor<2x2x8x16xbf16>, %vc: tensor<2x2x8x16xbf16>) -> (tensor<2x6x64xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>) {
   %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
   %qkv = sinter.linear %h, %w : (tensor<2x6x64xbf16>, tensor<64x128xbf16>) -> tensor<2x6x128xbf16>

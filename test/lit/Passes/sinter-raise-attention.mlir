@@ -213,6 +213,58 @@ func.func @decode_strict_mask(%q: tensor<1x1x1x4xf32>, %kc: tensor<1x1x8x4xf32>,
 
 // -----
 
+// A with-past export's decode step: the mask is the [B, L] attention_mask input over the whole
+// cache (attend where it is not 0), not tied to the position: decode_attention with that
+// input as its key_mask.
+// CHECK-LABEL: func.func @decode_key_mask
+// CHECK: %[[K:.+]] = sinter.cache_write %arg1, %arg3, %arg5
+// CHECK: %[[V:.+]] = sinter.cache_write %arg2, %arg4, %arg5
+// CHECK: %[[O:.+]] = sinter.decode_attention %arg0, %[[K]], %[[V]], %arg5 key_mask %arg6 {scale = 1.000000e+00 : f32}
+// CHECK-NOT: sinter.softmax
+// CHECK: return %[[O]]
+func.func @decode_key_mask(%q: tensor<1x1x1x4xf32>, %kc: tensor<1x1x8x4xf32>, %vc: tensor<1x1x8x4xf32>, %kn: tensor<1x1x1x4xf32>, %vn: tensor<1x1x1x4xf32>, %pos: tensor<1xi64>, %am: tensor<1x8xi64>) -> tensor<1x1x1x4xf32> {
+  %k = sinter.cache_write %kc, %kn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %v = sinter.cache_write %vc, %vn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %zero = sinter.constant dense<0.0> : tensor<f32>
+  %ninf = sinter.constant dense<0xFF800000> : tensor<f32>
+  %shape = sinter.constant dense<[1, 1, 1, 8]> : tensor<4xi64>
+  %keep = sinter.cast %am : (tensor<1x8xi64>) -> tensor<1x8xi1>
+  %keep4 = sinter.reshape %keep, %shape : (tensor<1x8xi1>, tensor<4xi64>) -> tensor<1x1x1x8xi1>
+  %mask = sinter.where %keep4, %zero, %ninf : (tensor<1x1x1x8xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x1x8xf32>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x1x8x4xf32>) -> tensor<1x1x4x8xf32>
+  %s = sinter.matmul %q, %kt : (tensor<1x1x1x4xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x1x8xf32>
+  %sm = sinter.add %s, %mask : (tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  %o = sinter.matmul %p, %v : (tensor<1x1x1x8xf32>, tensor<1x1x8x4xf32>) -> tensor<1x1x1x4xf32>
+  return %o : tensor<1x1x1x4xf32>
+}
+
+// -----
+
+// Negative: a mask that attends where the input is 0 is neither a key mask nor bound to the
+// position; the graph stays as it is.
+// CHECK-LABEL: func.func @decode_inverted_key_mask
+// CHECK-NOT: sinter.decode_attention
+// CHECK: sinter.softmax
+func.func @decode_inverted_key_mask(%q: tensor<1x1x1x4xf32>, %kc: tensor<1x1x8x4xf32>, %vc: tensor<1x1x8x4xf32>, %kn: tensor<1x1x1x4xf32>, %vn: tensor<1x1x1x4xf32>, %pos: tensor<1xi64>, %am: tensor<1x8xi64>) -> tensor<1x1x1x4xf32> {
+  %k = sinter.cache_write %kc, %kn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %v = sinter.cache_write %vc, %vn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %zero = sinter.constant dense<0.0> : tensor<f32>
+  %ninf = sinter.constant dense<0xFF800000> : tensor<f32>
+  %shape = sinter.constant dense<[1, 1, 1, 8]> : tensor<4xi64>
+  %keep = sinter.cast %am : (tensor<1x8xi64>) -> tensor<1x8xi1>
+  %keep4 = sinter.reshape %keep, %shape : (tensor<1x8xi1>, tensor<4xi64>) -> tensor<1x1x1x8xi1>
+  %mask = sinter.where %keep4, %ninf, %zero : (tensor<1x1x1x8xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x1x8xf32>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x1x8x4xf32>) -> tensor<1x1x4x8xf32>
+  %s = sinter.matmul %q, %kt : (tensor<1x1x1x4xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x1x8xf32>
+  %sm = sinter.add %s, %mask : (tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  %o = sinter.matmul %p, %v : (tensor<1x1x1x8xf32>, tensor<1x1x8x4xf32>) -> tensor<1x1x1x4xf32>
+  return %o : tensor<1x1x1x4xf32>
+}
+
+// -----
+
 // Only what an attention kernel takes is raised: 16-bit with a head size that is a multiple
 // of 16 (flash_attention, any length), or keys that fit attention_prefill's shared memory.
 // A 4096-token head of 24 (bf16) or of 32 (f32) fits neither: it stays for the generic tier.

@@ -370,6 +370,12 @@ LogicalResult DecodeAttentionOp::verify() {
   auto position = cast<RankedTensorType>(getPosition().getType());
   if (position.getShape() != ArrayRef<int64_t>{1})
     return emitOpError("position must be a [1] tensor");
+  if (auto mask = getKeyMask()) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    if (!isa<IntegerType>(m.getElementType()) || m.getRank() != 2 ||
+        m.getDimSize(0) != q.getDimSize(0) || m.getDimSize(1) != k.getDimSize(2))
+      return emitOpError("key_mask must be an integer [B, L] tensor");
+  }
   return verifyAttentionResult(*this, getMergedHeads(), getType(), q.getShape());
 }
 

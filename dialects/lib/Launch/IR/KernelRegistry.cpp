@@ -68,6 +68,7 @@ const KernelParam kAttentionDecodeParams[] = {
     {"K_OFF", P::Int},      {"V_OFF", P::Int},
     {"ROW_STRIDE", P::Int}, {"MAX_LEN", P::Int},
     {"SPLIT", P::Int},      {"SCALE_BITS", P::FloatBits},
+    {"KEY_MASK", P::Bool},  {"BATCH", P::Int},
 };
 const KernelArg kAttentionDecodeArgs[] = {
     {"qkv", R::In},
@@ -77,6 +78,7 @@ const KernelArg kAttentionDecodeArgs[] = {
     {"out", R::Out},
     {"partials", R::OptionalOut},
     {"counters", R::OptionalOut},
+    {"key_mask", R::Optional},
 };
 
 const KernelParam kRmsNormParams[] = {{"M", P::Int}, {"D", P::Int}, {"EPS_BITS", P::FloatBits}};
@@ -91,7 +93,7 @@ const KernelArg kSiluMulArgs[] = {{"gate_up", R::In}, {"out", R::Out}};
 
 const KernelParam kKvCacheWriteParams[] = {
     {"N", P::Int},     {"HKV", P::Int},        {"D", P::Int},       {"K_OFF", P::Int},
-    {"V_OFF", P::Int}, {"ROW_STRIDE", P::Int}, {"MAX_LEN", P::Int},
+    {"V_OFF", P::Int}, {"ROW_STRIDE", P::Int}, {"MAX_LEN", P::Int},     {"BATCH", P::Int},
 };
 const KernelArg kKvCacheWriteArgs[] = {
     {"qkv", R::In}, {"positions", R::In}, {"k_cache", R::InOut}, {"v_cache", R::InOut}};
@@ -116,11 +118,11 @@ const KernelTemplate kTemplates[] = {
     {"attention_prefill", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
     // Same parameters and arguments: prompts of any length, 16-bit q/k/v, on tensor cores.
     {"flash_attention", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
-    {"attention_decode", kAttentionDecodeParams, 10, kAttentionDecodeArgs},
+    {"attention_decode", kAttentionDecodeParams, 12, kAttentionDecodeArgs},
     {"rms_norm", kRmsNormParams, 3, kRmsNormArgs},
     {"rope_rows", kRopeRowsParams, 4, kRopeRowsArgs},
     {"silu_mul", kSiluMulParams, 2, kSiluMulArgs},
-    {"kv_cache_write", kKvCacheWriteParams, 7, kKvCacheWriteArgs},
+    {"kv_cache_write", kKvCacheWriteParams, 8, kKvCacheWriteArgs},
     {"cache_rows_write", kCacheRowsWriteParams, 5, kCacheRowsWriteArgs},
     {"sample_tokens", kSampleTokensParams, 5, kSampleTokensArgs},
 };

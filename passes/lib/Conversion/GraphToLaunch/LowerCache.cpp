@@ -62,8 +62,8 @@ LogicalResult FunctionLowering::lowerCacheWrite(graph::CacheWriteOp write) {
   Value kState = write == kWrite ? *state : *otherState;
   Value vState = write == kWrite ? *otherState : *state;
   auto type = write.getState().getType();
-  int64_t n = write.getRows().getType().getDimSize(2), hkv = type.getDimSize(1),
-          d = type.getDimSize(3), length = cacheLength(write);
+  int64_t batch = type.getDimSize(0), n = write.getRows().getType().getDimSize(2),
+          hkv = type.getDimSize(1), d = type.getDimSize(3), length = cacheLength(write);
   if (!kn::kv_cache_write_supported(n, hkv, d, k->offset, v->offset, k->rowStride, length))
     return write.emitError("no kv_cache_write configuration for D=") << d;
   auto positions = bufferOf(write.getPositions());
@@ -71,11 +71,12 @@ LogicalResult FunctionLowering::lowerCacheWrite(graph::CacheWriteOp write) {
     return failure();
   if (!cast<RankedTensorType>(write.getPositions().getType()).getElementType().isInteger(64))
     return write.emitError("cache positions must be i64");
-  kn::LaunchParams lp = kn::kv_cache_write_launch(n, hkv, d);
+  kn::LaunchParams lp = kn::kv_cache_write_launch(batch * n, hkv, d);
   return emitKernel(builder.getFusedLoc({write.getLoc(), other.getLoc()}), "kv_cache_write",
                     {intParam(builder, n), intParam(builder, hkv), intParam(builder, d),
                      intParam(builder, k->offset), intParam(builder, v->offset),
-                     intParam(builder, k->rowStride), intParam(builder, length)},
+                     intParam(builder, k->rowStride), intParam(builder, length),
+                     intParam(builder, batch)},
                     {k->buffer, *positions, kState, vState}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2, 3});
 }
@@ -126,13 +127,17 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
     return attention.emitError("decode attention operands must come from one fused QKV "
                                "projection");
   auto qType = attention.getQ().getType(), cacheType = kWrite.getState().getType();
-  int64_t hq = qType.getDimSize(1), hkv = cacheType.getDimSize(1), d = qType.getDimSize(3),
-          length = cacheLength(kWrite), stride = q->rowStride;
+  int64_t batch = cacheType.getDimSize(0), hq = qType.getDimSize(1), hkv = cacheType.getDimSize(1),
+          d = qType.getDimSize(3), length = cacheLength(kWrite), stride = q->rowStride;
+  // The split of one sequence for every batch size: a batch of 8 at 1024 positions ran its
+  // 128 blocks of 512 keys at half the copy bandwidth (results/attention_decode_s28c.log);
+  // more, shorter splits keep more loads in flight.
   int split = kn::attention_decode_split(length, hkv, smCount);
   if (!kn::attention_decode_supported(hq, hkv, d, q->offset, k->offset, v->offset, stride, length,
-                                      split))
+                                      split, batch))
     return attention.emitError("no attention_decode configuration for ")
-           << hq << " query heads, " << hkv << " kv heads, D=" << d << ", L=" << length;
+           << hq << " query heads, " << hkv << " kv heads, D=" << d << ", L=" << length
+           << ", batch " << batch;
   if (failed(requireMergedHeads(attention, attention.getMergedHeads())))
     return failure();
   auto position = bufferOf(attention.getPosition());
@@ -141,32 +146,42 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
     return failure();
   if (!attention.getPosition().getType().getElementType().isInteger(64))
     return attention.emitError("the cache position must be i64");
+  Value keyMask;
+  if (Value mask = attention.getKeyMask()) {
+    if (!cast<ShapedType>(mask.getType()).getElementType().isInteger(64))
+      return attention.emitError("key_mask must be i64 for the attention_decode kernel");
+    auto buffer = bufferOf(mask);
+    if (failed(buffer))
+      return failure();
+    keyMask = *buffer;
+  }
   // Split-KV scratch: zeroed state that every layer's launch reuses in turn (each leaves its
   // counters zero again).
   Value partials, counters;
-  if (int floats = kn::attention_decode_partials_floats(hq, hkv, d, length, split)) {
+  if (int floats = kn::attention_decode_partials_floats(hq, hkv, d, length, split, batch)) {
     partials = stateBuffer(attention.getLoc(), ".attention_decode.partials." + std::to_string(floats),
                            MemRefType::get({floats}, builder.getF32Type()));
-    int words = kn::attention_decode_counter_words(hkv, length, split);
+    int words = kn::attention_decode_counter_words(hkv, length, split, batch);
     counters = stateBuffer(attention.getLoc(), ".attention_decode.counters." + std::to_string(words),
                            MemRefType::get({words}, builder.getI32Type()));
   }
   Value out = destinationFor(attention.getResult());
   buffers[attention.getResult()] = out;
   float scale = attention.getScale().convertToFloat();
-  kn::LaunchParams lp = kn::attention_decode_launch(hkv, length, split);
+  kn::LaunchParams lp = kn::attention_decode_launch(hkv, length, split, batch);
   SmallVector<Attribute> params = {
       intParam(builder, hq),        intParam(builder, hkv),
       intParam(builder, d),         intParam(builder, q->offset),
       intParam(builder, k->offset), intParam(builder, v->offset),
       intParam(builder, stride),    intParam(builder, length),
-      intParam(builder, split),     strParam(builder, std::to_string(floatBits(scale)) + "u")};
+      intParam(builder, split),     strParam(builder, std::to_string(floatBits(scale)) + "u"),
+      strParam(builder, keyMask ? "true" : "false"), intParam(builder, batch)};
   Location loc = builder.getFusedLoc({kWrite.getLoc(), vWrite.getLoc(), attention.getLoc()});
   SmallVector<unsigned> writes = {2, 3, 4};
   if (partials)
     writes.append({5, 6});
   return emitKernel(loc, "attention_decode", params,
-                    {q->buffer, *position, *kState, *vState, out, partials, counters},
+                    {q->buffer, *position, *kState, *vState, out, partials, counters, keyMask},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
                     lp.shared_bytes, writes);
 }

@@ -23,6 +23,29 @@ using namespace sinter::graph;
 
 namespace {
 
+/// key_mask [B, S] (integer or i1) as the [B, 1, 1, S] i1 `keep` of expandAttention: key j of
+/// batch b is attended where the mask is non-zero.
+Value keepFromKeyMask(PatternRewriter &rewriter, Location loc, Value m) {
+  auto mt = cast<RankedTensorType>(m.getType());
+  int64_t b = mt.getDimSize(0), s = mt.getDimSize(1);
+  auto boolType = RankedTensorType::get({b, s}, rewriter.getI1Type());
+  Value nonzero = m;
+  if (!mt.getElementType().isInteger(1)) {
+    Value zero = ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(RankedTensorType::get({}, mt.getElementType()),
+                               rewriter.getIntegerAttr(mt.getElementType(), 0)));
+    Value equal = EqualOp::create(rewriter, loc, boolType, m, zero);
+    nonzero = UnaryFnOp::create(rewriter, loc, boolType, equal, rewriter.getStringAttr("not"),
+                                rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
+  }
+  SmallVector<int64_t> shape = {b, 1, 1, s};
+  auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
+  return ReshapeOp::create(
+      rewriter, loc, RankedTensorType::get(shape, rewriter.getI1Type()), nonzero,
+      ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(shape))));
+}
+
 struct ExpandAttention : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -126,27 +149,8 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
       return rewriter.notifyMatchFailure(op, "the attention kernel takes it");
     Location loc = op.getLoc();
     Value keep;
-    if (Value m = op.getKeyMask()) {
-      // key_mask [B, S]: key j of batch b is attended where it is non-zero.
-      auto mt = cast<RankedTensorType>(m.getType());
-      int64_t b = mt.getDimSize(0), s = mt.getDimSize(1);
-      auto boolType = RankedTensorType::get({b, s}, rewriter.getI1Type());
-      Value nonzero = m;
-      if (!mt.getElementType().isInteger(1)) {
-        Value zero = ConstantOp::create(
-            rewriter, loc,
-            DenseElementsAttr::get(RankedTensorType::get({}, mt.getElementType()),
-                                   rewriter.getIntegerAttr(mt.getElementType(), 0)));
-        Value equal = EqualOp::create(rewriter, loc, boolType, m, zero);
-        nonzero = UnaryFnOp::create(rewriter, loc, boolType, equal, rewriter.getStringAttr("not"),
-                                    rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
-      }
-      SmallVector<int64_t> shape = {b, 1, 1, s};
-      auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
-      keep = ReshapeOp::create(
-          rewriter, loc, RankedTensorType::get(shape, rewriter.getI1Type()), nonzero,
-          ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(shape))));
-    }
+    if (Value m = op.getKeyMask())
+      keep = keepFromKeyMask(rewriter, loc, m);
     int64_t hq = op.getQ().getType().getDimSize(1), hkv = op.getK().getType().getDimSize(1);
     Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(), hq, hkv,
                                 op.getScale().convertToFloat(), op.getCausal(), keep, Value())
@@ -160,11 +164,11 @@ private:
   int64_t sharedMemoryPerBlock;
 };
 
-/// Decode attention of a kind the attention_decode kernel does not address (not bf16, a batch
-/// of sequences, a cache that is not [1, heads, length, head_dim] written along the length,
-/// q and the new rows not the head split of one fused QKV projection, as with a QKV bias or
-/// q/k norms) goes to primitives: attention over the whole cache, the keys after the position
-/// masked.
+/// Decode attention of a kind the attention_decode kernel does not address (not bf16, a cache
+/// that is not [batch, heads, length, head_dim] written along the length, a key mask that is
+/// not i64, q and the new rows not the head split of one fused QKV projection, as with q/k
+/// norms) goes to primitives: attention over the whole cache, the keys after the position (or
+/// those the key mask masks) masked.
 struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -177,7 +181,10 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
   static bool kernelTakes(DecodeAttentionOp op) {
     auto qType = op.getQ().getType();
     Value kRows = kernelCacheRows(op.getK()), vRows = kernelCacheRows(op.getV());
-    if (!qType.getElementType().isBF16() || qType.getDimSize(0) != 1 || !kRows || !vRows)
+    if (!qType.getElementType().isBF16() || !kRows || !vRows)
+      return false;
+    if (Value mask = op.getKeyMask();
+        mask && !cast<RankedTensorType>(mask.getType()).getElementType().isInteger(64))
       return false;
     // qkvHeadChains checks that k and v reach this attention through its cache writes.
     return readsQkvSplit(op, op.getQ());
@@ -192,6 +199,15 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
       return rewriter.notifyMatchFailure(op, "one position per step");
     Location loc = op.getLoc();
     auto kType = op.getK().getType();
+    if (Value keyMask = op.getKeyMask()) {
+      Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(),
+                                  qType.getDimSize(1), kType.getDimSize(1),
+                                  op.getScale().convertToFloat(), /*causal=*/false,
+                                  keepFromKeyMask(rewriter, loc, keyMask), Value())
+                      .output;
+      rewriter.replaceOp(op, out);
+      return success();
+    }
     int64_t length = kType.getDimSize(2);
     Type indexType = positionType.getElementType();
     // keep[j] = j <= position, as [1, 1, 1, L] over the scores [B, Hq, 1, L].

@@ -17,10 +17,42 @@ using namespace sinter::graph;
 
 namespace {
 
+/// A RoPE table computed at run time (a decode step's lookup at the one cache position) that a
+/// batch of sequences shares: the projection kernels read one table row per token, so it is
+/// broadcast to [B, 1, S, D] first. Constant tables, and tables with a row per token already,
+/// stay as they are (the lowering repeats constants itself). The broadcast goes right after the
+/// table, once for every projection of that shape (`made`).
+Value perTokenTable(Value table, RankedTensorType qkvType, int64_t headDim,
+                    llvm::DenseMap<std::pair<Value, Type>, Value> &made) {
+  auto type = cast<RankedTensorType>(table.getType());
+  int64_t batch = qkvType.getDimSize(0), seq = qkvType.getDimSize(1);
+  if (table.getDefiningOp<ConstantOp>() || type.getNumElements() == batch * seq * headDim ||
+      type.getRank() > 4)
+    return table;
+  SmallVector<int64_t> shape(4 - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  if ((shape[0] != 1 && shape[0] != batch) || shape[1] != 1 || (shape[2] != 1 && shape[2] != seq) ||
+      shape[3] != headDim)
+    return table;
+  SmallVector<int64_t> full = {batch, 1, seq, headDim};
+  auto fullType = RankedTensorType::get(full, type.getElementType());
+  Value &expanded = made[{table, fullType}];
+  if (expanded)
+    return expanded;
+  OpBuilder builder(table.getContext());
+  builder.setInsertionPointAfterValue(table);
+  auto shapeType = RankedTensorType::get({4}, builder.getI64Type());
+  Value target =
+      ConstantOp::create(builder, table.getLoc(), DenseElementsAttr::get(shapeType, ArrayRef(full)));
+  expanded = ExpandOp::create(builder, table.getLoc(), fullType, table, target);
+  return expanded;
+}
+
 struct FuseQkvHeadsPass : sinter::impl::SinterFuseQkvHeadsBase<FuseQkvHeadsPass> {
   void runOnOperation() override {
     SmallVector<LinearOp> linears;
     getOperation().walk([&](LinearOp linear) { linears.push_back(linear); });
+    llvm::DenseMap<std::pair<Value, Type>, Value> broadcastTables;
     for (LinearOp linear : linears) {
       std::optional<SmallVector<sinter::QkvHeadChain, 3>> chains = sinter::qkvHeadChains(linear);
       if (!chains)
@@ -48,6 +80,12 @@ struct FuseQkvHeadsPass : sinter::impl::SinterFuseQkvHeadsBase<FuseQkvHeadsPass>
       if (!definedBefore(cos) || !definedBefore(sin))
         continue;
       OpBuilder builder(firstReader);
+      if (cos) {
+        auto qkvType = cast<RankedTensorType>(linear.getType());
+        int64_t headDim = first.reshape.getType().getDimSize(3);
+        cos = perTokenTable(cos, qkvType, headDim, broadcastTables);
+        sin = perTokenTable(sin, qkvType, headDim, broadcastTables);
+      }
       auto split =
           SplitQkvHeadsOp::create(builder, builder.getFusedLoc(locs), (*chains)[0].head().getType(),
                                   (*chains)[1].head().getType(), (*chains)[2].head().getType(),

@@ -278,6 +278,50 @@ std::optional<MaskMeaning> probeMaskExhaustively(Value mask, MaskKind kind,
 
 } // namespace
 
+Value probeKeyMask(Value mask, MaskKind kind, int64_t batch, int64_t keys) {
+  auto maskType = dyn_cast<RankedTensorType>(mask.getType());
+  if (!maskType || maskType.getRank() > 4 || batch <= 0 || keys <= 0)
+    return {};
+  if ((kind == MaskKind::Boolean) != maskType.getElementType().isInteger(1) ||
+      (kind == MaskKind::Additive && !isa<FloatType>(maskType.getElementType())))
+    return {};
+  // The mask's shape padded to 4-D: [batch or 1, heads or 1, 1, keys].
+  SmallVector<int64_t> shape(4 - maskType.getRank(), 1);
+  llvm::append_range(shape, maskType.getShape());
+  if ((shape[0] != 1 && shape[0] != batch) || shape[2] != 1 || shape[3] != keys)
+    return {};
+  std::optional<SliceEvaluator> eval = SliceEvaluator::build(mask);
+  if (!eval)
+    return {};
+  FailureOr<Value> arg = keyFlagArgument(eval->arguments(), batch, keys);
+  if (failed(arg) || !*arg)
+    return {};
+  int64_t maskHeads = shape[1];
+  // Whether the mask, with `keep` bound to the argument, attends (b, h, j) exactly where
+  // keep[b * keys + j] is not 0, for every head.
+  auto matches = [&](const std::vector<uint8_t> &keep) {
+    std::optional<HostValues> values =
+        readValues(eval->evaluate({keyFlags(*arg, keep)}));
+    if (!values || (int64_t)values->size() != shape[0] * maskHeads * keys)
+      return false;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t h = 0; h < maskHeads; ++h)
+        for (int64_t j = 0; j < keys; ++j) {
+          int64_t n = ((shape[0] == 1 ? 0 : b) * maskHeads + h) * keys + j;
+          std::optional<bool> attend = attends(kind, *values, n);
+          if (!attend || *attend != (keep[b * keys + j] != 0))
+            return false;
+        }
+    return true;
+  };
+  if (!matches(std::vector<uint8_t>(batch * keys, 1)))
+    return {};
+  for (const std::vector<uint8_t> &keep : keyProbes(batch, keys))
+    if (!matches(keep))
+      return {};
+  return *arg;
+}
+
 std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, int64_t heads,
                                      int64_t seq, bool alsoCausal) {
   auto maskType = dyn_cast<RankedTensorType>(mask.getType());

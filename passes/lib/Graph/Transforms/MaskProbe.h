@@ -55,6 +55,11 @@ struct MaskMeaning {
 std::optional<MaskMeaning> probeMask(mlir::Value mask, MaskKind kind, int64_t batch,
                                      int64_t heads, int64_t seq, bool alsoCausal);
 
+/// The [batch, keys] integer function argument `mask` reads when the mask (broadcasting to
+/// [batch, heads, 1, keys]: one query row per sequence, as in a decode step) attends exactly
+/// the keys whose argument entry is not 0; null when it is anything else.
+mlir::Value probeKeyMask(mlir::Value mask, MaskKind kind, int64_t batch, int64_t keys);
+
 } // namespace sinter::passes
 
 #endif

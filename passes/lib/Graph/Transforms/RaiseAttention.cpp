@@ -191,7 +191,8 @@ bool isPositionBoundMask(Value mask, Value position, int64_t length) {
 }
 
 /// One new query per head over caches the same step wrote: decode_attention, when the mask
-/// attends exactly the keys up to the written position.
+/// attends exactly the keys up to the written position, or exactly the keys a [B, L]
+/// argument keeps (a with-past export's attention_mask: its key_mask).
 LogicalResult replaceWithDecode(Operation *root, Value q, Value k, Value v, Value mask,
                                 bool alsoCausal, double scale, ArrayRef<Operation *> ops,
                                 PatternRewriter &rewriter) {
@@ -203,15 +204,24 @@ LogicalResult replaceWithDecode(Operation *root, Value q, Value k, Value v, Valu
                                              "caches written at the query's position");
   Value position = kWrite.getPositions();
   int64_t length = tensorType(k).getDimSize(2);
-  if (tensorType(position).getShape() != ArrayRef<int64_t>{1} ||
-      kWrite.getAxis() != 2 || vWrite.getAxis() != 2 ||
-      !isPositionBoundMask(mask, position, length))
-    return rewriter.notifyMatchFailure(root, "mask is not 'keys up to the cache position'");
+  if (tensorType(position).getShape() != ArrayRef<int64_t>{1} || kWrite.getAxis() != 2 ||
+      vWrite.getAxis() != 2)
+    return rewriter.notifyMatchFailure(root, "not one position written along the cache length");
+  Value keyMask;
+  if (!isPositionBoundMask(mask, position, length)) {
+    MaskKind kind =
+        tensorType(mask).getElementType().isInteger(1) ? MaskKind::Boolean : MaskKind::Additive;
+    keyMask = sinter::passes::probeKeyMask(mask, kind, qType.getDimSize(0), length);
+    if (!keyMask)
+      return rewriter.notifyMatchFailure(
+          root, "mask is neither 'keys up to the cache position' nor a [B, L] key mask");
+  }
   SmallVector<Location> locs;
   for (Operation *op : ops)
     locs.push_back(op->getLoc());
-  Value decoded = DecodeAttentionOp::create(rewriter, rewriter.getFusedLoc(locs), qType, q, k, v,
-                                            position, rewriter.getF32FloatAttr((float)scale));
+  Value decoded =
+      DecodeAttentionOp::create(rewriter, rewriter.getFusedLoc(locs), qType, q, k, v, position,
+                                keyMask, rewriter.getF32FloatAttr((float)scale));
   rewriter.replaceOp(root, decoded);
   return success();
 }

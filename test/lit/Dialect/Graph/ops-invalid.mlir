@@ -445,3 +445,19 @@ func.func @split_qkv_heads_one_table(%qkv: tensor<1x6x128xbf16>, %cos: tensor<1x
   %r:3 = "sinter.split_qkv_heads"(%qkv, %cos) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<1x6x128xbf16>, tensor<1x1x6x16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
   return
 }
+
+// -----
+
+func.func @decode_attention_key_mask_length(%q: tensor<1x4x1x16xbf16>, %k: tensor<1x2x8x16xbf16>, %pos: tensor<1xi64>, %mask: tensor<1x6xi64>) {
+  // expected-error @+1 {{key_mask must be an integer [B, L] tensor}}
+  %0 = sinter.decode_attention %q, %k, %k, %pos key_mask %mask {scale = 2.500000e-01 : f32} : (tensor<1x4x1x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1xi64>, tensor<1x6xi64>) -> tensor<1x4x1x16xbf16>
+  return
+}
+
+// -----
+
+func.func @decode_attention_key_mask_float(%q: tensor<1x4x1x16xbf16>, %k: tensor<1x2x8x16xbf16>, %pos: tensor<1xi64>, %mask: tensor<1x8xf32>) {
+  // expected-error @+1 {{key_mask must be an integer [B, L] tensor}}
+  %0 = sinter.decode_attention %q, %k, %k, %pos key_mask %mask {scale = 2.500000e-01 : f32} : (tensor<1x4x1x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1xi64>, tensor<1x8xf32>) -> tensor<1x4x1x16xbf16>
+  return
+}

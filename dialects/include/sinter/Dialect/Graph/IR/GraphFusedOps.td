@@ -145,17 +145,22 @@ def Graph_SampleTokensOp : Graph_Op<"sample_tokens"> {
 def Graph_DecodeAttentionOp : Graph_Op<"decode_attention"> {
   let summary = "Attention of new queries over a KV cache, bounded by the position";
   let description = [{
-    `q` is [B, Hq, 1, D]; `k` and `v` are caches [B, Hkv, L, D] (Hq a multiple of Hkv); the
-    query at `position` (a [1] integer tensor, p) attends keys [0, p] only:
-    softmax(q k[:, :, 0..p]^T * scale) v[:, :, 0..p], softmax in fp32. Keys after p are never
-    read, so the cost follows the position, not the cache length. `merged_heads` as for
+    `q` is [B, Hq, 1, D]; `k` and `v` are caches [B, Hkv, L, D] (Hq a multiple of Hkv) that
+    this step wrote at `position` (a [1] integer tensor, p). Without `key_mask` the query
+    attends keys [0, p] only: softmax(q k[:, :, 0..p]^T * scale) v[:, :, 0..p], softmax in
+    fp32; keys after p are never read, so the cost follows the position, not the cache
+    length. With `key_mask` ([B, L] integer or i1, as a with-past export's attention_mask)
+    the query attends the keys j of the whole cache where key_mask[b, j] is not 0, whatever
+    the position; a query with every key masked gives zeros. `merged_heads` as for
     sinter.fused_attention.
   }];
   let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v,
-                       Graph_IntTensor:$position, F32Attr:$scale, UnitAttr:$merged_heads);
+                       Graph_IntTensor:$position, Optional<Graph_Tensor>:$key_mask,
+                       F32Attr:$scale, UnitAttr:$merged_heads);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = [{
-    $q `,` $k `,` $v `,` $position attr-dict `:` functional-type(operands, results)
+    $q `,` $k `,` $v `,` $position (`key_mask` $key_mask^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
