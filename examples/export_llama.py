@@ -119,7 +119,9 @@ def parse_args(argv=None):
                         "present_value_i; fills cache slots 0..seq-1) and decode (--decode-out: "
                         "input_ids [1, 1], cache_position [1], past_* -> logits [1, 1, vocab], "
                         "present_*; writes slot cache_position and attends to slots "
-                        "0..cache_position). Default off: the plain export")
+                        "0..cache_position). With --batch B the inputs, caches and logits "
+                        "have B rows, every sequence at the same positions (with --no-ort-"
+                        "check). Default off: the plain export")
     p.add_argument("--decode-out", metavar="PATH", default=None,
                    help="with --kv-cache: path of the decode graph (default: OUT with .onnx "
                         "replaced by .decode.onnx)")
@@ -170,8 +172,10 @@ def parse_args(argv=None):
     if a.lora_targets and a.kv_cache is not None:
         p.error("--lora-targets exports the plain graph only (no --kv-cache)")
     if a.kv_cache is not None:
-        if a.batch != 1:
-            p.error("--kv-cache exports batch 1 only")
+        if a.batch != 1 and (not a.no_ort_check or a.save_reference or a.pad != "none"):
+            p.error("--kv-cache with --batch > 1 exports B sequences of one length at the same "
+                    "positions, unchecked: pass --no-ort-check, and neither --save-reference "
+                    "nor --pad (the checks and references compare one sequence)")
         if a.dynamic_seq:
             p.error("--kv-cache and --dynamic-seq do not combine")
         if a.kv_cache < a.seq + 1:
@@ -736,15 +740,15 @@ def kv_names(n_layers):
     return past, present
 
 
-def kv_cache_shape(cfg, max_len):
+def kv_cache_shape(cfg, max_len, batch=1):
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
     kv_heads = getattr(cfg, "num_key_value_heads", None) or cfg.num_attention_heads  # GPT-2: MHA
-    return [1, kv_heads, max_len, head_dim]
+    return [batch, kv_heads, max_len, head_dim]
 
 
-def zero_caches(cfg, max_len, dtype, device="cpu"):
+def zero_caches(cfg, max_len, dtype, device="cpu", batch=1):
     import torch
-    shape = kv_cache_shape(cfg, max_len)
+    shape = kv_cache_shape(cfg, max_len, batch)
     return [torch.zeros(shape, dtype=dtype, device=device)
             for _ in range(2 * cfg.num_hidden_layers)]
 
@@ -806,11 +810,12 @@ def _run_layers(m, x, position_ids, mask, cache):
 def make_kv_wrappers(model, max_len, seq):
     """(prefill, decode) modules over `model`'s own Hugging Face submodules.
 
-    prefill(input_ids [1, seq], *past) -> (logits [1, seq, V], *present): positions 0..seq-1,
+    prefill(input_ids [B, seq], *past) -> (logits [B, seq, V], *present): positions 0..seq-1,
         written to cache slots 0..seq-1, causal attention over the fresh keys/values.
-    decode(input_ids [1, 1], cache_position [1], *past) -> (logits [1, 1, V], *present): writes
+    decode(input_ids [B, 1], cache_position [1], *past) -> (logits [B, 1, V], *present): writes
         slot cache_position, attends to slots 0..cache_position.
-    past/present are interleaved per layer (key_0, value_0, key_1, ...)."""
+    past/present are interleaved per layer (key_0, value_0, key_1, ...), [B, kv heads, max_len,
+    head_dim]: the B sequences share the positions (--batch, unpadded)."""
     import torch
 
     class Prefill(torch.nn.Module):
@@ -917,18 +922,18 @@ def main_kv(a, cfg):
     dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[a.dtype]
     prefill, decode = make_kv_wrappers(model, max_len, seq)
     past, present = kv_names(cfg.num_hidden_layers)
-    caches = zero_caches(cfg, max_len, dt)
-    cache_shape = kv_cache_shape(cfg, max_len)
+    caches = zero_caches(cfg, max_len, dt, batch=a.batch)
+    cache_shape = kv_cache_shape(cfg, max_len, a.batch)
     n_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     use_ext = n_bytes > EXTERNAL_DATA_THRESHOLD
 
     graphs = {}
     with torch.no_grad():
         for name, path, mod, args, in_names, out_shape in (
-                ("prefill", out, prefill, (ids, *caches), ["input_ids"] + past, [1, seq]),
+                ("prefill", out, prefill, (ids, *caches), ["input_ids"] + past, [a.batch, seq]),
                 ("decode", dec_out, decode,
                  (ids[:, :1].clone(), torch.tensor([seq], dtype=torch.int64), *caches),
-                 ["input_ids", "cache_position"] + past, [1, 1])):
+                 ["input_ids", "cache_position"] + past, [a.batch, 1])):
             try:
                 prog = torch.onnx.export(
                     mod, args, dynamo=True, opset_version=a.opset, input_names=in_names,
@@ -1056,7 +1061,7 @@ def main_kv(a, cfg):
             "seed": a.seed, "input_ids_seed": a.seed + 1, "dtype": a.dtype,
             "init": init_description(a),
             "norm_init": a.norm_init,
-            "batch": 1, "seq": seq, "opset": a.opset,
+            "batch": a.batch, "seq": seq, "opset": a.opset,
             "attn_implementation": attn,
             "attn_errors": {},
             "external_data": os.path.basename(g["path"]) + ".data" if use_ext else None,

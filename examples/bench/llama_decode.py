@@ -44,6 +44,11 @@ between calls to the same machine):
     python3 examples/bench/llama_decode.py --sinter build/bin/sinter --out-dir build-w3 --reuse \\
         --skip-numerics
 
+--batch B (B > 1) exports B sequences of one length that share the positions (export_llama.py
+--kv-cache --batch B): the numerics are then one decode step per cache length, each sequence's
+logits against the fp32 reference beside PyTorch bf16's (the greedy loop compares one
+sequence), and the floor counts B sequences' KV bytes and logits.
+
 A small model for a quick check of the whole script (2 layers, 256-token vocabulary):
 
     python3 examples/bench/llama_decode.py --sinter build/bin/sinter --out-dir build-w3tiny \\
@@ -92,6 +97,8 @@ def parse_args(argv=None):
                    help="how the .so carries its weights (external: OUT.safetensors beside it)")
     p.add_argument("--steps", type=int, default=64, help="tokens generated greedily")
     p.add_argument("--prompt-len", type=int, default=6)
+    p.add_argument("--batch", type=int, default=1,
+                   help="sequences per decode step, all at the same position (default 1)")
     p.add_argument("--cache-lengths", default="128,1024",
                    help="comma-separated cache lengths L timed at position L-1; the largest is "
                         "the compiled cache size")
@@ -130,6 +137,10 @@ def parse_args(argv=None):
         p.error(f"every cache length must exceed --prompt-len {a.prompt_len}")
     if a.steps < 1:
         p.error("--steps must be >= 1")
+    if a.batch < 1:
+        p.error("--batch must be >= 1")
+    if a.batch > 1 and (a.sample or a.fp8 or a.int4):
+        p.error("--batch > 1 times the bf16 step only (no --sample, --fp8 or --int4)")
     a.max_cache = max(max(a.cache_lengths), a.prompt_len + a.steps)
     return a
 
@@ -139,7 +150,8 @@ def export_argv(a, prefill_path, decode_path):
     same model in PyTorch)."""
     return (["--layers", str(a.layers), "--seq", str(a.prompt_len), "--opset", str(a.opset),
              "--seed", str(a.seed), "--kv-cache", str(a.max_cache), "--no-ort-check",
-             "--out", prefill_path, "--decode-out", decode_path] + a.export_args.split())
+             "--out", prefill_path, "--decode-out", decode_path] +
+            (["--batch", str(a.batch)] if a.batch > 1 else []) + a.export_args.split())
 
 
 def run_export(a, prefill_path, decode_path):
@@ -149,7 +161,8 @@ def run_export(a, prefill_path, decode_path):
             sidecar = json.load(f)
         kv, argv = sidecar.get("kv_cache", {}), sidecar.get("argv", {})
         if kv.get("max_len") == a.max_cache and argv.get("layers") == a.layers and \
-                argv.get("seq") == a.prompt_len and argv.get("seed") == a.seed:
+                argv.get("seq") == a.prompt_len and argv.get("seed") == a.seed and \
+                sidecar.get("batch", 1) == a.batch:
             print(f"export: reusing {prefill_path}, {decode_path}", flush=True)
             return 0.0
     cmd = [sys.executable, EXPORT_SCRIPT] + export_argv(a, prefill_path, decode_path)
@@ -358,6 +371,37 @@ def make_torch_step(model, cfg, prompt, L):
     return step, cache, tok
 
 
+def batch_step_numerics(ctx, model, ref_model, cfg, prompt, L, torch):
+    """--batch > 1: one decode step at position L-1 after a prefill of `prompt` [B, S], each
+    sequence fed its prompt's last token, in Sinter, PyTorch bf16 and PyTorch fp32 on the same
+    weights (StaticCache: the slots between the prompt and L-1 are zeros in every system).
+    Per sequence: the relative error of the logits against fp32, Sinter's and PyTorch bf16's,
+    and whether the top-1 tokens agree."""
+    dec = ctx.model.entry("decode")
+    tok = prompt[:, -1:].clone()
+    pos = torch.full((1,), L - 1, dtype=torch.int64, device="cuda")
+    out = [torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda") for o in dec.outputs]
+    ctx.reset_state()
+    ctx.run_entry("prefill", [prompt], [
+        torch.empty(o.shape, dtype=getattr(torch, o.dtype), device="cuda")
+        for o in ctx.model.entry("prefill").outputs])
+    ctx.bind_entry("decode", {"input_ids": tok, "cache_position": pos}, out)()
+    torch.cuda.synchronize()
+    got = out[0].float().reshape(prompt.shape[0], -1)
+    with torch.no_grad():
+        t16 = make_torch_step(model, cfg, prompt, L)[0]().float().reshape(got.shape)
+        t32 = make_torch_step(ref_model, cfg, prompt, L)[0]().float().reshape(got.shape)
+    rows = []
+    for b in range(got.shape[0]):
+        es, et = rel_err(got[b], t32[b], torch), rel_err(t16[b], t32[b], torch)
+        top = int(got[b].argmax())
+        rows.append({"sinter_rel_err": es, "torch_bf16_rel_err": et, "ratio": es / et,
+                     "top1_equal_fp32": top == int(t32[b].argmax()),
+                     "top1_equal_torch_bf16": top == int(t16[b].argmax())})
+    worst = max(r["ratio"] for r in rows)
+    return {"L": L, "sequences": rows, "max_ratio": worst, "ok": worst <= 1.5}
+
+
 def cuda_graph_of(fn, torch):
     """Captures fn() as one CUDA graph; returns its replay."""
     s = torch.cuda.Stream()
@@ -547,12 +591,35 @@ def main(argv=None):
     contexts = {mode: sm.context(mode) for mode in ("graph", "direct")}
     greedy = {mode: SinterGreedy(ctx, a.steps, "cuda") for mode, ctx in contexts.items()}
     gen = torch.Generator(device="cuda").manual_seed(4321)
-    prompt = torch.randint(0, cfg.vocab_size, (1, a.prompt_len), generator=gen, device="cuda")
-    result["prompt"] = prompt[0].tolist()
+    prompt = torch.randint(0, cfg.vocab_size, (a.batch, a.prompt_len), generator=gen,
+                           device="cuda")
+    result["prompt"] = prompt.tolist() if a.batch > 1 else prompt[0].tolist()
+    result["batch"] = a.batch
     ok = True
 
     # (a) numerics ------------------------------------------------------------------------------
-    if not a.skip_numerics:
+    if a.batch > 1 and not a.skip_numerics:
+        result["numerics"] = []
+        for L in a.cache_lengths:
+            try:
+                c = batch_step_numerics(contexts["graph"], model, ref_model, cfg, prompt, L,
+                                        torch)
+                ok &= c["ok"]
+                seqs = c["sequences"]
+                print(f"numerics, batch {a.batch}, one step at position {L - 1}: max ratio "
+                      f"{c['max_ratio']:.2f} (Sinter rel err "
+                      f"{max(r['sinter_rel_err'] for r in seqs):.3e}, PyTorch bf16 "
+                      f"{max(r['torch_bf16_rel_err'] for r in seqs):.3e}); top-1 equal to fp32 "
+                      f"{sum(r['top1_equal_fp32'] for r in seqs)}/{len(seqs)}, to PyTorch bf16 "
+                      f"{sum(r['top1_equal_torch_bf16'] for r in seqs)}/{len(seqs)}; ok {c['ok']}",
+                      flush=True)
+            except Exception as e:
+                traceback.print_exc()
+                c = {"L": L, "error": f"{type(e).__name__}: {e}"[:1000]}
+                ok = False
+            result["numerics"].append(c)
+        save()
+    elif not a.skip_numerics:
         try:
             t_tokens, _ = torch_greedy(model, prompt, a.steps, a.max_cache)
             print(f"PyTorch bf16 (StaticCache) tokens: {t_tokens}", flush=True)
@@ -641,7 +708,7 @@ def main(argv=None):
 
     # end-to-end greedy loop, tokens/s -----------------------------------------------------------
     e2e = {}
-    for mode, run in greedy.items():
+    for mode, run in greedy.items() if a.batch == 1 else ():
         try:
             run(prompt, keep_logits=False)  # warm-up (graph mode: captures both entries)
             torch.cuda.synchronize()
@@ -682,13 +749,13 @@ def main(argv=None):
         sample_ctx = sample_model.context("graph")
     bandwidth = copy_bandwidth(torch)
     result["copy_bytes_per_s"] = bandwidth
-    logits_bytes = cfg.vocab_size * 2
+    logits_bytes = cfg.vocab_size * 2 * a.batch
     print(f"copy bandwidth {bandwidth / 1e12:.2f} TB/s; weights {weight_bytes / 1e6:.1f} MB, "
           f"KV {kv_pos_bytes / 1e3:.1f} kB per position", flush=True)
     rows = result["systems"]
 
     for L in a.cache_lengths:
-        floor_bytes = weight_bytes + kv_pos_bytes * L + logits_bytes
+        floor_bytes = weight_bytes + kv_pos_bytes * L * a.batch + logits_bytes
         floor_ms = floor_bytes / bandwidth * 1e3
         result.setdefault("floor_ms", {})[str(L)] = floor_ms
         print(f"\n== cache length {L}: position {L - 1}, floor {floor_ms:.4f} ms "
@@ -784,11 +851,18 @@ def main(argv=None):
              f"tokens, prompt {a.prompt_len}): " + ", ".join(
                  f"{m} {v['tokens_per_s']:.0f} tokens/s" for m, v in e2e.items()
                  if "tokens_per_s" in v),
-             f"Copy bandwidth {bandwidth / 1e12:.2f} TB/s; floor per token = (weights "
-             f"{weight_bytes / 1e6:.1f} MB + KV {kv_pos_bytes / 1e3:.1f} kB x L + logits) / "
+             f"Copy bandwidth {bandwidth / 1e12:.2f} TB/s; floor per step = (weights "
+             f"{weight_bytes / 1e6:.1f} MB + KV {kv_pos_bytes / 1e3:.1f} kB x L"
+             f"{f' x {a.batch} sequences' if a.batch > 1 else ''} + logits) / "
              f"bandwidth: " + ", ".join(f"L={L} {ms:.4f} ms" for L, ms in
                                        result["floor_ms"].items())]
-    for mode, c in (result.get("numerics") or {}).get("modes", {}).items():
+    numerics = result.get("numerics") or {}
+    for c in numerics if isinstance(numerics, list) else ():  # --batch: one step per L
+        if "max_ratio" in c:
+            notes.append(f"Numerics, batch {a.batch}, one step at position {c['L'] - 1}: max "
+                         f"error ratio vs PyTorch bf16 {c['max_ratio']:.2f}; top-1 equal to "
+                         f"fp32 {sum(r['top1_equal_fp32'] for r in c['sequences'])}/{a.batch}")
+    for mode, c in (numerics.get("modes", {}) if isinstance(numerics, dict) else {}).items():
         notes.append(f"Numerics ({mode}): {c['equal_token_count']}/{c['steps']} tokens equal to "
                      f"PyTorch bf16, {c['leading_identical_steps']} leading; max error ratio vs "
                      f"PyTorch bf16 up to the first mismatch {c['max_ratio_up_to_first_mismatch']:.2f}"
