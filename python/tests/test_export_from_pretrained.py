@@ -159,6 +159,26 @@ class BadCheckpointTest(unittest.TestCase):
                          ("llama", "bf16", 16, 128256, True, "random"))
 
 
+class KvBatchArgumentsTest(unittest.TestCase):
+    """--kv-cache --batch B > 1 exports B unpadded sequences without the one-sequence checks:
+    refused in one line unless --no-ort-check is given, and with --save-reference or --pad."""
+
+    def expect_refused(self, *extra):
+        r = run_export("--kv-cache", "32", "--batch", "2", "--out", "/tmp/unused.onnx", *extra)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertIn("--kv-cache with --batch > 1 exports B sequences of one length", r.stderr)
+
+    def test_needs_no_ort_check(self):
+        self.expect_refused()
+
+    def test_no_reference(self):
+        self.expect_refused("--no-ort-check", "--save-reference")
+
+    def test_no_padding(self):
+        self.expect_refused("--no-ort-check", "--pad", "left")
+
+
 _NEEDS = have("torch", "transformers", "onnxruntime", "onnxscript", "onnx", "tokenizers",
               "numpy")
 

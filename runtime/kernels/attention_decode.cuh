@@ -1,9 +1,10 @@
-// Decode attention (batch 1, one new token) over a bf16 KV cache, with the cache update fused
-// in. Semantics, argument order, partials layout and limits: launch_params.h
-// ("attention_decode"); launch: attention_decode_launch(HKV, MAX_LEN, SPLIT), SPLIT from
-// attention_decode_split(MAX_LEN, HKV, num_sms).
+// Decode attention (one new token per sequence, BATCH sequences at one position) over bf16 KV
+// caches, with the cache update fused in. Semantics, argument order, partials layout and
+// limits: launch_params.h ("attention_decode"); launch: attention_decode_launch(HKV, MAX_LEN,
+// SPLIT, BATCH), SPLIT from attention_decode_split(MAX_LEN, HKV, num_sms).
 //
-// Block (g, s) handles the GROUP query heads of kv head g over split s of the keys [0, p].
+// Block (g, s, b) handles the GROUP query heads of kv head g of sequence b over split s of the
+// keys [0, p] (with KEY_MASK: of the whole cache, the keys the mask keeps).
 // Tensor-core path (attention_decode_tensor_cores): see the comment at its loop below. The
 // scalar path: lanes come in runs of LPK = next_pow2(D/8) per key: lane c of a run loads the
 // 16-byte chunk c of that key's K and V rows (row p from qkv, the others from the cache), so a

@@ -172,7 +172,11 @@ def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
     zero. The result is `fused_attention(q, k, v [key_mask arg]) {scale, causal}` on the
     unexpanded k and v, when an attention kernel takes the shape on the module's target
     (`sinter.target`: a 16-bit head the tensor-core kernel tiles, or a head's keys within the
-    target's shared memory per block). Anything else is left unchanged.
+    target's shared memory per block). One query per head over caches written at one position
+    in the same step (a decode step) becomes `decode_attention(q, k, v, position [key_mask
+    arg])`: without key_mask when the mask attends exactly the keys up to the position, with
+    it when the mask attends exactly the keys a [B, L] integer argument keeps (a with-past
+    export's attention_mask). Anything else is left unchanged.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
@@ -226,16 +230,19 @@ def SinterFuseAttentionHeadMerge : Pass<"sinter-fuse-attention-head-merge", "mli
 def SinterFuseQkvHeads : Pass<"sinter-fuse-qkv-heads", "mlir::ModuleOp"> {
   let summary = "Fold the head split (and RoPE) of a fused QKV projection into one split_qkv_heads";
   let description = [{
-    A bf16 `sinter.linear` (constant weight; no bias, residual or SwiGLU) whose every user is
-    one of three chains `slice (last axis) -> reshape [B, S, H, D] -> transpose [0, 2, 1, 3]
-    (-> rope)` feeding the q, k and v operands of one `sinter.fused_attention` or
+    A bf16 `sinter.linear` (constant weight, a constant bias or none; no residual or SwiGLU)
+    whose every user is one of three chains `slice (last axis) -> reshape [B, S, H, D] ->
+    transpose [0, 2, 1, 3] (-> rope)` feeding the q, k and v operands of one `sinter.fused_attention` or
     `sinter.decode_attention` (k and v of a decode attention through the cache writes of its
     step), in q | k | v column order covering every column, with q and k rotated by the same
     tables and v not (or no rotation at all), becomes the linear and one
     `sinter.split_qkv_heads`. The linear kernel then writes the rotated q | k | v rows (its
     RoPE epilogue), and the attention and cache-write kernels read each head at its column
-    offset, so the split costs no launch. Anything else is left alone. Runs after
-    sinter-expand-attention, on the attentions it left for the kernels.
+    offset, so the split costs no launch. A table computed at run time that the sequences of a
+    batch share (a decode step's lookup at the one cache position) is broadcast to a row per
+    token first (`sinter.expand` after the lookup, once per shape), as the projection kernels
+    read one row per token. Anything else is left alone. Runs after sinter-expand-attention,
+    on the attentions it left for the kernels.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
