@@ -679,10 +679,11 @@ SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
 //   first launch waits for the previous call).
 //   Split-KV: grid (HKV, NSPLIT), NSPLIT = ceil(MAX_LEN / SPLIT); block (g, s) takes the GROUP
 //   query heads of kv head g over keys [s*SPLIT, min((s+1)*SPLIT, p+1)) (KEY_MASK:
-//   min((s+1)*SPLIT, MAX_LEN)); without KEY_MASK blocks with s*SPLIT > p return at once. With NACT = p / SPLIT + 1 active splits > 1, each active block
-//   writes its partial record and the last to arrive (atomicAdd on counters[g]) merges them
-//   (log-sum-exp) into out and resets counters[g] to 0; with NACT == 1 (always when
-//   NSPLIT == 1) block 0 writes out directly and partials/counters are not touched.
+//   min((s+1)*SPLIT, MAX_LEN)); without KEY_MASK blocks with s*SPLIT > p return at once. With
+//   NACT = p / SPLIT + 1 active splits > 1, each active block writes its partial record and
+//   the last to arrive (atomicAdd on counters[g]) merges them (log-sum-exp) into out and
+//   resets counters[g] to 0; with NACT == 1 (always when NSPLIT == 1) block 0 writes out
+//   directly and partials/counters are not touched.
 //   partials layout: [HKV][NSPLIT][GROUP][D + 2] fp32: acc[0..D) = sum_j 2^(t_j - m) v_j,
 //   [D] = m = max_j t_j, [D+1] = l = sum_j 2^(t_j - m), with t_j = score_j * log2(e).
 //   block 128 threads (4 warps). With attention_decode_tensor_cores(D, GROUP) (D % 32 == 0 and
@@ -719,10 +720,10 @@ SINTER_LP_FN int attention_decode_split(int max_len, int hkv, int num_sms) {
 SINTER_LP_FN bool attention_decode_supported(int HQ, int HKV, int D, int q_off, int k_off,
                                              int v_off, int row_stride, int max_len, int split,
                                              int batch = 1) {
-  return batch >= 1 && batch <= 65535 && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 && HQ / HKV <= 8 && D >= 8 && D <= 256 &&
-         D % 8 == 0 && row_stride % 8 == 0 && q_off % 8 == 0 && k_off % 8 == 0 &&
-         v_off % 8 == 0 && q_off >= 0 && k_off >= 0 && v_off >= 0 &&
-         q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
+  return batch >= 1 && batch <= 65535 && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 &&
+         HQ / HKV <= 8 && D >= 8 && D <= 256 && D % 8 == 0 && row_stride % 8 == 0 &&
+         q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
+         v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
          v_off + HKV * D <= row_stride && max_len >= 1 && split >= 1 &&
          attention_decode_num_splits(max_len, split) <= kAttentionDecodeMaxSplits;
 }

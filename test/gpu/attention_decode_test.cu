@@ -60,8 +60,8 @@ struct DecodeCase {
     if (counters) CUDA_CHECK(cudaFree(counters));
   }
   void go(cudaStream_t st = 0) {
-    launch(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials, counters,
-           (const int64_t *)mask);
+    launch(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials,
+           counters, (const int64_t *)mask);
   }
   cudaError_t go_pdl(cudaStream_t st = 0) {
     return launch_pdl(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials,
@@ -345,8 +345,8 @@ bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
   const size_t nz = dc.nonzero_counters();
   std::printf("  timing %s%s MAX_LEN=%d p=%lld SPLIT=%d BATCH=%d grid %u,%u,%u: %.2f us/launch "
               "plain, %.2f PDL, %.2f graph%s\n",
-              name, KEY_MASK ? " (key mask)" : "", MAX_LEN, (long long)p, SPLIT, BATCH, C::lp.grid.x,
-              C::lp.grid.y, C::lp.grid.z, t.plain, t.pdl, t.graph,
+              name, KEY_MASK ? " (key mask)" : "", MAX_LEN, (long long)p, SPLIT, BATCH,
+              C::lp.grid.x, C::lp.grid.y, C::lp.grid.z, t.plain, t.pdl, t.graph,
               nz ? "  FAIL: counters not zero" : "");
   return nz == 0;
 }

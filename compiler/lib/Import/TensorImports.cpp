@@ -216,6 +216,9 @@ LogicalResult importAttention(NodeImporter &n) {
     if (!mt.isInteger(1) && mt != et)
       return n.fail("attn_mask must be bool or of Q's element type; integer masks are not "
                     "supported");
+    // Its last dimension is the keys' (a scalar would say nothing about them).
+    if (maskType.getRank() == 0)
+      return n.fail("attn_mask must have at least one dimension (its last indexes the keys)");
     mask = *n.input(3);
     maskShape = maskType.getShape();
   }

@@ -232,17 +232,17 @@ def SinterFuseQkvHeads : Pass<"sinter-fuse-qkv-heads", "mlir::ModuleOp"> {
   let description = [{
     A bf16 `sinter.linear` (constant weight, a constant bias or none; no residual or SwiGLU)
     whose every user is one of three chains `slice (last axis) -> reshape [B, S, H, D] ->
-    transpose [0, 2, 1, 3] (-> rope)` feeding the q, k and v operands of one `sinter.fused_attention` or
-    `sinter.decode_attention` (k and v of a decode attention through the cache writes of its
-    step), in q | k | v column order covering every column, with q and k rotated by the same
-    tables and v not (or no rotation at all), becomes the linear and one
-    `sinter.split_qkv_heads`. The linear kernel then writes the rotated q | k | v rows (its
-    RoPE epilogue), and the attention and cache-write kernels read each head at its column
-    offset, so the split costs no launch. A table computed at run time that the sequences of a
-    batch share (a decode step's lookup at the one cache position) is broadcast to a row per
-    token first (`sinter.expand` after the lookup, once per shape), as the projection kernels
-    read one row per token. Anything else is left alone. Runs after sinter-expand-attention,
-    on the attentions it left for the kernels.
+    transpose [0, 2, 1, 3] (-> rope)` feeding the q, k and v operands of one
+    `sinter.fused_attention` or `sinter.decode_attention` (k and v of a decode attention through
+    the cache writes of its step), in q | k | v column order covering every column, with q and k
+    rotated by the same tables and v not (or no rotation at all), becomes the linear and one
+    `sinter.split_qkv_heads`. The linear kernel then writes the rotated q | k | v rows (its RoPE
+    epilogue), and the attention and cache-write kernels read each head at its column offset, so
+    the split costs no launch. A table computed at run time that the sequences of a batch share
+    (a decode step's lookup at the one cache position) is broadcast to a row per token first
+    (`sinter.expand` after the lookup, once per shape), as the projection kernels read one row
+    per token. Anything else is left alone. Runs after sinter-expand-attention, on the
+    attentions it left for the kernels.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

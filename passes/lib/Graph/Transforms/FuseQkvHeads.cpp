@@ -31,8 +31,8 @@ Value perTokenTable(Value table, RankedTensorType qkvType, int64_t headDim,
     return table;
   SmallVector<int64_t> shape(4 - type.getRank(), 1);
   llvm::append_range(shape, type.getShape());
-  if ((shape[0] != 1 && shape[0] != batch) || shape[1] != 1 || (shape[2] != 1 && shape[2] != seq) ||
-      shape[3] != headDim)
+  if ((shape[0] != 1 && shape[0] != batch) || shape[1] != 1 ||
+      (shape[2] != 1 && shape[2] != seq) || shape[3] != headDim)
     return table;
   SmallVector<int64_t> full = {batch, 1, seq, headDim};
   auto fullType = RankedTensorType::get(full, type.getElementType());
@@ -42,8 +42,8 @@ Value perTokenTable(Value table, RankedTensorType qkvType, int64_t headDim,
   OpBuilder builder(table.getContext());
   builder.setInsertionPointAfterValue(table);
   auto shapeType = RankedTensorType::get({4}, builder.getI64Type());
-  Value target =
-      ConstantOp::create(builder, table.getLoc(), DenseElementsAttr::get(shapeType, ArrayRef(full)));
+  Value target = ConstantOp::create(builder, table.getLoc(),
+                                    DenseElementsAttr::get(shapeType, ArrayRef(full)));
   expanded = ExpandOp::create(builder, table.getLoc(), fullType, table, target);
   return expanded;
 }

@@ -139,6 +139,10 @@ def newer_versions():
                                       left_window_size=-2)],
                     [vi("q", q), vi("k", kv), vi("v", kv)], [vi("y", q)], opset=25, ir=14),
               "attention_bad_window.onnx")
+    # A scalar attn_mask (found by the import fuzzer: its last dimension was read unchecked).
+    onnx.save(model([helper.make_node("Attention", ["q", "k", "v", "m"], ["y"], name="scalar_mask")],
+                    [vi("q", q), vi("k", kv), vi("v", kv), vi("m", [])], [vi("y", q)], opset=23,
+                    ir=14), "attention_scalar_mask.onnx")
     # Opset 24's nonpad_kv_seqlen: a per-sequence count of valid keys (2 sequences).
     q2, kv2 = [2, 2, 3, 8], [2, 2, 5, 8]
     onnx.save(model([helper.make_node("Attention", ["q", "k", "v", "", "", "", "n"], ["y"],
