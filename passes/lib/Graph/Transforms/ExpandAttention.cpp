@@ -46,6 +46,24 @@ Value keepFromKeyMask(PatternRewriter &rewriter, Location loc, Value m) {
       ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(shape))));
 }
 
+/// keep[j] = j <= position over a cache of `length` keys, as the [1, 1, 1, L] i1 `keep` of
+/// expandAttention (scores [B, Hq, 1, L]).
+Value keepUpToPosition(PatternRewriter &rewriter, Location loc, Value position, int64_t length) {
+  Type indexType = cast<RankedTensorType>(position.getType()).getElementType();
+  SmallVector<APInt> keys;
+  for (int64_t j = 0; j < length; ++j)
+    keys.push_back(APInt(indexType.getIntOrFloatBitWidth(), j, /*isSigned=*/true));
+  Value keyIndex = ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(RankedTensorType::get({length}, indexType), keys));
+  auto boolType = RankedTensorType::get({length}, rewriter.getI1Type());
+  Value attended = LessOrEqualOp::create(rewriter, loc, boolType, keyIndex, position);
+  SmallVector<int64_t> keepShape = {1, 1, 1, length};
+  auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
+  return ReshapeOp::create(
+      rewriter, loc, RankedTensorType::get(keepShape, rewriter.getI1Type()), attended,
+      ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(keepShape))));
+}
+
 struct ExpandAttention : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -199,31 +217,9 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
       return rewriter.notifyMatchFailure(op, "one position per step");
     Location loc = op.getLoc();
     auto kType = op.getK().getType();
-    if (Value keyMask = op.getKeyMask()) {
-      Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(),
-                                  qType.getDimSize(1), kType.getDimSize(1),
-                                  op.getScale().convertToFloat(), /*causal=*/false,
-                                  keepFromKeyMask(rewriter, loc, keyMask), Value())
-                      .output;
-      rewriter.replaceOp(op, out);
-      return success();
-    }
-    int64_t length = kType.getDimSize(2);
-    Type indexType = positionType.getElementType();
-    // keep[j] = j <= position, as [1, 1, 1, L] over the scores [B, Hq, 1, L].
-    SmallVector<APInt> keys;
-    for (int64_t j = 0; j < length; ++j)
-      keys.push_back(APInt(indexType.getIntOrFloatBitWidth(), j, /*isSigned=*/true));
-    Value keyIndex = ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(RankedTensorType::get({length}, indexType), keys));
-    Value position = op.getPosition();
-    auto boolType = RankedTensorType::get({length}, rewriter.getI1Type());
-    Value attended = LessOrEqualOp::create(rewriter, loc, boolType, keyIndex, position);
-    SmallVector<int64_t> keepShape = {1, 1, 1, length};
-    auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
-    Value keep = ReshapeOp::create(
-        rewriter, loc, RankedTensorType::get(keepShape, rewriter.getI1Type()), attended,
-        ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(keepShape))));
+    Value keep = op.getKeyMask() ? keepFromKeyMask(rewriter, loc, op.getKeyMask())
+                                 : keepUpToPosition(rewriter, loc, op.getPosition(),
+                                                    kType.getDimSize(2));
     Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(),
                                 qType.getDimSize(1), kType.getDimSize(1),
                                 op.getScale().convertToFloat(), /*causal=*/false, keep, Value())

@@ -5,6 +5,7 @@
 // [B, S] function argument is run through the ops' folders on probe inputs, and the
 // results are compared with the causal and key-padding patterns the fused kernel applies.
 
+#include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
@@ -40,6 +41,13 @@ private:
 /// How a mask value says "attend": boolean masks select (true attends); additive masks are
 /// 0 where attended and hugely negative (<= -1e4, or -inf) where masked.
 enum class MaskKind { Boolean, Additive };
+
+/// An i1 mask selects, any other is added to the scores.
+inline MaskKind maskKindOf(mlir::Value mask) {
+  return mlir::cast<mlir::ShapedType>(mask.getType()).getElementType().isInteger(1)
+             ? MaskKind::Boolean
+             : MaskKind::Additive;
+}
 
 /// What a mask computes, in the terms of sinter.fused_attention.
 struct MaskMeaning {

@@ -16,7 +16,6 @@ namespace sinter {
 
 using namespace mlir;
 using namespace sinter::graph;
-using sinter::passes::MaskKind;
 using sinter::passes::MaskMeaning;
 using sinter::passes::probeMask;
 using sinter::graph::HostValues;
@@ -129,9 +128,8 @@ struct MaskCache : RewriterBase::Listener {
     auto it = entries.find(key);
     if (it != entries.end())
       return it->second;
-    MaskKind kind =
-        tensorType(mask).getElementType().isInteger(1) ? MaskKind::Boolean : MaskKind::Additive;
-    std::optional<MaskMeaning> meaning = probeMask(mask, kind, batch, heads, seq, alsoCausal);
+    std::optional<MaskMeaning> meaning =
+        probeMask(mask, sinter::passes::maskKindOf(mask), batch, heads, seq, alsoCausal);
     entries[key] = meaning;
     return meaning;
   }
@@ -209,9 +207,8 @@ LogicalResult replaceWithDecode(Operation *root, Value q, Value k, Value v, Valu
     return rewriter.notifyMatchFailure(root, "not one position written along the cache length");
   Value keyMask;
   if (!isPositionBoundMask(mask, position, length)) {
-    MaskKind kind =
-        tensorType(mask).getElementType().isInteger(1) ? MaskKind::Boolean : MaskKind::Additive;
-    keyMask = sinter::passes::probeKeyMask(mask, kind, qType.getDimSize(0), length);
+    keyMask = sinter::passes::probeKeyMask(mask, sinter::passes::maskKindOf(mask),
+                                           qType.getDimSize(0), length);
     if (!keyMask)
       return rewriter.notifyMatchFailure(
           root, "mask is neither 'keys up to the cache position' nor a [B, L] key mask");
