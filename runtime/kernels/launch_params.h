@@ -146,7 +146,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //
 //   Tiling (linear_small_m_tiling): one 16-row tile of w per block at a time (grid-stride over
 //   tiles); the block's `warps` warps split K: at step s warp w reads k in
-//   [(s*warps + w) * 64*batch, +64*batch). Each lane keeps two steps of 16-byte weight loads
+//   [(s*warps + w) * 64*batch, +64*batch) (ragged K: none past K, the last step's higher warps
+//   idle). Each lane keeps two steps of 16-byte weight loads
 //   in flight: a register double buffer, or (w_smem: 16-warp blocks and 8-warp blocks that
 //   own one tile, bf16 x, no prologue, when it fits) a shared-memory one of
 //   2 * threads * batch * 64 bytes at <= 64 registers a thread, so the next launch's blocks
@@ -250,7 +251,9 @@ enum class LinearXStaging : int { BF16_ROWS = 0, BF16_PLANES = 1, F32_ROWS = 2, 
 struct LinearTiling {
   int warps;       // warps per block, each takes a K slice (block = warps * 32 threads)
   int batch;       // 64-wide K chunks per warp per step
-  int steps;       // steps per tile: K / (64 * batch * warps)
+  int slices;      // K slices of 64 * batch per tile (K / (64 * batch))
+  int steps;       // steps per tile: ceil(slices / warps); when warps does not divide slices
+                   // (ragged K), the last step's warps from slices % warps on idle
   int n_tiles;     // N_ROWS / 16
   int mma_n;       // 8-token MMA column tiles: 1 for M <= 8, 2 for M <= 16
   LinearXStaging x_staging;
@@ -276,6 +279,12 @@ struct LinearTiling {
 #endif
 #ifndef SINTER_LINEAR_WEIGHTS_IN_SHARED
 #define SINTER_LINEAR_WEIGHTS_IN_SHARED 1
+#endif
+// Ragged K: as many warps as the cap allows when they do not divide a tile's K slices (the
+// last step partly idle) rather than the largest count that divides them: Qwen2.5-1.5B's
+// down (K = 8960, 70 slices) otherwise gets 2 warps a block and keeps too few bytes in flight.
+#ifndef SINTER_LINEAR_RAGGED_K
+#define SINTER_LINEAR_RAGGED_K 1
 #endif
 #ifndef SINTER_LINEAR_FP8_W_SMEM
 #define SINTER_LINEAR_FP8_W_SMEM 1
@@ -319,7 +328,7 @@ SINTER_LP_FN int linear_small_m_x_stride(int K, LinearXStaging xs, LinearWeights
                                           : K + 32;
 }
 SINTER_LP_FN int linear_small_m_ring_slots(int K, int warps, LinearWeights weights = LinearWeights::BF16) {
-  return min_int(2, K / 64 / linear_small_m_batch(K, weights) / warps);
+  return min_int(2, ceil_div(K / 64 / linear_small_m_batch(K, weights), warps));
 }
 
 // 16-byte weight loads per lane and step: a step covers 64 * batch k of two rows (g, g + 8)
@@ -397,22 +406,26 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   const int chunks = K / 64;
   t.batch = linear_small_m_batch(K, weights);
   t.x_staging = linear_small_m_x_staging(N_rows, pro, x_bytes, num_sms);
-  const int per = chunks / t.batch;
+  t.slices = chunks / t.batch;
   t.n_tiles = N_rows / kLinearTileRows;
   // 16 warps when the tiles fit the SMs and a block streams after the wait; 8 warps when its
-  // whole tile fits the two register buffers of 8 warps (per <= 16: all loads are issued
+  // whole tile fits the two register buffers of 8 warps (slices <= 16: all loads are issued
   // before griddepcontrol.wait, so more warps add no bandwidth) or there are more tiles than
   // SMs. A 16-warp block fills the register file, so the next launch's blocks could not start
   // beside it (decode_chain_bench: o_proj at 8 warps lets gate_up load early, -1.3 % per step).
+  // A power of two dividing the slices; with ragged K the largest power of two up to the cap
+  // and the slices (every warp has at least one slice).
   const int cap =
-      min_int(t.n_tiles <= num_sms && per > 16 ? 16 : 8, SINTER_LINEAR_MAX_WARPS);
+      min_int(t.n_tiles <= num_sms && t.slices > 16 ? 16 : 8, SINTER_LINEAR_MAX_WARPS);
   t.warps = 1;
-  while (t.warps * 2 <= cap && per % (t.warps * 2) == 0) t.warps *= 2;
+  while (t.warps * 2 <= cap &&
+         (SINTER_LINEAR_RAGGED_K ? t.warps * 2 <= t.slices : t.slices % (t.warps * 2) == 0))
+    t.warps *= 2;
   while (t.warps > 1 &&
          linear_small_m_shared_bytes(M, K, t.warps, pro, t.x_staging, false, 0, weights) >
              smem.per_block)
     t.warps /= 2;
-  t.steps = per / t.warps;
+  t.steps = ceil_div(t.slices, t.warps);
   t.mma_n = M > 8 ? 2 : 1;
   t.x_stride = linear_small_m_x_stride(K, t.x_staging, weights);
   // A 16-warp block keeps its weight double buffer in shared memory when it fits: at 128

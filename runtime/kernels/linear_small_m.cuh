@@ -3,20 +3,21 @@
 // ("linear_small_m"); launch: linear_small_m_launch(M, N_ROWS, K, PRO, NUM_SMS, x and weight
 // bytes).
 //
-// How it works. W is stored [N_ROWS, K] row-major (transposed). A block owns one 16-row tile
-// of W at a time (grid-stride over tiles, the same tile sequence for all its warps); its warps
-// split K. The product of a 16-row x 64-k slice of W with x^T is done with bf16
-// mma.m16n8k16 (fp32 accumulation), W as the A operand (16 rows) and x^T as the B operand
-// (8 token columns; a second n-tile for M > 8). K is a reduction, so the k order inside an
-// MMA may be permuted as long as A and B agree: lane (g = lane/4, t = lane%4) loads 16 bytes
-// at k = t*8 and 32 + t*8 of rows g and g+8 (each load instruction reads 2 whole 32-byte
-// sectors per row), and the matching 16 bytes of x row g from shared memory are exactly that
-// lane's B fragment. Every lane keeps two steps of weight loads (2 x batch x 4 x 16 bytes) in
-// flight: in registers, or with w_smem (see the tiling) in its own shared-memory slots through
-// cp.async (one group per step), read back just before the MMAs, so that the block needs <= 64
-// registers a thread and the next launch's blocks fit beside it. Partial sums of the warps are
-// reduced through shared memory (double buffered, one barrier per tile), then the epilogue
-// runs on pairs of adjacent rows (gate/up, rope pairs).
+// How it works. W is stored [N_ROWS, K] row-major (transposed). A block owns one 16-row tile of W
+// at a time (grid-stride over tiles, the same tile sequence for all its warps); its warps split K
+// (a tile's K slices of 64 * batch in turn; when the warps do not divide them, some warps idle in
+// the last step: "ragged K" in the tiling). The product of a 16-row x 64-k slice of W with x^T is
+// done with bf16 mma.m16n8k16 (fp32 accumulation), W as the A operand (16 rows) and x^T as the B
+// operand (8 token columns; a second n-tile for M > 8). K is a reduction, so the k order inside an
+// MMA may be permuted as long as A and B agree: lane (g = lane/4, t = lane%4) loads 16 bytes at k
+// = t*8 and 32 + t*8 of rows g and g+8 (each load instruction reads 2 whole 32-byte sectors per
+// row), and the matching 16 bytes of x row g from shared memory are exactly that lane's B
+// fragment. Every lane keeps two steps of weight loads (2 x batch x 4 x 16 bytes) in flight: in
+// registers, or with w_smem (see the tiling) in its own shared-memory slots through cp.async (one
+// group per step), read back just before the MMAs, so that the block needs <= 64 registers a
+// thread and the next launch's blocks fit beside it. Partial sums of the warps are reduced through
+// shared memory (double buffered, one barrier per tile), then the epilogue runs on pairs of
+// adjacent rows (gate/up, rope pairs).
 // The first weight loads are issued before griddepcontrol.wait (weights never depend on the
 // previous kernel), so under programmatic dependent launch they overlap the previous kernel;
 // blocks with several tiles may also copy the next steps into shared memory then (prewait
@@ -107,7 +108,12 @@ __global__ void __launch_bounds__(
     uint32_t zero[QP];
   };
   constexpr int N_OUT = EPI == LinearEpilogue::SILU_MUL_PAIRS ? N_ROWS / 2 : N_ROWS;
-  static_assert(STEPS * WARPS * BATCH * 64 == K, "linear_small_m: K tiling");
+  constexpr int SLICES = T.slices;
+  static_assert(SLICES * BATCH * 64 == K && (STEPS - 1) * WARPS < SLICES &&
+                    SLICES <= STEPS * WARPS,
+                "linear_small_m: K tiling");
+  // Ragged K: in the last step of a tile, warps from LAST_STEP_WARPS on have no slice.
+  constexpr int LAST_STEP_WARPS = SLICES - (STEPS - 1) * WARPS;
   constexpr bool PRODUCER = HANDOFF == LinearHandoff::PRODUCER;
   constexpr bool CONSUMER = HANDOFF == LinearHandoff::CONSUMER;
   static_assert(!PRODUCER || std::is_same_v<OutT, bf16>, "linear_small_m: a handoff is bf16");
@@ -143,6 +149,10 @@ __global__ void __launch_bounds__(
   // Item i = (tile blockIdx.x + (i / STEPS) * GRID, step i % STEPS).
   auto item_tile = [&](int i) { return int(blockIdx.x) + (i / STEPS) * GRID; };
   auto item_k0 = [&](int i) { return ((i % STEPS) * WARPS + warp) * (BATCH * 64); };
+  // Whether this warp has a K slice at step s of a tile (always, unless K is ragged).
+  auto has_slice = [&](int s) {
+    return LAST_STEP_WARPS == WARPS || s < STEPS - 1 || warp < LAST_STEP_WARPS;
+  };
 
   // Item i's weights into the lane-private shared-memory slots at slot_base + r * THREADS
   // (register r of the lane), through cp.async.
@@ -182,8 +192,10 @@ __global__ void __launch_bounds__(
       }
     }
     if constexpr (W_SMEM) {
-      if (i < n_items) copy_item(i, wbuf + (i & 1) * L * THREADS + tid);
+      if (i < n_items && has_slice(i % STEPS)) copy_item(i, wbuf + (i & 1) * L * THREADS + tid);
       detail::cp_async_commit();
+    } else if (!has_slice(i % STEPS)) {
+      return;
     } else if constexpr (INT4_W) { // lane t's 16 bytes of a row's 128-k block ("int4 weights")
       const int row = item_tile(i) * 16 + g;
       const int kb = item_k0(i);
@@ -233,7 +245,8 @@ __global__ void __launch_bounds__(
   // PRE0 + PREWAIT - 1 - i newer groups are pending.
   auto copy_prewait_items = [&] {
     for (int i = PRE0; i < PRE0 + PREWAIT; ++i) {
-      if (i < n_items) copy_item(i, wbuf + (i - PRE0) * L * THREADS + tid);
+      if (i < n_items && has_slice(i % STEPS))
+        copy_item(i, wbuf + (i - PRE0) * L * THREADS + tid);
       detail::cp_async_commit();
     }
   };
@@ -245,7 +258,7 @@ __global__ void __launch_bounds__(
     constexpr int VS = BATCH * 16; // 16-byte vectors per row slice
     const int kb = (s * WARPS + warp) * (BATCH * 64);
     XS_T *slot = xs + (warp * RING + s % RING) * M * XS;
-    for (int j = lane; j < M * VS; j += 32) {
+    for (int j = lane; has_slice(s) && j < M * VS; j += 32) {
       const int m = j / VS;
       const int v = j - m * VS;
       detail::cp_async16(slot + m * XS + v * 4, x + size_t(m) * K + kb + v * 4);
@@ -278,6 +291,13 @@ __global__ void __launch_bounds__(
       for (int n = 0; n < NT; ++n)
 #pragma unroll
         for (int r = 0; r < 4; ++r) acc[n][r] = 0.f;
+    }
+    if (!has_slice(i % STEPS)) { // ragged K: nothing to multiply; an X_RING slot stays empty
+      if constexpr (X_RING) {
+        __syncwarp();
+        if (i + RING < STEPS) stage_ring(i + RING);
+      }
+      return;
     }
     const int k0 = item_k0(i) + t * 8;
     // Token tok's x fragments of chunk c (k0 + 64c and k0 + 64c + 32); with fp32 x also their
@@ -637,17 +657,19 @@ __global__ void __launch_bounds__(
         // them would wait for each round trip in turn.
 #pragma unroll
         for (int st = 0; st < STEPS; ++st)
-          if (mine) got[st] = detail::ld_volatile16(x + size_t(m) * K + item_k0(st) + v * EV);
+          if (mine && has_slice(st))
+            got[st] = detail::ld_volatile16(x + size_t(m) * K + item_k0(st) + v * EV);
         bool missing = false;
 #pragma unroll
-        for (int st = 0; st < STEPS; ++st) missing |= mine && detail::has_zero_half(got[st]);
+        for (int st = 0; st < STEPS; ++st)
+          missing |= mine && has_slice(st) && detail::has_zero_half(got[st]);
         if (!__any_sync(0xffffffffu, missing)) break;
         if (detail::global_ns() - t0 > detail::kHandoffTimeoutNs) __trap();
         __nanosleep(32);
       }
 #pragma unroll
       for (int st = 0; st < STEPS; ++st)
-        if (mine)
+        if (mine && has_slice(st))
           detail::st16(xs + m * XS + item_k0(st) + v * EV,
                        make_uint4(~got[st].x, ~got[st].y, ~got[st].z, ~got[st].w));
       __syncwarp();
@@ -663,7 +685,7 @@ __global__ void __launch_bounds__(
       constexpr int VS = BATCH * 64 / EV;
       for (int st = 0; st < STEPS; ++st) {
         const int kb = (st * WARPS + warp) * (BATCH * 64);
-        for (int j = lane; j < M * VS; j += 32) {
+        for (int j = lane; has_slice(st) && j < M * VS; j += 32) {
           const int m = j / VS;
           const int v = j - m * VS;
           detail::st16(xs + m * XS + kb + v * EV, detail::ld16(x + size_t(m) * K + kb + v * EV));
@@ -675,7 +697,7 @@ __global__ void __launch_bounds__(
 #pragma unroll 1
       for (int st = 0; st < STEPS; ++st) {
         const int kb = (st * WARPS + warp) * (BATCH * 64);
-        for (int j = lane; j < M * VS; j += 32) {
+        for (int j = lane; has_slice(st) && j < M * VS; j += 32) {
           const int m = j / VS;
           const int v = j - m * VS;
           detail::cp_async16(xs + m * XS + kb + v * EV, x + size_t(m) * K + kb + v * EV);
