@@ -633,6 +633,39 @@ SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch
 }
 
 // =============================================================================================
+// qk_norm_rope<M, ROW_STRIDE, Q_COLS, K_COLS, HEAD_DIM, Q_SPAN, K_SPAN, ROPE, EPS_BITS>
+//   (const bf16 *q_weight, const bf16 *k_weight, const bf16 *cos, const bf16 *sin, bf16 *qkv)
+//   The q and k heads of a fused QKV activation qkv [M, ROW_STRIDE] (q in columns
+//   [0, Q_COLS), k in [Q_COLS, Q_COLS + K_COLS), heads of HEAD_DIM), normalized and rotated in
+//   place: q and k each split into spans of Q_SPAN / K_SPAN columns (HEAD_DIM: a norm per head,
+//   as Qwen3's q_norm / k_norm; Q_COLS / K_COLS: one over the whole projection), each span
+//   normalized as rms_norm does with the weight q_weight [Q_SPAN] / k_weight [K_SPAN], then with
+//   ROPE rotated as rope_rows does with cos, sin [M, HEAD_DIM] (null without ROPE).
+//   grid (M, Q_COLS / Q_SPAN + K_COLS / K_SPAN): one block per row and span; block
+//   qk_norm_rope_threads(max span), static shared memory: the span's normalized values.
+// =============================================================================================
+constexpr int kQkNormMaxSpan = 8192; // bf16 columns of one span (16 KiB of shared memory)
+SINTER_LP_FN bool qk_norm_rope_supported(int M, int row_stride, int q_cols, int k_cols,
+                                         int head_dim, int q_span, int k_span) {
+  auto span_ok = [&](int cols, int span) {
+    return span >= head_dim && span % head_dim == 0 && cols % span == 0 && span % 8 == 0 &&
+           span <= kQkNormMaxSpan;
+  };
+  return M >= 1 && head_dim >= 2 && head_dim % 2 == 0 && q_cols >= head_dim &&
+         k_cols >= head_dim && q_cols % head_dim == 0 && k_cols % head_dim == 0 &&
+         q_cols + k_cols <= row_stride && row_stride % 8 == 0 && q_cols % 8 == 0 &&
+         span_ok(q_cols, q_span) && span_ok(k_cols, k_span) &&
+         q_cols / q_span + k_cols / k_span <= 65535;
+}
+SINTER_LP_FN int qk_norm_rope_threads(int max_span) { return min_int(256, round_up(max_span / 8, 32)); }
+SINTER_LP_FN LaunchParams qk_norm_rope_launch(int M, int q_cols, int k_cols, int q_span,
+                                              int k_span) {
+  return {{uint32_t(M), uint32_t(q_cols / q_span + k_cols / k_span), 1u},
+          {uint32_t(qk_norm_rope_threads(max_int(q_span, k_span))), 1u, 1u},
+          0u};
+}
+
+// =============================================================================================
 // rope_rows<M, ROW_STRIDE, ROPE_COLS, HEAD_DIM>(const bf16 *cos, const bf16 *sin, bf16 *qkv)
 //   cos, sin [M, HEAD_DIM] (row m for token m); qkv [M, ROW_STRIDE], rotated in place on its
 //   first ROPE_COLS columns (heads of HEAD_DIM). grid (M), block min(256, round_up(ROPE_COLS/2,

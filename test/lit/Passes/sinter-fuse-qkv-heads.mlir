@@ -299,3 +299,194 @@ func.func @batch_cache(%h: tensor<2x6x64xbf16>, %kc: tensor<2x2x8x16xbf16>, %vc:
   %a = sinter.fused_attention %qt, %kt, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<2x4x6x16xbf16>, tensor<2x2x6x16xbf16>, tensor<2x2x6x16xbf16>) -> tensor<2x6x64xbf16>
   return %a, %kn, %vn : tensor<2x6x64xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>
 }
+
+// -----
+
+// Qwen3's q_norm / k_norm: a norm per head between the reshape and the transpose, one epsilon;
+// the split takes both weights and the norm ops go with the chains.
+// CHECK-LABEL: func.func @qk_norm_per_head
+// CHECK: %[[QW:.+]] = sinter.constant dense<1.500000e+00> : tensor<16xbf16>
+// CHECK: %[[KW:.+]] = sinter.constant dense<2.000000e+00> : tensor<16xbf16>
+// CHECK: %[[Q:.+]], %[[K:.+]], %[[V:.+]] = sinter.split_qkv_heads %{{.+}} rope(%{{.+}}, %{{.+}}) norm(%[[QW]], %[[KW]]) {norm_epsilon = 9.99999997E-7 : f32}
+// CHECK-NEXT: sinter.fused_attention %[[Q]], %[[K]], %[[V]]
+// CHECK-NOT: sinter.rms_normalization
+func.func @qk_norm_per_head(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<16xbf16>
+  %kw = sinter.constant dense<2.0> : tensor<16xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qn = sinter.rms_normalization %q4, %qw {axis = 3 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x4x16xbf16>, tensor<16xbf16>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %qn, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kn = sinter.rms_normalization %k4, %kw {axis = 3 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x2x16xbf16>, tensor<16xbf16>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %kn, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// OLMo 2's norms over the whole q and k projections (between the slice and the reshape).
+// CHECK-LABEL: func.func @qk_norm_projection
+// CHECK: sinter.split_qkv_heads %{{.+}} rope(%{{.+}}, %{{.+}}) norm(%{{.+}}, %{{.+}}) {norm_epsilon = 9.99999997E-7 : f32} : (tensor<1x6x128xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<64xbf16>, tensor<32xbf16>)
+// CHECK-NOT: sinter.rms_normalization
+func.func @qk_norm_projection(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<64xbf16>
+  %kw = sinter.constant dense<2.0> : tensor<32xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %qn = sinter.rms_normalization %q, %qw {axis = 2 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x64xbf16>, tensor<64xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %qn, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %kn = sinter.rms_normalization %k, %kw {axis = 2 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x32xbf16>, tensor<32xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %kn, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+
+// -----
+
+// Only q normalized: the kernels' norm takes q and k together, so nothing is folded.
+// CHECK-LABEL: func.func @only_q_norm
+// CHECK-NOT: split_qkv_heads
+// CHECK: sinter.rms_normalization
+func.func @only_q_norm(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<16xbf16>
+  %kw = sinter.constant dense<2.0> : tensor<16xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qn = sinter.rms_normalization %q4, %qw {axis = 3 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x4x16xbf16>, tensor<16xbf16>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %qn, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// q and k norms with different epsilons: left alone.
+// CHECK-LABEL: func.func @qk_norm_two_eps
+// CHECK-NOT: split_qkv_heads
+// CHECK: sinter.rms_normalization
+func.func @qk_norm_two_eps(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<16xbf16>
+  %kw = sinter.constant dense<2.0> : tensor<16xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qn = sinter.rms_normalization %q4, %qw {axis = 3 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x4x16xbf16>, tensor<16xbf16>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %qn, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kn = sinter.rms_normalization %k4, %kw {axis = 3 : i64, epsilon = 1.0e-5 : f32} : (tensor<1x6x2x16xbf16>, tensor<16xbf16>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %kn, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// A norm on v (no model has one): left alone.
+// CHECK-LABEL: func.func @v_norm
+// CHECK-NOT: split_qkv_heads
+// CHECK: sinter.rms_normalization
+func.func @v_norm(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<16xbf16>
+  %kw = sinter.constant dense<2.0> : tensor<16xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qn = sinter.rms_normalization %q4, %qw {axis = 3 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x4x16xbf16>, tensor<16xbf16>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %qn, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kn = sinter.rms_normalization %k4, %kw {axis = 3 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x2x16xbf16>, tensor<16xbf16>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %kn, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vn = sinter.rms_normalization %v4, %kw {axis = 3 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x2x16xbf16>, tensor<16xbf16>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %vn, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// A norm over the last two axes (heads and head_dim): not the kernel's; left alone.
+// CHECK-LABEL: func.func @qk_norm_not_last_axis
+// CHECK-NOT: split_qkv_heads
+// CHECK: sinter.rms_normalization
+func.func @qk_norm_not_last_axis(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<16xbf16>
+  %kw = sinter.constant dense<2.0> : tensor<16xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qn = sinter.rms_normalization %q4, %qw {axis = 2 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x4x16xbf16>, tensor<16xbf16>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %qn, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kn = sinter.rms_normalization %k4, %kw {axis = 3 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x2x16xbf16>, tensor<16xbf16>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %kn, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}

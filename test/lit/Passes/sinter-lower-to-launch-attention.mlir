@@ -50,3 +50,25 @@ func.func @batch_of_two(%h: tensor<2x2x64xbf16>, %mask: tensor<2x2xi64>) -> tens
   %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<2x4x2x16xbf16>, tensor<2x2x2x16xbf16>, tensor<2x2x2x16xbf16>, tensor<2x2xi64>) -> tensor<2x2x64xbf16>
   return %a3 : tensor<2x2x64xbf16>
 }
+
+// -----
+
+// q / k norms (Qwen3's, per head): the projection keeps its columns in order (no RoPE
+// epilogue), then one qk_norm_rope launch normalizes and rotates q and k in place, one block
+// per row and head (4 q + 2 k heads), before the attention reads the heads.
+// CHECK-LABEL: func.func @qk_norm
+// CHECK: launch.kernel "linear_small_m"{{.+}}params = [6, 128, 64, "sinter::kernels::LinearPrologue::RMS_NORM", "sinter::kernels::LinearEpilogue::NONE", "__nv_bfloat16", "925353388u", 0, 0,
+// CHECK: launch.kernel "qk_norm_rope"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[QKV:.+]]) {args = array<i64: 0, 1, 2, 3, 4>, block = array<i64: 32, 1, 1>, grid = array<i64: 6, 6, 1>, params = [6, 128, 64, 32, 16, 16, 16, "true", "897988541u"]
+// CHECK-NEXT: launch.kernel "flash_attention"(%[[QKV]],
+func.func @qk_norm(%h: tensor<1x6x64xbf16>, %mask: tensor<1x6xi64>) -> tensor<1x6x64xbf16> {
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<16xbf16>
+  %kw = sinter.constant dense<2.0> : tensor<16xbf16>
+  %qkv = sinter.linear %h, %wqkv norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64x128xbf16>, tensor<64xbf16>) -> tensor<1x6x128xbf16>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xbf16>
+  %qr, %kr, %vt = sinter.split_qkv_heads %qkv rope(%cos, %sin) norm(%qw, %kw) {norm_epsilon = 1.0e-6 : f32} : (tensor<1x6x128xbf16>, tensor<1x1x6x16xbf16>, tensor<1x1x6x16xbf16>, tensor<16xbf16>, tensor<16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
+  return %a3 : tensor<1x6x64xbf16>
+}

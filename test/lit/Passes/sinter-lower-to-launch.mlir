@@ -156,3 +156,16 @@ func.func @bad_target(%x: tensor<2x8xbf16>) -> tensor<2x4xbf16> {
   return %y : tensor<2x4xbf16>
 }
 }
+
+// -----
+
+// A norm over a q projection wider than one block of qk_norm_rope holds (8448 columns).
+func.func @qk_norm_too_wide(%h: tensor<1x1x64xbf16>) -> (tensor<1x528x1x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1x2x1x16xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x8512xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<8448xbf16>
+  %kw = sinter.constant dense<2.0> : tensor<32xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x1x64xbf16>, tensor<64x8512xbf16>) -> tensor<1x1x8512xbf16>
+  // expected-error @+1 {{no qk_norm_rope configuration for q/k norms over 8448 and 32 columns of heads of 16 (at most 8192)}}
+  %q, %k, %v = sinter.split_qkv_heads %qkv norm(%qw, %kw) {norm_epsilon = 1.0e-6 : f32} : (tensor<1x1x8512xbf16>, tensor<8448xbf16>, tensor<32xbf16>) -> (tensor<1x528x1x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1x2x1x16xbf16>)
+  return %q, %k, %v : tensor<1x528x1x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1x2x1x16xbf16>
+}

@@ -281,6 +281,18 @@ LogicalResult SplitQkvHeadsOp::verify() {
     return emitOpError("qkv has ") << qkv.getDimSize(2) << " columns; q, k and v take " << columns;
   if (!getCos() != !getSin())
     return emitOpError("takes both rope tables or neither");
+  if (!getQNorm() != !getKNorm() || !getQNorm() != !getNormEpsilon())
+    return emitOpError("takes both norm weights and an epsilon, or none");
+  if (getQNorm()) {
+    for (auto [weight, head] : {std::pair(getQNorm(), q), std::pair(getKNorm(), k)}) {
+      auto w = cast<RankedTensorType>(weight.getType());
+      int64_t d = head.getDimSize(3);
+      if (w.getRank() != 1 || w.getElementType() != qkv.getElementType() ||
+          (w.getDimSize(0) != d && w.getDimSize(0) != head.getDimSize(1) * d))
+        return emitOpError("norm weight ")
+               << w << " must have D or heads * D elements of the heads' type for " << head;
+    }
+  }
   if (!getCos())
     return success();
   if (q.getDimSize(3) % 2 != 0)

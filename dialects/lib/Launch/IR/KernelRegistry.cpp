@@ -88,6 +88,16 @@ const KernelParam kRopeRowsParams[] = {
     {"M", P::Int}, {"ROW_STRIDE", P::Int}, {"ROPE_COLS", P::Int}, {"HEAD_DIM", P::Int}};
 const KernelArg kRopeRowsArgs[] = {{"cos", R::In}, {"sin", R::In}, {"rows", R::InOut}};
 
+const KernelParam kQkNormRopeParams[] = {
+    {"M", P::Int},      {"ROW_STRIDE", P::Int}, {"Q_COLS", P::Int}, {"K_COLS", P::Int},
+    {"HEAD_DIM", P::Int}, {"Q_SPAN", P::Int},   {"K_SPAN", P::Int}, {"ROPE", P::Bool},
+    {"EPS_BITS", P::FloatBits}};
+const KernelArg kQkNormRopeArgs[] = {{"q_weight", R::In},
+                                     {"k_weight", R::In},
+                                     {"cos", R::Optional},
+                                     {"sin", R::Optional},
+                                     {"rows", R::InOut}};
+
 const KernelParam kSiluMulParams[] = {{"M", P::Int}, {"N", P::Int}};
 const KernelArg kSiluMulArgs[] = {{"gate_up", R::In}, {"out", R::Out}};
 
@@ -121,6 +131,7 @@ const KernelTemplate kTemplates[] = {
     {"attention_decode", kAttentionDecodeParams, 12, kAttentionDecodeArgs},
     {"rms_norm", kRmsNormParams, 3, kRmsNormArgs},
     {"rope_rows", kRopeRowsParams, 4, kRopeRowsArgs},
+    {"qk_norm_rope", kQkNormRopeParams, 9, kQkNormRopeArgs},
     {"silu_mul", kSiluMulParams, 2, kSiluMulArgs},
     {"kv_cache_write", kKvCacheWriteParams, 8, kKvCacheWriteArgs},
     {"cache_rows_write", kCacheRowsWriteParams, 5, kCacheRowsWriteArgs},

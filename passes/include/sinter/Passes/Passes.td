@@ -236,8 +236,11 @@ def SinterFuseQkvHeads : Pass<"sinter-fuse-qkv-heads", "mlir::ModuleOp"> {
     `sinter.fused_attention` or `sinter.decode_attention` (k and v of a decode attention through
     the cache writes of its step), in q | k | v column order covering every column, with q and k
     rotated by the same tables and v not (or no rotation at all), becomes the linear and one
-    `sinter.split_qkv_heads`. The linear kernel then writes the rotated q | k | v rows (its RoPE
-    epilogue), and the attention and cache-write kernels read each head at its column offset, so
+    `sinter.split_qkv_heads`. The q and k chains may also hold an `rms_normalization` over the
+    last axis with a 1-D weight (both, one epsilon; v none) after the slice (a norm over the
+    projection, OLMo 2) or after the reshape (a norm per head, Qwen3): the split then takes
+    their weights. The linear kernel then writes the rotated q | k | v rows (its RoPE
+    epilogue; with norms a qk_norm_rope launch after it normalizes and rotates), and the attention and cache-write kernels read each head at its column offset, so
     the split costs no launch. A table computed at run time that the sequences of a batch share
     (a decode step's lookup at the one cache position) is broadcast to a row per token first
     (`sinter.expand` after the lookup, once per shape), as the projection kernels read one row

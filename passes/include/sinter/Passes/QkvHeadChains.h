@@ -16,8 +16,11 @@ namespace sinter {
 /// One head-split operand of attention: slice (last axis) -> reshape [B, S, H, D] -> transpose
 /// [0, 2, 1, 3] (-> rope) -> operand `operand` (0 q, 1 k, 2 v) of `attention`, a
 /// fused_attention, or a decode_attention reading it through the cache write of its step.
+/// `norm`, an rms_normalization over the last axis, may follow the slice (one norm over the
+/// projection) or the reshape (a norm per head).
 struct QkvHeadChain {
   graph::SliceOp slice;
+  graph::RMSNormalizationOp norm;
   graph::ReshapeOp reshape;
   graph::TransposeOp transpose;
   graph::RopeOp rope;
@@ -26,12 +29,25 @@ struct QkvHeadChain {
   int64_t begin = 0, end = 0;
   /// The head as the attention (or its cache write) reads it.
   mlir::Value head() { return rope ? rope.getResult() : transpose.getResult(); }
+  /// The chain's ops from the slice on, each the user of the one before.
+  llvm::SmallVector<mlir::Operation *, 5> ops() {
+    llvm::SmallVector<mlir::Operation *, 5> chain;
+    bool normFirst = norm && norm->isBeforeInBlock(reshape);
+    for (mlir::Operation *op :
+         {slice.getOperation(), normFirst ? norm.getOperation() : nullptr,
+          reshape.getOperation(), normFirst ? nullptr : norm.getOperation(),
+          transpose.getOperation(), rope.getOperation()})
+      if (op)
+        chain.push_back(op);
+    return chain;
+  }
 };
 
 /// The three head chains of `linear`, sorted by column, when its output is exactly q | k | v of
 /// one attention: a bf16 linear with a constant weight (and bias, if any), no residual or
 /// SwiGLU, every user one of the chains, in q | k | v column order covering every column, with q and k
-/// rotated by one pair of tables and v not, or none rotated. Otherwise nullopt.
+/// rotated by one pair of tables and v not, or none rotated, and q and k normalized with one
+/// epsilon and v not, or none normalized. Otherwise nullopt.
 std::optional<llvm::SmallVector<QkvHeadChain, 3>> qkvHeadChains(graph::LinearOp linear);
 
 } // namespace sinter

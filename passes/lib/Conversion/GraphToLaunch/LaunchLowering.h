@@ -120,8 +120,13 @@ private:
   /// merged_heads (sinter-fuse-attention-head-merge).
   mlir::LogicalResult requireMergedHeads(mlir::Operation *attention, bool mergedHeads);
   /// A split_qkv_heads is no launch: its heads are read in place in the projection's buffer,
-  /// which the linear producing it was lowered into (with the rotation when it has tables).
+  /// which the linear producing it was lowered into (with the rotation when it has tables),
+  /// unless it normalizes q and k: then a qk_norm_rope launch (LowerSplitQkvHeads.cpp).
   mlir::LogicalResult lowerSplitQkvHeads(graph::SplitQkvHeadsOp split);
+  /// A RoPE table as the kernels read it, bf16 [m, headDim]: a weight for a constant table,
+  /// else the buffer of the table computed at run time.
+  mlir::FailureOr<mlir::Value> ropeTableBuffer(mlir::Operation *user, mlir::Value table,
+                                               int64_t m, int64_t headDim);
   /// The columns `head` is read from when it is a result of a split_qkv_heads, else nullopt.
   std::optional<HeadColumns> headColumns(mlir::Value head);
   /// KV caches (LowerCache.cpp): a write that no decode attention absorbs (prefill), and

@@ -195,6 +195,23 @@ DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
 
 } // namespace
 
+FailureOr<Value> FunctionLowering::ropeTableBuffer(Operation *user, Value table, int64_t m,
+                                                   int64_t headDim) {
+  // Constant tables (a prompt at fixed positions), or the rows a lookup at the cache position
+  // produced (decode).
+  if (DenseElementsAttr data = ropeTable(table, m, headDim))
+    return makeWeight(table.getLoc(), data);
+  auto type = cast<RankedTensorType>(table.getType());
+  if (table.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
+      !type.getElementType().isBF16())
+    return user->emitError("rope tables must be bf16 [") << m << ", " << headDim << "]";
+  FailureOr<Value> buffer = bufferOf(table);
+  if (succeeded(buffer) && !elementTypeOf(*buffer).isBF16() &&
+      failed(requireModelActivations(user, "a RoPE table computed at run time")))
+    return failure();
+  return buffer;
+}
+
 bool FunctionLowering::wantsKernel(graph::LinearOp linear) const {
   auto in = linear.getInput().getType();
   // bf16 linears go through the kernel-aware lowering, which takes linear_small_m where it
@@ -236,31 +253,17 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     rowOf = [=](int64_t r) { return (r % 2 ? u0 : g0) + r / 2; };
   }
   auto split = dyn_cast_or_null<graph::SplitQkvHeadsOp>(graph::singleUser(linear.getResult()));
-  if (split && split.hasRope()) {
+  // With q / k norms the rotation follows them in their own launch (lowerQkNorm).
+  if (split && split.hasRope() && !split.hasNorm()) {
     if (epilogue != kn::LinearEpilogue::NONE || linear.getResidual())
       return linear.emitError("a QKV projection with rotated heads takes no residual or "
                               "SwiGLU epilogue");
     headDim = split.getQ().getType().getDimSize(3);
     ropeRows = split.columnOffset(2);
-    // Constant tables (a prompt at fixed positions), or the rows a lookup at the cache
-    // position produced (decode).
-    auto table = [&](Value v) -> FailureOr<Value> {
-      if (DenseElementsAttr data = ropeTable(v, m, headDim))
-        return makeWeight(v.getLoc(), data);
-      auto type = cast<RankedTensorType>(v.getType());
-      if (v.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
-          !type.getElementType().isBF16())
-        return linear.emitError("rope tables must be bf16 [") << m << ", " << headDim << "]";
-      FailureOr<Value> buffer = bufferOf(v);
-      if (succeeded(buffer) && !elementTypeOf(*buffer).isBF16() &&
-          failed(requireModelActivations(linear, "a RoPE table computed at run time")))
-        return failure();
-      return buffer;
-    };
-    auto cosBuffer = table(split.getCos());
+    auto cosBuffer = ropeTableBuffer(linear, split.getCos(), m, headDim);
     if (failed(cosBuffer))
       return failure();
-    auto sinBuffer = table(split.getSin());
+    auto sinBuffer = ropeTableBuffer(linear, split.getSin(), m, headDim);
     if (failed(sinBuffer))
       return failure();
     cosTable = *cosBuffer;
@@ -594,22 +597,6 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   return emitKernel(attention.getLoc(), flash ? "flash_attention" : "attention_prefill", params,
                     {q->buffer, mask, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
-}
-
-LogicalResult FunctionLowering::lowerSplitQkvHeads(graph::SplitQkvHeadsOp split) {
-  auto linear = split.getQkv().getDefiningOp<graph::LinearOp>();
-  if (!linear || !wantsKernel(linear) || !buffers.count(split.getQkv()))
-    return split.emitError("the heads are read in place: the qkv operand must be a bf16 linear "
-                           "with a constant weight");
-  return success();
-}
-
-std::optional<HeadColumns> FunctionLowering::headColumns(Value head) {
-  auto split = head.getDefiningOp<graph::SplitQkvHeadsOp>();
-  if (!split)
-    return std::nullopt;
-  return HeadColumns{buffers.lookup(split.getQkv()), split.getQkv().getType().getDimSize(2),
-                     split.columnOffset(cast<OpResult>(head).getResultNumber())};
 }
 
 LogicalResult FunctionLowering::requireMergedHeads(Operation *attention, bool mergedHeads) {

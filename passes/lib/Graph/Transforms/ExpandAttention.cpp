@@ -111,13 +111,19 @@ struct ExpandAttention : OpRewritePattern<AttentionOp> {
 };
 
 /// Whether `attention`'s operands are the q | k | v head split of one fused QKV projection, as
-/// sinter-fuse-qkv-heads folds it (`q` the attention's q operand).
+/// sinter-fuse-qkv-heads folds it (`q` the attention's q operand; qkvHeadChains has the rest).
 bool readsQkvSplit(Operation *attention, Value q) {
   if (auto rope = q.getDefiningOp<RopeOp>())
     q = rope.getInput();
+  // A q norm (QkvHeadChain::norm) may follow the reshape or the slice.
+  auto skipNorm = [](Value v) {
+    auto norm = v ? v.getDefiningOp<RMSNormalizationOp>() : RMSNormalizationOp();
+    return norm ? norm.getInput() : v;
+  };
   auto transpose = q.getDefiningOp<TransposeOp>();
-  auto reshape = transpose ? transpose.getInput().getDefiningOp<ReshapeOp>() : ReshapeOp();
-  auto slice = reshape ? reshape.getInput().getDefiningOp<SliceOp>() : SliceOp();
+  auto reshape =
+      transpose ? skipNorm(transpose.getInput()).getDefiningOp<ReshapeOp>() : ReshapeOp();
+  auto slice = reshape ? skipNorm(reshape.getInput()).getDefiningOp<SliceOp>() : SliceOp();
   auto linear = slice ? slice.getInput().getDefiningOp<LinearOp>() : LinearOp();
   if (!linear)
     return false;

@@ -59,10 +59,8 @@ struct FuseQkvHeadsPass : sinter::impl::SinterFuseQkvHeadsBase<FuseQkvHeadsPass>
         continue;
       SmallVector<Location> locs;
       for (sinter::QkvHeadChain &c : *chains)
-        for (Operation *op : {c.slice.getOperation(), c.reshape.getOperation(),
-                              c.transpose.getOperation(), c.rope.getOperation()})
-          if (op)
-            locs.push_back(op->getLoc());
+        for (Operation *op : c.ops())
+          locs.push_back(op->getLoc());
       sinter::QkvHeadChain &first = (*chains)[0];
       Value cos = first.rope ? first.rope.getCos() : Value();
       Value sin = first.rope ? first.rope.getSin() : Value();
@@ -86,16 +84,20 @@ struct FuseQkvHeadsPass : sinter::impl::SinterFuseQkvHeadsBase<FuseQkvHeadsPass>
         cos = perTokenTable(cos, qkvType, headDim, broadcastTables);
         sin = perTokenTable(sin, qkvType, headDim, broadcastTables);
       }
-      auto split =
-          SplitQkvHeadsOp::create(builder, builder.getFusedLoc(locs), (*chains)[0].head().getType(),
-                                  (*chains)[1].head().getType(), (*chains)[2].head().getType(),
-                                  linear.getResult(), cos, sin);
+      sinter::QkvHeadChain &second = (*chains)[1];
+      RMSNormalizationOp qNorm = first.norm, kNorm = second.norm;
+      if ((qNorm && !definedBefore(qNorm.getScale())) ||
+          (kNorm && !definedBefore(kNorm.getScale())))
+        continue;
+      auto split = SplitQkvHeadsOp::create(
+          builder, builder.getFusedLoc(locs), first.head().getType(), second.head().getType(),
+          (*chains)[2].head().getType(), linear.getResult(), cos, sin,
+          qNorm ? qNorm.getScale() : Value(), kNorm ? kNorm.getScale() : Value(),
+          qNorm ? qNorm.getEpsilonAttr() : FloatAttr());
       for (auto [i, c] : llvm::enumerate(*chains)) {
         c.head().replaceAllUsesWith(split->getResult(i));
-        for (Operation *op : {c.rope.getOperation(), c.transpose.getOperation(),
-                              c.reshape.getOperation(), c.slice.getOperation()})
-          if (op)
-            op->erase();
+        for (Operation *op : llvm::reverse(c.ops())) // each after its one user
+          op->erase();
       }
     }
   }

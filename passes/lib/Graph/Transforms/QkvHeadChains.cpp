@@ -8,6 +8,22 @@ using namespace sinter::graph;
 
 namespace {
 
+/// `value`'s only user when it is an rms_normalization of `value` over its last axis with a
+/// 1-D weight, keeping the type (the qk_norm_rope kernel's norm).
+RMSNormalizationOp lastAxisNorm(Value value) {
+  auto norm = dyn_cast_or_null<RMSNormalizationOp>(singleUser(value));
+  if (!norm || norm.getInput() != value || norm.getType() != value.getType())
+    return nullptr;
+  auto type = cast<RankedTensorType>(value.getType());
+  auto scale = cast<RankedTensorType>(norm.getScale().getType());
+  int64_t axis = norm.getAxis();
+  if ((axis != type.getRank() - 1 && axis != -1) || scale.getRank() != 1 ||
+      scale.getDimSize(0) != type.getShape().back() ||
+      scale.getElementType() != type.getElementType())
+    return nullptr;
+  return norm;
+}
+
 std::optional<QkvHeadChain> matchHeadChain(SliceOp slice) {
   QkvHeadChain c;
   c.slice = slice;
@@ -15,10 +31,16 @@ std::optional<QkvHeadChain> matchHeadChain(SliceOp slice) {
   if (!cols)
     return std::nullopt;
   std::tie(c.begin, c.end) = *cols;
-  c.reshape = dyn_cast_or_null<ReshapeOp>(singleUser(slice.getResult()));
+  Value columns = slice.getResult();
+  if ((c.norm = lastAxisNorm(columns)))
+    columns = c.norm.getResult();
+  c.reshape = dyn_cast_or_null<ReshapeOp>(singleUser(columns));
   if (!c.reshape || c.reshape.getType().getRank() != 4)
     return std::nullopt;
-  c.transpose = dyn_cast_or_null<TransposeOp>(singleUser(c.reshape.getResult()));
+  Value heads = c.reshape.getResult();
+  if (!c.norm && (c.norm = lastAxisNorm(heads)))
+    heads = c.norm.getResult();
+  c.transpose = dyn_cast_or_null<TransposeOp>(singleUser(heads));
   if (!c.transpose || c.transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
     return std::nullopt;
   if (auto rope = dyn_cast_or_null<RopeOp>(singleUser(c.transpose.getResult()))) {
@@ -98,6 +120,9 @@ std::optional<SmallVector<QkvHeadChain, 3>> sinter::qkvHeadChains(LinearOp linea
                  chains[0].rope.getSin() == chains[1].rope.getSin();
   bool plain = !chains[0].rope && !chains[1].rope && !chains[2].rope;
   if (!rotated && !plain)
+    return std::nullopt;
+  if (chains[2].norm || !chains[0].norm != !chains[1].norm ||
+      (chains[0].norm && chains[0].norm.getEpsilon() != chains[1].norm.getEpsilon()))
     return std::nullopt;
   return chains;
 }

@@ -442,7 +442,7 @@ func.func @split_qkv_heads_tables(%qkv: tensor<1x6x128xbf16>, %cos: tensor<1x1x5
 
 func.func @split_qkv_heads_one_table(%qkv: tensor<1x6x128xbf16>, %cos: tensor<1x1x6x16xbf16>) {
   // expected-error @+1 {{takes both rope tables or neither}}
-  %r:3 = "sinter.split_qkv_heads"(%qkv, %cos) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<1x6x128xbf16>, tensor<1x1x6x16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  %r:3 = "sinter.split_qkv_heads"(%qkv, %cos) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>}> : (tensor<1x6x128xbf16>, tensor<1x1x6x16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
   return
 }
 
@@ -459,5 +459,29 @@ func.func @decode_attention_key_mask_length(%q: tensor<1x4x1x16xbf16>, %k: tenso
 func.func @decode_attention_key_mask_float(%q: tensor<1x4x1x16xbf16>, %k: tensor<1x2x8x16xbf16>, %pos: tensor<1xi64>, %mask: tensor<1x8xf32>) {
   // expected-error @+1 {{key_mask must be an integer [B, L] tensor}}
   %0 = sinter.decode_attention %q, %k, %k, %pos key_mask %mask {scale = 2.500000e-01 : f32} : (tensor<1x4x1x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1xi64>, tensor<1x8xf32>) -> tensor<1x4x1x16xbf16>
+  return
+}
+
+// -----
+
+func.func @split_qkv_heads_one_norm(%qkv: tensor<1x6x128xbf16>, %w: tensor<16xbf16>) {
+  // expected-error @+1 {{takes both norm weights and an epsilon, or none}}
+  %r:3 = "sinter.split_qkv_heads"(%qkv, %w) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0>, norm_epsilon = 1.0e-6 : f32}> : (tensor<1x6x128xbf16>, tensor<16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @split_qkv_heads_norm_no_epsilon(%qkv: tensor<1x6x128xbf16>, %w: tensor<16xbf16>) {
+  // expected-error @+1 {{takes both norm weights and an epsilon, or none}}
+  %r:3 = "sinter.split_qkv_heads"(%qkv, %w, %w) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 1>}> : (tensor<1x6x128xbf16>, tensor<16xbf16>, tensor<16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @split_qkv_heads_norm_width(%qkv: tensor<1x6x128xbf16>, %w: tensor<16xbf16>, %k: tensor<48xbf16>) {
+  // expected-error @+1 {{norm weight 'tensor<48xbf16>' must have D or heads * D elements of the heads' type for 'tensor<1x2x6x16xbf16>'}}
+  %r:3 = "sinter.split_qkv_heads"(%qkv, %w, %k) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 1>, norm_epsilon = 1.0e-6 : f32}> : (tensor<1x6x128xbf16>, tensor<16xbf16>, tensor<48xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
   return
 }

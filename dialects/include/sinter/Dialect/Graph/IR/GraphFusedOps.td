@@ -57,21 +57,30 @@ def Graph_SplitQkvHeadsOp : Graph_Op<"split_qkv_heads", [AttrSizedOperandSegment
     are q [B, Hq, S, D], k and v [B, Hkv, S, D]: each column block reshaped to
     [B, S, heads, D] and transposed to [B, heads, S, D]. With `cos` and `sin` (both or
     neither; they broadcast to q's and k's shape) q and k are rotated as sinter.rope does; v
-    never is. Formed by sinter-fuse-qkv-heads for the attention kernels: the projection's
-    kernel writes the rotated columns, and the attention and cache-write kernels read each
-    head in place at its column offset, so the split itself is no launch.
+    never is. With `q_norm` and `k_norm` (both or neither, with `norm_epsilon`) q and k are
+    RMS-normalized before the rotation, as sinter.rms_normalization over the last axis does:
+    a weight of D elements normalizes each head (Qwen3's q_norm / k_norm), one of all the
+    heads' columns (Hq * D for q, Hkv * D for k) the whole projection (OLMo 2). Formed by
+    sinter-fuse-qkv-heads for the attention kernels: the projection's kernel writes the
+    rotated columns (with norms, a qk_norm_rope launch after it normalizes and rotates them in
+    place), and the attention and cache-write kernels read each head in place at its column
+    offset, so the split itself is no launch.
   }];
   let arguments = (ins Graph_FloatTensor:$qkv, Optional<Graph_FloatTensor>:$cos,
-                       Optional<Graph_FloatTensor>:$sin);
+                       Optional<Graph_FloatTensor>:$sin, Optional<Graph_FloatTensor>:$q_norm,
+                       Optional<Graph_FloatTensor>:$k_norm, OptionalAttr<F32Attr>:$norm_epsilon);
   let results = (outs Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v);
   let assemblyFormat = [{
-    $qkv (`rope` `(` $cos^ `,` $sin `)`)? attr-dict `:` functional-type(operands, results)
+    $qkv (`rope` `(` $cos^ `,` $sin `)`)? (`norm` `(` $q_norm^ `,` $k_norm `)`)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let extraClassDeclaration = [{
     /// The first column of result `index` (0 q, 1 k, 2 v) in a row of `qkv`.
     int64_t columnOffset(unsigned index);
     /// Whether q and k are rotated.
     bool hasRope() { return getCos() != nullptr; }
+    /// Whether q and k are normalized (before the rotation).
+    bool hasNorm() { return getQNorm() != nullptr; }
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,78 @@
+// Per-head (Qwen3) or per-projection q / k RMSNorm followed by RoPE, in place on a fused QKV
+// activation: what the attention kernels need when a model normalizes q and k before rotating
+// them (the projection's RoPE epilogue cannot: a norm spans a whole head, many weight tiles).
+// Semantics and limits: launch_params.h ("qk_norm_rope"); launch: qk_norm_rope_launch.
+// The norm rounds as rms_norm does (HF's RMSNorm in bf16), the rotation as rope_rows does
+// (fp32 from the normalized bf16 values, rounded once).
+#pragma once
+
+#include "kernel_common.cuh"
+
+namespace sinter::kernels {
+
+template <int M, int ROW_STRIDE, int Q_COLS, int K_COLS, int HEAD_DIM, int Q_SPAN, int K_SPAN,
+          bool ROPE, uint32_t EPS_BITS>
+__global__ void __launch_bounds__(qk_norm_rope_threads(Q_SPAN > K_SPAN ? Q_SPAN : K_SPAN))
+    qk_norm_rope(const bf16 *q_weight, const bf16 *k_weight, const bf16 *cos, const bf16 *sin,
+                 bf16 *qkv) {
+  static_assert(qk_norm_rope_supported(M, ROW_STRIDE, Q_COLS, K_COLS, HEAD_DIM, Q_SPAN, K_SPAN),
+                "qk_norm_rope: bad shape");
+  constexpr int MAX_SPAN = Q_SPAN > K_SPAN ? Q_SPAN : K_SPAN;
+  constexpr int THREADS = qk_norm_rope_threads(MAX_SPAN);
+  constexpr int WARPS = THREADS / 32;
+  constexpr int PER = (MAX_SPAN / 8 + THREADS - 1) / THREADS; // 8-column vectors per thread
+  constexpr int HALF = HEAD_DIM / 2;
+  constexpr int Q_SPANS = Q_COLS / Q_SPAN;
+  __shared__ float partial[WARPS];
+  __shared__ __align__(16) bf16 normed[ROPE ? MAX_SPAN : 8];
+
+  detail::pdl_launch_dependents();
+  detail::pdl_wait();
+  const int m = blockIdx.x;
+  const bool is_q = int(blockIdx.y) < Q_SPANS;
+  const int span = is_q ? Q_SPAN : K_SPAN;
+  const int col0 = is_q ? int(blockIdx.y) * Q_SPAN : Q_COLS + (int(blockIdx.y) - Q_SPANS) * K_SPAN;
+  const bf16 *w = is_q ? q_weight : k_weight;
+  bf16 *row = qkv + size_t(m) * ROW_STRIDE + col0;
+  const int vectors = span / 8;
+
+  uint4 v[PER];
+  float ss = 0.f;
+#pragma unroll
+  for (int i = 0; i < PER; ++i) {
+    const int idx = threadIdx.x + i * THREADS;
+    v[i] = idx < vectors ? detail::ld16(row + idx * 8) : make_uint4(0u, 0u, 0u, 0u);
+    ss = detail::sum_squares_bf16x8(v[i], ss);
+  }
+  ss = detail::warp_sum(ss);
+  if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
+  __syncthreads();
+  float total = 0.f;
+#pragma unroll
+  for (int i = 0; i < WARPS; ++i) total += partial[i];
+  const float r = rsqrtf(total / float(span) + __uint_as_float(EPS_BITS));
+
+#pragma unroll
+  for (int i = 0; i < PER; ++i) {
+    const int idx = threadIdx.x + i * THREADS;
+    if (idx >= vectors) break;
+    const uint4 n = detail::rms_scale_bf16x8(v[i], detail::ld_ro16(w + idx * 8), r);
+    if constexpr (ROPE) detail::st16(normed + idx * 8, n);
+    else detail::st16(row + idx * 8, n);
+  }
+  if constexpr (ROPE) {
+    __syncthreads();
+    const bf16 *c = cos + size_t(m) * HEAD_DIM, *s = sin + size_t(m) * HEAD_DIM;
+    for (int p = threadIdx.x; p < span / 2; p += THREADS) {
+      const int head = p / HALF, i = p % HALF;
+      const bf16 *q = normed + head * HEAD_DIM;
+      const float a = __bfloat162float(q[i]), b = __bfloat162float(q[i + HALF]);
+      row[head * HEAD_DIM + i] =
+          __float2bfloat16_rn(a * __bfloat162float(c[i]) - b * __bfloat162float(s[i]));
+      row[head * HEAD_DIM + i + HALF] = __float2bfloat16_rn(
+          b * __bfloat162float(c[i + HALF]) + a * __bfloat162float(s[i + HALF]));
+    }
+  }
+}
+
+} // namespace sinter::kernels

@@ -1,0 +1,86 @@
+// GPU test of qk_norm_rope (q / k RMSNorm per head or per projection, then RoPE, in place on a
+// fused QKV buffer) against a CPU reference: the norm as rms_norm rounds it (bf16 after the
+// scaling, then after the weight), the rotation in fp32 from those values, rounded once; the
+// v columns and the row padding past them unchanged.
+#include "gpu_test_util.h"
+#include "qk_norm_rope.cuh"
+
+#include <cmath>
+
+using namespace sinter::kernels;
+using namespace gputest;
+
+constexpr uint32_t kEps = 0x358637bdu; // 1e-6f
+
+template <int M, int STRIDE, int QC, int KC, int HD, int QS, int KS, bool ROPE>
+bool run_case(const char *name, uint64_t seed) {
+  std::vector<uint16_t> qkv = random_bf16(size_t(M) * STRIDE, seed * 5 + 1, -3.f, 3.f);
+  std::vector<uint16_t> qw = random_bf16(QS, seed * 5 + 2, 0.5f, 1.5f);
+  std::vector<uint16_t> kw = random_bf16(KS, seed * 5 + 3, 0.5f, 1.5f);
+  std::vector<uint16_t> c = random_bf16(size_t(M) * HD, seed * 5 + 4, -1.f, 1.f);
+  std::vector<uint16_t> s = random_bf16(size_t(M) * HD, seed * 5 + 5, -1.f, 1.f);
+  const float eps = 1e-6f;
+  std::vector<float> ref(qkv.size());
+  for (size_t i = 0; i < qkv.size(); ++i) ref[i] = bf2f(qkv[i]);
+  for (int m = 0; m < M; ++m) {
+    auto span = [&](int col0, int width, const std::vector<uint16_t> &w) {
+      float ss = 0.f;
+      for (int j = 0; j < width; ++j) {
+        const float x = bf2f(qkv[size_t(m) * STRIDE + col0 + j]);
+        ss += x * x;
+      }
+      const float r = 1.f / std::sqrt(ss / float(width) + eps);
+      std::vector<float> n(width);
+      for (int j = 0; j < width; ++j)
+        n[j] = rbf(bf2f(w[j]) * rbf(bf2f(qkv[size_t(m) * STRIDE + col0 + j]) * r));
+      for (int h = 0; h < width / HD; ++h)
+        for (int i = 0; i < HD / 2; ++i) {
+          const int lo = h * HD + i, hi = lo + HD / 2;
+          float out_lo = n[lo], out_hi = n[hi];
+          if (ROPE) {
+            out_lo = rbf(n[lo] * bf2f(c[m * HD + i]) - n[hi] * bf2f(s[m * HD + i]));
+            out_hi = rbf(n[hi] * bf2f(c[m * HD + i + HD / 2]) + n[lo] * bf2f(s[m * HD + i + HD / 2]));
+          }
+          ref[size_t(m) * STRIDE + col0 + lo] = out_lo;
+          ref[size_t(m) * STRIDE + col0 + hi] = out_hi;
+        }
+    };
+    for (int g = 0; g < QC / QS; ++g) span(g * QS, QS, qw);
+    for (int g = 0; g < KC / KS; ++g) span(QC + g * KS, KS, kw);
+  }
+  bf16 *dq = reinterpret_cast<bf16 *>(to_device(qkv));
+  const bf16 *dqw = reinterpret_cast<const bf16 *>(to_device(qw));
+  const bf16 *dkw = reinterpret_cast<const bf16 *>(to_device(kw));
+  const bf16 *dc = ROPE ? reinterpret_cast<const bf16 *>(to_device(c)) : nullptr;
+  const bf16 *ds = ROPE ? reinterpret_cast<const bf16 *>(to_device(s)) : nullptr;
+  constexpr LaunchParams lp = qk_norm_rope_launch(M, QC, KC, QS, KS);
+  launch(qk_norm_rope<M, STRIDE, QC, KC, HD, QS, KS, ROPE, kEps>, lp, 0, dqw, dkw, dc, ds, dq);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<uint16_t> gh = to_host(reinterpret_cast<const uint16_t *>(dq), ref.size());
+  std::vector<float> got(gh.size());
+  for (size_t i = 0; i < got.size(); ++i) got[i] = bf2f(gh[i]);
+  char label[160];
+  std::snprintf(label, sizeof label, "%s M=%d q %d/%d k %d/%d head_dim=%d%s", name, M, QC, QS,
+                KC, KS, HD, ROPE ? " +rope" : "");
+  // One bf16 ulp (relative 1/128): the kernel's sums and fused multiply-adds may round
+  // differently from the reference. v columns are compared too (they must be unchanged).
+  bool ok = report(label, compare(got, ref, 1.0 / 128));
+  for (const void *p : {(const void *)dq, (const void *)dqw, (const void *)dkw, (const void *)dc,
+                        (const void *)ds})
+    if (p) CUDA_CHECK(cudaFree(const_cast<void *>(p)));
+  return ok;
+}
+
+int main() {
+  if (!have_device()) return 77;
+  bool ok = true;
+  // Qwen3-1.7B decode and a prompt: 16 q heads, 8 kv heads of 128, a norm per head.
+  ok &= run_case<1, 4096, 2048, 1024, 128, 128, 128, true>("qwen3 decode", 81);
+  ok &= run_case<37, 4096, 2048, 1024, 128, 128, 128, true>("qwen3 prompt", 82);
+  // OLMo 2 1B: one norm over the whole q and the whole k projection (16 heads of 128 each).
+  ok &= run_case<3, 6144, 2048, 2048, 128, 2048, 2048, true>("olmo2 projection norm", 83);
+  // Tiny heads, q per head and k over its projection, spans that do not fill a warp, no rope.
+  ok &= run_case<5, 96, 32, 16, 16, 16, 16, false>("tiny, no rope", 84);
+  ok &= run_case<2, 104, 48, 32, 16, 16, 32, true>("mixed spans", 85);
+  return ok ? 0 : 1;
+}
