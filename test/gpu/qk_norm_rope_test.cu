@@ -63,8 +63,11 @@ bool run_case(const char *name, uint64_t seed) {
   std::snprintf(label, sizeof label, "%s M=%d q %d/%d k %d/%d head_dim=%d%s", name, M, QC, QS,
                 KC, KS, HD, ROPE ? " +rope" : "");
   // One bf16 ulp (relative 1/128): the kernel's sums and fused multiply-adds may round
-  // differently from the reference. v columns are compared too (they must be unchanged).
-  bool ok = report(label, compare(got, ref, 1.0 / 128));
+  // differently from the reference; and 1/64 absolute: a sum of squares in another order can
+  // flip the rounding of a normalized value (magnitude ~2: one ulp 1/64), which a rotation
+  // that cancels to near zero keeps (H200: 1 of 151552 values past the relative bound alone).
+  // A wrong norm or pairing is off by O(1). v columns are compared too (unchanged).
+  bool ok = report(label, compare(got, ref, 1.0 / 128, 1.0 / 64));
   for (const void *p : {(const void *)dq, (const void *)dqw, (const void *)dkw, (const void *)dc,
                         (const void *)ds})
     if (p) CUDA_CHECK(cudaFree(const_cast<void *>(p)));
