@@ -125,3 +125,43 @@ func.func @pattern_adjacent(%x: tensor<2x8xbf16>) -> tensor<4x2xbf16> {
   %r = sinter.reshape %s, %shape : (tensor<2x4xbf16>, tensor<2xi64>) -> tensor<4x2xbf16>
   return %r : tensor<4x2xbf16>
 }
+
+// -----
+
+// Gate and up slices of a linear that only a generated kernel reads (Gemma's GeLU gate) join
+// that kernel's group and are read in place there: no copy launch of their own.
+// CHECK-LABEL: func.func @slices_of_a_linear
+// CHECK: %[[L:.+]] = sinter.linear
+// CHECK-NEXT: %[[G:.+]] = sinter.fusion_group(%[[L]]) : (tensor<1x6x16xbf16>) -> tensor<1x6x8xbf16> {
+// CHECK: sinter.slice
+// CHECK: sinter.slice
+// CHECK: sinter.unary "tanh"
+// CHECK: sinter.yield
+// CHECK-NOT: sinter.fusion_group
+func.func @slices_of_a_linear(%x: tensor<1x6x8xbf16>) -> tensor<1x6x8xbf16> {
+  %w = sinter.constant dense<0.5> : tensor<8x16xbf16>
+  %gu = sinter.linear %x, %w : (tensor<1x6x8xbf16>, tensor<8x16xbf16>) -> tensor<1x6x16xbf16>
+  %g = sinter.slice %gu {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 8>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x16xbf16>) -> tensor<1x6x8xbf16>
+  %u = sinter.slice %gu {starts = array<i64: 0, 0, 8>, ends = array<i64: 1, 6, 16>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x16xbf16>) -> tensor<1x6x8xbf16>
+  %t = sinter.unary "tanh" %g : (tensor<1x6x8xbf16>) -> tensor<1x6x8xbf16>
+  %y = sinter.mul %t, %u : (tensor<1x6x8xbf16>, tensor<1x6x8xbf16>) -> tensor<1x6x8xbf16>
+  return %y : tensor<1x6x8xbf16>
+}
+
+// -----
+
+// A slice a pattern op reads as well (here the SwiGLU) stays the pattern's: the generated
+// kernel reads its materialized value.
+// CHECK-LABEL: func.func @slice_shared_with_a_pattern
+// CHECK: %[[G:.+]] = sinter.slice
+// CHECK: sinter.silu_mul %[[G]]
+// CHECK: sinter.fusion_group(%[[G]]
+func.func @slice_shared_with_a_pattern(%x: tensor<1x6x8xbf16>) -> (tensor<1x6x8xbf16>, tensor<1x6x8xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<8x16xbf16>
+  %gu = sinter.linear %x, %w : (tensor<1x6x8xbf16>, tensor<8x16xbf16>) -> tensor<1x6x16xbf16>
+  %g = sinter.slice %gu {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 8>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x16xbf16>) -> tensor<1x6x8xbf16>
+  %u = sinter.slice %gu {starts = array<i64: 0, 0, 8>, ends = array<i64: 1, 6, 16>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x16xbf16>) -> tensor<1x6x8xbf16>
+  %s = sinter.silu_mul %g, %u : (tensor<1x6x8xbf16>, tensor<1x6x8xbf16>) -> tensor<1x6x8xbf16>
+  %t = sinter.unary "tanh" %g : (tensor<1x6x8xbf16>) -> tensor<1x6x8xbf16>
+  return %s, %t : tensor<1x6x8xbf16>, tensor<1x6x8xbf16>
+}

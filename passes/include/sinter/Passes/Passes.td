@@ -300,7 +300,9 @@ def SinterFormFusionGroups : Pass<"sinter-form-fusion-groups", "mlir::ModuleOp">
     consumers' group when all its users are in that group and the group keeps at most one
     row operation, read by the group only at its own shape. Ops around the pattern tier's
     fused ops (the slices, head reshapes and transposes, RoPE and SwiGLU that the linear and
-    attention kernels absorb) are left alone, as are views (reshapes) of materialized values.
+    attention kernels absorb) are left alone, as are views (reshapes) of materialized values;
+    but a slice, reshape or transpose of a pattern op's result that only generic ops read
+    (Gemma's gate and up slices before its GeLU) joins their group, which reads it in place.
     Splat and small constants move into the groups that read them.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
