@@ -438,5 +438,27 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
+// A row's sum of squares for an RMS norm: the first `vectors` 16-byte vectors of `row` (8 bf16
+// each, 16-byte aligned), PER per thread of THREADS, kept in v (zeros past the row) for the scaling after it;
+// summed over the block through `partial` (one float per warp). All threads take part.
+template <int PER, int THREADS>
+__device__ __forceinline__ float row_sum_squares_bf16(const uint4 *row, int vectors,
+                                                      uint4 (&v)[PER], float *partial) {
+  float ss = 0.f;
+#pragma unroll
+  for (int i = 0; i < PER; ++i) {
+    const int idx = threadIdx.x + i * THREADS;
+    v[i] = idx < vectors ? ld16(row + idx) : make_uint4(0u, 0u, 0u, 0u);
+    ss = sum_squares_bf16x8(v[i], ss);
+  }
+  ss = warp_sum(ss);
+  if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
+  __syncthreads();
+  float total = 0.f;
+#pragma unroll
+  for (int i = 0; i < THREADS / 32; ++i) total += partial[i];
+  return total;
+}
+
 } // namespace detail
 } // namespace sinter::kernels

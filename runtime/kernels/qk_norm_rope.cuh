@@ -37,19 +37,8 @@ __global__ void __launch_bounds__(qk_norm_rope_threads(Q_SPAN > K_SPAN ? Q_SPAN 
   const int vectors = span / 8;
 
   uint4 v[PER];
-  float ss = 0.f;
-#pragma unroll
-  for (int i = 0; i < PER; ++i) {
-    const int idx = threadIdx.x + i * THREADS;
-    v[i] = idx < vectors ? detail::ld16(row + idx * 8) : make_uint4(0u, 0u, 0u, 0u);
-    ss = detail::sum_squares_bf16x8(v[i], ss);
-  }
-  ss = detail::warp_sum(ss);
-  if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
-  __syncthreads();
-  float total = 0.f;
-#pragma unroll
-  for (int i = 0; i < WARPS; ++i) total += partial[i];
+  const float total = detail::row_sum_squares_bf16<PER, THREADS>(
+      reinterpret_cast<const uint4 *>(row), vectors, v, partial);
   const float r = rsqrtf(total / float(span) + __uint_as_float(EPS_BITS));
 
 #pragma unroll

@@ -19,21 +19,9 @@ __global__ void __launch_bounds__(rms_norm_threads(D))
   detail::pdl_launch_dependents();
   detail::pdl_wait();
   const int m = blockIdx.x;
-  const uint4 *xr = reinterpret_cast<const uint4 *>(x + size_t(m) * D);
   uint4 v[PER];
-  float ss = 0.f;
-#pragma unroll
-  for (int i = 0; i < PER; ++i) {
-    const int idx = threadIdx.x + i * THREADS;
-    v[i] = idx < V ? detail::ld16(xr + idx) : make_uint4(0u, 0u, 0u, 0u);
-    ss = detail::sum_squares_bf16x8(v[i], ss);
-  }
-  ss = detail::warp_sum(ss);
-  if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
-  __syncthreads();
-  float total = 0.f;
-#pragma unroll
-  for (int i = 0; i < WARPS; ++i) total += partial[i];
+  const float total = detail::row_sum_squares_bf16<PER, THREADS>(
+      reinterpret_cast<const uint4 *>(x + size_t(m) * D), V, v, partial);
   const float r = rsqrtf(total / float(D) + __uint_as_float(EPS_BITS));
 
   uint4 *outr = reinterpret_cast<uint4 *>(out + size_t(m) * D);
