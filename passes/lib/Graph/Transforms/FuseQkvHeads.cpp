@@ -96,7 +96,8 @@ struct FuseQkvHeadsPass : sinter::impl::SinterFuseQkvHeadsBase<FuseQkvHeadsPass>
           qNorm ? qNorm.getEpsilonAttr() : FloatAttr());
       for (auto [i, c] : llvm::enumerate(*chains)) {
         c.head().replaceAllUsesWith(split->getResult(i));
-        for (Operation *op : llvm::reverse(c.ops())) // each after its one user
+        SmallVector<Operation *, 5> ops = c.ops(); // (reverse() of a temporary would dangle)
+        for (Operation *op : llvm::reverse(ops)) // each after its one user
           op->erase();
       }
     }
