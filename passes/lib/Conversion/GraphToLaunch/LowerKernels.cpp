@@ -195,21 +195,31 @@ DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
 
 } // namespace
 
-FailureOr<Value> FunctionLowering::ropeTableBuffer(Operation *user, Value table, int64_t m,
-                                                   int64_t headDim) {
+FailureOr<std::pair<Value, Value>>
+FunctionLowering::ropeTableBuffers(Operation *user, graph::SplitQkvHeadsOp split, int64_t m) {
+  int64_t headDim = split.getQ().getType().getDimSize(3);
   // Constant tables (a prompt at fixed positions), or the rows a lookup at the cache position
   // produced (decode).
-  if (DenseElementsAttr data = ropeTable(table, m, headDim))
-    return makeWeight(table.getLoc(), data);
-  auto type = cast<RankedTensorType>(table.getType());
-  if (table.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
-      !type.getElementType().isBF16())
-    return user->emitError("rope tables must be bf16 [") << m << ", " << headDim << "]";
-  FailureOr<Value> buffer = bufferOf(table);
-  if (succeeded(buffer) && !elementTypeOf(*buffer).isBF16() &&
-      failed(requireModelActivations(user, "a RoPE table computed at run time")))
+  auto buffer = [&](Value table) -> FailureOr<Value> {
+    if (DenseElementsAttr data = ropeTable(table, m, headDim))
+      return makeWeight(table.getLoc(), data);
+    auto type = cast<RankedTensorType>(table.getType());
+    if (table.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
+        !type.getElementType().isBF16())
+      return user->emitError("rope tables must be bf16 [") << m << ", " << headDim << "]";
+    FailureOr<Value> b = bufferOf(table);
+    if (succeeded(b) && !elementTypeOf(*b).isBF16() &&
+        failed(requireModelActivations(user, "a RoPE table computed at run time")))
+      return failure();
+    return b;
+  };
+  FailureOr<Value> cos = buffer(split.getCos());
+  if (failed(cos))
     return failure();
-  return buffer;
+  FailureOr<Value> sin = buffer(split.getSin());
+  if (failed(sin))
+    return failure();
+  return std::pair(*cos, *sin);
 }
 
 bool FunctionLowering::wantsKernel(graph::LinearOp linear) const {
@@ -253,21 +263,17 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     rowOf = [=](int64_t r) { return (r % 2 ? u0 : g0) + r / 2; };
   }
   auto split = dyn_cast_or_null<graph::SplitQkvHeadsOp>(graph::singleUser(linear.getResult()));
-  // With q / k norms the rotation follows them in their own launch (lowerQkNorm).
+  // With q / k norms the rotation follows them in their own launch (lowerSplitQkvHeads).
   if (split && split.hasRope() && !split.hasNorm()) {
     if (epilogue != kn::LinearEpilogue::NONE || linear.getResidual())
       return linear.emitError("a QKV projection with rotated heads takes no residual or "
                               "SwiGLU epilogue");
     headDim = split.getQ().getType().getDimSize(3);
     ropeRows = split.columnOffset(2);
-    auto cosBuffer = ropeTableBuffer(linear, split.getCos(), m, headDim);
-    if (failed(cosBuffer))
+    auto tables = ropeTableBuffers(linear, split, m);
+    if (failed(tables))
       return failure();
-    auto sinBuffer = ropeTableBuffer(linear, split.getSin(), m, headDim);
-    if (failed(sinBuffer))
-      return failure();
-    cosTable = *cosBuffer;
-    sinTable = *sinBuffer;
+    std::tie(cosTable, sinTable) = *tables;
     epilogue = kn::LinearEpilogue::ROPE_PAIRS;
     int64_t rr = ropeRows, hd = headDim;
     rowOf = [=](int64_t r) { return (int64_t)kn::linear_rope_pairs_row(r, rr, hd); };

@@ -28,14 +28,10 @@ LogicalResult FunctionLowering::lowerSplitQkvHeads(graph::SplitQkvHeadsOp split)
     return failure();
   Value cos, sin;
   if (split.hasRope()) {
-    auto c = ropeTableBuffer(split, split.getCos(), m, headDim);
-    if (failed(c))
+    auto tables = ropeTableBuffers(split, split, m);
+    if (failed(tables))
       return failure();
-    auto s = ropeTableBuffer(split, split.getSin(), m, headDim);
-    if (failed(s))
-      return failure();
-    cos = *c;
-    sin = *s;
+    std::tie(cos, sin) = *tables;
   }
   float eps = split.getNormEpsilon()->convertToFloat();
   kn::LaunchParams lp = kn::qk_norm_rope_launch(m, qCols, kCols, qSpan, kSpan);
