@@ -344,6 +344,30 @@ __device__ __forceinline__ uint4 rms_scale_bf16x8(const uint4 &v, const uint4 &w
   return o;
 }
 
+// 8 packed bf16 normalized and scaled by fp32 weights (w0: elements 0-3, w1: 4-7) with one
+// rounding, out = bf16(w * (x * r)) (Gemma's and OLMo 2's RMSNorm, whose weight multiply runs
+// in fp32).
+__device__ __forceinline__ uint4 rms_scale_bf16x8_f32w(const uint4 &v, const uint4 &w0,
+                                                       const uint4 &w1, float r) {
+  const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
+  const float w[8] = {__uint_as_float(w0.x), __uint_as_float(w0.y), __uint_as_float(w0.z),
+                      __uint_as_float(w0.w), __uint_as_float(w1.x), __uint_as_float(w1.y),
+                      __uint_as_float(w1.z), __uint_as_float(w1.w)};
+  uint4 o;
+  uint32_t *ou = reinterpret_cast<uint32_t *>(&o);
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    ou[j] = pack_bf16x2(w[2 * j] * (bf16_lo(u[j]) * r), w[2 * j + 1] * (bf16_hi(u[j]) * r));
+  return o;
+}
+
+// GeGLU's gate activation in fp32, as g * sigmoid(2u) = 0.5 g (1 + tanh(u)): no cancellation,
+// and exp(-2u) overflowing to inf for very negative u gives the right limit, 0.
+__device__ __forceinline__ float gelu_tanh(float g) {
+  const float u = 0.79788456080286535588f * (g + 0.044715f * g * g * g);
+  return g / (1.f + expf(-2.f * u));
+}
+
 // The fp32 counterparts for fp32 activations (4 packed floats): no rounding,
 // out = w * (x * r).
 __device__ __forceinline__ float sum_squares_f32x4(const uint4 &v, float ss) {

@@ -98,9 +98,12 @@ SINTER_LP_FN LaunchParams embedding_gather_launch(int M, int D, int elem_bytes) 
 }
 
 // =============================================================================================
-// rms_norm<M, D, EPS_BITS>(const bf16 *x, const bf16 *w, bf16 *out)
-//   args: x [M, D], w [D], out [M, D] (out may alias x)
-//   out = bf16(w * bf16(x_f32 * rsqrt(mean(x_f32^2) + eps)))  (HF LlamaRMSNorm rounding);
+// rms_norm<M, D, EPS_BITS, WT>(const bf16 *x, const WT *w, bf16 *out)
+//   args: x [M, D], w [D] bf16 or float (WT), out [M, D] (out may alias x)
+//   bf16 w:  out = bf16(w * bf16(x_f32 * rsqrt(mean(x_f32^2) + eps)))  (HF LlamaRMSNorm's
+//            rounding: the normalized row is cast to bf16 before the weight multiply);
+//   float w: out = bf16(w * (x_f32 * rsqrt(mean(x_f32^2) + eps)))  (Gemma's and OLMo 2's:
+//            the weight multiply in fp32, one rounding);
 //   EPS_BITS is the float eps's bit pattern. Requires D % 8 == 0.
 //   grid (M), block (min(256, round_up(D / 8, 32))), no shared memory.
 // =============================================================================================
@@ -113,7 +116,7 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 // =============================================================================================
 // linear_small_m<M, N_ROWS, K, PRO, EPI, OutT, EPS_BITS, ROPE_ROWS, HEAD_DIM, NUM_SMS, XT,
 //                HANDOFF, HANDOFF_BLOCKS, WT, W_GROUP>(
-//     const XT *x, const WT *w, const bf16 *norm_weight, const bf16 *bias,
+//     const XT *x, const WT *w, const void *norm_weight, const bf16 *bias,
 //     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out,
 //     uint32_t *handoff_count, bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
 //     const float *w_scale, const uint8_t *w_zero)
@@ -121,10 +124,10 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
 //   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below);
-//   norm_weight [K]
-//   (PRO == RMS_NORM); bias [N_ROWS] (EPI == BIAS); residual [M, N_ROWS] (EPI == RESIDUAL, may
+//   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT); bias [N_ROWS] (EPI == BIAS); residual [M, N_ROWS] (EPI == RESIDUAL, may
 //   alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
-//   out [M, N_out] with N_out = N_ROWS / 2 for SILU_MUL_PAIRS, else N_ROWS.
+//   out [M, N_out] with N_out = N_ROWS / 2 for the gate pairs (linear_epilogue_gates), else
+//   N_ROWS.
 //   acc = prologue(x) @ w^T in fp32 (bf16 tensor-core MMA, fp32 accumulation), then:
 //     NONE            out = acc
 //     BIAS            out = acc + bias[n]
@@ -132,6 +135,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //     SILU_MUL_PAIRS  rows 2j / 2j+1 = gate j / up j: g = r(acc_2j), u = r(acc_2j+1),
 //                     out[m, j] = r(silu(g)) * u, where r rounds to OutT (bf16: exactly HF's
 //                     act_fn(gate) * up on bf16 tensors; fp32: no rounding)
+//     GELU_TANH_MUL_PAIRS  the same with gelu_tanh(g) = 0.5 g (1 + tanh(sqrt(2/pi) (g +
+//                     0.044715 g^3))) for silu (Gemma's GeGLU)
 //     ROPE_PAIRS      rows [0, ROPE_ROWS) are heads of HEAD_DIM rows; within a head, rows 2i and
 //                     2i+1 hold original columns i and i + HEAD_DIM/2 (linear_rope_pairs_row).
 //                     q = r(acc + bias[row]) for both (r rounds to OutT; bias optional,
@@ -143,6 +148,9 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   PRO == RMS_NORM: x is replaced by bf16(norm_weight * bf16(x * rsqrt(mean(x^2) + eps)))
 //   for bf16 x, by norm_weight * (x * rsqrt(mean(x^2) + eps)) unrounded for fp32 x
 //   (eps = bit_cast<float>(EPS_BITS); ignored for PRO == NONE).
+//   PRO == RMS_NORM_FP32_WEIGHT (bf16 x only): norm_weight is fp32 [K] and x is replaced by
+//   bf16(norm_weight * (x * rsqrt(mean(x^2) + eps))), one rounding (Gemma's (1 + w) and
+//   OLMo 2's RMSNorm multiply in fp32).
 //
 //   Tiling (linear_small_m_tiling): one 16-row tile of w per block at a time (grid-stride over
 //   tiles); the block's `warps` warps split K: at step s warp w reads k in
@@ -167,7 +175,7 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   template parameter W_GROUP the group size (0 for bf16 and fp8).
 //   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0 (int4: K % 128 == 0 and a group
 //   linear_int4_group_supported takes), shared bytes within the target's per-block limit
-//   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits
+//   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM, K*4 fp32 weight] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits
 //   K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
 //
 //   Handoff (HANDOFF, HANDOFF_BLOCKS; the last three arguments handoff_count [1] uint32,
@@ -191,9 +199,34 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //               traps (a broken pairing fails the call instead of hanging it).
 //               Needs linear_small_m_handoff_consumer_supported.
 // =============================================================================================
-enum class LinearPrologue : int { NONE = 0, RMS_NORM = 1 };
+enum class LinearPrologue : int { NONE = 0, RMS_NORM = 1, RMS_NORM_FP32_WEIGHT = 2 };
 enum class LinearHandoff : int { NONE = 0, PRODUCER = 1, CONSUMER = 2 };
-enum class LinearEpilogue : int { NONE = 0, BIAS = 1, RESIDUAL = 2, SILU_MUL_PAIRS = 3, ROPE_PAIRS = 4 };
+enum class LinearEpilogue : int {
+  NONE = 0,
+  BIAS = 1,
+  RESIDUAL = 2,
+  SILU_MUL_PAIRS = 3,
+  ROPE_PAIRS = 4,
+  GELU_TANH_MUL_PAIRS = 5
+};
+// As the generated code spells them (indexed by the enumerator), for the lowering and the
+// launch passes that read a launch back.
+constexpr const char *kLinearPrologueNames[] = {
+    "sinter::kernels::LinearPrologue::NONE", "sinter::kernels::LinearPrologue::RMS_NORM",
+    "sinter::kernels::LinearPrologue::RMS_NORM_FP32_WEIGHT"};
+constexpr const char *kLinearEpilogueNames[] = {
+    "sinter::kernels::LinearEpilogue::NONE",           "sinter::kernels::LinearEpilogue::BIAS",
+    "sinter::kernels::LinearEpilogue::RESIDUAL",       "sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS",
+    "sinter::kernels::LinearEpilogue::ROPE_PAIRS",     "sinter::kernels::LinearEpilogue::GELU_TANH_MUL_PAIRS"};
+SINTER_LP_FN bool linear_prologue_normalizes(LinearPrologue pro) { return pro != LinearPrologue::NONE; }
+// Bytes of one norm weight element (0: no prologue).
+SINTER_LP_FN int linear_norm_weight_bytes(LinearPrologue pro) {
+  return pro == LinearPrologue::RMS_NORM ? 2 : pro == LinearPrologue::RMS_NORM_FP32_WEIGHT ? 4 : 0;
+}
+// Epilogues whose rows pair a gate with an up projection (half as many outputs as rows).
+SINTER_LP_FN bool linear_epilogue_gates(LinearEpilogue epi) {
+  return epi == LinearEpilogue::SILU_MUL_PAIRS || epi == LinearEpilogue::GELU_TANH_MUL_PAIRS;
+}
 
 // How w is stored: bf16; fp8 e4m3 with a scale per row ("fp8 weights"); 4-bit integers with a
 // scale (and optionally a zero point) per row and group of k ("int4 weights").
@@ -304,7 +337,7 @@ constexpr int kLinearTileRows = 16;
 SINTER_LP_FN LinearXStaging linear_small_m_x_staging(int N_rows, LinearPrologue pro, int x_bytes,
                                                      int num_sms) {
   if (x_bytes != 4) return LinearXStaging::BF16_ROWS;
-  if (pro == LinearPrologue::RMS_NORM) return LinearXStaging::BF16_PLANES;
+  if (linear_prologue_normalizes(pro)) return LinearXStaging::BF16_PLANES;
   return N_rows / kLinearTileRows <= num_sms ? LinearXStaging::F32_RING : LinearXStaging::F32_ROWS;
 }
 // 64-wide k chunks per warp and step. fp8 weights take twice the chunks of bf16 where K
@@ -343,7 +376,7 @@ SINTER_LP_FN uint32_t linear_small_m_weight_buffer_bytes(int K, int warps, Linea
   return 2u * uint32_t(warps) * 32u * uint32_t(linear_small_m_weight_loads(K, weights)) * 16u;
 }
 
-// Bytes of dynamic shared memory: x (see LinearXStaging), norm_weight (K bf16, RMS_NORM only),
+// Bytes of dynamic shared memory: x (see LinearXStaging), norm_weight (K of them, prologues only),
 // the double-buffered cross-warp reduction (2 * warps * mma_n*4 * 32 floats), then with w_smem
 // the weight double buffer, or the prewait_items weight steps copied before the wait.
 SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, LinearPrologue pro,
@@ -356,7 +389,7 @@ SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, Linea
                             ? uint32_t(warps * linear_small_m_ring_slots(K, warps, weights) * M)
                             : uint32_t(M);
   const uint32_t x = rows * row_bytes;
-  return x + (pro == LinearPrologue::RMS_NORM ? uint32_t(K) * 2u : 0u) +
+  return x + uint32_t(K) * uint32_t(linear_norm_weight_bytes(pro)) +
          2u * uint32_t(warps) * uint32_t(M > 8 ? 8 : 4) * 32u * 4u +
          (w_smem ? linear_small_m_weight_buffer_bytes(K, warps, weights) : 0u) +
          uint32_t(prewait_items) * (linear_small_m_weight_buffer_bytes(K, warps, weights) / 2u);
@@ -382,7 +415,7 @@ constexpr uint32_t kLinearPrewaitFreeBytesPerSm = SINTER_LINEAR_PREWAIT_FREE_KIB
 // so the copies' groups stay apart).
 SINTER_LP_FN int linear_small_m_prewait_items(int M, int K, LinearPrologue pro,
                                               const LinearTiling &t, SharedMemoryLimits smem) {
-  if (!SINTER_LINEAR_PREWAIT_SHARED || pro != LinearPrologue::RMS_NORM || t.w_smem ||
+  if (!SINTER_LINEAR_PREWAIT_SHARED || !linear_prologue_normalizes(pro) || t.w_smem ||
       t.weights == LinearWeights::INT4 || // its group scales are loaded beside the weights
       t.x_staging != LinearXStaging::BF16_ROWS || t.tiles_per_block < 2)
     return 0;
@@ -469,6 +502,7 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
                                            SharedMemoryLimits smem = kTargetSharedMemory) {
   return M >= 1 && M <= 16 && N_rows >= 16 && N_rows % 16 == 0 && K >= 64 && K % 64 == 0 &&
          (x_bytes == 2 || x_bytes == 4) &&
+         (pro != LinearPrologue::RMS_NORM_FP32_WEIGHT || x_bytes == 2) &&
          (weights != LinearWeights::INT4 ||
           (K % kLinearInt4BlockK == 0 && linear_int4_group_supported(K, w_group))) &&
          linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, weights, smem)
@@ -681,15 +715,19 @@ SINTER_LP_FN LaunchParams rope_rows_launch(int M, int rope_cols) {
 }
 
 // =============================================================================================
-// silu_mul<M, N>(const bf16 *gate_up, bf16 *out)
-//   gate_up [M, 2N] (gate columns first), out [M, N] = bf16(silu(gate)) * up. Requires
-//   N % 8 == 0. grid (ceil(M * N / 8 / 256)), block 256, no shared memory.
+// gate_mul<M, N, ACT>(const bf16 *gate_up, bf16 *out)
+//   gate_up [M, 2N] (gate columns first), out [M, N] = bf16(bf16(act(gate)) * up) with act
+//   silu (SwiGLU) or gelu_tanh (GeGLU). Requires N % 8 == 0. grid (ceil(M * N / 8 / 256)),
+//   block 256, no shared memory.
 // =============================================================================================
-constexpr int kSiluMulThreads = 256;
-SINTER_LP_FN bool silu_mul_supported(int M, int N) { return M >= 1 && N >= 8 && N % 8 == 0; }
-SINTER_LP_FN LaunchParams silu_mul_launch(int M, int N) {
-  return {{uint32_t(ceil_div(M * (N / 8), kSiluMulThreads)), 1u, 1u},
-          {uint32_t(kSiluMulThreads), 1u, 1u}, 0u};
+enum class GateActivation : int { SILU = 0, GELU_TANH = 1 };
+constexpr const char *kGateActivationNames[] = {"sinter::kernels::GateActivation::SILU",
+                                                "sinter::kernels::GateActivation::GELU_TANH"};
+constexpr int kGateMulThreads = 256;
+SINTER_LP_FN bool gate_mul_supported(int M, int N) { return M >= 1 && N >= 8 && N % 8 == 0; }
+SINTER_LP_FN LaunchParams gate_mul_launch(int M, int N) {
+  return {{uint32_t(ceil_div(M * (N / 8), kGateMulThreads)), 1u, 1u},
+          {uint32_t(kGateMulThreads), 1u, 1u}, 0u};
 }
 
 // =============================================================================================

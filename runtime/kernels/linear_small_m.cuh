@@ -22,7 +22,7 @@
 // previous kernel), so under programmatic dependent launch they overlap the previous kernel;
 // blocks with several tiles may also copy the next steps into shared memory then (prewait
 // items, see linear_small_m_prewait_items), read back into registers in their turn.
-// x is staged with cp.async: for RMS_NORM the whole block stages all of x (the norm needs
+// x is staged with cp.async: for the RMS_NORM prologues the whole block stages all of x (the norm needs
 // whole rows); otherwise each warp copies only the k slices it reads, one cp.async group per
 // step, and waits for a step's group just before that step's MMAs (first tile only).
 // fp32 x (XT = float) is carried as bf16 hi and lo parts, each multiplied with the same weight
@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(
         32,
     linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), linear_weights_of<WT>())
         .reg_blocks)
-    linear_small_m(const XT *x, const WT *__restrict__ w, const bf16 *__restrict__ norm_weight,
+    linear_small_m(const XT *x, const WT *__restrict__ w, const void *__restrict__ norm_weight,
                    const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
                    const bf16 *sin, OutT *out, uint32_t *handoff_count,
                    bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
@@ -107,7 +107,9 @@ __global__ void __launch_bounds__(
     float scale[QP];
     uint32_t zero[QP];
   };
-  constexpr int N_OUT = EPI == LinearEpilogue::SILU_MUL_PAIRS ? N_ROWS / 2 : N_ROWS;
+  constexpr int N_OUT = linear_epilogue_gates(EPI) ? N_ROWS / 2 : N_ROWS;
+  constexpr bool NORM = linear_prologue_normalizes(PRO);
+  constexpr bool FP32_NORM_W = PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT;
   constexpr int SLICES = T.slices;
   static_assert(SLICES * BATCH * 64 == K && (STEPS - 1) * WARPS < SLICES &&
                     SLICES <= STEPS * WARPS,
@@ -129,9 +131,10 @@ __global__ void __launch_bounds__(
   using XS_T = std::conditional_t<X_PLANES, bf16, XT>;
   constexpr size_t X_BYTES = size_t(X_RING ? WARPS * RING * M : M) * XS * sizeof(XT);
   XS_T *xs = reinterpret_cast<XS_T *>(smem_raw);
-  bf16 *nws = reinterpret_cast<bf16 *>(smem_raw + X_BYTES);
-  float *red = reinterpret_cast<float *>(smem_raw + X_BYTES +
-                                         (PRO == LinearPrologue::RMS_NORM ? size_t(K) * 2 : 0));
+  // The norm weights: K bf16, or K floats for RMS_NORM_FP32_WEIGHT.
+  unsigned char *nws = smem_raw + X_BYTES;
+  float *red =
+      reinterpret_cast<float *>(smem_raw + X_BYTES + size_t(K) * linear_norm_weight_bytes(PRO));
   // W_SMEM: [2 steps][L][THREADS] uint4, each lane's own 16-byte slots (conflict-free);
   // PREWAIT: [PREWAIT items][L][THREADS] alike.
   uint4 *wbuf = reinterpret_cast<uint4 *>(red + 2 * WARPS * NT * 4 * 32);
@@ -479,6 +482,9 @@ __global__ void __launch_bounds__(
         const float gt = detail::round_to<OutT>(v0), up = detail::round_to<OutT>(v1);
         const float s = detail::round_to<OutT>(gt / (1.f + expf(-gt)));
         put(&orow[n0 >> 1], s * up);
+      } else if constexpr (EPI == LinearEpilogue::GELU_TANH_MUL_PAIRS) {
+        const float gt = detail::round_to<OutT>(v0), up = detail::round_to<OutT>(v1);
+        put(&orow[n0 >> 1], detail::round_to<OutT>(detail::gelu_tanh(gt)) * up);
       } else if constexpr (EPI == LinearEpilogue::ROPE_PAIRS) {
         if (bias) { // a biased projection (Qwen2): the bias before the rotation
           v0 += __bfloat162float(bias[n0]);
@@ -510,11 +516,12 @@ __global__ void __launch_bounds__(
 
   constexpr int EV = 16 / int(sizeof(XT)); // elements of x per 16-byte vector
   constexpr int KV = K / EV;                // 16-byte vectors per row of x
-  if constexpr (PRO == LinearPrologue::RMS_NORM) {
+  if constexpr (NORM) {
     // Every warp takes part in every row (M is small, the norm is on the dependency chain):
     // per-warp partial sums of squares go through `red`, unused until the first tile ends.
-    for (int i = tid; i < K / 8; i += THREADS)
-      detail::cp_async16(nws + i * 8, norm_weight + i * 8);
+    constexpr int NW_VECTORS = K * linear_norm_weight_bytes(PRO) / 16;
+    for (int i = tid; i < NW_VECTORS; i += THREADS)
+      detail::cp_async16(nws + i * 16, static_cast<const unsigned char *>(norm_weight) + i * 16);
     detail::cp_async_commit();
     copy_prewait_items(); // after the norm weights' group, so the prologue need not wait for them
     detail::pdl_wait();
@@ -563,7 +570,8 @@ __global__ void __launch_bounds__(
         bf16 *hi = xs + m * XS;
         auto put = [&](int kq, const uint4 &v) {
           uint2 h, l;
-          detail::split_bf16x4(detail::rms_scale_f32x4(v, nws + kq * 4, r), h, l);
+          detail::split_bf16x4(
+              detail::rms_scale_f32x4(v, reinterpret_cast<const bf16 *>(nws) + kq * 4, r), h, l);
           *reinterpret_cast<uint2 *>(hi + kq * 4) = h;
           *reinterpret_cast<uint2 *>(hi + M * XS + kq * 4) = l;
         };
@@ -628,9 +636,20 @@ __global__ void __launch_bounds__(
       for (int m = 0; m < M; ++m) {
         const float r = row_scale(m);
         bf16 *row = xs + m * XS;
-        for (int kv = tid; kv < KV; kv += THREADS)
-          detail::st16(row + kv * 8, detail::rms_scale_bf16x8(detail::ld16(row + kv * 8),
-                                                              detail::ld16(nws + kv * 8), r));
+        for (int kv = tid; kv < KV; kv += THREADS) {
+          if constexpr (FP32_NORM_W) {
+            const float *nw = reinterpret_cast<const float *>(nws) + kv * 8;
+            detail::st16(row + kv * 8,
+                         detail::rms_scale_bf16x8_f32w(detail::ld16(row + kv * 8),
+                                                       detail::ld16(nw), detail::ld16(nw + 4), r));
+          } else {
+            detail::st16(row + kv * 8,
+                         detail::rms_scale_bf16x8(detail::ld16(row + kv * 8),
+                                                  detail::ld16(reinterpret_cast<const bf16 *>(nws) +
+                                                               kv * 8),
+                                                  r));
+          }
+        }
       }
     }
     __syncthreads();

@@ -1,4 +1,5 @@
-// out = bf16(w * bf16(x_f32 * rsqrt(mean(x_f32^2) + eps))), HF LlamaRMSNorm's rounding.
+// out = bf16(w * bf16(x_f32 * rsqrt(mean(x_f32^2) + eps))) for bf16 w (HF LlamaRMSNorm's
+// rounding), bf16(w * (x_f32 * rsqrt(...))) for float w (Gemma's and OLMo 2's: one rounding).
 // One block per row; launch: rms_norm_launch(M, D) in launch_params.h.
 #pragma once
 
@@ -6,10 +7,12 @@
 
 namespace sinter::kernels {
 
-template <int M, int D, uint32_t EPS_BITS>
+template <int M, int D, uint32_t EPS_BITS, typename WT = bf16>
 __global__ void __launch_bounds__(rms_norm_threads(D))
-    rms_norm(const bf16 *x, const bf16 *w, bf16 *out) {
+    rms_norm(const bf16 *x, const WT *w, bf16 *out) {
   static_assert(rms_norm_supported(M, D), "rms_norm: needs D % 8 == 0");
+  static_assert(std::is_same_v<WT, bf16> || std::is_same_v<WT, float>,
+                "rms_norm: bf16 or float weights");
   constexpr int V = D / 8;
   constexpr int THREADS = rms_norm_threads(D);
   constexpr int PER = (V + THREADS - 1) / THREADS;
@@ -29,8 +32,14 @@ __global__ void __launch_bounds__(rms_norm_threads(D))
   for (int i = 0; i < PER; ++i) {
     const int idx = threadIdx.x + i * THREADS;
     if (idx >= V) break;
-    const uint4 wv = detail::ld_ro16(reinterpret_cast<const uint4 *>(w) + idx);
-    detail::st16(outr + idx, detail::rms_scale_bf16x8(v[i], wv, r));
+    if constexpr (std::is_same_v<WT, float>) {
+      const uint4 *wv = reinterpret_cast<const uint4 *>(w) + 2 * idx;
+      detail::st16(outr + idx, detail::rms_scale_bf16x8_f32w(v[i], detail::ld_ro16(wv),
+                                                             detail::ld_ro16(wv + 1), r));
+    } else {
+      const uint4 wv = detail::ld_ro16(reinterpret_cast<const uint4 *>(w) + idx);
+      detail::st16(outr + idx, detail::rms_scale_bf16x8(v[i], wv, r));
+    }
   }
 }
 

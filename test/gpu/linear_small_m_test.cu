@@ -73,11 +73,13 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   using HX = HostT<XT>;
   constexpr bool WIDE_X = sizeof(XT) == 4;
   const double tol = WIDE_X && sizeof(OutT) == 4 ? 2e-4 : 1.0 / 64;
-  constexpr int N_OUT = EPI == LinearEpilogue::SILU_MUL_PAIRS ? N / 2 : N;
+  constexpr int N_OUT = linear_epilogue_gates(EPI) ? N / 2 : N;
+  constexpr bool NORM = linear_prologue_normalizes(PRO);
+  constexpr bool FP32_NORM_W = PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT;
   auto rt = [](float f) { return H::get(H::put(f)); }; // round to OutT
 
   // ---- data ----
-  const float xr = PRO == LinearPrologue::RMS_NORM ? 3.f : 1.f;
+  const float xr = NORM ? 3.f : 1.f;
   std::vector<typename HX::type> x(size_t(M) * K);
   {
     Rng r(seed * 7 + 1);
@@ -129,6 +131,13 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       }
     });
   std::vector<uint16_t> nw = random_bf16(K, seed * 7 + 3, 0.5f, 1.5f);
+  // fp32 norm weights (Gemma's 1 + w): values no bf16 holds, so a kernel that rounded them
+  // would miss the reference.
+  std::vector<float> nwf(K);
+  {
+    Rng r(seed * 7 + 6);
+    for (auto &e : nwf) e = r.uniform(0.5f, 1.5f);
+  }
   std::vector<uint16_t> bias = random_bf16(N, seed * 7 + 4, -1.f, 1.f);
   std::vector<HT> res(size_t(M) * N_OUT);
   {
@@ -151,7 +160,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   parallel_for(N, [&](size_t r) {
     int o = int(r);
     if (EPI == LinearEpilogue::ROPE_PAIRS) o = linear_rope_pairs_row(int(r), RR, HD);
-    if (EPI == LinearEpilogue::SILU_MUL_PAIRS) o = linear_silu_pairs_row(int(r), N / 2);
+    if (linear_epilogue_gates(EPI)) o = linear_silu_pairs_row(int(r), N / 2);
     if (INT4) {
       for (int gi = 0; gi < NG; ++gi) {
         scale_k[r * NG + gi] = scale[size_t(o) * NG + gi];
@@ -179,14 +188,15 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   if (!g_bench_only) {
   std::vector<float> xin(size_t(M) * K);
   for (int m = 0; m < M; ++m) {
-    if (PRO == LinearPrologue::RMS_NORM) {
+    if (NORM) {
       double ss = 0;
       for (int k = 0; k < K; ++k) ss += double(HX::get(x[m * K + k])) * HX::get(x[m * K + k]);
       const float var = float(ss / K);
       const float r = 1.f / std::sqrt(var + 1e-5f);
       for (int k = 0; k < K; ++k)
-        xin[m * K + k] = WIDE_X ? bf2f(nw[k]) * (HX::get(x[m * K + k]) * r)
-                                : rbf(bf2f(nw[k]) * rbf(HX::get(x[m * K + k]) * r));
+        xin[m * K + k] = FP32_NORM_W ? rbf(nwf[k] * (HX::get(x[m * K + k]) * r))
+                         : WIDE_X    ? bf2f(nw[k]) * (HX::get(x[m * K + k]) * r)
+                                     : rbf(bf2f(nw[k]) * rbf(HX::get(x[m * K + k]) * r));
     } else {
       for (int k = 0; k < K; ++k) xin[m * K + k] = HX::get(x[m * K + k]);
     }
@@ -213,6 +223,14 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       case LinearEpilogue::SILU_MUL_PAIRS: {
         const float g = rt(v), u = rt(acc[size_t(m) * N + N / 2 + c]);
         o = rt(rt(g / (1.f + std::exp(-g))) * u);
+        break;
+      }
+      case LinearEpilogue::GELU_TANH_MUL_PAIRS: {
+        const double g = rt(v);
+        const float u = rt(acc[size_t(m) * N + N / 2 + c]);
+        const double gelu =
+            0.5 * g * (1.0 + std::tanh(0.79788456080286535588 * (g + 0.044715 * g * g * g)));
+        o = rt(rt(float(gelu)) * u);
         break;
       }
       case LinearEpilogue::ROPE_PAIRS: {
@@ -247,6 +265,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   const float *dscale = FP8 || INT4 ? to_device(scale_k) : nullptr;
   const uint8_t *dzero = zero_k.empty() ? nullptr : to_device(zero_k);
   bf16 *dnw = reinterpret_cast<bf16 *>(to_device(nw));
+  float *dnwf = to_device(nwf);
   bf16 *db = reinterpret_cast<bf16 *>(to_device(bias));
   bf16 *dcs = reinterpret_cast<bf16 *>(to_device(cs));
   bf16 *dsn = reinterpret_cast<bf16 *>(to_device(sn));
@@ -261,7 +280,9 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   auto fn = linear_small_m<M, N, K, PRO, EPI, OutT, kEps, RR, HD, kSms, XT, LinearHandoff::NONE,
                            0, WT, G>;
   constexpr LaunchParams lp = linear_small_m_launch(M, N, K, PRO, kSms, int(sizeof(XT)), WF);
-  const bf16 *pn = PRO == LinearPrologue::RMS_NORM ? dnw : nullptr;
+  const void *pn = PRO == LinearPrologue::RMS_NORM               ? static_cast<const void *>(dnw)
+                   : PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT ? static_cast<const void *>(dnwf)
+                                                                 : nullptr;
   // The RoPE epilogue's bias is in the kernel's row order (the compiler permutes it).
   std::vector<uint16_t> bias_rows(N);
   for (int r = 0; r < N; ++r)
@@ -408,6 +429,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   if (dscale) CUDA_CHECK(cudaFree(const_cast<float *>(dscale)));
   if (dzero) CUDA_CHECK(cudaFree(const_cast<uint8_t *>(dzero)));
   CUDA_CHECK(cudaFree(dnw));
+  CUDA_CHECK(cudaFree(dnwf));
   CUDA_CHECK(cudaFree(db));
   CUDA_CHECK(cudaFree(dcs));
   CUDA_CHECK(cudaFree(dsn));
@@ -760,6 +782,23 @@ int main() {
                                                                         false, true);
   ok &= run_case<1, 1536, 8960, P::NONE, E::RESIDUAL, bf16>("qwen2 down", 304, true, true);
   ok &= run_case<1, 151936, 1536, P::RMS_NORM, E::NONE, bf16>("qwen2 lm_head", 305, false, true);
+  // Gemma 2 2B (hidden 2304, 8 + 4 + 4 heads of 256, intermediate 9216): its RMSNorms scale
+  // in fp32 (RMS_NORM_FP32_WEIGHT), its MLP gate is GeGLU (GELU_TANH_MUL_PAIRS).
+  std::printf("-- Gemma 2 2B, fp32-scaled norms and GeGLU\n");
+  ok &= run_case<11, 96, 512, P::RMS_NORM_FP32_WEIGHT, E::GELU_TANH_MUL_PAIRS, bf16>(
+      "f32 norm+geglu", 311, false, false);
+  ok &= run_case<9, 2176, 4096, P::RMS_NORM_FP32_WEIGHT, E::NONE, bf16>(
+      "f32 norm (x via cp.async)", 312, false, false);
+  ok &= run_case<6, 18432, 2304, P::RMS_NORM_FP32_WEIGHT, E::GELU_TANH_MUL_PAIRS, bf16>(
+      "gemma2 gate_up", 313, false, true);
+  ok &= run_case<1, 4096, 2304, P::RMS_NORM_FP32_WEIGHT, E::ROPE_PAIRS, bf16, 3072, 256>(
+      "gemma2 qkv", 314, false, true);
+  ok &= run_case<1, 2304, 2048, P::NONE, E::NONE, bf16>("gemma2 o_proj", 315, false, true);
+  ok &= run_case<1, 18432, 2304, P::RMS_NORM_FP32_WEIGHT, E::GELU_TANH_MUL_PAIRS, bf16>(
+      "gemma2 gate_up", 316, false, true);
+  ok &= run_case<1, 2304, 9216, P::NONE, E::NONE, bf16>("gemma2 down", 317, false, true);
+  ok &= run_case<1, 256000, 2304, P::RMS_NORM_FP32_WEIGHT, E::NONE, bf16>("gemma2 lm_head", 318,
+                                                                          false, true);
   // The weight double buffer in shared memory (w_smem: 16 warps, bf16 x, no prologue) with
   // several rows of x and a tile count below the SM count.
   static_assert(linear_small_m_tiling(1, 2048, 8192, P::NONE, kSms).w_smem &&

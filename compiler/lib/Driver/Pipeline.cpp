@@ -82,6 +82,7 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     // that remain (RoPE cos/sin) become tables the RoPE pattern accepts.
     passes.push_back(createSinterRaiseRmsNorm());
     passes.push_back(createSinterRaiseSiluMul());
+    passes.push_back(createSinterRaiseGeluTanh());
     passes.push_back(createSinterRaiseAttention());
     passes.push_back(createCSEPass());
     passes.push_back(createSinterTabulatePosition());

@@ -3,9 +3,9 @@
 // Without a sinter.target the module is for the H200: launches within its limits pass
 // unchanged.
 // CHECK-LABEL: func.func @fits
-// CHECK: launch.kernel "silu_mul"
+// CHECK: launch.kernel "gate_mul"
 func.func @fits(%x: memref<4xf32>, %y: memref<4xf32>) {
-  launch.kernel "silu_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0, 1>, params = [1, 4], shared_bytes = 40960 : i64, writes = array<i64: 1>} : memref<4xf32>, memref<4xf32>
+  launch.kernel "gate_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0, 1>, params = [1, 4], shared_bytes = 40960 : i64, writes = array<i64: 1>} : memref<4xf32>, memref<4xf32>
   return
 }
 
@@ -14,8 +14,8 @@ func.func @fits(%x: memref<4xf32>, %y: memref<4xf32>) {
 // Negative: more dynamic shared memory than a block of the module's target may use.
 module attributes {sinter.target = {name = "small", shared_memory_per_block = 49152 : i64, shared_memory_per_sm = 65536 : i64}} {
 func.func @too_much_shared(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{launch 'silu_mul' needs 65536 bytes of dynamic shared memory; target 'small' allows 49152 a block}}
-  launch.kernel "silu_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0, 1>, params = [1, 4], shared_bytes = 65536 : i64, writes = array<i64: 1>} : memref<4xf32>, memref<4xf32>
+  // expected-error @+1 {{launch 'gate_mul' needs 65536 bytes of dynamic shared memory; target 'small' allows 49152 a block}}
+  launch.kernel "gate_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0, 1>, params = [1, 4], shared_bytes = 65536 : i64, writes = array<i64: 1>} : memref<4xf32>, memref<4xf32>
   return
 }
 }

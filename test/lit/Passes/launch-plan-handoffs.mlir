@@ -24,17 +24,17 @@
 func.func @three_mlps(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   %g2 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu2 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act2 = sinter.linear %y1, %wgu2 norm %g2 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act2 = sinter.linear %y1, %wgu2 norm %g2 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd2 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y2 = sinter.linear %act2, %wd2 residual %y1 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y2 : tensor<1x1x64xbf16>
@@ -51,7 +51,7 @@ func.func @three_mlps(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
 func.func @one_mlp(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y0 : tensor<1x1x64xbf16>
@@ -66,12 +66,12 @@ func.func @one_mlp(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
 func.func @six_rows(%x: tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x6x1024xbf16>, tensor<1024x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x1024xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x6x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x6x1024xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x6x1024xbf16>, tensor<1024x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
   return %y1 : tensor<1x6x64xbf16>
@@ -87,12 +87,12 @@ func.func @six_rows(%x: tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16> {
 func.func @act_is_an_output(%x: tensor<1x1x64xbf16>) -> (tensor<1x1x64xbf16>, tensor<1x1x1024xbf16>) {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y1, %act0 : tensor<1x1x64xbf16>, tensor<1x1x1024xbf16>
@@ -108,13 +108,13 @@ func.func @act_is_an_output(%x: tensor<1x1x64xbf16>) -> (tensor<1x1x64xbf16>, te
 func.func @normalized_down(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %nd0 = sinter.constant dense<1.0> : tensor<1024xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x norm %nd0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>, tensor<1024xbf16>) -> tensor<1x1x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %nd1 = sinter.constant dense<1.0> : tensor<1024xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 norm %nd1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>, tensor<1024xbf16>) -> tensor<1x1x64xbf16>
@@ -131,14 +131,14 @@ func.func @normalized_down(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
 func.func @launch_between(%x: tensor<1x1x64xbf16>) -> (tensor<1x1x64xbf16>, tensor<1x1x64xbf16>) {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wz = sinter.constant dense<0.125> : tensor<64x64xbf16>
   %z = sinter.linear %x, %wz : (tensor<1x1x64xbf16>, tensor<64x64xbf16>) -> tensor<1x1x64xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x2048xbf16>
-  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 1024>} : (tensor<1x1x64xbf16>, tensor<64x2048xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y1, %z : tensor<1x1x64xbf16>, tensor<1x1x64xbf16>
@@ -158,12 +158,12 @@ func.func @launch_between(%x: tensor<1x1x64xbf16>) -> (tensor<1x1x64xbf16>, tens
 func.func @fp8_handoff(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<64x4096xbf16>
-  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 2048>} : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 2048>} : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<2048x64xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x2048xbf16>, tensor<2048x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<64x4096xbf16>
-  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 2048>} : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 2048>} : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>, tensor<64xbf16>) -> tensor<1x1x2048xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<2048x64xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x2048xbf16>, tensor<2048x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y1 : tensor<1x1x64xbf16>

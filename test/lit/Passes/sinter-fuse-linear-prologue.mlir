@@ -40,3 +40,41 @@ func.func @other_axis(%x: tensor<2x64xbf16>) -> tensor<2x8xbf16> {
   %y = sinter.linear %n, %w : (tensor<2x64xbf16>, tensor<64x8xbf16>) -> tensor<2x8xbf16>
   return %y : tensor<2x8xbf16>
 }
+
+// -----
+
+// Gemma / OLMo 2: the norm scales in f32 (an f32 weight, the (1 + w) folded) and one cast
+// rounds back to bf16; the linear keeps the f32 weight (the kernel's RMS_NORM_FP32_WEIGHT).
+// CHECK-LABEL: func.func @f32_scale_norm
+// CHECK: %[[Y:.+]] = sinter.linear %arg0, %{{.+}} norm %{{.+}} {norm_epsilon = 9.99999997E-7 : f32} : (tensor<1x2x64xbf16>, tensor<64x32xbf16>, tensor<64xf32>) -> tensor<1x2x32xbf16>
+// CHECK-NOT: sinter.rms_normalization
+// CHECK: return %[[Y]]
+func.func @f32_scale_norm(%x: tensor<1x2x64xbf16>) -> tensor<1x2x32xbf16> {
+  %g = sinter.constant dense<1.5> : tensor<64xf32>
+  %w = sinter.constant dense<0.5> : tensor<64x32xbf16>
+  %n = sinter.rms_normalization %x, %g {axis = 2 : i64, epsilon = 9.99999997E-7 : f32} : (tensor<1x2x64xbf16>, tensor<64xf32>) -> tensor<1x2x64xf32>
+  %c = sinter.cast %n : (tensor<1x2x64xf32>) -> tensor<1x2x64xbf16>
+  %y = sinter.linear %c, %w : (tensor<1x2x64xbf16>, tensor<64x32xbf16>) -> tensor<1x2x32xbf16>
+  return %y : tensor<1x2x32xbf16>
+}
+
+// -----
+
+// Negative: the cast goes to another type than the normalized input's (f16 of a bf16 input),
+// or the normalized input is f32 (the linear reads another type than the norm's input).
+// CHECK-LABEL: func.func @f32_scale_norm_other_cast
+// CHECK-COUNT-2: sinter.rms_normalization
+// CHECK-NOT: norm %
+// CHECK: return
+func.func @f32_scale_norm_other_cast(%x: tensor<2x64xbf16>, %h: tensor<2x64xf32>) -> (tensor<2x32xf16>, tensor<2x32xbf16>) {
+  %g = sinter.constant dense<1.5> : tensor<64xf32>
+  %w = sinter.constant dense<0.5> : tensor<64x32xf16>
+  %n = sinter.rms_normalization %x, %g {axis = 1 : i64, epsilon = 1.0E-5 : f32} : (tensor<2x64xbf16>, tensor<64xf32>) -> tensor<2x64xf32>
+  %c = sinter.cast %n : (tensor<2x64xf32>) -> tensor<2x64xf16>
+  %y = sinter.linear %c, %w : (tensor<2x64xf16>, tensor<64x32xf16>) -> tensor<2x32xf16>
+  %wb = sinter.constant dense<0.5> : tensor<64x32xbf16>
+  %n2 = sinter.rms_normalization %h, %g {axis = 1 : i64, epsilon = 1.0E-5 : f32} : (tensor<2x64xf32>, tensor<64xf32>) -> tensor<2x64xf32>
+  %c2 = sinter.cast %n2 : (tensor<2x64xf32>) -> tensor<2x64xbf16>
+  %y2 = sinter.linear %c2, %wb : (tensor<2x64xbf16>, tensor<64x32xbf16>) -> tensor<2x32xbf16>
+  return %y, %y2 : tensor<2x32xf16>, tensor<2x32xbf16>
+}

@@ -33,7 +33,7 @@ func.func @block(%ids: tensor<1x6xi64>, %mask: tensor<1x6xi64>) -> tensor<1x6x12
   %o = sinter.linear %a3, %wo residual %h : (tensor<1x6x64xbf16>, tensor<64x64xbf16>, tensor<1x6x64xbf16>) -> tensor<1x6x64xbf16>
   %g2 = sinter.constant dense<1.0> : tensor<64xbf16>
   %wgu = sinter.constant dense<0.5> : tensor<64x256xbf16>
-  %y = sinter.linear %o, %wgu norm %g2 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 128>} : (tensor<1x6x64xbf16>, tensor<64x256xbf16>, tensor<64xbf16>) -> tensor<1x6x128xbf16>
+  %y = sinter.linear %o, %wgu norm %g2 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 128>} : (tensor<1x6x64xbf16>, tensor<64x256xbf16>, tensor<64xbf16>) -> tensor<1x6x128xbf16>
   return %y : tensor<1x6x128xbf16>
 }
 

@@ -97,12 +97,12 @@ func.func @k192_prefill(%x: tensor<32x192xbf16>) -> tensor<32x16xbf16> {
 func.func @int4_mlps(%x: tensor<1x1x128xbf16>) -> tensor<1x1x128xbf16> {
   %g0 = sinter.constant dense<1.0> : tensor<128xbf16>
   %wgu0 = sinter.constant dense<0.5> : tensor<128x4096xbf16>
-  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 2048>} : (tensor<1x1x128xbf16>, tensor<128x4096xbf16>, tensor<128xbf16>) -> tensor<1x1x2048xbf16>
+  %act0 = sinter.linear %x, %wgu0 norm %g0 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 2048>} : (tensor<1x1x128xbf16>, tensor<128x4096xbf16>, tensor<128xbf16>) -> tensor<1x1x2048xbf16>
   %wd0 = sinter.constant dense<0.25> : tensor<2048x128xbf16>
   %y0 = sinter.linear %act0, %wd0 residual %x : (tensor<1x1x2048xbf16>, tensor<2048x128xbf16>, tensor<1x1x128xbf16>) -> tensor<1x1x128xbf16>
   %g1 = sinter.constant dense<1.0> : tensor<128xbf16>
   %wgu1 = sinter.constant dense<0.5> : tensor<128x4096xbf16>
-  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, silu_mul_pairs = array<i64: 0, 2048>} : (tensor<1x1x128xbf16>, tensor<128x4096xbf16>, tensor<128xbf16>) -> tensor<1x1x2048xbf16>
+  %act1 = sinter.linear %y0, %wgu1 norm %g1 {norm_epsilon = 9.99999974E-6 : f32, gate_up_columns = array<i64: 0, 2048>} : (tensor<1x1x128xbf16>, tensor<128x4096xbf16>, tensor<128xbf16>) -> tensor<1x1x2048xbf16>
   %wd1 = sinter.constant dense<0.25> : tensor<2048x128xbf16>
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x2048xbf16>, tensor<2048x128xbf16>, tensor<1x1x128xbf16>) -> tensor<1x1x128xbf16>
   return %y1 : tensor<1x1x128xbf16>

@@ -169,3 +169,33 @@ func.func @qk_norm_too_wide(%h: tensor<1x1x64xbf16>) -> (tensor<1x528x1x16xbf16>
   %q, %k, %v = sinter.split_qkv_heads %qkv norm(%qw, %kw) {norm_epsilon = 1.0e-6 : f32} : (tensor<1x1x8512xbf16>, tensor<8448xbf16>, tensor<32xbf16>) -> (tensor<1x528x1x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1x2x1x16xbf16>)
   return %q, %k, %v : tensor<1x528x1x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1x2x1x16xbf16>
 }
+
+// -----
+
+// A decode row through Gemma's gate/up: linear_small_m normalizes with the fp32 weight (one
+// rounding) and applies the GeGLU in its epilogue; the norm weight stays f32.
+// CHECK-LABEL: func.func @gemma_gate_up_row
+// CHECK: %[[NW:.+]] = launch.weight {{.*}} : memref<64xf32>
+// CHECK: launch.kernel "linear_small_m"(%arg0, %{{.+}}, %[[NW]], %arg1) {{.*}}params = [1, 256, 64, "sinter::kernels::LinearPrologue::RMS_NORM_FP32_WEIGHT", "sinter::kernels::LinearEpilogue::GELU_TANH_MUL_PAIRS",
+func.func @gemma_gate_up_row(%h: tensor<1x1x64xbf16>) -> tensor<1x1x128xbf16> {
+  %g = sinter.constant dense<1.5> : tensor<64xf32>
+  %wgu = sinter.constant dense<0.5> : tensor<64x256xbf16>
+  %y = sinter.linear %h, %wgu norm %g {gate_activation = "gelu_tanh", gate_up_columns = array<i64: 0, 128>, norm_epsilon = 9.99999997E-7 : f32} : (tensor<1x1x64xbf16>, tensor<64x256xbf16>, tensor<64xf32>) -> tensor<1x1x128xbf16>
+  return %y : tensor<1x1x128xbf16>
+}
+
+// -----
+
+// An f16 linear with an f32-scaled norm: no kernel takes f16, so a generated row kernel
+// normalizes (in f32, then one cast to f16) before the library GEMM.
+// CHECK-LABEL: func.func @f16_f32_scaled_norm
+// CHECK: launch.generic(%arg0, %{{.+}}) -> (%[[N:[0-9]+]])
+// CHECK: sinter.rms_normalization {{.*}} -> tensor<2x64xf32>
+// CHECK: sinter.cast {{.*}} -> tensor<2x64xf16>
+// CHECK: launch.gemm %[[N]], %{{.+}} -> %arg1
+func.func @f16_f32_scaled_norm(%h: tensor<2x64xf16>) -> tensor<2x32xf16> {
+  %g = sinter.constant dense<1.5> : tensor<64xf32>
+  %w = sinter.constant dense<0.5> : tensor<64x32xf16>
+  %y = sinter.linear %h, %w norm %g {norm_epsilon = 9.99999997E-7 : f32} : (tensor<2x64xf16>, tensor<64x32xf16>, tensor<64xf32>) -> tensor<2x32xf16>
+  return %y : tensor<2x32xf16>
+}

@@ -204,6 +204,14 @@ LogicalResult ReshapeOp::verify() {
   return verifySameElementType(*this, getInput().getType(), getType(), "operand and result");
 }
 
+bool LinearOp::normScalesInF32() {
+  if (!getNormWeight())
+    return false;
+  Type in = getInput().getType().getElementType();
+  return (in.isBF16() || in.isF16()) &&
+         cast<RankedTensorType>(getNormWeight().getType()).getElementType().isF32();
+}
+
 LogicalResult LinearOp::verify() {
   auto in = getInput().getType(), w = getWeight().getType();
   if (in.getRank() < 1 || w.getRank() != 2)
@@ -220,6 +228,10 @@ LogicalResult LinearOp::verify() {
       return emitOpError("norm_weight must be [") << in.getShape().back() << "]";
     if (!getNormEpsilon())
       return emitOpError("norm_weight needs norm_epsilon");
+    if (nw.getElementType() != in.getElementType() && !normScalesInF32())
+      return emitOpError("norm_weight must be of the input's type or f32 for a 16-bit input, "
+                         "got ")
+             << nw.getElementType() << " for " << in.getElementType();
   } else if (getNormEpsilon()) {
     return emitOpError("norm_epsilon without norm_weight");
   }
@@ -228,18 +240,25 @@ LogicalResult LinearOp::verify() {
                                          << " differs from the result type " << getType();
   SmallVector<int64_t> shape(in.getShape());
   shape.back() = w.getDimSize(1);
-  if (std::optional<ArrayRef<int64_t>> pairs = getSiluMulPairs()) {
+  if (std::optional<ArrayRef<int64_t>> pairs = getGateUpColumns()) {
     const int64_t n = w.getDimSize(1), half = n / 2;
     if (pairs->size() != 2 || n % 2 != 0)
-      return emitOpError("silu_mul_pairs must be [gate start, up start] of an even N, got N = ")
+      return emitOpError("gate_up_columns must be [gate start, up start] of an even N, got N = ")
              << n;
     for (int64_t start : *pairs)
       if (start < 0 || start + half > n)
-        return emitOpError("silu_mul_pairs column ") << start << " + N/2 = " << start + half
+        return emitOpError("gate_up_columns column ") << start << " + N/2 = " << start + half
                                                       << " is past N = " << n;
     if (getBias() || getResidual())
-      return emitOpError("silu_mul_pairs takes no bias or residual");
+      return emitOpError("gate_up_columns takes no bias or residual");
     shape.back() = half;
+  }
+  if (getGateActivation()) {
+    if (!getGateUpColumns())
+      return emitOpError("gate_activation without gate_up_columns");
+    if (*getGateActivation() != "silu" && *getGateActivation() != "gelu_tanh")
+      return emitOpError("gate_activation must be silu or gelu_tanh, got '")
+             << *getGateActivation() << "'";
   }
   return verifyShape(*this, getType(), shape);
 }

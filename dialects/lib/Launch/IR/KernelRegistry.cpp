@@ -81,7 +81,8 @@ const KernelArg kAttentionDecodeArgs[] = {
     {"key_mask", R::Optional},
 };
 
-const KernelParam kRmsNormParams[] = {{"M", P::Int}, {"D", P::Int}, {"EPS_BITS", P::FloatBits}};
+const KernelParam kRmsNormParams[] = {
+    {"M", P::Int}, {"D", P::Int}, {"EPS_BITS", P::FloatBits}, {"WT", P::Type}};
 const KernelArg kRmsNormArgs[] = {{"x", R::In}, {"weight", R::In}, {"out", R::Out}};
 
 const KernelParam kRopeRowsParams[] = {
@@ -98,8 +99,9 @@ const KernelArg kQkNormRopeArgs[] = {{"q_weight", R::In},
                                      {"sin", R::Optional},
                                      {"rows", R::InOut}};
 
-const KernelParam kSiluMulParams[] = {{"M", P::Int}, {"N", P::Int}};
-const KernelArg kSiluMulArgs[] = {{"gate_up", R::In}, {"out", R::Out}};
+const KernelParam kGateMulParams[] = {
+    {"M", P::Int}, {"N", P::Int}, {"ACT", P::Enum, "sinter::kernels::GateActivation::"}};
+const KernelArg kGateMulArgs[] = {{"gate_up", R::In}, {"out", R::Out}};
 
 const KernelParam kKvCacheWriteParams[] = {
     {"N", P::Int},     {"HKV", P::Int},        {"D", P::Int},       {"K_OFF", P::Int},
@@ -132,7 +134,7 @@ const KernelTemplate kTemplates[] = {
     {"rms_norm", kRmsNormParams, 3, kRmsNormArgs},
     {"rope_rows", kRopeRowsParams, 4, kRopeRowsArgs},
     {"qk_norm_rope", kQkNormRopeParams, 9, kQkNormRopeArgs},
-    {"silu_mul", kSiluMulParams, 2, kSiluMulArgs},
+    {"gate_mul", kGateMulParams, 2, kGateMulArgs},
     {"kv_cache_write", kKvCacheWriteParams, 8, kKvCacheWriteArgs},
     {"cache_rows_write", kCacheRowsWriteParams, 5, kCacheRowsWriteArgs},
     {"sample_tokens", kSampleTokensParams, 5, kSampleTokensArgs},

@@ -160,6 +160,18 @@ def SinterRaiseSiluMul : Pass<"sinter-raise-silu-mul", "mlir::ModuleOp"> {
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterRaiseGeluTanh : Pass<"sinter-raise-gelu-tanh", "mlir::ModuleOp"> {
+  let summary = "Raise the tanh approximation of GeLU to sinter.unary \"gelu_tanh\"";
+  let description = [{
+    `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` as exporters decompose it (any
+    association and order of the products, x^3 as Pow(x, 3) or x * x * x, constants within
+    2^-7 of their values as a 16-bit export rounds them), all of one float type, becomes
+    `unary "gelu_tanh"(x)`: one function evaluated in f32 from the exact constants, as
+    PyTorch's gelu(approximate="tanh") is, instead of nine rounded steps.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
   let summary = "Raise causal grouped-query attention to sinter.fused_attention";
   let description = [{
@@ -197,20 +209,25 @@ def SinterFuseLinearPrologue : Pass<"sinter-fuse-linear-prologue", "mlir::Module
   let summary = "Fold an RMS normalization into the linears that consume it";
   let description = [{
     `linear(rms_normalization(x, w))` over the last axis becomes `linear(x, norm w)`: the
-    kernel normalizes its input rows itself instead of reading a normalized copy.
+    kernel normalizes its input rows itself instead of reading a normalized copy. So does
+    `linear(cast(rms_normalization(x, w)))` of a bf16 or f16 x normalized with an f32 w into
+    f32 and cast back to x's type (Gemma's and OLMo 2's RMSNorm, whose weight multiply runs in
+    f32): the linear keeps the f32 weight and scales with one rounding.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
 def SinterFuseLinearSwiGLU : Pass<"sinter-fuse-linear-swiglu", "mlir::ModuleOp"> {
-  let summary = "Fold a SwiGLU gate (two column slices and a silu_mul) into the linear";
+  let summary = "Fold a gated MLP's gate (SwiGLU or GeGLU) into its gate|up linear";
   let description = [{
-    `silu_mul(slice(p, gate columns), slice(p, up columns))` of a bf16 linear p with a
-    constant weight, whose only users are the two last-axis slices of N/2 columns each,
-    becomes `linear(...) {silu_mul_pairs = [gate start, up start]}` with the silu_mul's
-    result. The fusion is decided here, for the linears the bf16 lowering takes (no bias or
-    residual): linear_small_m's SILU_MUL_PAIRS epilogue, or a library GEMM on the gate|up
-    columns and one silu_mul launch where the rows are too many for the kernel.
+    `silu_mul(slice(p, gate columns), slice(p, up columns))`, or
+    `unary "gelu_tanh"(slice(p, gate columns)) * slice(p, up columns)`, of a bf16 linear p
+    with a constant weight, whose only users are the two last-axis slices of N/2 columns each,
+    becomes `linear(...) {gate_up_columns = [gate start, up start]}` (with
+    `gate_activation = "gelu_tanh"` for GeGLU) with the gate's result. The fusion is decided
+    here, for the linears the bf16 lowering takes (no bias or residual): linear_small_m's
+    SILU_MUL_PAIRS / GELU_TANH_MUL_PAIRS epilogue, or a library GEMM on the gate|up columns
+    and one gate_mul launch where the rows are too many for the kernel.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

@@ -131,10 +131,15 @@ FailureOr<Value> FunctionLowering::emitGenericRmsNorm(Location loc, Value x, Val
   Type et = cast<MemRefType>(x.getType()).getElementType();
   Value out = launch::AllocOp::create(builder, loc, MemRefType::get({m, k}, et), IntegerAttr());
   auto rows = RankedTensorType::get({m, k}, et);
+  // A weight of another type (f32 for a 16-bit x) scales in it, then one cast back.
+  Type weightType = cast<ShapedType>(weight.getType()).getElementType();
+  auto normRows = RankedTensorType::get({m, k}, weightType);
   if (failed(emitGeneric(loc, {x, *w}, {out}, [&](OpBuilder &b, ValueRange args) {
-        Value norm =
-            graph::RMSNormalizationOp::create(b, loc, rows, viewAs(b, loc, args[0], rows), args[1],
-                                              b.getI64IntegerAttr(1), b.getF32FloatAttr(epsilon));
+        Value norm = graph::RMSNormalizationOp::create(
+            b, loc, normRows, viewAs(b, loc, args[0], rows), args[1], b.getI64IntegerAttr(1),
+            b.getF32FloatAttr(epsilon));
+        if (weightType != et)
+          norm = graph::CastOp::create(b, loc, rows, norm);
         return SmallVector<Value>{norm};
       })))
     return failure();

@@ -253,12 +253,14 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   int64_t ropeRows = 0, headDim = 0;
   Type outType = linear.getType().getElementType();
 
-  // The SwiGLU epilogue is the op's (sinter-fuse-linear-swiglu), the RoPE one its
+  // The gate epilogue is the op's (sinter-fuse-linear-swiglu), the RoPE one its
   // split_qkv_heads' (sinter-fuse-qkv-heads).
-  if (std::optional<ArrayRef<int64_t>> pairs = linear.getSiluMulPairs()) {
+  const bool geglu = linear.gateActivationName() == "gelu_tanh";
+  if (std::optional<ArrayRef<int64_t>> pairs = linear.getGateUpColumns()) {
     gateStart = (*pairs)[0];
     upStart = (*pairs)[1];
-    epilogue = kn::LinearEpilogue::SILU_MUL_PAIRS;
+    epilogue = geglu ? kn::LinearEpilogue::GELU_TANH_MUL_PAIRS
+                     : kn::LinearEpilogue::SILU_MUL_PAIRS;
     int64_t g0 = gateStart, u0 = upStart;
     rowOf = [=](int64_t r) { return (r % 2 ? u0 : g0) + r / 2; };
   }
@@ -267,7 +269,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   if (split && split.hasRope() && !split.hasNorm()) {
     if (epilogue != kn::LinearEpilogue::NONE || linear.getResidual())
       return linear.emitError("a QKV projection with rotated heads takes no residual or "
-                              "SwiGLU epilogue");
+                              "gate epilogue");
     headDim = split.getQ().getType().getDimSize(3);
     ropeRows = split.columnOffset(2);
     auto tables = ropeTableBuffers(linear, split, m);
@@ -285,7 +287,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       epilogue = kn::LinearEpilogue::BIAS;
   }
 
-  auto prologue = linear.getNormWeight() ? kn::LinearPrologue::RMS_NORM : kn::LinearPrologue::NONE;
+  auto prologue = !linear.getNormWeight()    ? kn::LinearPrologue::NONE
+                  : linear.normScalesInF32() ? kn::LinearPrologue::RMS_NORM_FP32_WEIGHT
+                                             : kn::LinearPrologue::RMS_NORM;
   auto x = bufferOf(linear.getInput());
   if (failed(x))
     return failure();
@@ -314,7 +318,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       return failure();
     residual = *b;
   }
-  // With SILU_MUL_PAIRS the result is the SwiGLU, N/2 columns.
+  // With a gate pair epilogue the result is the gate, N/2 columns.
   Value out = destinationFor(linear.getResult());
   buffers[linear.getResult()] = out;
   Type xType = elementTypeOf(*x);
@@ -336,10 +340,11 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                                       MemRefType::get({m, k}, inType.getElementType()),
                                       IntegerAttr());
       if (failed(emitRmsNorm(linear.getLoc(), *x, normWeight, input, m, k,
-                             linear.getNormEpsilon()->convertToFloat())))
+                             linear.getNormEpsilon()->convertToFloat(),
+                             linear.normScalesInF32())))
         return failure();
     }
-    bool silu = epilogue == kn::LinearEpilogue::SILU_MUL_PAIRS;
+    bool gated = kn::linear_epilogue_gates(epilogue);
     // Only a weight that linear_small_m takes at fewer rows has an fp8 or int4 form the GEMM
     // must agree with; any other (a LoRA adapter of rank 8) keeps its bf16 values.
     const kn::LinearWeights gemmFormat =
@@ -349,12 +354,12 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
             ? format
             : kn::LinearWeights::BF16;
     DenseElementsAttr gemmWeight = gemmWeightData(linear, gemmFormat);
-    if (silu) {
+    if (gated) {
       int64_t half = n / 2, g0 = gateStart, u0 = upStart;
       gemmWeight = permuteColumns(gemmWeight,
                                   [=](int64_t c) { return c < half ? g0 + c : u0 + c - half; });
     }
-    Value product = silu ? launch::AllocOp::create(builder, linear.getLoc(),
+    Value product = gated ? launch::AllocOp::create(builder, linear.getLoc(),
                                                    MemRefType::get({m, n}, outType), IntegerAttr())
                          : out;
     const char *copySuffix = gemmFormat == kn::LinearWeights::FP8_E4M3 ? ".fp8_dequantized"
@@ -367,12 +372,15 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     launch::GemmOp::create(builder, linear.getLoc(), input, weight, bias, residual,
                            product, builder.getI64IntegerAttr(m), builder.getI64IntegerAttr(n),
                            builder.getI64IntegerAttr(k), builder.getStringAttr("native"));
-    if (silu) {
-      if (!kn::silu_mul_supported(m, n / 2))
-        return linear.emitError("no silu_mul configuration for N=") << n / 2;
-      kn::LaunchParams lp = kn::silu_mul_launch(m, n / 2);
-      return emitKernel(linear.getLoc(), "silu_mul",
-                        {intParam(builder, m), intParam(builder, n / 2)},
+    if (gated) {
+      if (!kn::gate_mul_supported(m, n / 2))
+        return linear.emitError("no gate_mul configuration for N=") << n / 2;
+      kn::LaunchParams lp = kn::gate_mul_launch(m, n / 2);
+      SmallVector<Attribute> gateParams = {intParam(builder, m), intParam(builder, n / 2)};
+      if (geglu)
+        gateParams.push_back(strParam(
+            builder, kn::kGateActivationNames[(int)kn::GateActivation::GELU_TANH]));
+      return emitKernel(linear.getLoc(), "gate_mul", gateParams,
                         {product, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                         {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {1});
     }
@@ -409,18 +417,11 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     bias = makeWeight(linear.getBias().getLoc(), permuted, newWeightName(permuted, ".rope_rows"));
   }
 
-  static const char *const prologueNames[] = {"sinter::kernels::LinearPrologue::NONE",
-                                              "sinter::kernels::LinearPrologue::RMS_NORM"};
-  static const char *const epilogueNames[] = {
-      "sinter::kernels::LinearEpilogue::NONE", "sinter::kernels::LinearEpilogue::BIAS",
-      "sinter::kernels::LinearEpilogue::RESIDUAL",
-      "sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS",
-      "sinter::kernels::LinearEpilogue::ROPE_PAIRS"};
   float eps = linear.getNormEpsilon() ? linear.getNormEpsilon()->convertToFloat() : 0.0f;
   SmallVector<Attribute> params = {
       intParam(builder, m), intParam(builder, n), intParam(builder, k),
-      strParam(builder, prologueNames[(int)prologue]),
-      strParam(builder, epilogueNames[(int)epilogue]),
+      strParam(builder, kn::kLinearPrologueNames[(int)prologue]),
+      strParam(builder, kn::kLinearEpilogueNames[(int)epilogue]),
       strParam(builder, cxxType(elementTypeOf(out))),
       strParam(builder, std::to_string(floatBits(eps)) + "u"), intParam(builder, ropeRows),
       intParam(builder, headDim), intParam(builder, smCount), strParam(builder, cxxType(xType))};
@@ -623,15 +624,18 @@ LogicalResult FunctionLowering::lowerRmsNorm(graph::RMSNormalizationOp norm) {
     return failure();
   Value out = destinationFor(norm.getResult());
   buffers[norm.getResult()] = out;
-  return emitRmsNorm(norm.getLoc(), *x, *w, out, m, d, norm.getEpsilon().convertToFloat());
+  return emitRmsNorm(norm.getLoc(), *x, *w, out, m, d, norm.getEpsilon().convertToFloat(),
+                     /*f32Weight=*/false);
 }
 
 LogicalResult FunctionLowering::emitRmsNorm(Location loc, Value x, Value weight, Value out,
-                                            int64_t m, int64_t d, float eps) {
+                                            int64_t m, int64_t d, float eps, bool f32Weight) {
   kn::LaunchParams lp = kn::rms_norm_launch(m, d);
-  return emitKernel(loc, "rms_norm",
-                    {intParam(builder, m), intParam(builder, d),
-                     strParam(builder, std::to_string(floatBits(eps)) + "u")},
+  SmallVector<Attribute> params = {intParam(builder, m), intParam(builder, d),
+                                   strParam(builder, std::to_string(floatBits(eps)) + "u")};
+  if (f32Weight)
+    params.push_back(strParam(builder, "float"));
+  return emitKernel(loc, "rms_norm", params,
                     {x, weight, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
 }

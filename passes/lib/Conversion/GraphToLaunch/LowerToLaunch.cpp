@@ -237,7 +237,7 @@ LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
   StringRef mode = et.isF32() ? precision : StringRef("native");
   if (!et.isF32() && !et.isBF16() && !et.isF16())
     return linear.emitError("linear on ") << et << " is not supported";
-  if (linear.getSiluMulPairs()) // sinter-fuse-linear-swiglu fuses only what the kernels take
+  if (linear.getGateUpColumns()) // sinter-fuse-linear-swiglu fuses only what the kernels take
     return linear.emitError("internal: a SwiGLU linear outside the bf16 kernel lowering");
   auto [m, k] = linearRows(linear);
   int64_t n = linear.getWeight().getType().getDimSize(1);

@@ -15,24 +15,44 @@ using namespace sinter::graph;
 namespace {
 
 /// linear(rms_normalization(x, w)) -> linear(x, norm w) when the normalization runs over the
-/// last axis with a [K] scale of the input's type.
+/// last axis with a [K] scale of the input's type; and
+/// linear(cast(rms_normalization(x, w : f32) : f32)) -> linear(x, norm w) for a 16-bit x cast
+/// back to its own type (the scale multiplied in f32, one rounding: Gemma, OLMo 2).
 struct NormIntoLinear : OpRewritePattern<LinearOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LinearOp op, PatternRewriter &rewriter) const override {
-    auto norm = op.getInput().getDefiningOp<RMSNormalizationOp>();
-    if (!norm || op.getNormWeight())
+    if (op.getNormWeight())
+      return rewriter.notifyMatchFailure(op, "the linear already normalizes");
+    Value input = op.getInput();
+    auto narrowing = input.getDefiningOp<CastOp>();
+    if (narrowing)
+      input = narrowing.getInput();
+    auto norm = input.getDefiningOp<RMSNormalizationOp>();
+    if (!norm)
       return rewriter.notifyMatchFailure(op, "input is not an RMS normalization");
     auto in = cast<RankedTensorType>(norm.getInput().getType());
     auto scale = cast<RankedTensorType>(norm.getScale().getType());
     if (norm.getAxis() != in.getRank() - 1 && norm.getAxis() != -1)
       return rewriter.notifyMatchFailure(op, "normalization is not over the last axis");
-    if (scale.getRank() != 1 || scale.getElementType() != in.getElementType() ||
-        norm.getType() != in)
+    if (scale.getRank() != 1)
+      return rewriter.notifyMatchFailure(op, "scale is not [K]");
+    if (narrowing) {
+      // Only the f32 form: any other cast would round where the fused linear does not.
+      Type et = in.getElementType();
+      if (!(et.isBF16() || et.isF16()) || !scale.getElementType().isF32() ||
+          !norm.getType().getElementType().isF32() || op.getInput().getType() != in)
+        return rewriter.notifyMatchFailure(op, "not a 16-bit input normalized in f32 and cast "
+                                               "back to its type");
+    } else if (scale.getElementType() != in.getElementType() || norm.getType() != in) {
       return rewriter.notifyMatchFailure(op, "scale is not [K] of the input's type");
-    Location loc = rewriter.getFusedLoc({norm.getLoc(), op.getLoc()});
-    Value fused = LinearOp::create(rewriter, loc, op.getType(), norm.getInput(), op.getWeight(),
-                                   op.getBias(), op.getResidual(), norm.getScale(),
-                                   norm.getEpsilonAttr(), op.getSiluMulPairsAttr());
+    }
+    SmallVector<Location> locs{norm.getLoc(), op.getLoc()};
+    if (narrowing)
+      locs.insert(locs.begin() + 1, narrowing.getLoc());
+    Value fused = LinearOp::create(rewriter, rewriter.getFusedLoc(locs), op.getType(),
+                                   norm.getInput(), op.getWeight(), op.getBias(),
+                                   op.getResidual(), norm.getScale(), norm.getEpsilonAttr(),
+                                   op.getGateUpColumnsAttr(), op.getGateActivationAttr());
     rewriter.replaceOp(op, fused);
     return success();
   }

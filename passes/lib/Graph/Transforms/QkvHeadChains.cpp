@@ -90,7 +90,7 @@ std::optional<SmallVector<QkvHeadChain, 3>> sinter::qkvHeadChains(LinearOp linea
   // The kernels write the rotated columns in the epilogue that a residual would take (a bias
   // is added before the rotation, as the model's projection does), and a SwiGLU result has no
   // q | k | v columns.
-  if (linear.getResidual() || linear.getSiluMulPairs() ||
+  if (linear.getResidual() || linear.getGateUpColumns() ||
       (linear.getBias() && !linear.getBias().getDefiningOp<ConstantOp>()) ||
       !linear.getType().getElementType().isBF16() ||
       !linear.getWeight().getDefiningOp<ConstantOp>() || linear.getType().getRank() != 3)

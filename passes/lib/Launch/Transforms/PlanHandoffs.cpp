@@ -50,9 +50,12 @@ kn::LinearWeights weightsOf(launch::KernelOp op) {
 }
 
 kn::LinearPrologue prologueOf(launch::KernelOp op) {
-  return textParam(op, "PRO") == "sinter::kernels::LinearPrologue::RMS_NORM"
-             ? kn::LinearPrologue::RMS_NORM
-             : kn::LinearPrologue::NONE;
+  StringRef pro = textParam(op, "PRO");
+  for (kn::LinearPrologue p :
+       {kn::LinearPrologue::RMS_NORM, kn::LinearPrologue::RMS_NORM_FP32_WEIGHT})
+    if (pro == kn::kLinearPrologueNames[int(p)])
+      return p;
+  return kn::LinearPrologue::NONE;
 }
 
 /// The launch after `op` in its block, skipping buffer definitions (weights, state, arena

@@ -328,34 +328,58 @@ func.func @attention_merged_heads_count(%q: tensor<1x4x6x16xbf16>, %k: tensor<1x
 
 // -----
 
-func.func @linear_silu_pairs_shape(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>) -> tensor<2x8xbf16> {
+func.func @linear_gate_up_columns_shape(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>) -> tensor<2x8xbf16> {
   // expected-error @+1 {{result shape [2x8] does not match the inferred shape [2x4]}}
-  %0 = sinter.linear %x, %w {silu_mul_pairs = array<i64: 0, 4>} : (tensor<2x4xbf16>, tensor<4x8xbf16>) -> tensor<2x8xbf16>
+  %0 = sinter.linear %x, %w {gate_up_columns = array<i64: 0, 4>} : (tensor<2x4xbf16>, tensor<4x8xbf16>) -> tensor<2x8xbf16>
   return %0 : tensor<2x8xbf16>
 }
 
 // -----
 
-func.func @linear_silu_pairs_range(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>) -> tensor<2x4xbf16> {
-  // expected-error @+1 {{silu_mul_pairs column 6 + N/2 = 10 is past N = 8}}
-  %0 = sinter.linear %x, %w {silu_mul_pairs = array<i64: 0, 6>} : (tensor<2x4xbf16>, tensor<4x8xbf16>) -> tensor<2x4xbf16>
+func.func @linear_gate_up_columns_range(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>) -> tensor<2x4xbf16> {
+  // expected-error @+1 {{gate_up_columns column 6 + N/2 = 10 is past N = 8}}
+  %0 = sinter.linear %x, %w {gate_up_columns = array<i64: 0, 6>} : (tensor<2x4xbf16>, tensor<4x8xbf16>) -> tensor<2x4xbf16>
   return %0 : tensor<2x4xbf16>
 }
 
 // -----
 
-func.func @linear_silu_pairs_odd(%x: tensor<2x4xbf16>, %w: tensor<4x7xbf16>) -> tensor<2x3xbf16> {
-  // expected-error @+1 {{silu_mul_pairs must be [gate start, up start] of an even N, got N = 7}}
-  %0 = sinter.linear %x, %w {silu_mul_pairs = array<i64: 0, 3>} : (tensor<2x4xbf16>, tensor<4x7xbf16>) -> tensor<2x3xbf16>
+func.func @linear_gate_up_columns_odd(%x: tensor<2x4xbf16>, %w: tensor<4x7xbf16>) -> tensor<2x3xbf16> {
+  // expected-error @+1 {{gate_up_columns must be [gate start, up start] of an even N, got N = 7}}
+  %0 = sinter.linear %x, %w {gate_up_columns = array<i64: 0, 3>} : (tensor<2x4xbf16>, tensor<4x7xbf16>) -> tensor<2x3xbf16>
   return %0 : tensor<2x3xbf16>
 }
 
 // -----
 
-func.func @linear_silu_pairs_bias(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>, %b: tensor<8xbf16>) -> tensor<2x4xbf16> {
-  // expected-error @+1 {{silu_mul_pairs takes no bias or residual}}
-  %0 = sinter.linear %x, %w bias %b {silu_mul_pairs = array<i64: 0, 4>} : (tensor<2x4xbf16>, tensor<4x8xbf16>, tensor<8xbf16>) -> tensor<2x4xbf16>
+func.func @linear_gate_up_columns_bias(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>, %b: tensor<8xbf16>) -> tensor<2x4xbf16> {
+  // expected-error @+1 {{gate_up_columns takes no bias or residual}}
+  %0 = sinter.linear %x, %w bias %b {gate_up_columns = array<i64: 0, 4>} : (tensor<2x4xbf16>, tensor<4x8xbf16>, tensor<8xbf16>) -> tensor<2x4xbf16>
   return %0 : tensor<2x4xbf16>
+}
+
+// -----
+
+func.func @linear_gate_activation_unknown(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>) -> tensor<2x4xbf16> {
+  // expected-error @+1 {{gate_activation must be silu or gelu_tanh, got 'relu'}}
+  %0 = sinter.linear %x, %w {gate_up_columns = array<i64: 0, 4>, gate_activation = "relu"} : (tensor<2x4xbf16>, tensor<4x8xbf16>) -> tensor<2x4xbf16>
+  return %0 : tensor<2x4xbf16>
+}
+
+// -----
+
+func.func @linear_gate_activation_alone(%x: tensor<2x4xbf16>, %w: tensor<4x8xbf16>) -> tensor<2x8xbf16> {
+  // expected-error @+1 {{gate_activation without gate_up_columns}}
+  %0 = sinter.linear %x, %w {gate_activation = "gelu_tanh"} : (tensor<2x4xbf16>, tensor<4x8xbf16>) -> tensor<2x8xbf16>
+  return %0 : tensor<2x8xbf16>
+}
+
+// -----
+
+func.func @linear_norm_weight_type(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>, %g: tensor<4xbf16>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{norm_weight must be of the input's type or f32 for a 16-bit input, got 'bf16' for 'f32'}}
+  %0 = sinter.linear %x, %w norm %g {norm_epsilon = 1.0E-5 : f32} : (tensor<2x4xf32>, tensor<4x8xf32>, tensor<4xbf16>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
 }
 
 // -----

@@ -121,8 +121,8 @@ func.func @kernel_unknown(%x: memref<4xf32>) {
 // -----
 
 func.func @kernel_param_count(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{'silu_mul' takes 2 to 2 parameters, got 1}}
-  launch.kernel "silu_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0, 1>, params = [1], shared_bytes = 0 : i64, writes = array<i64: 1>} : memref<4xf32>, memref<4xf32>
+  // expected-error @+1 {{'gate_mul' takes 2 to 3 parameters, got 1}}
+  launch.kernel "gate_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0, 1>, params = [1], shared_bytes = 0 : i64, writes = array<i64: 1>} : memref<4xf32>, memref<4xf32>
   return
 }
 
@@ -137,23 +137,23 @@ func.func @kernel_param_kind(%x: memref<4xf32>, %y: memref<4xf32>, %w: memref<4x
 // -----
 
 func.func @kernel_arg_count(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{'silu_mul' takes 2 arguments, got 1}}
-  launch.kernel "silu_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0>, params = [1, 4], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>, memref<4xf32>
+  // expected-error @+1 {{'gate_mul' takes 2 arguments, got 1}}
+  launch.kernel "gate_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0>, params = [1, 4], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>, memref<4xf32>
   return
 }
 
 // -----
 
 func.func @kernel_required_arg(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{argument 'gate_up' of 'silu_mul' is required}}
-  launch.kernel "silu_mul"(%y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: -1, 0>, params = [1, 4], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>
+  // expected-error @+1 {{argument 'gate_up' of 'gate_mul' is required}}
+  launch.kernel "gate_mul"(%y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: -1, 0>, params = [1, 4], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>
   return
 }
 
 // -----
 
 func.func @kernel_writes_input(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{buffer 0 is listed as written but no output argument of 'silu_mul' receives it}}
-  launch.kernel "silu_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0, 1>, params = [1, 4], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>, memref<4xf32>
+  // expected-error @+1 {{buffer 0 is listed as written but no output argument of 'gate_mul' receives it}}
+  launch.kernel "gate_mul"(%x, %y) {grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, args = array<i64: 0, 1>, params = [1, 4], shared_bytes = 0 : i64, writes = array<i64: 0>} : memref<4xf32>, memref<4xf32>
   return
 }

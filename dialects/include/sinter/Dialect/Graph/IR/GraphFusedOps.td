@@ -9,19 +9,23 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
     `x` has shape [..., K]; leading dimensions are flattened into M rows. `weight` is
     [K, N] row-major (the ONNX MatMul right-hand side), `bias` is [N], `residual` has the
     result's shape and is added in the epilogue. With `norm_weight` ([K]) the input is first
-    RMS-normalized over K with `norm_epsilon` and scaled by it (the Llama RMSNorm feeding
-    the projection), recomputed by the kernel instead of written out.
+    RMS-normalized over K with `norm_epsilon` and scaled by it, recomputed by the kernel
+    instead of written out. A weight of the input's type scales the normalized input rounded
+    to that type (Llama: weight * x.to(dtype)); an f32 weight of a 16-bit input scales it in
+    f32 with one rounding (Gemma's (1 + w), OLMo 2: (weight * x).to(dtype)).
 
-    With `silu_mul_pairs = [g, u]` (SwiGLU, set by sinter-fuse-linear-swiglu; no bias or
-    residual) the product p = x @ weight is not the result: the result is
-    silu(p[..., g : g + N/2]) * p[..., u : u + N/2], of last dimension N/2, computed in the
-    result's type as graph.silu_mul does.
+    With `gate_up_columns = [g, u]` (a gated MLP, set by sinter-fuse-linear-swiglu; no bias
+    or residual) the product p = x @ weight is not the result: the result is
+    act(p[..., g : g + N/2]) * p[..., u : u + N/2], of last dimension N/2, computed in the
+    result's type as graph.silu_mul does (act rounded, then the product rounded). act is
+    `gate_activation`: "silu" (SwiGLU, the default) or "gelu_tanh" (GeGLU).
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
                        Optional<Graph_Tensor>:$bias, Optional<Graph_Tensor>:$residual,
                        Optional<Graph_Tensor>:$norm_weight,
                        OptionalAttr<F32Attr>:$norm_epsilon,
-                       OptionalAttr<DenseI64ArrayAttr>:$silu_mul_pairs);
+                       OptionalAttr<DenseI64ArrayAttr>:$gate_up_columns,
+                       OptionalAttr<StrAttr>:$gate_activation);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^)? (`residual` $residual^)? (`norm` $norm_weight^)?
@@ -31,9 +35,18 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
     OpBuilder<(ins "mlir::Type":$type, "mlir::Value":$input, "mlir::Value":$weight,
                    "mlir::Value":$bias, "mlir::Value":$residual), [{
       build($_builder, $_state, type, input, weight, bias, residual, mlir::Value(),
-            mlir::FloatAttr(), mlir::DenseI64ArrayAttr());
+            mlir::FloatAttr(), mlir::DenseI64ArrayAttr(), mlir::StringAttr());
     }]>
   ];
+  let extraClassDeclaration = [{
+    /// Whether the normalization prologue scales in f32 with one rounding (an f32 norm
+    /// weight of a 16-bit input).
+    bool normScalesInF32();
+    /// The gate activation of a gated linear ("silu" when unset).
+    llvm::StringRef gateActivationName() {
+      return getGateActivation() ? *getGateActivation() : llvm::StringRef("silu");
+    }
+  }];
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,144 @@
+// The tanh approximation of GeLU, as exporters decompose it, raised to one
+// `sinter.unary "gelu_tanh"`: the generated kernels then evaluate it in f32 from the exact
+// constants (PyTorch's gelu(approximate="tanh") does), and sinter-fuse-linear-swiglu can take
+// a GeGLU gate into its linear.
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+#include "sinter/Passes/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace sinter {
+#define GEN_PASS_DEF_SINTERRAISEGELUTANH
+#include "sinter/Passes/Passes.h.inc"
+} // namespace sinter
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace {
+
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kCubeCoefficient = 0.044715;
+
+/// A constant of a 16-bit export is rounded to its type: accept 2^-7 relative.
+bool near(double value, double expected) {
+  return std::fabs(value - expected) <= std::fabs(expected) * 0x1p-7;
+}
+
+/// v as a product: the constant factor and the other factors (a tree of Muls of v's type,
+/// either operand order).
+struct Product {
+  double constant = 1;
+  SmallVector<Value> factors;
+};
+void collectProduct(Value v, Type type, Product &p, SmallVector<Operation *> &ops) {
+  if (auto mul = v.getDefiningOp<MulOp>(); mul && mul.getType() == type) {
+    ops.push_back(mul);
+    collectProduct(mul.getLhs(), type, p, ops);
+    collectProduct(mul.getRhs(), type, p, ops);
+    return;
+  }
+  if (std::optional<double> c = scalarConstant(v)) {
+    p.constant *= *c;
+    return;
+  }
+  p.factors.push_back(v);
+}
+
+/// Whether `v` is x^3: Pow(x, 3) or a product of three x.
+bool isCube(Value v, Value x, Type type) {
+  if (auto pow = v.getDefiningOp<PowOp>()) {
+    std::optional<double> e = scalarConstant(pow.getRhs());
+    return pow.getLhs() == x && e && *e == 3.0;
+  }
+  Product p;
+  SmallVector<Operation *> ops;
+  collectProduct(v, type, p, ops);
+  return p.constant == 1.0 && p.factors.size() == 3 &&
+         llvm::all_of(p.factors, [&](Value f) { return f == x; });
+}
+
+/// Whether `v` is sqrt(2/pi) * (x + 0.044715 * x^3), returning x.
+Value matchTanhArgument(Value v, Type type) {
+  Product p;
+  SmallVector<Operation *> ops;
+  collectProduct(v, type, p, ops);
+  if (!near(p.constant, kSqrt2OverPi) || p.factors.size() != 1)
+    return {};
+  auto sum = p.factors[0].getDefiningOp<AddOp>();
+  if (!sum || sum.getType() != type)
+    return {};
+  for (int side = 0; side < 2; ++side) {
+    Value x = sum->getOperand(side);
+    Product cubic;
+    SmallVector<Operation *> cubicOps;
+    collectProduct(sum->getOperand(1 - side), type, cubic, cubicOps);
+    if (cubic.factors.size() == 1 && near(cubic.constant, kCubeCoefficient) &&
+        isCube(cubic.factors[0], x, type))
+      return x;
+    // x^3 spelled as x * x * x directly in the product.
+    if (cubic.factors.size() == 3 && near(cubic.constant, kCubeCoefficient) &&
+        llvm::all_of(cubic.factors, [&](Value f) { return f == x; }))
+      return x;
+  }
+  return {};
+}
+
+/// Whether `v` is 1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)) (either order), returning x.
+Value matchOnePlusTanh(Value v, Type type) {
+  auto add = v.getDefiningOp<AddOp>();
+  if (!add || add.getType() != type)
+    return {};
+  for (int side = 0; side < 2; ++side) {
+    std::optional<double> one = scalarConstant(add->getOperand(1 - side));
+    auto tanh = add->getOperand(side).getDefiningOp<UnaryFnOp>();
+    if (one && *one == 1.0 && tanh && tanh.getFn() == "tanh" && tanh.getType() == type)
+      if (Value x = matchTanhArgument(tanh.getInput(), type))
+        return x;
+  }
+  return {};
+}
+
+/// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), any association and order of
+/// the products, x^3 as a Pow or a product -> unary "gelu_tanh"(x).
+struct RaiseGeluTanh : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!isa<FloatType>(cast<ShapedType>(type).getElementType()))
+      return rewriter.notifyMatchFailure(op, "not a float product");
+    Product p;
+    SmallVector<Operation *> ops;
+    collectProduct(op.getResult(), type, p, ops);
+    if (p.factors.size() != 2 || !near(p.constant, 0.5))
+      return rewriter.notifyMatchFailure(op, "not 0.5 times two factors");
+    for (int side = 0; side < 2; ++side) {
+      Value x = p.factors[side];
+      if (x.getType() != type || matchOnePlusTanh(p.factors[1 - side], type) != x)
+        continue;
+      SmallVector<Location> locs;
+      for (Operation *matched : ops)
+        locs.push_back(matched->getLoc());
+      Value gelu = UnaryFnOp::create(rewriter, rewriter.getFusedLoc(locs), type, x,
+                                     rewriter.getStringAttr("gelu_tanh"),
+                                     rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
+      rewriter.replaceOp(op, gelu);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not x times 1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))");
+  }
+};
+
+struct RaiseGeluTanhPass : sinter::impl::SinterRaiseGeluTanhBase<RaiseGeluTanhPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<RaiseGeluTanh>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,87 @@
+// RUN: sinter-opt %s -split-input-file --sinter-raise-gelu-tanh | FileCheck %s
+
+// torch.onnx (dynamo, onnxscript's aten_gelu approximate="tanh") in bf16, as in Gemma's MLP:
+// x * (0.5 * (1 + tanh(c * (x + 0.044715 * x^3)))), the constants rounded to bf16.
+// CHECK-LABEL: func.func @dynamo_bf16
+// CHECK: %[[G:.+]] = sinter.unary "gelu_tanh" %arg0 {{.*}}: (tensor<2x8xbf16>) -> tensor<2x8xbf16>
+// CHECK-NEXT: %[[Y:.+]] = sinter.mul %[[G]], %arg1
+// CHECK-NEXT: return %[[Y]]
+func.func @dynamo_bf16(%x: tensor<2x8xbf16>, %u: tensor<2x8xbf16>) -> tensor<2x8xbf16> {
+  %three = sinter.constant dense<3.0> : tensor<bf16>
+  %coef = sinter.constant dense<0.044677734> : tensor<bf16>
+  %c = sinter.constant dense<0.796875> : tensor<bf16>
+  %one = sinter.constant dense<1.0> : tensor<bf16>
+  %half = sinter.constant dense<0.5> : tensor<bf16>
+  %cube = sinter.pow %x, %three : (tensor<2x8xbf16>, tensor<bf16>) -> tensor<2x8xbf16>
+  %a = sinter.mul %coef, %cube : (tensor<bf16>, tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  %b = sinter.add %x, %a : (tensor<2x8xbf16>, tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  %arg = sinter.mul %c, %b : (tensor<bf16>, tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  %t = sinter.unary "tanh" %arg : (tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  %d = sinter.add %t, %one : (tensor<2x8xbf16>, tensor<bf16>) -> tensor<2x8xbf16>
+  %e = sinter.mul %half, %d : (tensor<bf16>, tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  %gelu = sinter.mul %x, %e : (tensor<2x8xbf16>, tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  %y = sinter.mul %gelu, %u : (tensor<2x8xbf16>, tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  return %y : tensor<2x8xbf16>
+}
+
+// -----
+
+// HF's NewGELUActivation as the TorchScript exporter writes it in f32: (0.5 * x) * (1 + tanh(
+// sqrt(2/pi) * (x + 0.044715 * (x * x * x)))), with 1 + tanh commuted.
+// CHECK-LABEL: func.func @torchscript_f32
+// CHECK: %[[G:.+]] = sinter.unary "gelu_tanh" %arg0 {{.*}}: (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @torchscript_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %coef = sinter.constant dense<0.044715> : tensor<f32>
+  %c = sinter.constant dense<0.797884583> : tensor<f32>
+  %one = sinter.constant dense<1.0> : tensor<f32>
+  %half = sinter.constant dense<0.5> : tensor<f32>
+  %sq = sinter.mul %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %cube = sinter.mul %sq, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %a = sinter.mul %cube, %coef : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %b = sinter.add %a, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %arg = sinter.mul %b, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %t = sinter.unary "tanh" %arg : (tensor<4xf32>) -> tensor<4xf32>
+  %d = sinter.add %one, %t : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %hx = sinter.mul %half, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %y = sinter.mul %hx, %d : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Negative: the erf GeLU's constant (0.5 and 1 + tanh of x / sqrt(2)) is not the tanh form;
+// a cubic coefficient off by 10 %; tanh of another tensor than the outer factor.
+// CHECK-LABEL: func.func @not_gelu_tanh
+// CHECK-NOT: "gelu_tanh"
+// CHECK: return
+func.func @not_gelu_tanh(%x: tensor<4xf32>, %z: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %three = sinter.constant dense<3.0> : tensor<f32>
+  %coef = sinter.constant dense<0.044715> : tensor<f32>
+  %bad_coef = sinter.constant dense<0.04> : tensor<f32>
+  %c = sinter.constant dense<0.797884583> : tensor<f32>
+  %rsqrt2 = sinter.constant dense<0.707106769> : tensor<f32>
+  %one = sinter.constant dense<1.0> : tensor<f32>
+  %half = sinter.constant dense<0.5> : tensor<f32>
+  %s0 = sinter.mul %rsqrt2, %x : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %t0 = sinter.unary "tanh" %s0 : (tensor<4xf32>) -> tensor<4xf32>
+  %d0 = sinter.add %t0, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %e0 = sinter.mul %half, %d0 : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %y0 = sinter.mul %x, %e0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %cube = sinter.pow %x, %three : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %a1 = sinter.mul %bad_coef, %cube : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %b1 = sinter.add %x, %a1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %s1 = sinter.mul %c, %b1 : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %t1 = sinter.unary "tanh" %s1 : (tensor<4xf32>) -> tensor<4xf32>
+  %d1 = sinter.add %t1, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %e1 = sinter.mul %half, %d1 : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %y1 = sinter.mul %x, %e1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %a2 = sinter.mul %coef, %cube : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %b2 = sinter.add %x, %a2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %s2 = sinter.mul %c, %b2 : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %t2 = sinter.unary "tanh" %s2 : (tensor<4xf32>) -> tensor<4xf32>
+  %d2 = sinter.add %t2, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %e2 = sinter.mul %half, %d2 : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %y2 = sinter.mul %z, %e2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %y0, %y1, %y2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
