@@ -780,7 +780,10 @@ def _embed(m, input_ids, position_ids):
     if m.config.model_type == "gpt2":
         return m.transformer.wte(input_ids) + m.transformer.wpe(position_ids)
     x = m.model.embed_tokens(input_ids)
-    if m.config.model_type in ("gemma", "gemma2"):
+    # transformers >= 5 scales inside Gemma's embedding module (an `embed_scale` buffer); 4.x
+    # in the model's forward.
+    if m.config.model_type in ("gemma", "gemma2") and not hasattr(m.model.embed_tokens,
+                                                                   "embed_scale"):
         x = x * torch.tensor(m.config.hidden_size ** 0.5, dtype=x.dtype)
     return x
 
@@ -827,8 +830,13 @@ def make_kv_wrappers(model, max_len, seq):
             positions = torch.arange(seq, dtype=torch.int64, device=input_ids.device)
             x = _embed(self.m, input_ids, positions.unsqueeze(0))
             cache = _IndexCopyCache(past, positions, return_fresh=True)
-            # attention_mask=None: HF's sdpa path takes its causal form (is_causal=True).
-            logits = _run_layers(self.m, x, positions.unsqueeze(0), None, cache)
+            # attention_mask=None: HF's sdpa path takes its causal form (is_causal=True); eager
+            # attention (Gemma 2 under transformers >= 5 refuses sdpa) needs the mask spelled.
+            mask = None
+            if getattr(self.m.config, "_attn_implementation", "sdpa") == "eager":
+                mask = torch.where(positions[None, :] <= positions[:, None], 0.0,
+                                   torch.finfo(x.dtype).min).to(x.dtype)[None, None]
+            logits = _run_layers(self.m, x, positions.unsqueeze(0), mask, cache)
             return (logits, *cache.out)
 
     class Decode(torch.nn.Module):
