@@ -85,3 +85,46 @@ func.func @not_gelu_tanh(%x: tensor<4xf32>, %z: tensor<4xf32>) -> (tensor<4xf32>
   %y2 = sinter.mul %z, %e2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %y0, %y1, %y2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Negative, and quick: a chain of squares is a product of 2^k factors; the walk stops after
+// a few terms instead of visiting them all.
+// CHECK-LABEL: func.func @squares
+// CHECK-NOT: "gelu_tanh"
+// CHECK: return
+func.func @squares(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %x1 = sinter.mul %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x2 = sinter.mul %x1, %x1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x3 = sinter.mul %x2, %x2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x4 = sinter.mul %x3, %x3 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x5 = sinter.mul %x4, %x4 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x6 = sinter.mul %x5, %x5 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x7 = sinter.mul %x6, %x6 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x8 = sinter.mul %x7, %x7 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x9 = sinter.mul %x8, %x8 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x10 = sinter.mul %x9, %x9 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x11 = sinter.mul %x10, %x10 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x12 = sinter.mul %x11, %x11 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x13 = sinter.mul %x12, %x12 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x14 = sinter.mul %x13, %x13 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x15 = sinter.mul %x14, %x14 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x16 = sinter.mul %x15, %x15 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x17 = sinter.mul %x16, %x16 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x18 = sinter.mul %x17, %x17 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x19 = sinter.mul %x18, %x18 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x20 = sinter.mul %x19, %x19 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x21 = sinter.mul %x20, %x20 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x22 = sinter.mul %x21, %x21 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x23 = sinter.mul %x22, %x22 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x24 = sinter.mul %x23, %x23 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x25 = sinter.mul %x24, %x24 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x26 = sinter.mul %x25, %x25 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x27 = sinter.mul %x26, %x26 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x28 = sinter.mul %x27, %x27 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x29 = sinter.mul %x28, %x28 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x30 = sinter.mul %x29, %x29 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x31 = sinter.mul %x30, %x30 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %x32 = sinter.mul %x31, %x31 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %x32 : tensor<4xf32>
+}

@@ -238,7 +238,7 @@ LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
   if (!et.isF32() && !et.isBF16() && !et.isF16())
     return linear.emitError("linear on ") << et << " is not supported";
   if (linear.getGateUpColumns()) // sinter-fuse-linear-swiglu fuses only what the kernels take
-    return linear.emitError("internal: a SwiGLU linear outside the bf16 kernel lowering");
+    return linear.emitError("internal: a gated linear outside the bf16 kernel lowering");
   auto [m, k] = linearRows(linear);
   int64_t n = linear.getWeight().getType().getDimSize(1);
   auto input = bufferOf(linear.getInput());

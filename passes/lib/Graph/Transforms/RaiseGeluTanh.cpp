@@ -29,14 +29,22 @@ bool near(double value, double expected) {
 }
 
 /// v as a product: the constant factor and the other factors (a tree of Muls of v's type,
-/// either operand order).
+/// either operand order), and the Muls in `ops` when given.
 struct Product {
   double constant = 1;
   SmallVector<Value> factors;
+  // Past kMaxTerms terms the walk stops (a Mul DAG such as x_i+1 = x_i * x_i would take
+  // exponential time), and the product matches nothing.
+  static constexpr int kMaxTerms = 16;
+  int terms = 0;
+  bool truncated() const { return terms > kMaxTerms; }
 };
-void collectProduct(Value v, Type type, Product &p, SmallVector<Operation *> &ops) {
+void collectProduct(Value v, Type type, Product &p, SmallVector<Operation *> *ops = nullptr) {
+  if (++p.terms > Product::kMaxTerms)
+    return;
   if (auto mul = v.getDefiningOp<MulOp>(); mul && mul.getType() == type) {
-    ops.push_back(mul);
+    if (ops)
+      ops->push_back(mul);
     collectProduct(mul.getLhs(), type, p, ops);
     collectProduct(mul.getRhs(), type, p, ops);
     return;
@@ -48,25 +56,18 @@ void collectProduct(Value v, Type type, Product &p, SmallVector<Operation *> &op
   p.factors.push_back(v);
 }
 
-/// Whether `v` is x^3: Pow(x, 3) or a product of three x.
-bool isCube(Value v, Value x, Type type) {
-  if (auto pow = v.getDefiningOp<PowOp>()) {
-    std::optional<double> e = scalarConstant(pow.getRhs());
-    return pow.getLhs() == x && e && *e == 3.0;
-  }
-  Product p;
-  SmallVector<Operation *> ops;
-  collectProduct(v, type, p, ops);
-  return p.constant == 1.0 && p.factors.size() == 3 &&
-         llvm::all_of(p.factors, [&](Value f) { return f == x; });
+/// Whether `v` is Pow(x, 3) (x * x * x is flattened into the surrounding product instead).
+bool isCubePow(Value v, Value x) {
+  auto pow = v.getDefiningOp<PowOp>();
+  std::optional<double> e = pow ? scalarConstant(pow.getRhs()) : std::nullopt;
+  return pow && pow.getLhs() == x && e && *e == 3.0;
 }
 
 /// Whether `v` is sqrt(2/pi) * (x + 0.044715 * x^3), returning x.
 Value matchTanhArgument(Value v, Type type) {
   Product p;
-  SmallVector<Operation *> ops;
-  collectProduct(v, type, p, ops);
-  if (!near(p.constant, kSqrt2OverPi) || p.factors.size() != 1)
+  collectProduct(v, type, p);
+  if (p.truncated() || !near(p.constant, kSqrt2OverPi) || p.factors.size() != 1)
     return {};
   auto sum = p.factors[0].getDefiningOp<AddOp>();
   if (!sum || sum.getType() != type)
@@ -74,14 +75,12 @@ Value matchTanhArgument(Value v, Type type) {
   for (int side = 0; side < 2; ++side) {
     Value x = sum->getOperand(side);
     Product cubic;
-    SmallVector<Operation *> cubicOps;
-    collectProduct(sum->getOperand(1 - side), type, cubic, cubicOps);
-    if (cubic.factors.size() == 1 && near(cubic.constant, kCubeCoefficient) &&
-        isCube(cubic.factors[0], x, type))
+    collectProduct(sum->getOperand(1 - side), type, cubic);
+    if (cubic.truncated() || !near(cubic.constant, kCubeCoefficient))
+      continue;
+    if (cubic.factors.size() == 1 && isCubePow(cubic.factors[0], x))
       return x;
-    // x^3 spelled as x * x * x directly in the product.
-    if (cubic.factors.size() == 3 && near(cubic.constant, kCubeCoefficient) &&
-        llvm::all_of(cubic.factors, [&](Value f) { return f == x; }))
+    if (cubic.factors.size() == 3 && llvm::all_of(cubic.factors, [&](Value f) { return f == x; }))
       return x;
   }
   return {};
@@ -112,8 +111,8 @@ struct RaiseGeluTanh : OpRewritePattern<MulOp> {
       return rewriter.notifyMatchFailure(op, "not a float product");
     Product p;
     SmallVector<Operation *> ops;
-    collectProduct(op.getResult(), type, p, ops);
-    if (p.factors.size() != 2 || !near(p.constant, 0.5))
+    collectProduct(op.getResult(), type, p, &ops);
+    if (p.truncated() || p.factors.size() != 2 || !near(p.constant, 0.5))
       return rewriter.notifyMatchFailure(op, "not 0.5 times two factors");
     for (int side = 0; side < 2; ++side) {
       Value x = p.factors[side];
