@@ -124,8 +124,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
 //   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below);
-//   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT); bias [N_ROWS] (EPI == BIAS); residual [M, N_ROWS] (EPI == RESIDUAL, may
-//   alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
+//   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT); bias [N_ROWS]
+//   (EPI == BIAS); residual [M, N_ROWS] (EPI == RESIDUAL, may alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
 //   out [M, N_out] with N_out = N_ROWS / 2 for the gate pairs (linear_epilogue_gates), else
 //   N_ROWS.
 //   acc = prologue(x) @ w^T in fp32 (bf16 tensor-core MMA, fp32 accumulation), then:
@@ -175,8 +175,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   template parameter W_GROUP the group size (0 for bf16 and fp8).
 //   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0 (int4: K % 128 == 0 and a group
 //   linear_int4_group_supported takes), shared bytes within the target's per-block limit
-//   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM, K*4 fp32 weight] + reduction: M=6,K=8192 needs ~113 KiB; M=16 fits
-//   K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
+//   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM, K*4 for RMS_NORM_FP32_WEIGHT] + reduction:
+//   M=6,K=8192 needs ~113 KiB; M=16 fits K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
 //
 //   Handoff (HANDOFF, HANDOFF_BLOCKS; the last three arguments handoff_count [1] uint32,
 //   handoff_reset_x [M, K] bf16, handoff_reset_count [1] uint32): a producer launch and the
@@ -215,10 +215,15 @@ constexpr const char *kLinearPrologueNames[] = {
     "sinter::kernels::LinearPrologue::NONE", "sinter::kernels::LinearPrologue::RMS_NORM",
     "sinter::kernels::LinearPrologue::RMS_NORM_FP32_WEIGHT"};
 constexpr const char *kLinearEpilogueNames[] = {
-    "sinter::kernels::LinearEpilogue::NONE",           "sinter::kernels::LinearEpilogue::BIAS",
-    "sinter::kernels::LinearEpilogue::RESIDUAL",       "sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS",
-    "sinter::kernels::LinearEpilogue::ROPE_PAIRS",     "sinter::kernels::LinearEpilogue::GELU_TANH_MUL_PAIRS"};
-SINTER_LP_FN bool linear_prologue_normalizes(LinearPrologue pro) { return pro != LinearPrologue::NONE; }
+    "sinter::kernels::LinearEpilogue::NONE",
+    "sinter::kernels::LinearEpilogue::BIAS",
+    "sinter::kernels::LinearEpilogue::RESIDUAL",
+    "sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS",
+    "sinter::kernels::LinearEpilogue::ROPE_PAIRS",
+    "sinter::kernels::LinearEpilogue::GELU_TANH_MUL_PAIRS"};
+SINTER_LP_FN bool linear_prologue_normalizes(LinearPrologue pro) {
+  return pro != LinearPrologue::NONE;
+}
 // Bytes of one norm weight element (0: no prologue).
 SINTER_LP_FN int linear_norm_weight_bytes(LinearPrologue pro) {
   return pro == LinearPrologue::RMS_NORM ? 2 : pro == LinearPrologue::RMS_NORM_FP32_WEIGHT ? 4 : 0;

@@ -22,8 +22,8 @@
 // previous kernel), so under programmatic dependent launch they overlap the previous kernel;
 // blocks with several tiles may also copy the next steps into shared memory then (prewait
 // items, see linear_small_m_prewait_items), read back into registers in their turn.
-// x is staged with cp.async: for the RMS_NORM prologues the whole block stages all of x (the norm needs
-// whole rows); otherwise each warp copies only the k slices it reads, one cp.async group per
+// x is staged with cp.async: for the RMS_NORM prologues the whole block stages all of x (the
+// norm needs whole rows); otherwise each warp copies only the k slices it reads, one cp.async group per
 // step, and waits for a step's group just before that step's MMAs (first tile only).
 // fp32 x (XT = float) is carried as bf16 hi and lo parts, each multiplied with the same weight
 // fragment: twice the MMAs for an fp32-accurate product. With RMS_NORM the prologue reads x
@@ -478,13 +478,11 @@ __global__ void __launch_bounds__(
       } else if constexpr (EPI == LinearEpilogue::RESIDUAL) {
         put(&orow[n0], detail::round_to<OutT>(v0) + ops[0]);
         put(&orow[n0 + 1], detail::round_to<OutT>(v1) + ops[1]);
-      } else if constexpr (EPI == LinearEpilogue::SILU_MUL_PAIRS) {
+      } else if constexpr (linear_epilogue_gates(EPI)) {
         const float gt = detail::round_to<OutT>(v0), up = detail::round_to<OutT>(v1);
-        const float s = detail::round_to<OutT>(gt / (1.f + expf(-gt)));
-        put(&orow[n0 >> 1], s * up);
-      } else if constexpr (EPI == LinearEpilogue::GELU_TANH_MUL_PAIRS) {
-        const float gt = detail::round_to<OutT>(v0), up = detail::round_to<OutT>(v1);
-        put(&orow[n0 >> 1], detail::round_to<OutT>(detail::gelu_tanh(gt)) * up);
+        const float act = EPI == LinearEpilogue::GELU_TANH_MUL_PAIRS ? detail::gelu_tanh(gt)
+                                                                     : gt / (1.f + expf(-gt));
+        put(&orow[n0 >> 1], detail::round_to<OutT>(act) * up);
       } else if constexpr (EPI == LinearEpilogue::ROPE_PAIRS) {
         if (bias) { // a biased projection (Qwen2): the bias before the rotation
           v0 += __bfloat162float(bias[n0]);

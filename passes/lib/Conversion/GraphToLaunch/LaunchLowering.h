@@ -142,8 +142,7 @@ private:
   /// out[m, :] = RMS-normalized x[m, :] times weight: the rms_norm kernel launch (an f32
   /// weight scales in f32 with one rounding, a bf16 one the rounded normalized row).
   mlir::LogicalResult emitRmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
-                                  mlir::Value out, int64_t m, int64_t d, float eps,
-                                  bool f32Weight);
+                                  mlir::Value out, int64_t m, int64_t d, float eps);
   mlir::LogicalResult emitKernel(mlir::Location loc, llvm::StringRef name,
                                  llvm::ArrayRef<mlir::Attribute> params,
                                  llvm::ArrayRef<mlir::Value> args,

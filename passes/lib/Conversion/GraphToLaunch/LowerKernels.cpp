@@ -340,8 +340,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                                       MemRefType::get({m, k}, inType.getElementType()),
                                       IntegerAttr());
       if (failed(emitRmsNorm(linear.getLoc(), *x, normWeight, input, m, k,
-                             linear.getNormEpsilon()->convertToFloat(),
-                             linear.normScalesInF32())))
+                             linear.getNormEpsilon()->convertToFloat())))
         return failure();
     }
     bool gated = kn::linear_epilogue_gates(epilogue);
@@ -624,17 +623,17 @@ LogicalResult FunctionLowering::lowerRmsNorm(graph::RMSNormalizationOp norm) {
     return failure();
   Value out = destinationFor(norm.getResult());
   buffers[norm.getResult()] = out;
-  return emitRmsNorm(norm.getLoc(), *x, *w, out, m, d, norm.getEpsilon().convertToFloat(),
-                     /*f32Weight=*/false);
+  return emitRmsNorm(norm.getLoc(), *x, *w, out, m, d, norm.getEpsilon().convertToFloat());
 }
 
 LogicalResult FunctionLowering::emitRmsNorm(Location loc, Value x, Value weight, Value out,
-                                            int64_t m, int64_t d, float eps, bool f32Weight) {
+                                            int64_t m, int64_t d, float eps) {
   kn::LaunchParams lp = kn::rms_norm_launch(m, d);
   SmallVector<Attribute> params = {intParam(builder, m), intParam(builder, d),
                                    strParam(builder, std::to_string(floatBits(eps)) + "u")};
-  if (f32Weight)
-    params.push_back(strParam(builder, "float"));
+  // An fp32 weight (of a bf16 x: Gemma, OLMo 2) scales in fp32 with one rounding.
+  if (elementTypeOf(weight).isF32())
+    params.push_back(strParam(builder, cxxType(elementTypeOf(weight))));
   return emitKernel(loc, "rms_norm", params,
                     {x, weight, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
