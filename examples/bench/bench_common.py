@@ -52,6 +52,58 @@ def profile_kernels(fn, torch, by_name=None):
     return n, us / 1e3
 
 
+def kernel_timeline(fn, torch, short=None):
+    """Where one call's time goes along the GPU's critical path: the kernels in start order,
+    each charged with how far it moves the latest end time so far (under programmatic dependent
+    launch a kernel starts before its predecessor ends, so its own duration would count the
+    overlap twice). Returns [(name, launches, critical-path us, summed duration us)], largest
+    first; `short` maps a kernel name to the key it is grouped by."""
+    fn()
+    torch.cuda.synchronize()
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    spans = []
+    for e in prof.events():
+        if "cuda" not in str(getattr(e, "device_type", "")).lower():
+            continue
+        if getattr(e, "is_user_annotation", False):
+            continue
+        tr = getattr(e, "time_range", None)
+        if tr is None:
+            continue
+        spans.append((tr.start, tr.end, e.name))
+    return critical_path(spans, short)
+
+
+def critical_path(spans, short=None):
+    """kernel_timeline's grouping of (start, end, name) spans."""
+    spans = sorted(spans)
+    groups, last_end = {}, None
+    for start, end, name in spans:
+        key = short(name) if short else name
+        # The gap before a kernel that starts after every earlier one ended is its launch's.
+        charged = end - start if last_end is None else max(0.0, end - last_end)
+        last_end = end if last_end is None else max(last_end, end)
+        g = groups.setdefault(key, [0, 0.0, 0.0])
+        g[0] += 1
+        g[1] += charged
+        g[2] += end - start
+    return sorted(((k, v[0], v[1], v[2]) for k, v in groups.items()), key=lambda r: -r[2])
+
+
+def short_kernel_name(name):
+    """A Sinter kernel's template and its first arguments (the shape), a generated kernel's
+    name, or PyTorch's kernel name cut at 60 characters."""
+    head = name.split("(")[0] if "<" not in name else name
+    head = head.replace("sinter::kernels::", "").replace("void ", "")
+    if "<" in head:
+        base, args = head.split("<", 1)
+        return base + "<" + ",".join(args.split(",")[:4]) + ">"
+    return head[:60]
+
+
 def copy_bandwidth(torch):
     """Device-to-device copy bandwidth in bytes/s (bytes read + written) of a 1 GiB copy."""
     n = 1 << 30

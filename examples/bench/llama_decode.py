@@ -68,7 +68,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from bench_common import (copy_bandwidth, near_tie, profile_kernels, rel_err,  # noqa: E402
+from bench_common import (copy_bandwidth, kernel_timeline, near_tie, profile_kernels,  # noqa: E402
+                          rel_err, short_kernel_name,
                           save_results, time_calls)
 
 EXPORT_SCRIPT = os.path.join(os.path.dirname(HERE), "export_llama.py")
@@ -121,6 +122,9 @@ def parse_args(argv=None):
                    help="the same as --fp8 for --weight-dtype int4 (symmetric 4-bit weights, an "
                         "fp32 scale per row and group of 128 k)")
     p.add_argument("--skip-timing", action="store_true", help="numerics only")
+    p.add_argument("--kernel-table", action="store_true",
+                   help="after each Sinter row, its kernels' critical-path time per step "
+                        "(bench_common.kernel_timeline)")
     p.add_argument("--skip-numerics", action="store_true", help="timing only")
     p.add_argument("--reuse", action="store_true",
                    help="reuse the ONNX export and the .so in --out-dir when present")
@@ -535,6 +539,14 @@ def format_table(rows):
     return "\n".join(lines)
 
 
+def print_kernel_table(groups):
+    total = sum(g[2] for g in groups)
+    print(f"  {'kernel':70s} {'n':>4s} {'critical us':>11s} {'summed us':>10s}")
+    for name, n, crit, summed in groups:
+        print(f"  {name[:70]:70s} {n:4d} {crit:11.1f} {summed:10.1f}")
+    print(f"  {'total':70s} {'':4s} {total:11.1f}", flush=True)
+
+
 def main(argv=None):
     a = parse_args(argv)
     import torch
@@ -771,6 +783,8 @@ def main(argv=None):
                         kernels, gpu_ms = profile_kernels(fn, torch)
                     except Exception:
                         kernels, gpu_ms = None, None
+                    if a.kernel_table and name.startswith("Sinter"):
+                        print_kernel_table(kernel_timeline(fn, torch, short_kernel_name))
                 row.update(ms=ms, kernels=kernels, gpu_ms=gpu_ms,
                            pct_bandwidth=100.0 * floor_ms / ms, x_floor=ms / floor_ms)
                 print(f"{name:58s} {ms:8.4f} ms  {kernels} kernels  "

@@ -125,13 +125,16 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
 //   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below);
 //   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT); bias [N_ROWS]
-//   (EPI == BIAS); residual [M, N_ROWS] (EPI == RESIDUAL, may alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
+//   (EPI == BIAS, BIAS_RESIDUAL); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may
+//   alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
 //   out [M, N_out] with N_out = N_ROWS / 2 for the gate pairs (linear_epilogue_gates), else
 //   N_ROWS.
 //   acc = prologue(x) @ w^T in fp32 (bf16 tensor-core MMA, fp32 accumulation), then:
 //     NONE            out = acc
 //     BIAS            out = acc + bias[n]
 //     RESIDUAL        out = bf16(acc) + residual[m, n]      (bf16(acc) only when OutT is bf16)
+//     BIAS_RESIDUAL   out = bf16(acc + bias[n]) + residual[m, n]  (a biased projection into
+//                     the residual stream, GPT-2's: the rounding of addmm, then the add)
 //     SILU_MUL_PAIRS  rows 2j / 2j+1 = gate j / up j: g = r(acc_2j), u = r(acc_2j+1),
 //                     out[m, j] = r(silu(g)) * u, where r rounds to OutT (bf16: exactly HF's
 //                     act_fn(gate) * up on bf16 tensors; fp32: no rounding)
@@ -207,7 +210,8 @@ enum class LinearEpilogue : int {
   RESIDUAL = 2,
   SILU_MUL_PAIRS = 3,
   ROPE_PAIRS = 4,
-  GELU_TANH_MUL_PAIRS = 5
+  GELU_TANH_MUL_PAIRS = 5,
+  BIAS_RESIDUAL = 6
 };
 // As the generated code spells them (indexed by the enumerator), for the lowering and the
 // launch passes that read a launch back.
@@ -220,13 +224,18 @@ constexpr const char *kLinearEpilogueNames[] = {
     "sinter::kernels::LinearEpilogue::RESIDUAL",
     "sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS",
     "sinter::kernels::LinearEpilogue::ROPE_PAIRS",
-    "sinter::kernels::LinearEpilogue::GELU_TANH_MUL_PAIRS"};
+    "sinter::kernels::LinearEpilogue::GELU_TANH_MUL_PAIRS",
+    "sinter::kernels::LinearEpilogue::BIAS_RESIDUAL"};
 SINTER_LP_FN bool linear_prologue_normalizes(LinearPrologue pro) {
   return pro != LinearPrologue::NONE;
 }
 // Bytes of one norm weight element (0: no prologue).
 SINTER_LP_FN int linear_norm_weight_bytes(LinearPrologue pro) {
   return pro == LinearPrologue::RMS_NORM ? 2 : pro == LinearPrologue::RMS_NORM_FP32_WEIGHT ? 4 : 0;
+}
+// Epilogues that add residual[m, n] to the (rounded) product.
+SINTER_LP_FN bool linear_epilogue_adds_residual(LinearEpilogue epi) {
+  return epi == LinearEpilogue::RESIDUAL || epi == LinearEpilogue::BIAS_RESIDUAL;
 }
 // Epilogues whose rows pair a gate with an up projection (half as many outputs as rows).
 SINTER_LP_FN bool linear_epilogue_gates(LinearEpilogue epi) {

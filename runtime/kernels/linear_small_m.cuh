@@ -396,7 +396,7 @@ __global__ void __launch_bounds__(
   // The epilogue operands of token m, rows n0 and n0 + 1: RESIDUAL residual[m, n0], [m, n0+1];
   // ROPE_PAIRS (rows below ROPE_ROWS) cos and sin at the pair's two columns i and i + H/2.
   auto read_epilogue_operands = [&](int m, int n0, float (&o)[4]) {
-    if constexpr (EPI == LinearEpilogue::RESIDUAL) {
+    if constexpr (linear_epilogue_adds_residual(EPI)) {
       const OutT *rrow = residual + size_t(m) * N_ROWS;
       o[0] = detail::to_float(rrow[n0]);
       o[1] = detail::to_float(rrow[n0 + 1]);
@@ -460,7 +460,7 @@ __global__ void __launch_bounds__(
         v1 *= w_scale[n0 + 1];
       }
       float ops[4] = {0.f, 0.f, 0.f, 0.f};
-      if constexpr (EPI == LinearEpilogue::RESIDUAL || EPI == LinearEpilogue::ROPE_PAIRS) {
+      if constexpr (linear_epilogue_adds_residual(EPI) || EPI == LinearEpilogue::ROPE_PAIRS) {
         if (i < STEPS && e == tid) { // this block's first tile, pair tid: read after the wait
 #pragma unroll
           for (int j = 0; j < 4; ++j) ops[j] = pre[j];
@@ -478,6 +478,9 @@ __global__ void __launch_bounds__(
       } else if constexpr (EPI == LinearEpilogue::RESIDUAL) {
         put(&orow[n0], detail::round_to<OutT>(v0) + ops[0]);
         put(&orow[n0 + 1], detail::round_to<OutT>(v1) + ops[1]);
+      } else if constexpr (EPI == LinearEpilogue::BIAS_RESIDUAL) {
+        put(&orow[n0], detail::round_to<OutT>(v0 + __bfloat162float(bias[n0])) + ops[0]);
+        put(&orow[n0 + 1], detail::round_to<OutT>(v1 + __bfloat162float(bias[n0 + 1])) + ops[1]);
       } else if constexpr (linear_epilogue_gates(EPI)) {
         const float gt = detail::round_to<OutT>(v0), up = detail::round_to<OutT>(v1);
         const float act = EPI == LinearEpilogue::GELU_TANH_MUL_PAIRS ? detail::gelu_tanh(gt)

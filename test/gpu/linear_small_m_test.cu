@@ -220,6 +220,9 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       case LinearEpilogue::NONE: o = rt(v); break;
       case LinearEpilogue::BIAS: o = rt(v + bf2f(bias[c])); break;
       case LinearEpilogue::RESIDUAL: o = rt(rt(v) + H::get(res[size_t(m) * N_OUT + c])); break;
+      case LinearEpilogue::BIAS_RESIDUAL:
+        o = rt(rt(v + bf2f(bias[c])) + H::get(res[size_t(m) * N_OUT + c]));
+        break;
       case LinearEpilogue::SILU_MUL_PAIRS: {
         const float g = rt(v), u = rt(acc[size_t(m) * N + N / 2 + c]);
         o = rt(rt(g / (1.f + std::exp(-g))) * u);
@@ -288,10 +291,10 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   for (int r = 0; r < N; ++r)
     bias_rows[r] = bias[EPI == LinearEpilogue::ROPE_PAIRS ? linear_rope_pairs_row(r, RR, HD) : r];
   bf16 *db_rows = reinterpret_cast<bf16 *>(to_device(bias_rows));
-  const bf16 *pb = EPI == LinearEpilogue::BIAS                   ? db
+  const bf16 *pb = EPI == LinearEpilogue::BIAS || EPI == LinearEpilogue::BIAS_RESIDUAL ? db
                    : EPI == LinearEpilogue::ROPE_PAIRS && rope_bias ? db_rows
                                                                   : nullptr;
-  const OutT *pr = EPI == LinearEpilogue::RESIDUAL ? dres : nullptr;
+  const OutT *pr = linear_epilogue_adds_residual(EPI) ? dres : nullptr;
   const bf16 *pc = EPI == LinearEpilogue::ROPE_PAIRS ? dcs : nullptr;
   const bf16 *ps = EPI == LinearEpilogue::ROPE_PAIRS ? dsn : nullptr;
   launch(fn, lp, 0, (const XT *)dx, dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX, kNoCount,
@@ -762,6 +765,16 @@ int main() {
   std::printf("-- Llama 3.2 1B, M=1 decode\n");
   ok &= run_case<1, 3072, 2048, P::RMS_NORM, E::ROPE_PAIRS, bf16, 2560, 64>("qkv", 31, false, true);
   ok &= run_case<1, 2048, 2048, P::NONE, E::RESIDUAL, bf16>("o_proj", 32, true, true);
+  // GPT-2's biased projections into the residual stream (GPT-2 XL: 1600 wide, MLP 6400), and
+  // fp32 activations.
+  ok &= run_case<1, 1600, 1600, P::NONE, E::BIAS_RESIDUAL, bf16>("gpt2-xl c_proj (attn)", 110,
+                                                                 true, true);
+  ok &= run_case<1, 1600, 6400, P::NONE, E::BIAS_RESIDUAL, bf16>("gpt2-xl c_proj (mlp)", 111,
+                                                                 true, true);
+  ok &= run_case<6, 1600, 6400, P::NONE, E::BIAS_RESIDUAL, bf16>("gpt2-xl c_proj 6 tokens", 112,
+                                                                 false, false);
+  ok &= run_case<5, 768, 768, P::NONE, E::BIAS_RESIDUAL, float, 0, 2, float>(
+      "bias+residual x32", 113, true, false);
   ok &= run_case<1, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("gate_up", 33, false, true);
   ok &= run_case<1, 2048, 8192, P::NONE, E::RESIDUAL, bf16>("down", 34, true, true);
   ok &= run_case<1, 128256, 2048, P::RMS_NORM, E::NONE, bf16>("lm_head", 35, false, true);

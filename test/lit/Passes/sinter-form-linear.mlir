@@ -64,3 +64,49 @@ func.func @shared_linear(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x3xf3
   %y = sinter.add %m, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   return %y, %m : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// A Gemm-based export (GPT-2's Conv1D): flatten to [rows, K], addmm, view back as [..., N].
+// The linear takes the [1, 6, K] tensor itself; the attention output's [1, 6, 4, 16] -> [6, 64]
+// is viewed as [1, 6, 64] instead.
+// CHECK-LABEL: func.func @unflatten
+// CHECK: %[[Y:.+]] = sinter.linear %arg0, %{{[^ ]+}} bias %{{[^ ]+}} : (tensor<1x6x64xf32>, tensor<64x192xf32>, tensor<192xf32>) -> tensor<1x6x192xf32>
+// CHECK: %[[H:.+]] = sinter.reshape %arg1, %{{.+}} : (tensor<1x6x4x16xf32>, tensor<3xi64>) -> tensor<1x6x64xf32>
+// CHECK: %[[Z:.+]] = sinter.linear %[[H]], %{{[^ ]+}} : (tensor<1x6x64xf32>, tensor<64x64xf32>) -> tensor<1x6x64xf32>
+// CHECK: return %[[Y]], %[[Z]]
+func.func @unflatten(%x: tensor<1x6x64xf32>, %heads: tensor<1x6x4x16xf32>) -> (tensor<1x6x192xf32>, tensor<1x6x64xf32>) {
+  %flat = sinter.constant dense<[-1, 64]> : tensor<2xi64>
+  %s192 = sinter.constant dense<[1, 6, 192]> : tensor<3xi64>
+  %s64 = sinter.constant dense<[1, 6, 64]> : tensor<3xi64>
+  %w = sinter.constant dense<1.0> : tensor<64x192xf32>
+  %b = sinter.constant dense<0.5> : tensor<192xf32>
+  %wo = sinter.constant dense<1.0> : tensor<64x64xf32>
+  %x2 = sinter.reshape %x, %flat : (tensor<1x6x64xf32>, tensor<2xi64>) -> tensor<6x64xf32>
+  %m = sinter.matmul %x2, %w : (tensor<6x64xf32>, tensor<64x192xf32>) -> tensor<6x192xf32>
+  %a = sinter.add %b, %m : (tensor<192xf32>, tensor<6x192xf32>) -> tensor<6x192xf32>
+  %y = sinter.reshape %a, %s192 : (tensor<6x192xf32>, tensor<3xi64>) -> tensor<1x6x192xf32>
+  %h2 = sinter.reshape %heads, %flat : (tensor<1x6x4x16xf32>, tensor<2xi64>) -> tensor<6x64xf32>
+  %o = sinter.matmul %h2, %wo : (tensor<6x64xf32>, tensor<64x64xf32>) -> tensor<6x64xf32>
+  %z = sinter.reshape %o, %s64 : (tensor<6x64xf32>, tensor<3xi64>) -> tensor<1x6x64xf32>
+  return %y, %z : tensor<1x6x192xf32>, tensor<1x6x64xf32>
+}
+
+// -----
+
+// Negative: a view that splits the feature axis ([6, 192] as [1, 6, 2, 96]), and a 2-D result
+// with a second user, stay 2-D linears.
+// CHECK-LABEL: func.func @not_unflattened
+// CHECK: sinter.linear %arg0, %{{[^ ]+}} : (tensor<6x64xf32>, tensor<64x192xf32>) -> tensor<6x192xf32>
+// CHECK: sinter.linear %arg0, %{{[^ ]+}} : (tensor<6x64xf32>, tensor<64x192xf32>) -> tensor<6x192xf32>
+func.func @not_unflattened(%x: tensor<6x64xf32>) -> (tensor<1x6x2x96xf32>, tensor<1x6x192xf32>, tensor<6x192xf32>) {
+  %split = sinter.constant dense<[1, 6, 2, 96]> : tensor<4xi64>
+  %s192 = sinter.constant dense<[1, 6, 192]> : tensor<3xi64>
+  %w = sinter.constant dense<1.0> : tensor<64x192xf32>
+  %w2 = sinter.constant dense<2.0> : tensor<64x192xf32>
+  %m = sinter.matmul %x, %w : (tensor<6x64xf32>, tensor<64x192xf32>) -> tensor<6x192xf32>
+  %y = sinter.reshape %m, %split : (tensor<6x192xf32>, tensor<4xi64>) -> tensor<1x6x2x96xf32>
+  %m2 = sinter.matmul %x, %w2 : (tensor<6x64xf32>, tensor<64x192xf32>) -> tensor<6x192xf32>
+  %z = sinter.reshape %m2, %s192 : (tensor<6x192xf32>, tensor<3xi64>) -> tensor<1x6x192xf32>
+  return %y, %z, %m2 : tensor<1x6x2x96xf32>, tensor<1x6x192xf32>, tensor<6x192xf32>
+}

@@ -73,6 +73,21 @@ func.func @residual(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// A biased projection into the residual stream (GPT-2's c_proj): one linear_small_m launch
+// with the BIAS_RESIDUAL epilogue for a decode row; past 16 rows the library GEMM takes both.
+// CHECK-LABEL: func.func @bias_and_residual
+// CHECK: launch.kernel "linear_small_m"(%arg0, %{{[^,]+}}, %{{[^,]+}}, %arg1, %{{[^)]+}}) {args = array<i64: 0, 1, -1, 2, 3, -1, -1, 4, {{.*}}"sinter::kernels::LinearEpilogue::BIAS_RESIDUAL"
+// CHECK: launch.gemm %arg2, %{{[^ ]+}} bias %{{[^ ]+}} residual %arg3 -> %{{.+}} {k = 64 : i64, m = 32 : i64, n = 64 : i64
+func.func @bias_and_residual(%x: tensor<1x1x64xbf16>, %r: tensor<1x1x64xbf16>, %xs: tensor<1x32x64xbf16>, %rs: tensor<1x32x64xbf16>) -> (tensor<1x1x64xbf16>, tensor<1x32x64xbf16>) {
+  %w = sinter.constant dense<1.0> : tensor<64x64xbf16>
+  %b = sinter.constant dense<0.5> : tensor<64xbf16>
+  %y = sinter.linear %x, %w bias %b residual %r : (tensor<1x1x64xbf16>, tensor<64x64xbf16>, tensor<64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  %z = sinter.linear %xs, %w bias %b residual %rs : (tensor<1x32x64xbf16>, tensor<64x64xbf16>, tensor<64xbf16>, tensor<1x32x64xbf16>) -> tensor<1x32x64xbf16>
+  return %y, %z : tensor<1x1x64xbf16>, tensor<1x32x64xbf16>
+}
+
+// -----
+
 // Empty tensors: an empty input given back as an output is no launch, and so is an empty
 // constant output (what sinter-fold-empty-tensors leaves).
 // CHECK-LABEL: func.func @empty_io

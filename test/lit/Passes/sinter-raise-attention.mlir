@@ -361,3 +361,77 @@ func.func @long_other_masks(%q: tensor<1x2x2048x64xbf16>, %k: tensor<1x2x2048x64
   %o1 = sinter.attention %q, %k, %k, mask %m1 {kv_num_heads = 2 : i64, q_num_heads = 2 : i64, scale = 0.125 : f32} : (tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>, tensor<1x1x2048x2048xi1>) -> tensor<1x2x2048x64xbf16>
   return %o0, %o1 : tensor<1x2x2048x64xbf16>, tensor<1x2x2048x64xbf16>
 }
+
+// -----
+
+// GPT-2's decomposition: the scores scaled after the product, then where(attend, s, -inf)
+// with a boolean causal mask; the NaN guard after the softmax.
+// CHECK-LABEL: func.func @where_masked
+// CHECK: %[[O:.+]] = sinter.fused_attention %arg0, %arg1, %arg2 {causal = true, scale = 2.500000e-01 : f32}
+// CHECK-NOT: sinter.softmax
+// CHECK: return %[[O]]
+func.func @where_masked(%q: tensor<1x2x3x4xbf16>, %k: tensor<1x2x3x4xbf16>, %v: tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16> {
+  %causal = sinter.constant dense<[[true, false, false], [true, true, false], [true, true, true]]> : tensor<3x3xi1>
+  %quarter = sinter.constant dense<2.500000e-01> : tensor<bf16>
+  %ninf = sinter.constant dense<0xFF80> : tensor<bf16>
+  %zero = sinter.constant dense<0.000000e+00> : tensor<bf16>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x2x3x4xbf16>) -> tensor<1x2x4x3xbf16>
+  %s = sinter.matmul %q, %kt : (tensor<1x2x3x4xbf16>, tensor<1x2x4x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %ss = sinter.mul %s, %quarter : (tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %sm = sinter.where %causal, %ss, %ninf : (tensor<3x3xi1>, tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %nan = sinter.is_nan %p : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xi1>
+  %pz = sinter.where %nan, %zero, %p : (tensor<1x2x3x3xi1>, tensor<bf16>, tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %o = sinter.matmul %pz, %v : (tensor<1x2x3x3xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  return %o : tensor<1x2x3x4xbf16>
+}
+
+// -----
+
+// The same form in a decode step: one query over a cache written in the step, the boolean
+// mask bound to the position; the scale on both the scores and q.
+// CHECK-LABEL: func.func @where_masked_decode
+// CHECK: %[[K:.+]] = sinter.cache_write %arg1, %arg3, %arg5
+// CHECK: %[[V:.+]] = sinter.cache_write %arg2, %arg4, %arg5
+// CHECK: %[[O:.+]] = sinter.decode_attention %arg0, %[[K]], %[[V]], %arg5 {scale = 2.500000e-01 : f32}
+// CHECK: return %[[O]]
+func.func @where_masked_decode(%q: tensor<1x1x1x4xf32>, %kc: tensor<1x1x8x4xf32>, %vc: tensor<1x1x8x4xf32>, %kn: tensor<1x1x1x4xf32>, %vn: tensor<1x1x1x4xf32>, %pos: tensor<1xi64>) -> tensor<1x1x1x4xf32> {
+  %k = sinter.cache_write %kc, %kn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %v = sinter.cache_write %vc, %vn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %keys = sinter.constant dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>
+  %shape = sinter.constant dense<[1, 1, 1, 8]> : tensor<4xi64>
+  %lowest = sinter.constant dense<-3.40282347E+38> : tensor<f32>
+  %half = sinter.constant dense<0.5> : tensor<f32>
+  %le = sinter.less_or_equal %keys, %pos : (tensor<1x8xi64>, tensor<1xi64>) -> tensor<1x8xi1>
+  %mask = sinter.reshape %le, %shape : (tensor<1x8xi1>, tensor<4xi64>) -> tensor<1x1x1x8xi1>
+  %qs = sinter.mul %q, %half : (tensor<1x1x1x4xf32>, tensor<f32>) -> tensor<1x1x1x4xf32>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x1x8x4xf32>) -> tensor<1x1x4x8xf32>
+  %s = sinter.matmul %qs, %kt : (tensor<1x1x1x4xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x1x8xf32>
+  %ss = sinter.mul %half, %s : (tensor<f32>, tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  %sm = sinter.where %mask, %ss, %lowest : (tensor<1x1x1x8xi1>, tensor<1x1x1x8xf32>, tensor<f32>) -> tensor<1x1x1x8xf32>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32>
+  %o = sinter.matmul %p, %v : (tensor<1x1x1x8xf32>, tensor<1x1x8x4xf32>) -> tensor<1x1x1x4xf32>
+  return %o : tensor<1x1x1x4xf32>
+}
+
+// -----
+
+// Negative: a where whose fill is not a masked score (0: the masked keys would still count),
+// and the inverted select (the scores in the other branch: true would mean masked).
+// CHECK-LABEL: func.func @where_not_a_mask
+// CHECK-NOT: sinter.fused_attention
+// CHECK-COUNT-2: sinter.softmax
+func.func @where_not_a_mask(%q: tensor<1x2x3x4xbf16>, %k: tensor<1x2x3x4xbf16>, %v: tensor<1x2x3x4xbf16>) -> (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) {
+  %causal = sinter.constant dense<[[true, false, false], [true, true, false], [true, true, true]]> : tensor<3x3xi1>
+  %ninf = sinter.constant dense<0xFF80> : tensor<bf16>
+  %zero = sinter.constant dense<0.000000e+00> : tensor<bf16>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x2x3x4xbf16>) -> tensor<1x2x4x3xbf16>
+  %s = sinter.matmul %q, %kt : (tensor<1x2x3x4xbf16>, tensor<1x2x4x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %s0 = sinter.where %causal, %s, %zero : (tensor<3x3xi1>, tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %p0 = sinter.softmax %s0 {axis = 3 : i64} : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %o0 = sinter.matmul %p0, %v : (tensor<1x2x3x3xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %s1 = sinter.where %causal, %ninf, %s : (tensor<3x3xi1>, tensor<bf16>, tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %p1 = sinter.softmax %s1 {axis = 3 : i64} : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %o1 = sinter.matmul %p1, %v : (tensor<1x2x3x3xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  return %o0, %o1 : tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>
+}

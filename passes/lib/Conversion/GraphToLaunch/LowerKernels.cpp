@@ -282,7 +282,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   }
   if (epilogue == kn::LinearEpilogue::NONE) {
     if (linear.getResidual())
-      epilogue = kn::LinearEpilogue::RESIDUAL;
+      epilogue = linear.getBias() ? kn::LinearEpilogue::BIAS_RESIDUAL
+                                  : kn::LinearEpilogue::RESIDUAL;
     else if (linear.getBias())
       epilogue = kn::LinearEpilogue::BIAS;
   }
@@ -395,8 +396,6 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     }
     return success();
   }
-  if (linear.getBias() && linear.getResidual())
-    return linear.emitError("linear kernel takes a bias or a residual, not both");
   if (residual && elementTypeOf(residual) != elementTypeOf(out))
     return linear.emitError("linear kernel: the residual is ")
            << elementTypeOf(residual) << " but the output is " << elementTypeOf(out);

@@ -59,10 +59,47 @@ struct FuseBiasAdd : OpRewritePattern<AddOp> {
   }
 };
 
+/// A 2-D linear whose one user views its [rows, N] result as [..., N] (rows = the product of
+/// the leading dimensions) is that linear over the [..., K] view of its input: a Gemm-based
+/// export (GPT-2's Conv1D layers: flatten, addmm, unflatten) in the [batch, tokens, features]
+/// form the later fusions and the QKV head split read.
+struct UnflattenLinear : OpRewritePattern<LinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LinearOp op, PatternRewriter &rewriter) const override {
+    if (op.getType().getRank() != 2 || !op->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a 2-D linear with one user");
+    auto unflatten = dyn_cast<ReshapeOp>(*op->getUsers().begin());
+    ArrayRef<int64_t> viewed = unflatten ? unflatten.getType().getShape() : ArrayRef<int64_t>();
+    int64_t rows = op.getType().getDimSize(0), n = op.getType().getDimSize(1);
+    if (viewed.size() < 3 || viewed.back() != n ||
+        llvm::product_of(viewed.drop_back()) != rows)
+      return rewriter.notifyMatchFailure(op, "the result is not viewed as [..., N]");
+    SmallVector<int64_t> inShape(viewed.drop_back());
+    inShape.push_back(op.getInput().getType().getShape().back());
+    auto inType = RankedTensorType::get(inShape, op.getInput().getType().getElementType());
+    auto shapeType = RankedTensorType::get({(int64_t)inShape.size()}, rewriter.getI64Type());
+    Location loc = op.getLoc();
+    // The view of the flattened tensor's source, when it is a reshape (as it usually is).
+    Value source = op.getInput();
+    if (auto flatten = source.getDefiningOp<ReshapeOp>())
+      source = flatten.getInput();
+    Value input = ReshapeOp::create(
+        rewriter, loc, inType, source,
+        ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shapeType, ArrayRef(inShape))));
+    auto linear = LinearOp::create(rewriter, rewriter.getFusedLoc({loc, unflatten.getLoc()}),
+                                   unflatten.getType(), input, op.getWeight(), op.getBias(),
+                                   op.getResidual());
+    linear->setAttrs(op->getAttrs());
+    rewriter.replaceOp(unflatten, linear.getResult());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct FormLinearPass : sinter::impl::SinterFormLinearBase<FormLinearPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<MatMulToLinear, FuseBiasAdd>(&getContext());
+    patterns.add<MatMulToLinear, FuseBiasAdd, UnflattenLinear>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

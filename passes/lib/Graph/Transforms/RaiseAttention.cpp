@@ -45,6 +45,24 @@ Value stripScale(Value v, double &scale, OpList &ops) {
   return v;
 }
 
+/// The product q k^T under products with constant scalars (an exporter that scales the scores
+/// instead of q or k), their factors multiplied into `scale`; null when it is not one.
+MatMulOp scaledScores(Value v, double &scale, OpList &ops) {
+  SmallVector<Operation *> local;
+  double factor = 1.0;
+  Value product = stripScale(v, factor, local);
+  auto scores = product.getDefiningOp<MatMulOp>();
+  if (!scores)
+    return {};
+  scale *= factor;
+  ops.append(local);
+  return scores;
+}
+
+/// A masked score at or below this (-inf, or a dtype's lowest) is a key not attended, as in the
+/// additive masks isPositionBoundMask reads.
+constexpr double kMaskedScore = -1e4;
+
 /// The [B, Hkv, S, D] tensor whose grouped-query expansion to [B, heads, S, D] (head h reads
 /// kv head h / (heads / Hkv)) `v` holds in row-major order, under any reshapes:
 /// expand(unsqueeze(base, 2), [B, Hkv, heads / Hkv, S, D]), or with no expansion a value of
@@ -176,7 +194,7 @@ bool isPositionBoundMask(Value mask, Value position, int64_t length) {
         double v = got->floats[j];
         if (v == 0.0)
           attend = true;
-        else if (v <= -1e4)
+        else if (v <= kMaskedScore)
           attend = false;
         else
           return false;
@@ -262,7 +280,8 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
   return success();
 }
 
-/// Opset 18: matmul([where(isnan(p), 0, p) of] p = softmax(q' kT' [+ mask]), vE) with
+/// Opset 18: matmul([where(isnan(p), 0, p) of] p = softmax(s' [+ mask]), vE), or with
+/// softmax(where(mask, s', -inf)) (a boolean mask, as GPT-2's exports), where s' = (q' kT') * s0,
 /// q' = q * s1, kT' = kT * s2 and GQA-expanded kT, vE.
 struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
   RaiseDecomposedAttention(MLIRContext *context, MaskCache &cache, int64_t sharedMemoryPerBlock)
@@ -286,20 +305,28 @@ struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
       return rewriter.notifyMatchFailure(op, "lhs is not a softmax over the last axis");
     ops.push_back(softmax);
     Value logits = softmax.getInput(), mask;
-    auto scores = logits.getDefiningOp<MatMulOp>();
+    double scale = 1.0;
+    MatMulOp scores = scaledScores(logits, scale, ops);
     if (auto add = logits.getDefiningOp<AddOp>()) {
       for (int side = 0; side < 2 && !scores; ++side) {
-        scores = add->getOperand(side).getDefiningOp<MatMulOp>();
         mask = add->getOperand(1 - side);
-        if (scores && scores.getType() != add.getType())
-          scores = MatMulOp();
+        if (add->getOperand(side).getType() == add.getType())
+          scores = scaledScores(add->getOperand(side), scale, ops);
       }
       ops.push_back(add);
+    } else if (auto where = logits.getDefiningOp<WhereOp>()) {
+      // where(attend, scores, -inf): the boolean condition is the mask (true attends).
+      std::optional<double> fill = scalarConstant(where.getY());
+      if (fill && *fill <= kMaskedScore && where.getX().getType() == where.getType()) {
+        scores = scaledScores(where.getX(), scale, ops);
+        mask = where.getCondition();
+        ops.push_back(where);
+      }
     }
     if (!scores)
-      return rewriter.notifyMatchFailure(op, "softmax input is not q k^T (+ mask)");
+      return rewriter.notifyMatchFailure(
+          op, "softmax input is not q k^T (+ mask, or masked by where with -inf)");
     ops.push_back(scores);
-    double scale = 1.0;
     Value q = stripScale(scores.getLhs(), scale, ops);
     Value kT = stripScale(scores.getRhs(), scale, ops);
     auto qType = tensorType(q);
