@@ -361,6 +361,44 @@ __device__ __forceinline__ uint4 rms_scale_bf16x8_f32w(const uint4 &v, const uin
   return o;
 }
 
+// LayerNorm's passes over 8 bf16 values: their sum, their squares about `mean`, and
+// (x - mean) * r * scale + shift rounded once (scale and shift fp32, 4 a vector).
+__device__ __forceinline__ float sum_bf16x8(const uint4 &v, float s) {
+  const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) s += bf16_lo(u[j]) + bf16_hi(u[j]);
+  return s;
+}
+__device__ __forceinline__ float sum_centered_squares_bf16x8(const uint4 &v, float mean,
+                                                            float ss) {
+  const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const float a = bf16_lo(u[j]) - mean, b = bf16_hi(u[j]) - mean;
+    ss = fmaf(a, a, ss);
+    ss = fmaf(b, b, ss);
+  }
+  return ss;
+}
+__device__ __forceinline__ uint4 layer_norm_bf16x8(const uint4 &v, float mean, float r,
+                                                   const uint4 &scale0, const uint4 &scale1,
+                                                   const uint4 &shift0, const uint4 &shift1) {
+  const uint32_t *u = reinterpret_cast<const uint32_t *>(&v);
+  const uint32_t sc[8] = {scale0.x, scale0.y, scale0.z, scale0.w,
+                          scale1.x, scale1.y, scale1.z, scale1.w};
+  const uint32_t sh[8] = {shift0.x, shift0.y, shift0.z, shift0.w,
+                          shift1.x, shift1.y, shift1.z, shift1.w};
+  uint4 o;
+  uint32_t *ou = reinterpret_cast<uint32_t *>(&o);
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    ou[j] = pack_bf16x2(
+        fmaf((bf16_lo(u[j]) - mean) * r, __uint_as_float(sc[2 * j]), __uint_as_float(sh[2 * j])),
+        fmaf((bf16_hi(u[j]) - mean) * r, __uint_as_float(sc[2 * j + 1]),
+             __uint_as_float(sh[2 * j + 1])));
+  return o;
+}
+
 // GeGLU's gate activation in fp32, as g * sigmoid(2u) = 0.5 g (1 + tanh(u)): no cancellation,
 // and exp(-2u) overflowing to inf for very negative u gives the right limit, 0.
 __device__ __forceinline__ float gelu_tanh(float g) {

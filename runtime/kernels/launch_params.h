@@ -124,7 +124,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
 //   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below);
-//   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT); bias [N_ROWS]
+//   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT; for LAYER_NORM
+//   fp32 [2, K]: the scale, then the shift); bias [N_ROWS]
 //   (EPI == BIAS, BIAS_RESIDUAL); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may
 //   alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
 //   out [M, N_out] with N_out = N_ROWS / 2 for the gate pairs (linear_epilogue_gates), else
@@ -154,6 +155,9 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   PRO == RMS_NORM_FP32_WEIGHT (bf16 x only): norm_weight is fp32 [K] and x is replaced by
 //   bf16(norm_weight * (x * rsqrt(mean(x^2) + eps))), one rounding (Gemma's (1 + w) and
 //   OLMo 2's RMSNorm multiply in fp32).
+//   PRO == LAYER_NORM (bf16 x only): x is replaced by bf16((x - mean) * rsqrt(var + eps) *
+//   norm_weight[0, k] + norm_weight[1, k]), the statistics in fp32 over the row (the variance
+//   about the mean, two passes), one rounding (PyTorch's and ONNX's LayerNormalization).
 //
 //   Tiling (linear_small_m_tiling): one 16-row tile of w per block at a time (grid-stride over
 //   tiles); the block's `warps` warps split K: at step s warp w reads k in
@@ -178,7 +182,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   template parameter W_GROUP the group size (0 for bf16 and fp8).
 //   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0 (int4: K % 128 == 0 and a group
 //   linear_int4_group_supported takes), shared bytes within the target's per-block limit
-//   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM, K*4 for RMS_NORM_FP32_WEIGHT] + reduction:
+//   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM, K*4 for RMS_NORM_FP32_WEIGHT, K*8 for
+//   LAYER_NORM] + reduction:
 //   M=6,K=8192 needs ~113 KiB; M=16 fits K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
 //
 //   Handoff (HANDOFF, HANDOFF_BLOCKS; the last three arguments handoff_count [1] uint32,
@@ -202,7 +207,12 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //               traps (a broken pairing fails the call instead of hanging it).
 //               Needs linear_small_m_handoff_consumer_supported.
 // =============================================================================================
-enum class LinearPrologue : int { NONE = 0, RMS_NORM = 1, RMS_NORM_FP32_WEIGHT = 2 };
+enum class LinearPrologue : int {
+  NONE = 0,
+  RMS_NORM = 1,
+  RMS_NORM_FP32_WEIGHT = 2,
+  LAYER_NORM = 3
+};
 enum class LinearHandoff : int { NONE = 0, PRODUCER = 1, CONSUMER = 2 };
 enum class LinearEpilogue : int {
   NONE = 0,
@@ -217,7 +227,8 @@ enum class LinearEpilogue : int {
 // launch passes that read a launch back.
 constexpr const char *kLinearPrologueNames[] = {
     "sinter::kernels::LinearPrologue::NONE", "sinter::kernels::LinearPrologue::RMS_NORM",
-    "sinter::kernels::LinearPrologue::RMS_NORM_FP32_WEIGHT"};
+    "sinter::kernels::LinearPrologue::RMS_NORM_FP32_WEIGHT",
+    "sinter::kernels::LinearPrologue::LAYER_NORM"};
 constexpr const char *kLinearEpilogueNames[] = {
     "sinter::kernels::LinearEpilogue::NONE",
     "sinter::kernels::LinearEpilogue::BIAS",
@@ -229,9 +240,13 @@ constexpr const char *kLinearEpilogueNames[] = {
 SINTER_LP_FN bool linear_prologue_normalizes(LinearPrologue pro) {
   return pro != LinearPrologue::NONE;
 }
-// Bytes of one norm weight element (0: no prologue).
+// Bytes of norm_weight per element of K (0: no prologue); LAYER_NORM's holds the scale and
+// the shift.
 SINTER_LP_FN int linear_norm_weight_bytes(LinearPrologue pro) {
-  return pro == LinearPrologue::RMS_NORM ? 2 : pro == LinearPrologue::RMS_NORM_FP32_WEIGHT ? 4 : 0;
+  return pro == LinearPrologue::RMS_NORM               ? 2
+         : pro == LinearPrologue::RMS_NORM_FP32_WEIGHT ? 4
+         : pro == LinearPrologue::LAYER_NORM           ? 8
+                                                       : 0;
 }
 // Epilogues that add residual[m, n] to the (rounded) product.
 SINTER_LP_FN bool linear_epilogue_adds_residual(LinearEpilogue epi) {
@@ -516,7 +531,8 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
                                            SharedMemoryLimits smem = kTargetSharedMemory) {
   return M >= 1 && M <= 16 && N_rows >= 16 && N_rows % 16 == 0 && K >= 64 && K % 64 == 0 &&
          (x_bytes == 2 || x_bytes == 4) &&
-         (pro != LinearPrologue::RMS_NORM_FP32_WEIGHT || x_bytes == 2) &&
+         ((pro != LinearPrologue::RMS_NORM_FP32_WEIGHT && pro != LinearPrologue::LAYER_NORM) ||
+          x_bytes == 2) &&
          (weights != LinearWeights::INT4 ||
           (K % kLinearInt4BlockK == 0 && linear_int4_group_supported(K, w_group))) &&
          linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, weights, smem)

@@ -110,6 +110,8 @@ __global__ void __launch_bounds__(
   constexpr int N_OUT = linear_epilogue_gates(EPI) ? N_ROWS / 2 : N_ROWS;
   constexpr bool NORM = linear_prologue_normalizes(PRO);
   constexpr bool FP32_NORM_W = PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT;
+  // LayerNorm: the first pass sums x (the mean), a second one (x - mean)^2 over the staged rows.
+  constexpr bool CENTERED = PRO == LinearPrologue::LAYER_NORM;
   constexpr int SLICES = T.slices;
   static_assert(SLICES * BATCH * 64 == K && (STEPS - 1) * WARPS < SLICES &&
                     SLICES <= STEPS * WARPS,
@@ -131,7 +133,8 @@ __global__ void __launch_bounds__(
   using XS_T = std::conditional_t<X_PLANES, bf16, XT>;
   constexpr size_t X_BYTES = size_t(X_RING ? WARPS * RING * M : M) * XS * sizeof(XT);
   XS_T *xs = reinterpret_cast<XS_T *>(smem_raw);
-  // The norm weights: K bf16, or K floats for RMS_NORM_FP32_WEIGHT.
+  // The norm weights: K bf16, K floats for RMS_NORM_FP32_WEIGHT, 2K floats (scale, shift)
+  // for LAYER_NORM.
   unsigned char *nws = smem_raw + X_BYTES;
   float *red =
       reinterpret_cast<float *>(smem_raw + X_BYTES + size_t(K) * linear_norm_weight_bytes(PRO));
@@ -528,12 +531,20 @@ __global__ void __launch_bounds__(
     detail::pdl_wait();
     trace.waited();
     load_epilogue_operands();
-    float *ssum = red; // [M][WARPS]
-    auto row_scale = [&](int m) { // after the barrier that follows the partial sums
+    float *ssum = red; // [M][WARPS]: sums of squares (LAYER_NORM: sums, the mean's)
+    float *csum = red + M * WARPS; // LAYER_NORM: [M][WARPS] sums of squares about the mean
+    auto row_total = [&](const float *partial, int m) {
       float ss = 0.f;
 #pragma unroll
-      for (int w = 0; w < WARPS; ++w) ss += ssum[m * WARPS + w];
+      for (int w = 0; w < WARPS; ++w) ss += partial[m * WARPS + w];
+      return ss;
+    };
+    auto row_scale = [&](int m) { // after the barrier that follows the partial sums
+      const float ss = row_total(CENTERED ? csum : ssum, m);
       return rsqrtf(ss / float(K) + __uint_as_float(EPS_BITS));
+    };
+    auto row_stat = [](const uint4 &v, float acc) {
+      return CENTERED ? detail::sum_bf16x8(v, acc) : detail::sum_squares_bf16x8(v, acc);
     };
     if constexpr (X_PLANES) {
       // fp32 x read from global memory (no fp32 staging area, so the two bf16 planes fit where
@@ -608,7 +619,7 @@ __global__ void __launch_bounds__(
           for (int p = 0; p < PER; ++p) {
             const int kv = tid + p * THREADS;
             if (kv < KV) detail::st16(xs + m * XS + kv * 8, v[m][p]);
-            ss = detail::sum_squares_bf16x8(v[m][p], ss);
+            ss = row_stat(v[m][p], ss);
           }
           ss = detail::warp_sum(ss);
           if (lane == 0) ssum[m * WARPS + warp] = ss;
@@ -626,19 +637,38 @@ __global__ void __launch_bounds__(
         for (int m = 0; m < M; ++m) {
           float ss = 0.f;
           for (int kv = tid; kv < KV; kv += THREADS)
-            ss = detail::sum_squares_bf16x8(detail::ld16(xs + m * XS + kv * 8), ss);
+            ss = row_stat(detail::ld16(xs + m * XS + kv * 8), ss);
           ss = detail::warp_sum(ss);
           if (lane == 0) ssum[m * WARPS + warp] = ss;
         }
       }
       detail::cp_async_wait<PREWAIT>(); // the norm weights; prewait items may still pend
       __syncthreads();
+      if constexpr (CENTERED) { // the variance about the mean, from the staged rows
+        for (int m = 0; m < M; ++m) {
+          const float mean = row_total(ssum, m) / float(K);
+          float cs = 0.f;
+          for (int kv = tid; kv < KV; kv += THREADS)
+            cs = detail::sum_centered_squares_bf16x8(detail::ld16(xs + m * XS + kv * 8), mean, cs);
+          cs = detail::warp_sum(cs);
+          if (lane == 0) csum[m * WARPS + warp] = cs;
+        }
+        __syncthreads();
+      }
       trace.mark(3);
       for (int m = 0; m < M; ++m) {
         const float r = row_scale(m);
+        [[maybe_unused]] const float mean = CENTERED ? row_total(ssum, m) / float(K) : 0.f;
         bf16 *row = xs + m * XS;
         for (int kv = tid; kv < KV; kv += THREADS) {
-          if constexpr (FP32_NORM_W) {
+          if constexpr (CENTERED) {
+            const float *scale = reinterpret_cast<const float *>(nws) + kv * 8;
+            const float *shift = scale + K;
+            detail::st16(row + kv * 8, detail::layer_norm_bf16x8(
+                                           detail::ld16(row + kv * 8), mean, r, detail::ld16(scale),
+                                           detail::ld16(scale + 4), detail::ld16(shift),
+                                           detail::ld16(shift + 4)));
+          } else if constexpr (FP32_NORM_W) {
             const float *nw = reinterpret_cast<const float *>(nws) + kv * 8;
             detail::st16(row + kv * 8,
                          detail::rms_scale_bf16x8_f32w(detail::ld16(row + kv * 8),

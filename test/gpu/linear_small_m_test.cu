@@ -76,14 +76,16 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   constexpr int N_OUT = linear_epilogue_gates(EPI) ? N / 2 : N;
   constexpr bool NORM = linear_prologue_normalizes(PRO);
   constexpr bool FP32_NORM_W = PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT;
+  constexpr bool LAYER_NORM = PRO == LinearPrologue::LAYER_NORM;
   auto rt = [](float f) { return H::get(H::put(f)); }; // round to OutT
 
   // ---- data ----
   const float xr = NORM ? 3.f : 1.f;
   std::vector<typename HX::type> x(size_t(M) * K);
   {
+    // LayerNorm rows off zero mean (1.5), so that a kernel that did not center them fails.
     Rng r(seed * 7 + 1);
-    for (auto &e : x) e = HX::put(r.uniform(-xr, xr));
+    for (auto &e : x) e = HX::put(r.uniform(-xr, xr) + (LAYER_NORM ? 1.5f : 0.f));
   }
   const float a = std::sqrt(3.f / K);
   std::vector<uint16_t> w = random_bf16(size_t(N) * K, seed * 7 + 2, -a, a); // original [N, K]
@@ -138,6 +140,12 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
     Rng r(seed * 7 + 6);
     for (auto &e : nwf) e = r.uniform(0.5f, 1.5f);
   }
+  // LayerNorm: the kernel's [2, K] fp32 norm_weight, the scale (nwf) then the shift.
+  std::vector<float> ln_weight(nwf);
+  {
+    Rng r(seed * 7 + 8);
+    for (int k = 0; k < K; ++k) ln_weight.push_back(r.uniform(-0.5f, 0.5f));
+  }
   std::vector<uint16_t> bias = random_bf16(N, seed * 7 + 4, -1.f, 1.f);
   std::vector<HT> res(size_t(M) * N_OUT);
   {
@@ -188,7 +196,19 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   if (!g_bench_only) {
   std::vector<float> xin(size_t(M) * K);
   for (int m = 0; m < M; ++m) {
-    if (NORM) {
+    if (LAYER_NORM) {
+      double sum = 0, ss = 0;
+      for (int k = 0; k < K; ++k) sum += HX::get(x[m * K + k]);
+      const double mean = sum / K;
+      for (int k = 0; k < K; ++k) {
+        const double d = HX::get(x[m * K + k]) - mean;
+        ss += d * d;
+      }
+      const double r = 1.0 / std::sqrt(ss / K + 1e-5);
+      for (int k = 0; k < K; ++k)
+        xin[m * K + k] =
+            rbf(float((HX::get(x[m * K + k]) - mean) * r * ln_weight[k] + ln_weight[K + k]));
+    } else if (NORM) {
       double ss = 0;
       for (int k = 0; k < K; ++k) ss += double(HX::get(x[m * K + k])) * HX::get(x[m * K + k]);
       const float var = float(ss / K);
@@ -269,6 +289,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   const uint8_t *dzero = zero_k.empty() ? nullptr : to_device(zero_k);
   bf16 *dnw = reinterpret_cast<bf16 *>(to_device(nw));
   float *dnwf = to_device(nwf);
+  float *dln = to_device(ln_weight);
   bf16 *db = reinterpret_cast<bf16 *>(to_device(bias));
   bf16 *dcs = reinterpret_cast<bf16 *>(to_device(cs));
   bf16 *dsn = reinterpret_cast<bf16 *>(to_device(sn));
@@ -285,6 +306,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   constexpr LaunchParams lp = linear_small_m_launch(M, N, K, PRO, kSms, int(sizeof(XT)), WF);
   const void *pn = PRO == LinearPrologue::RMS_NORM               ? static_cast<const void *>(dnw)
                    : PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT ? static_cast<const void *>(dnwf)
+                   : LAYER_NORM                                  ? static_cast<const void *>(dln)
                                                                  : nullptr;
   // The RoPE epilogue's bias is in the kernel's row order (the compiler permutes it).
   std::vector<uint16_t> bias_rows(N);
@@ -775,6 +797,23 @@ int main() {
                                                                  false, false);
   ok &= run_case<5, 768, 768, P::NONE, E::BIAS_RESIDUAL, float, 0, 2, float>(
       "bias+residual x32", 113, true, false);
+  // GPT-2's LayerNorm before QKV and c_fc (GPT-2 XL: 1600 wide, QKV 4800, MLP 6400): one
+  // decode row, 6 prompt tokens, 16 rows whose x a thread stages through cp.async, tiny, and
+  // LM heads (GPT-2 small's 768 wide).
+  ok &= run_case<1, 4800, 1600, P::LAYER_NORM, E::BIAS, bf16>("gpt2-xl ln+qkv", 114, false,
+                                                              true);
+  ok &= run_case<1, 6400, 1600, P::LAYER_NORM, E::BIAS, bf16>("gpt2-xl ln+c_fc", 115, false,
+                                                              true);
+  ok &= run_case<6, 4800, 1600, P::LAYER_NORM, E::BIAS, bf16>("gpt2-xl ln+qkv 6 tokens", 116,
+                                                              false, false);
+  ok &= run_case<16, 2304, 768, P::LAYER_NORM, E::BIAS, bf16>("ln 16 rows", 117, false, false);
+  ok &= run_case<9, 2176, 4096, P::LAYER_NORM, E::NONE, bf16>("ln (x via cp.async)", 118, false,
+                                                             false);
+  ok &= run_case<3, 64, 64, P::LAYER_NORM, E::BIAS, bf16>("ln tiny", 119, false, false);
+  ok &= run_case<1, 50272, 768, P::LAYER_NORM, E::NONE, bf16>("gpt2 ln+lm_head", 120, false,
+                                                              true);
+  ok &= run_case<4, 128, 256, P::LAYER_NORM, E::RESIDUAL, float>("ln -> f32 + residual", 121,
+                                                                 true, false);
   ok &= run_case<1, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("gate_up", 33, false, true);
   ok &= run_case<1, 2048, 8192, P::NONE, E::RESIDUAL, bf16>("down", 34, true, true);
   ok &= run_case<1, 128256, 2048, P::RMS_NORM, E::NONE, bf16>("lm_head", 35, false, true);

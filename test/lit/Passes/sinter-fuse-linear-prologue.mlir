@@ -78,3 +78,44 @@ func.func @f32_scale_norm_other_cast(%x: tensor<2x64xbf16>, %h: tensor<2x64xf32>
   %y2 = sinter.linear %c2, %wb : (tensor<2x64xbf16>, tensor<64x32xbf16>) -> tensor<2x32xbf16>
   return %y, %y2 : tensor<2x32xf16>, tensor<2x32xbf16>
 }
+
+// -----
+
+// GPT-2's LayerNorm before a projection: the scale and shift become the linear's norm and
+// norm_bias (a LayerNorm prologue); one without a shift gets zeros.
+// CHECK-LABEL: func.func @layer_norm_then_linear
+// CHECK-DAG: %[[G:.+]] = sinter.constant dense<1.500000e+00> : tensor<64xbf16>
+// CHECK-DAG: %[[B:.+]] = sinter.constant dense<2.500000e-01> : tensor<64xbf16>
+// CHECK-DAG: %[[Z:.+]] = sinter.constant dense<0.000000e+00> : tensor<64xbf16>
+// CHECK: %[[Y:.+]] = sinter.linear %arg0, %{{[^ ]+}} bias %{{[^ ]+}} norm %[[G]] norm_bias %[[B]] {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, tensor<64xbf16>, tensor<64xbf16>) -> tensor<1x6x32xbf16>
+// CHECK: %[[U:.+]] = sinter.linear %arg0, %{{[^ ]+}} norm %[[G]] norm_bias %[[Z]] {norm_epsilon = 9.99999974E-6 : f32}
+// CHECK-NOT: sinter.layer_normalization
+// CHECK: return %[[Y]], %[[U]]
+func.func @layer_norm_then_linear(%x: tensor<1x6x64xbf16>) -> (tensor<1x6x32xbf16>, tensor<1x6x32xbf16>) {
+  %g = sinter.constant dense<1.5> : tensor<64xbf16>
+  %b = sinter.constant dense<0.25> : tensor<64xbf16>
+  %w = sinter.constant dense<0.5> : tensor<64x32xbf16>
+  %c = sinter.constant dense<0.125> : tensor<32xbf16>
+  %n = sinter.layer_normalization %x, %g bias %b {axis = 2 : i64, epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64xbf16>, tensor<64xbf16>) -> tensor<1x6x64xbf16>
+  %y = sinter.linear %n, %w bias %c : (tensor<1x6x64xbf16>, tensor<64x32xbf16>, tensor<32xbf16>) -> tensor<1x6x32xbf16>
+  %m = sinter.layer_normalization %x, %g {axis = 2 : i64, epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64xbf16>) -> tensor<1x6x64xbf16>
+  %u = sinter.linear %m, %w : (tensor<1x6x64xbf16>, tensor<64x32xbf16>) -> tensor<1x6x32xbf16>
+  return %y, %u : tensor<1x6x32xbf16>, tensor<1x6x32xbf16>
+}
+
+// -----
+
+// Negative: a LayerNorm over the last two axes, and one whose scale is an argument (not known
+// at compile time), stay.
+// CHECK-LABEL: func.func @layer_norm_not_a_row_prologue
+// CHECK-COUNT-2: sinter.layer_normalization
+// CHECK-NOT: norm_bias
+func.func @layer_norm_not_a_row_prologue(%x: tensor<1x6x64xbf16>, %g1: tensor<64xbf16>) -> (tensor<1x6x32xbf16>, tensor<1x6x32xbf16>) {
+  %g2 = sinter.constant dense<1.5> : tensor<6x64xbf16>
+  %w = sinter.constant dense<0.5> : tensor<64x32xbf16>
+  %n = sinter.layer_normalization %x, %g2 {axis = 1 : i64, epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<6x64xbf16>) -> tensor<1x6x64xbf16>
+  %y = sinter.linear %n, %w : (tensor<1x6x64xbf16>, tensor<64x32xbf16>) -> tensor<1x6x32xbf16>
+  %m = sinter.layer_normalization %x, %g1 {axis = 2 : i64, epsilon = 9.99999974E-6 : f32} : (tensor<1x6x64xbf16>, tensor<64xbf16>) -> tensor<1x6x64xbf16>
+  %u = sinter.linear %m, %w : (tensor<1x6x64xbf16>, tensor<64x32xbf16>) -> tensor<1x6x32xbf16>
+  return %y, %u : tensor<1x6x32xbf16>, tensor<1x6x32xbf16>
+}

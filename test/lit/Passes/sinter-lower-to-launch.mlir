@@ -88,6 +88,26 @@ func.func @bias_and_residual(%x: tensor<1x1x64xbf16>, %r: tensor<1x1x64xbf16>, %
 
 // -----
 
+// A LayerNorm prologue (GPT-2): linear_small_m's LAYER_NORM takes the scale and the shift
+// packed as one fp32 [2, K] weight; past 16 rows a generated LayerNorm runs before the GEMM.
+// CHECK-LABEL: func.func @layer_norm_prologue
+// CHECK: %[[P:.+]] = launch.weight "w{{[0-9]+}}.layer_norm" {{.*}}tensor<2x64xf32>
+// CHECK: launch.kernel "linear_small_m"(%arg0, %{{[^,]+}}, %[[P]], %{{[^)]+}}) {args = array<i64: 0, 1, 2, 3, -1, -1, -1, 4, {{.*}}"sinter::kernels::LinearPrologue::LAYER_NORM", "sinter::kernels::LinearEpilogue::BIAS"
+// CHECK: launch.generic(%arg1, %{{[^,]+}}, %{{[^)]+}}) -> (%[[N:[^)]+]])
+// CHECK: sinter.layer_normalization
+// CHECK: launch.gemm %[[N]], %{{[^ ]+}} bias %{{[^ ]+}} -> %{{.+}} {k = 64 : i64, m = 32 : i64, n = 32 : i64
+func.func @layer_norm_prologue(%x: tensor<1x1x64xbf16>, %xs: tensor<1x32x64xbf16>) -> (tensor<1x1x32xbf16>, tensor<1x32x32xbf16>) {
+  %w = sinter.constant dense<1.0> : tensor<64x32xbf16>
+  %b = sinter.constant dense<0.5> : tensor<32xbf16>
+  %g = sinter.constant dense<1.5> : tensor<64xbf16>
+  %s = sinter.constant dense<0.25> : tensor<64xbf16>
+  %y = sinter.linear %x, %w bias %b norm %g norm_bias %s {norm_epsilon = 1.0e-5 : f32} : (tensor<1x1x64xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, tensor<64xbf16>, tensor<64xbf16>) -> tensor<1x1x32xbf16>
+  %z = sinter.linear %xs, %w bias %b norm %g norm_bias %s {norm_epsilon = 1.0e-5 : f32} : (tensor<1x32x64xbf16>, tensor<64x32xbf16>, tensor<32xbf16>, tensor<64xbf16>, tensor<64xbf16>) -> tensor<1x32x32xbf16>
+  return %y, %z : tensor<1x1x32xbf16>, tensor<1x32x32xbf16>
+}
+
+// -----
+
 // Empty tensors: an empty input given back as an output is no launch, and so is an empty
 // constant output (what sinter-fold-empty-tensors leaves).
 // CHECK-LABEL: func.func @empty_io

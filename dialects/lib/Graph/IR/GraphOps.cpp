@@ -232,8 +232,11 @@ LogicalResult LinearOp::verify() {
       return emitOpError("norm_weight must be of the input's type or f32 for a 16-bit input, "
                          "got ")
              << nw.getElementType() << " for " << in.getElementType();
-  } else if (getNormEpsilon()) {
-    return emitOpError("norm_epsilon without norm_weight");
+    if (Value shift = getNormBias(); shift && shift.getType() != nw)
+      return emitOpError("norm_bias must have norm_weight's type ") << nw << ", got "
+                                                                   << shift.getType();
+  } else if (getNormEpsilon() || getNormBias()) {
+    return emitOpError("norm_epsilon or norm_bias without norm_weight");
   }
   if (getResidual() && getResidual().getType() != getType())
     return emitOpError("residual type ") << getResidual().getType()

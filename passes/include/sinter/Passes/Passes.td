@@ -206,13 +206,17 @@ def SinterMergeParallelLinears : Pass<"sinter-merge-parallel-linears", "mlir::Mo
 }
 
 def SinterFuseLinearPrologue : Pass<"sinter-fuse-linear-prologue", "mlir::ModuleOp"> {
-  let summary = "Fold an RMS normalization into the linears that consume it";
+  let summary = "Fold an RMS or layer normalization into the linears that consume it";
   let description = [{
     `linear(rms_normalization(x, w))` over the last axis becomes `linear(x, norm w)`: the
     kernel normalizes its input rows itself instead of reading a normalized copy. So does
     `linear(cast(rms_normalization(x, w)))` of a bf16 or f16 x normalized with an f32 w into
     f32 and cast back to x's type (Gemma's and OLMo 2's RMSNorm, whose weight multiply runs in
     f32): the linear keeps the f32 weight and scales with one rounding.
+    `linear(layer_normalization(x, w, b))` over the last axis alone, with constant [K] w and
+    b (zeros when absent), becomes `linear(x, norm w, norm_bias b)`: a LayerNorm prologue
+    (GPT-2's ln_1, ln_2 and ln_f); where the rows are too many for linear_small_m the lowering
+    runs a generated LayerNorm before the library GEMM, as the unfused graph did.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

@@ -101,9 +101,16 @@ private:
   mlir::LogicalResult emitCopy(mlir::Value source, mlir::Value slot);
   /// x [m, k] RMS-normalized over k and scaled by `weight` (a graph value), by a generated row
   /// kernel into a new arena buffer.
+  /// linear_small_m's LAYER_NORM norm_weight: the scale, then the shift, fp32 [2, k].
+  mlir::FailureOr<mlir::Value> layerNormKernelWeight(graph::LinearOp linear, int64_t k);
   mlir::FailureOr<mlir::Value> emitGenericRmsNorm(mlir::Location loc, mlir::Value x,
                                                   mlir::Value weight, int64_t m, int64_t k,
                                                   float epsilon);
+  /// A generated LayerNorm of x's [m, k] rows (scale and shift [k]) into a new buffer: a
+  /// LayerNorm prologue before a library GEMM.
+  mlir::FailureOr<mlir::Value> emitGenericLayerNorm(mlir::Location loc, mlir::Value x,
+                                                    mlir::Value scale, mlir::Value shift,
+                                                    int64_t m, int64_t k, float epsilon);
   /// A launch.generic computing `body` (built by `fill` from the body's arguments, one per
   /// entry of `inputs`) into `outputs`.
   mlir::LogicalResult emitGeneric(

@@ -146,6 +146,25 @@ FailureOr<Value> FunctionLowering::emitGenericRmsNorm(Location loc, Value x, Val
   return out;
 }
 
+FailureOr<Value> FunctionLowering::emitGenericLayerNorm(Location loc, Value x, Value scale,
+                                                        Value shift, int64_t m, int64_t k,
+                                                        float epsilon) {
+  auto w = bufferOf(scale), b = bufferOf(shift);
+  if (failed(w) || failed(b))
+    return failure();
+  Type et = cast<MemRefType>(x.getType()).getElementType();
+  Value out = launch::AllocOp::create(builder, loc, MemRefType::get({m, k}, et), IntegerAttr());
+  auto rows = RankedTensorType::get({m, k}, et);
+  if (failed(emitGeneric(loc, {x, *w, *b}, {out}, [&](OpBuilder &bld, ValueRange args) {
+        Value norm = graph::LayerNormalizationOp::create(
+            bld, loc, rows, viewAs(bld, loc, args[0], rows), args[1], args[2],
+            bld.getI64IntegerAttr(1), bld.getF32FloatAttr(epsilon));
+        return SmallVector<Value>{norm};
+      })))
+    return failure();
+  return out;
+}
+
 LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp matmul) {
   Type et = matmul.getType().getElementType();
   if (!et.isF32() && !et.isF16() && !et.isBF16())

@@ -289,13 +289,16 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   }
 
   auto prologue = !linear.getNormWeight()    ? kn::LinearPrologue::NONE
+                  : linear.normCentered()    ? kn::LinearPrologue::LAYER_NORM
                   : linear.normScalesInF32() ? kn::LinearPrologue::RMS_NORM_FP32_WEIGHT
                                              : kn::LinearPrologue::RMS_NORM;
   auto x = bufferOf(linear.getInput());
   if (failed(x))
     return failure();
   Value normWeight, bias, residual;
-  if (linear.getNormWeight()) {
+  // (A LayerNorm's scale and shift go to the kernel packed, to a library GEMM's generated
+  // norm as they are: both below.)
+  if (linear.getNormWeight() && prologue != kn::LinearPrologue::LAYER_NORM) {
     auto b = bufferOf(linear.getNormWeight());
     if (failed(b))
       return failure();
@@ -334,7 +337,14 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     // Too many rows for the streaming kernel: a library GEMM with the fused ops as their own
     // small launches around it (normalization before; RoPE in place or SwiGLU after).
     Value input = *x;
-    if (normWeight) {
+    if (prologue == kn::LinearPrologue::LAYER_NORM) {
+      auto normed = emitGenericLayerNorm(linear.getLoc(), *x, linear.getNormWeight(),
+                                         linear.getNormBias(), m, k,
+                                         linear.getNormEpsilon()->convertToFloat());
+      if (failed(normed))
+        return failure();
+      input = *normed;
+    } else if (normWeight) {
       if (!kn::rms_norm_supported(m, k))
         return linear.emitError("no rms_norm configuration for D=") << k;
       input = launch::AllocOp::create(builder, linear.getLoc(),
@@ -415,6 +425,12 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     bias = makeWeight(linear.getBias().getLoc(), permuted, newWeightName(permuted, ".rope_rows"));
   }
 
+  if (prologue == kn::LinearPrologue::LAYER_NORM) {
+    FailureOr<Value> packed = layerNormKernelWeight(linear, k);
+    if (failed(packed))
+      return failure();
+    normWeight = *packed;
+  }
   float eps = linear.getNormEpsilon() ? linear.getNormEpsilon()->convertToFloat() : 0.0f;
   SmallVector<Attribute> params = {
       intParam(builder, m), intParam(builder, n), intParam(builder, k),
@@ -437,6 +453,18 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                      weightScale, /*w_zero=*/Value()},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
                     lp.shared_bytes, {7});
+}
+
+FailureOr<Value> FunctionLowering::layerNormKernelWeight(graph::LinearOp linear, int64_t k) {
+  DenseElementsAttr scale = constantData(linear.getNormWeight());
+  DenseElementsAttr shift = constantData(linear.getNormBias());
+  if (!scale || !shift)
+    return linear.emitError("a LayerNorm prologue needs a constant scale and shift");
+  std::vector<float> packed = graph::readFloat32(scale);
+  std::vector<float> tail = graph::readFloat32(shift);
+  packed.insert(packed.end(), tail.begin(), tail.end());
+  auto data = graph::fromFloat32(RankedTensorType::get({2, k}, builder.getF32Type()), packed);
+  return makeWeight(linear.getNormWeight().getLoc(), data, newWeightName(data, ".layer_norm"));
 }
 
 std::pair<Value, Value>

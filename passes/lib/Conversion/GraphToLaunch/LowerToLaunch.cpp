@@ -252,8 +252,11 @@ LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
     return failure();
   // A normalization prologue the library cannot fuse: a generated row kernel first.
   if (linear.getNormWeight()) {
-    input = emitGenericRmsNorm(linear.getLoc(), *input, linear.getNormWeight(), m, k,
-                               linear.getNormEpsilon()->convertToFloat());
+    float eps = linear.getNormEpsilon()->convertToFloat();
+    input = linear.normCentered()
+                ? emitGenericLayerNorm(linear.getLoc(), *input, linear.getNormWeight(),
+                                       linear.getNormBias(), m, k, eps)
+                : emitGenericRmsNorm(linear.getLoc(), *input, linear.getNormWeight(), m, k, eps);
     if (failed(input))
       return failure();
   }

@@ -51,8 +51,45 @@ struct NormIntoLinear : OpRewritePattern<LinearOp> {
       locs.insert(locs.begin() + 1, narrowing.getLoc());
     Value fused = LinearOp::create(rewriter, rewriter.getFusedLoc(locs), op.getType(),
                                    norm.getInput(), op.getWeight(), op.getBias(),
-                                   op.getResidual(), norm.getScale(), norm.getEpsilonAttr(),
-                                   op.getGateUpColumnsAttr(), op.getGateActivationAttr());
+                                   op.getResidual(), norm.getScale(), Value(),
+                                   norm.getEpsilonAttr(), op.getGateUpColumnsAttr(),
+                                   op.getGateActivationAttr());
+    rewriter.replaceOp(op, fused);
+    return success();
+  }
+};
+
+/// linear(layer_normalization(x, w [, b])) -> linear(x, norm w, norm_bias b) when the
+/// normalization runs over the last axis alone with a constant [K] scale (and shift); a
+/// missing shift becomes zeros (GPT-2, GPT-NeoX, Phi-2: a LayerNorm before the
+/// projections and the LM head).
+struct LayerNormIntoLinear : OpRewritePattern<LinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LinearOp op, PatternRewriter &rewriter) const override {
+    if (op.getNormWeight())
+      return rewriter.notifyMatchFailure(op, "the linear already normalizes");
+    auto norm = op.getInput().getDefiningOp<LayerNormalizationOp>();
+    if (!norm)
+      return rewriter.notifyMatchFailure(op, "input is not a layer normalization");
+    auto in = cast<RankedTensorType>(norm.getInput().getType());
+    auto scale = cast<RankedTensorType>(norm.getScale().getType());
+    int64_t k = in.getShape().back();
+    if (norm.getAxis() != in.getRank() - 1)
+      return rewriter.notifyMatchFailure(op, "normalization is not over the last axis alone");
+    // Constants: the kernel takes them packed, computed at compile time.
+    if (scale.getRank() != 1 || scale.getDimSize(0) != k ||
+        !norm.getScale().getDefiningOp<ConstantOp>() ||
+        (norm.getBias() && !norm.getBias().getDefiningOp<ConstantOp>()))
+      return rewriter.notifyMatchFailure(op, "scale and shift are not constant [K] vectors");
+    Value shift = norm.getBias();
+    if (!shift)
+      shift = ConstantOp::create(rewriter, norm.getLoc(),
+                                 DenseElementsAttr::get(scale, rewriter.getZeroAttr(
+                                                                   scale.getElementType())));
+    Value fused = LinearOp::create(
+        rewriter, rewriter.getFusedLoc({norm.getLoc(), op.getLoc()}), op.getType(),
+        norm.getInput(), op.getWeight(), op.getBias(), op.getResidual(), norm.getScale(), shift,
+        norm.getEpsilonAttr(), op.getGateUpColumnsAttr(), op.getGateActivationAttr());
     rewriter.replaceOp(op, fused);
     return success();
   }
@@ -62,7 +99,7 @@ struct FuseLinearProloguePass
     : sinter::impl::SinterFuseLinearPrologueBase<FuseLinearProloguePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<NormIntoLinear>(&getContext());
+    patterns.add<NormIntoLinear, LayerNormIntoLinear>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -401,9 +401,25 @@ func.func @linear_norm_epsilon(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %n: ten
 // -----
 
 func.func @linear_epsilon_alone(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{norm_epsilon without norm_weight}}
+  // expected-error @+1 {{norm_epsilon or norm_bias without norm_weight}}
   %0 = sinter.linear %x, %w {norm_epsilon = 1.0e-5 : f32} : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @linear_norm_bias_alone(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{norm_epsilon or norm_bias without norm_weight}}
+  %0 = sinter.linear %x, %w norm_bias %b : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @linear_norm_bias_type(%x: tensor<2x4xbf16>, %w: tensor<4x3xbf16>, %g: tensor<4xbf16>, %b: tensor<4xf32>) -> tensor<2x3xbf16> {
+  // expected-error @+1 {{norm_bias must have norm_weight's type 'tensor<4xbf16>', got 'tensor<4xf32>'}}
+  %0 = sinter.linear %x, %w norm %g norm_bias %b {norm_epsilon = 1.0e-5 : f32} : (tensor<2x4xbf16>, tensor<4x3xbf16>, tensor<4xbf16>, tensor<4xf32>) -> tensor<2x3xbf16>
+  return %0 : tensor<2x3xbf16>
 }
 
 // -----

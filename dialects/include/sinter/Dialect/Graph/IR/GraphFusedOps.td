@@ -12,7 +12,11 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
     RMS-normalized over K with `norm_epsilon` and scaled by it, recomputed by the kernel
     instead of written out. A weight of the input's type scales the normalized input rounded
     to that type (Llama: weight * x.to(dtype)); an f32 weight of a 16-bit input scales it in
-    f32 with one rounding (Gemma's (1 + w), OLMo 2: (weight * x).to(dtype)).
+    f32 with one rounding (Gemma's (1 + w), OLMo 2: (weight * x).to(dtype)). With `norm_bias`
+    ([K], the norm weight's type) the prologue is a LayerNorm instead:
+    (x - mean) / sqrt(var + norm_epsilon) * norm_weight + norm_bias, the statistics and the
+    affine map in f32, rounded once to the input's type (sinter.layer_normalization over the
+    last axis).
 
     With `gate_up_columns = [g, u]` (a gated MLP, set by sinter-fuse-linear-swiglu; no bias
     or residual) the product p = x @ weight is not the result: the result is
@@ -23,25 +27,29 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
                        Optional<Graph_Tensor>:$bias, Optional<Graph_Tensor>:$residual,
                        Optional<Graph_Tensor>:$norm_weight,
+                       Optional<Graph_Tensor>:$norm_bias,
                        OptionalAttr<F32Attr>:$norm_epsilon,
                        OptionalAttr<DenseI64ArrayAttr>:$gate_up_columns,
                        OptionalAttr<StrAttr>:$gate_activation);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^)? (`residual` $residual^)? (`norm` $norm_weight^)?
+    (`norm_bias` $norm_bias^)?
     attr-dict `:` functional-type(operands, results)
   }];
   let builders = [
     OpBuilder<(ins "mlir::Type":$type, "mlir::Value":$input, "mlir::Value":$weight,
                    "mlir::Value":$bias, "mlir::Value":$residual), [{
       build($_builder, $_state, type, input, weight, bias, residual, mlir::Value(),
-            mlir::FloatAttr(), mlir::DenseI64ArrayAttr(), mlir::StringAttr());
+            mlir::Value(), mlir::FloatAttr(), mlir::DenseI64ArrayAttr(), mlir::StringAttr());
     }]>
   ];
   let extraClassDeclaration = [{
     /// Whether the normalization prologue scales in f32 with one rounding (an f32 norm
     /// weight of a 16-bit input).
     bool normScalesInF32();
+    /// Whether the prologue is a LayerNorm (centered, with a shift) rather than an RMSNorm.
+    bool normCentered() { return static_cast<bool>(getNormBias()); }
     /// The gate activation of a gated linear ("silu" when unset).
     llvm::StringRef gateActivationName() {
       return getGateActivation() ? *getGateActivation() : llvm::StringRef("silu");
