@@ -126,7 +126,7 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below);
 //   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT; for LAYER_NORM
 //   fp32 [2, K]: the scale, then the shift); bias [N_ROWS]
-//   (EPI == BIAS, BIAS_RESIDUAL); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may
+//   (EPI == BIAS, BIAS_RESIDUAL; optional for GELU_TANH); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may
 //   alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
 //   out [M, N_out] with N_out = N_ROWS / 2 for the gate pairs (linear_epilogue_gates), else
 //   N_ROWS.
@@ -136,6 +136,9 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //     RESIDUAL        out = bf16(acc) + residual[m, n]      (bf16(acc) only when OutT is bf16)
 //     BIAS_RESIDUAL   out = bf16(acc + bias[n]) + residual[m, n]  (a biased projection into
 //                     the residual stream, GPT-2's: the rounding of addmm, then the add)
+//     GELU_TANH       out = r(gelu_tanh(r(acc + bias[n]))), bias optional (null for none), r
+//                     rounding to OutT: an MLP's first projection and its GeLU (GPT-2's c_fc
+//                     and gelu_new)
 //     SILU_MUL_PAIRS  rows 2j / 2j+1 = gate j / up j: g = r(acc_2j), u = r(acc_2j+1),
 //                     out[m, j] = r(silu(g)) * u, where r rounds to OutT (bf16: exactly HF's
 //                     act_fn(gate) * up on bf16 tensors; fp32: no rounding)
@@ -221,7 +224,8 @@ enum class LinearEpilogue : int {
   SILU_MUL_PAIRS = 3,
   ROPE_PAIRS = 4,
   GELU_TANH_MUL_PAIRS = 5,
-  BIAS_RESIDUAL = 6
+  BIAS_RESIDUAL = 6,
+  GELU_TANH = 7
 };
 // As the generated code spells them (indexed by the enumerator), for the lowering and the
 // launch passes that read a launch back.
@@ -236,7 +240,8 @@ constexpr const char *kLinearEpilogueNames[] = {
     "sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS",
     "sinter::kernels::LinearEpilogue::ROPE_PAIRS",
     "sinter::kernels::LinearEpilogue::GELU_TANH_MUL_PAIRS",
-    "sinter::kernels::LinearEpilogue::BIAS_RESIDUAL"};
+    "sinter::kernels::LinearEpilogue::BIAS_RESIDUAL",
+    "sinter::kernels::LinearEpilogue::GELU_TANH"};
 SINTER_LP_FN bool linear_prologue_normalizes(LinearPrologue pro) {
   return pro != LinearPrologue::NONE;
 }

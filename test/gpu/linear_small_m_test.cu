@@ -61,7 +61,7 @@ uint8_t e4m3_encode(float v) {
 template <int M, int N, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT, int RR = 0,
           int HD = 2, typename XT = bf16, typename WT = bf16, int G = 0>
 bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
-              bool code_sweep = false, bool rope_bias = false) {
+              bool code_sweep = false, bool rope_bias = false, bool gelu_bias = true) {
   if (g_bench_only && !bench) return true;
   constexpr bool INT4 = std::is_same_v<WT, Int4x2>;
   constexpr bool FP8 = std::is_same_v<WT, __nv_fp8_e4m3>;
@@ -243,6 +243,12 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       case LinearEpilogue::BIAS_RESIDUAL:
         o = rt(rt(v + bf2f(bias[c])) + H::get(res[size_t(m) * N_OUT + c]));
         break;
+      case LinearEpilogue::GELU_TANH: {
+        const double g = rt(v + (gelu_bias ? bf2f(bias[c]) : 0.f));
+        const double u = 0.79788456080286535588 * (g + 0.044715 * g * g * g);
+        o = rt(float(0.5 * g * (1.0 + std::tanh(u))));
+        break;
+      }
       case LinearEpilogue::SILU_MUL_PAIRS: {
         const float g = rt(v), u = rt(acc[size_t(m) * N + N / 2 + c]);
         o = rt(rt(g / (1.f + std::exp(-g))) * u);
@@ -313,7 +319,9 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   for (int r = 0; r < N; ++r)
     bias_rows[r] = bias[EPI == LinearEpilogue::ROPE_PAIRS ? linear_rope_pairs_row(r, RR, HD) : r];
   bf16 *db_rows = reinterpret_cast<bf16 *>(to_device(bias_rows));
-  const bf16 *pb = EPI == LinearEpilogue::BIAS || EPI == LinearEpilogue::BIAS_RESIDUAL ? db
+  const bf16 *pb = EPI == LinearEpilogue::BIAS || EPI == LinearEpilogue::BIAS_RESIDUAL ||
+                           (EPI == LinearEpilogue::GELU_TANH && gelu_bias)
+                       ? db
                    : EPI == LinearEpilogue::ROPE_PAIRS && rope_bias ? db_rows
                                                                   : nullptr;
   const OutT *pr = linear_epilogue_adds_residual(EPI) ? dres : nullptr;
@@ -814,6 +822,15 @@ int main() {
                                                               true);
   ok &= run_case<4, 128, 256, P::LAYER_NORM, E::RESIDUAL, float>("ln -> f32 + residual", 121,
                                                                  true, false);
+  // GPT-2's c_fc with its GeLU (ln_2 + c_fc + gelu_new: one launch), with and without a bias,
+  // fp32 out.
+  ok &= run_case<1, 6400, 1600, P::LAYER_NORM, E::GELU_TANH, bf16>("gpt2-xl ln+c_fc+gelu", 122,
+                                                                   false, true);
+  ok &= run_case<6, 6400, 1600, P::LAYER_NORM, E::GELU_TANH, bf16>(
+      "gpt2-xl ln+c_fc+gelu 6 tokens", 123, false, false);
+  ok &= run_case<3, 256, 512, P::NONE, E::GELU_TANH, bf16>("gelu, no bias", 124, false, false,
+                                                           false, false, false);
+  ok &= run_case<5, 192, 320, P::NONE, E::GELU_TANH, float>("gelu f32", 125, false, false);
   ok &= run_case<1, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("gate_up", 33, false, true);
   ok &= run_case<1, 2048, 8192, P::NONE, E::RESIDUAL, bf16>("down", 34, true, true);
   ok &= run_case<1, 128256, 2048, P::RMS_NORM, E::NONE, bf16>("lm_head", 35, false, true);

@@ -100,6 +100,7 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     passes.push_back(createSinterMergeParallelLinears());
     passes.push_back(createSinterFuseLinearPrologue());
     passes.push_back(createSinterFuseLinearSwiGLU());
+    passes.push_back(createSinterFuseLinearActivation());
     // After the prologue fusion: the final norm is row-wise inside the LM head's linear.
     if (config.lastLogits)
       passes.push_back(createSinterKeepLastLogits());

@@ -108,6 +108,23 @@ func.func @layer_norm_prologue(%x: tensor<1x1x64xbf16>, %xs: tensor<1x32x64xbf16
 
 // -----
 
+// An activated linear (GPT-2's c_fc + GeLU): linear_small_m's GELU_TANH epilogue with the bias;
+// past 16 rows the library GEMM into a scratch buffer, then one generated GeLU launch.
+// CHECK-LABEL: func.func @activated_linear
+// CHECK: launch.kernel "linear_small_m"(%arg0, %{{[^,]+}}, %{{[^,]+}}, %{{[^)]+}}) {args = array<i64: 0, 1, -1, 2, -1, -1, -1, 3, {{.*}}"sinter::kernels::LinearEpilogue::GELU_TANH"
+// CHECK: launch.gemm %arg1, %{{[^ ]+}} bias %{{[^ ]+}} -> %[[P:[^ ]+]] {k = 64 : i64, m = 32 : i64, n = 128 : i64
+// CHECK: launch.generic(%[[P]]) -> (%{{[^)]+}})
+// CHECK: sinter.unary "gelu_tanh"
+func.func @activated_linear(%x: tensor<1x1x64xbf16>, %xs: tensor<1x32x64xbf16>) -> (tensor<1x1x128xbf16>, tensor<1x32x128xbf16>) {
+  %w = sinter.constant dense<1.0> : tensor<64x128xbf16>
+  %b = sinter.constant dense<0.5> : tensor<128xbf16>
+  %y = sinter.linear %x, %w bias %b {activation = "gelu_tanh"} : (tensor<1x1x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x1x128xbf16>
+  %z = sinter.linear %xs, %w bias %b {activation = "gelu_tanh"} : (tensor<1x32x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x32x128xbf16>
+  return %y, %z : tensor<1x1x128xbf16>, tensor<1x32x128xbf16>
+}
+
+// -----
+
 // Empty tensors: an empty input given back as an output is no launch, and so is an empty
 // constant output (what sinter-fold-empty-tensors leaves).
 // CHECK-LABEL: func.func @empty_io

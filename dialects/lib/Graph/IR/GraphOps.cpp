@@ -263,6 +263,12 @@ LogicalResult LinearOp::verify() {
       return emitOpError("gate_activation must be silu or gelu_tanh, got '")
              << *getGateActivation() << "'";
   }
+  if (getActivation()) {
+    if (*getActivation() != "gelu_tanh")
+      return emitOpError("activation must be gelu_tanh, got '") << *getActivation() << "'";
+    if (getGateUpColumns() || getResidual())
+      return emitOpError("activation takes no gate_up_columns or residual");
+  }
   return verifyShape(*this, getType(), shape);
 }
 

@@ -221,6 +221,17 @@ def SinterFuseLinearPrologue : Pass<"sinter-fuse-linear-prologue", "mlir::Module
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterFuseLinearActivation : Pass<"sinter-fuse-linear-activation", "mlir::ModuleOp"> {
+  let summary = "Fold an MLP's activation into the linear that feeds it";
+  let description = [{
+    `unary "gelu_tanh"(linear(...))` of a bf16 linear with a constant weight, no residual and
+    no gate, used only by the activation, becomes `linear(...) {activation = "gelu_tanh"}`
+    (GPT-2's c_fc and gelu_new, the bias kept): linear_small_m's GELU_TANH epilogue, or a
+    library GEMM and one generated launch where the rows are too many for the kernel.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterFuseLinearSwiGLU : Pass<"sinter-fuse-linear-swiglu", "mlir::ModuleOp"> {
   let summary = "Fold a gated MLP's gate (SwiGLU or GeGLU) into its gate|up linear";
   let description = [{

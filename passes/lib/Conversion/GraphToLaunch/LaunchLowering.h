@@ -106,6 +106,10 @@ private:
   mlir::FailureOr<mlir::Value> emitGenericRmsNorm(mlir::Location loc, mlir::Value x,
                                                   mlir::Value weight, int64_t m, int64_t k,
                                                   float epsilon);
+  /// A generated `fn` (a sinter.unary function) of x's [m, n] elements into out: an
+  /// activation after a library GEMM.
+  mlir::LogicalResult emitGenericUnary(mlir::Location loc, mlir::Value x, mlir::Value out,
+                                       int64_t m, int64_t n, llvm::StringRef fn);
   /// A generated LayerNorm of x's [m, k] rows (scale and shift [k]) into a new buffer: a
   /// LayerNorm prologue before a library GEMM.
   mlir::FailureOr<mlir::Value> emitGenericLayerNorm(mlir::Location loc, mlir::Value x,

@@ -146,6 +146,18 @@ FailureOr<Value> FunctionLowering::emitGenericRmsNorm(Location loc, Value x, Val
   return out;
 }
 
+LogicalResult FunctionLowering::emitGenericUnary(Location loc, Value x, Value out, int64_t m,
+                                                 int64_t n, StringRef fn) {
+  Type et = cast<MemRefType>(x.getType()).getElementType();
+  auto rows = RankedTensorType::get({m, n}, et);
+  return emitGeneric(loc, {x}, {out}, [&](OpBuilder &b, ValueRange args) {
+    Value act = graph::UnaryFnOp::create(b, loc, rows, viewAs(b, loc, args[0], rows),
+                                         b.getStringAttr(fn), b.getF32FloatAttr(0),
+                                         b.getF32FloatAttr(0));
+    return SmallVector<Value>{act};
+  });
+}
+
 FailureOr<Value> FunctionLowering::emitGenericLayerNorm(Location loc, Value x, Value scale,
                                                         Value shift, int64_t m, int64_t k,
                                                         float epsilon) {

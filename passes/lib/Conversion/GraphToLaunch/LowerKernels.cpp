@@ -281,7 +281,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     rowOf = [=](int64_t r) { return (int64_t)kn::linear_rope_pairs_row(r, rr, hd); };
   }
   if (epilogue == kn::LinearEpilogue::NONE) {
-    if (linear.getResidual())
+    if (linear.getActivation()) // sinter-fuse-linear-activation's; the bias is optional
+      epilogue = kn::LinearEpilogue::GELU_TANH;
+    else if (linear.getResidual())
       epilogue = linear.getBias() ? kn::LinearEpilogue::BIAS_RESIDUAL
                                   : kn::LinearEpilogue::RESIDUAL;
     else if (linear.getBias())
@@ -369,9 +371,11 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       gemmWeight = permuteColumns(gemmWeight,
                                   [=](int64_t c) { return c < half ? g0 + c : u0 + c - half; });
     }
-    Value product = gated ? launch::AllocOp::create(builder, linear.getLoc(),
-                                                   MemRefType::get({m, n}, outType), IntegerAttr())
-                         : out;
+    bool activated = epilogue == kn::LinearEpilogue::GELU_TANH;
+    Value product = gated || activated
+                        ? launch::AllocOp::create(builder, linear.getLoc(),
+                                                  MemRefType::get({m, n}, outType), IntegerAttr())
+                        : out;
     const char *copySuffix = gemmFormat == kn::LinearWeights::FP8_E4M3 ? ".fp8_dequantized"
                              : gemmFormat == kn::LinearWeights::INT4   ? ".int4_dequantized"
                                                                        : nullptr;
@@ -394,6 +398,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                         {product, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                         {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {1});
     }
+    if (activated) // the GeLU of the rounded product: one generated launch
+      return emitGenericUnary(linear.getLoc(), product, out, m, n, *linear.getActivation());
     if (epilogue == kn::LinearEpilogue::ROPE_PAIRS) {
       if (!kn::rope_rows_supported(m, n, ropeRows, headDim))
         return linear.emitError("no rope_rows configuration");

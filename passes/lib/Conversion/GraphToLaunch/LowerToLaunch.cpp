@@ -237,8 +237,10 @@ LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
   StringRef mode = et.isF32() ? precision : StringRef("native");
   if (!et.isF32() && !et.isBF16() && !et.isF16())
     return linear.emitError("linear on ") << et << " is not supported";
-  if (linear.getGateUpColumns()) // sinter-fuse-linear-swiglu fuses only what the kernels take
-    return linear.emitError("internal: a gated linear outside the bf16 kernel lowering");
+  // sinter-fuse-linear-swiglu and -activation fuse only what the bf16 lowering takes.
+  if (linear.getGateUpColumns() || linear.getActivation())
+    return linear.emitError("internal: a gated or activated linear outside the bf16 kernel "
+                            "lowering");
   auto [m, k] = linearRows(linear);
   int64_t n = linear.getWeight().getType().getDimSize(1);
   auto input = bufferOf(linear.getInput());

@@ -53,7 +53,7 @@ struct NormIntoLinear : OpRewritePattern<LinearOp> {
                                    norm.getInput(), op.getWeight(), op.getBias(),
                                    op.getResidual(), norm.getScale(), Value(),
                                    norm.getEpsilonAttr(), op.getGateUpColumnsAttr(),
-                                   op.getGateActivationAttr());
+                                   op.getGateActivationAttr(), op.getActivationAttr());
     rewriter.replaceOp(op, fused);
     return success();
   }
@@ -89,7 +89,8 @@ struct LayerNormIntoLinear : OpRewritePattern<LinearOp> {
     Value fused = LinearOp::create(
         rewriter, rewriter.getFusedLoc({norm.getLoc(), op.getLoc()}), op.getType(),
         norm.getInput(), op.getWeight(), op.getBias(), op.getResidual(), norm.getScale(), shift,
-        norm.getEpsilonAttr(), op.getGateUpColumnsAttr(), op.getGateActivationAttr());
+        norm.getEpsilonAttr(), op.getGateUpColumnsAttr(), op.getGateActivationAttr(),
+        op.getActivationAttr());
     rewriter.replaceOp(op, fused);
     return success();
   }

@@ -53,7 +53,7 @@ LogicalResult gateIntoLinear(Operation *op, Value gateValue, Value upValue,
       linear.getWeight(), Value(), Value(), linear.getNormWeight(), linear.getNormBias(),
       linear.getNormEpsilonAttr(),
       rewriter.getDenseI64ArrayAttr({gateColumns->first, upColumns->first}),
-      activation == "silu" ? StringAttr() : rewriter.getStringAttr(activation));
+      activation == "silu" ? StringAttr() : rewriter.getStringAttr(activation), StringAttr());
   rewriter.replaceOp(op, fused);
   if (activationOp)
     rewriter.eraseOp(activationOp);

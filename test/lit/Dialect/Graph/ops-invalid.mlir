@@ -408,6 +408,22 @@ func.func @linear_epsilon_alone(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> ten
 
 // -----
 
+func.func @linear_activation_unknown(%x: tensor<2x4xbf16>, %w: tensor<4x3xbf16>) -> tensor<2x3xbf16> {
+  // expected-error @+1 {{activation must be gelu_tanh, got 'relu'}}
+  %0 = sinter.linear %x, %w {activation = "relu"} : (tensor<2x4xbf16>, tensor<4x3xbf16>) -> tensor<2x3xbf16>
+  return %0 : tensor<2x3xbf16>
+}
+
+// -----
+
+func.func @linear_activation_residual(%x: tensor<2x4xbf16>, %w: tensor<4x3xbf16>, %r: tensor<2x3xbf16>) -> tensor<2x3xbf16> {
+  // expected-error @+1 {{activation takes no gate_up_columns or residual}}
+  %0 = sinter.linear %x, %w residual %r {activation = "gelu_tanh"} : (tensor<2x4xbf16>, tensor<4x3xbf16>, tensor<2x3xbf16>) -> tensor<2x3xbf16>
+  return %0 : tensor<2x3xbf16>
+}
+
+// -----
+
 func.func @linear_norm_bias_alone(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {
   // expected-error @+1 {{norm_epsilon or norm_bias without norm_weight}}
   %0 = sinter.linear %x, %w norm_bias %b : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>

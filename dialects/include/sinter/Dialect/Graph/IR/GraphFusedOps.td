@@ -23,6 +23,11 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
     act(p[..., g : g + N/2]) * p[..., u : u + N/2], of last dimension N/2, computed in the
     result's type as graph.silu_mul does (act rounded, then the product rounded). act is
     `gate_activation`: "silu" (SwiGLU, the default) or "gelu_tanh" (GeGLU).
+
+    With `activation = "gelu_tanh"` (no gate, no residual) the result is gelu_tanh of the
+    product (+ bias) rounded to the result's type, computed in f32 and rounded again, as
+    sinter.unary "gelu_tanh" on that product does (GPT-2's c_fc and gelu_new; set by
+    sinter-fuse-linear-activation).
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
                        Optional<Graph_Tensor>:$bias, Optional<Graph_Tensor>:$residual,
@@ -30,7 +35,8 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
                        Optional<Graph_Tensor>:$norm_bias,
                        OptionalAttr<F32Attr>:$norm_epsilon,
                        OptionalAttr<DenseI64ArrayAttr>:$gate_up_columns,
-                       OptionalAttr<StrAttr>:$gate_activation);
+                       OptionalAttr<StrAttr>:$gate_activation,
+                       OptionalAttr<StrAttr>:$activation);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^)? (`residual` $residual^)? (`norm` $norm_weight^)?
@@ -41,7 +47,8 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
     OpBuilder<(ins "mlir::Type":$type, "mlir::Value":$input, "mlir::Value":$weight,
                    "mlir::Value":$bias, "mlir::Value":$residual), [{
       build($_builder, $_state, type, input, weight, bias, residual, mlir::Value(),
-            mlir::Value(), mlir::FloatAttr(), mlir::DenseI64ArrayAttr(), mlir::StringAttr());
+            mlir::Value(), mlir::FloatAttr(), mlir::DenseI64ArrayAttr(), mlir::StringAttr(),
+            mlir::StringAttr());
     }]>
   ];
   let extraClassDeclaration = [{
