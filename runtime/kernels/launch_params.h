@@ -125,9 +125,9 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
 //   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below);
 //   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT; for LAYER_NORM
-//   fp32 [2, K]: the scale, then the shift); bias [N_ROWS]
-//   (EPI == BIAS, BIAS_RESIDUAL; optional for GELU_TANH); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may
-//   alias out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
+//   fp32 [2, K]: the scale, then the shift); bias [N_ROWS] (EPI == BIAS, BIAS_RESIDUAL;
+//   optional for GELU_TANH); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may alias
+//   out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
 //   out [M, N_out] with N_out = N_ROWS / 2 for the gate pairs (linear_epilogue_gates), else
 //   N_ROWS.
 //   acc = prologue(x) @ w^T in fp32 (bf16 tensor-core MMA, fp32 accumulation), then:

@@ -470,7 +470,9 @@ FailureOr<Value> FunctionLowering::layerNormKernelWeight(graph::LinearOp linear,
   std::vector<float> tail = graph::readFloat32(shift);
   packed.insert(packed.end(), tail.begin(), tail.end());
   auto data = graph::fromFloat32(RankedTensorType::get({2, k}, builder.getF32Type()), packed);
-  return makeWeight(linear.getNormWeight().getLoc(), data, newWeightName(data, ".layer_norm"));
+  Location loc =
+      builder.getFusedLoc({linear.getNormWeight().getLoc(), linear.getNormBias().getLoc()});
+  return makeWeight(loc, data, newWeightName(data, ".layer_norm"));
 }
 
 std::pair<Value, Value>
