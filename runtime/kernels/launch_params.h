@@ -183,8 +183,10 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   weights, 4 bits each, with group scales w_scale and zero points w_zero (the 13th
 //   argument, null for every other type and for symmetric int4; "int4 weights" below),
 //   template parameter W_GROUP the group size (0 for bf16 and fp8).
-//   Requires 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0 (int4: K % 128 == 0 and a group
-//   linear_int4_group_supported takes), shared bytes within the target's per-block limit
+//   Requires 1 <= M <= 16, N_ROWS % 16 == 0 (or any N_ROWS >= 16 for the NONE and BIAS
+//   epilogues: w and an fp8 / int4 w_scale then hold linear_small_m_weight_rows(N_ROWS) rows,
+//   those past N_ROWS zero, and only the N_ROWS columns are written), K % 64 == 0 (int4:
+//   K % 128 == 0 and a group linear_int4_group_supported takes), shared bytes within the target's per-block limit
 //   (bf16 x: M*(K+32)*2 [+ K*2 for RMS_NORM, K*4 for RMS_NORM_FP32_WEIGHT, K*8 for
 //   LAYER_NORM] + reduction:
 //   M=6,K=8192 needs ~113 KiB; M=16 fits K<=6400; fp32 x: twice the x bytes unless it streams through a ring, see LinearXStaging).
@@ -321,7 +323,7 @@ struct LinearTiling {
   int slices;      // K slices of 64 * batch per tile (K / (64 * batch))
   int steps;       // steps per tile: ceil(slices / warps); when warps does not divide slices
                    // (ragged K), the last step's warps from slices % warps on idle
-  int n_tiles;     // N_ROWS / 16
+  int n_tiles;     // ceil(N_ROWS / 16)
   int mma_n;       // 8-token MMA column tiles: 1 for M <= 8, 2 for M <= 16
   LinearXStaging x_staging;
   int x_stride;    // shared-memory row stride of x in elements (linear_small_m_x_stride)
@@ -372,7 +374,8 @@ SINTER_LP_FN LinearXStaging linear_small_m_x_staging(int N_rows, LinearPrologue 
                                                      int num_sms) {
   if (x_bytes != 4) return LinearXStaging::BF16_ROWS;
   if (linear_prologue_normalizes(pro)) return LinearXStaging::BF16_PLANES;
-  return N_rows / kLinearTileRows <= num_sms ? LinearXStaging::F32_RING : LinearXStaging::F32_ROWS;
+  return ceil_div(N_rows, kLinearTileRows) <= num_sms ? LinearXStaging::F32_RING
+                                                      : LinearXStaging::F32_ROWS;
 }
 // 64-wide k chunks per warp and step. fp8 weights take twice the chunks of bf16 where K
 // allows, so that a lane keeps as many bytes in flight (2 steps x 128 bytes) as with bf16.
@@ -474,7 +477,7 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   t.batch = linear_small_m_batch(K, weights);
   t.x_staging = linear_small_m_x_staging(N_rows, pro, x_bytes, num_sms);
   t.slices = chunks / t.batch;
-  t.n_tiles = N_rows / kLinearTileRows;
+  t.n_tiles = ceil_div(N_rows, kLinearTileRows);
   // 16 warps when the tiles fit the SMs and a block streams after the wait; 8 warps when its
   // whole tile fits the two register buffers of 8 warps (slices <= 16: all loads are issued
   // before griddepcontrol.wait, so more warps add no bandwidth) or there are more tiles than
@@ -527,6 +530,16 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
   return t;
 }
 
+// Epilogues that take an N_ROWS that is not a multiple of 16 (an LM head over GPT-2's 50257
+// tokens): each output column on its own.
+SINTER_LP_FN bool linear_small_m_ragged_n_supported(LinearEpilogue epi) {
+  return epi == LinearEpilogue::NONE || epi == LinearEpilogue::BIAS;
+}
+// The rows of w (and of an fp8 or int4 w_scale) the kernel reads: N_ROWS rounded up to whole
+// 16-row tiles, the rows past N_ROWS zero.
+SINTER_LP_FN int linear_small_m_weight_rows(int N_rows) {
+  return round_up(N_rows, kLinearTileRows);
+}
 // num_sms matters for fp32 x: one tile per block lets x stream through the ring.
 SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearPrologue pro,
                                            LinearEpilogue epi, int rope_rows, int head_dim,
@@ -534,7 +547,9 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
                                            LinearWeights weights = LinearWeights::BF16,
                                            int w_group = 0,
                                            SharedMemoryLimits smem = kTargetSharedMemory) {
-  return M >= 1 && M <= 16 && N_rows >= 16 && N_rows % 16 == 0 && K >= 64 && K % 64 == 0 &&
+  return M >= 1 && M <= 16 && N_rows >= kLinearTileRows &&
+         (N_rows % kLinearTileRows == 0 || linear_small_m_ragged_n_supported(epi)) && K >= 64 &&
+         K % 64 == 0 &&
          (x_bytes == 2 || x_bytes == 4) &&
          ((pro != LinearPrologue::RMS_NORM_FP32_WEIGHT && pro != LinearPrologue::LAYER_NORM) ||
           x_bytes == 2) &&
@@ -557,7 +572,8 @@ SINTER_LP_FN bool linear_small_m_handoff_consumer_supported(int M, int N_rows, i
                                 weights, 0, smem))
     return false;
   const LinearTiling t = linear_small_m_tiling(M, N_rows, K, pro, num_sms, 2, weights, smem);
-  return pro == LinearPrologue::NONE && t.w_smem && t.x_staging == LinearXStaging::BF16_ROWS &&
+  return pro == LinearPrologue::NONE && N_rows % kLinearTileRows == 0 && t.w_smem &&
+         t.x_staging == LinearXStaging::BF16_ROWS &&
          M * t.batch * 64 / 8 <= 32;
 }
 

@@ -67,7 +67,8 @@ __global__ void __launch_bounds__(
                 "linear_small_m: W_GROUP is the int4 group size, 0 for other weights");
   static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM,
                                          int(sizeof(XT)), NUM_SMS, WF, W_GROUP),
-                "linear_small_m: needs 1 <= M <= 16, N_ROWS % 16 == 0, K % 64 == 0, "
+                "linear_small_m: needs 1 <= M <= 16, N_ROWS % 16 == 0 (any N_ROWS >= 16 for the "
+                "NONE and BIAS epilogues), K % 64 == 0, "
                 "x in shared memory (linear_small_m_shared_bytes) within the target's limit, and for "
                 "ROPE_PAIRS an even HEAD_DIM dividing ROPE_ROWS <= N_ROWS; int4: K % 128 == 0 "
                 "and a group of 32, 64 or a multiple of 128 dividing K");
@@ -108,6 +109,8 @@ __global__ void __launch_bounds__(
     uint32_t zero[QP];
   };
   constexpr int N_OUT = linear_epilogue_gates(EPI) ? N_ROWS / 2 : N_ROWS;
+  // The last tile's rows past N_ROWS (zero weights) write nothing.
+  constexpr bool RAGGED_N = N_ROWS % kLinearTileRows != 0;
   constexpr bool NORM = linear_prologue_normalizes(PRO);
   constexpr bool FP32_NORM_W = PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT;
   // LayerNorm: the first pass sums x (the mean), a second one (x - mean)^2 over the staged rows.
@@ -458,6 +461,8 @@ __global__ void __launch_bounds__(
         v1 += rb[(ww * NT * 4 + reg) * 32 + lane1];
       }
       const int n0 = tile * 16 + 2 * p;
+      if (RAGGED_N && n0 >= N_ROWS) continue;
+      const bool second = !RAGGED_N || n0 + 1 < N_ROWS; // the pair's second column exists
       if constexpr (FP8_W) {
         v0 *= w_scale[n0];
         v1 *= w_scale[n0 + 1];
@@ -474,10 +479,10 @@ __global__ void __launch_bounds__(
       OutT *orow = out + size_t(m) * N_OUT;
       if constexpr (EPI == LinearEpilogue::NONE) {
         put(&orow[n0], v0);
-        put(&orow[n0 + 1], v1);
+        if (second) put(&orow[n0 + 1], v1);
       } else if constexpr (EPI == LinearEpilogue::BIAS) {
         put(&orow[n0], v0 + __bfloat162float(bias[n0]));
-        put(&orow[n0 + 1], v1 + __bfloat162float(bias[n0 + 1]));
+        if (second) put(&orow[n0 + 1], v1 + __bfloat162float(bias[n0 + 1]));
       } else if constexpr (EPI == LinearEpilogue::RESIDUAL) {
         put(&orow[n0], detail::round_to<OutT>(v0) + ops[0]);
         put(&orow[n0 + 1], detail::round_to<OutT>(v1) + ops[1]);

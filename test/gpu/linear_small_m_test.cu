@@ -161,10 +161,13 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       sn[m * HD + i] = sn[m * HD + i + HD / 2] = f2bf(float(std::sin(ang)));
     }
   // Kernel layout of the weight (the compiler's compile-time re-layout).
-  std::vector<uint16_t> wk(FP8 || INT4 ? 0 : size_t(N) * K);
-  std::vector<uint8_t> wk8(FP8 ? size_t(N) * K : INT4 ? size_t(N) * K / 2 : 0);
-  std::vector<float> scale_k(scale.size());
-  std::vector<uint8_t> zero_k(zero.size());
+  // Whole 16-row tiles: rows past N (a ragged N) zero, their scales 1 and zero points 8.
+  constexpr int NW = linear_small_m_weight_rows(N);
+  std::vector<uint16_t> wk(FP8 || INT4 ? 0 : size_t(NW) * K);
+  std::vector<uint8_t> wk8(FP8 ? size_t(NW) * K : INT4 ? size_t(NW) * K / 2 : 0, 0);
+  std::vector<float> scale_k(scale.size() / N * NW, 1.f);
+  std::vector<uint8_t> zero_k(zero.size() / N * NW, 8);
+  if (INT4) std::fill(wk8.begin(), wk8.end(), uint8_t(0x88));
   parallel_for(N, [&](size_t r) {
     int o = int(r);
     if (EPI == LinearEpilogue::ROPE_PAIRS) o = linear_rope_pairs_row(int(r), RR, HD);
@@ -831,6 +834,19 @@ int main() {
   ok &= run_case<3, 256, 512, P::NONE, E::GELU_TANH, bf16>("gelu, no bias", 124, false, false,
                                                            false, false, false);
   ok &= run_case<5, 192, 320, P::NONE, E::GELU_TANH, float>("gelu f32", 125, false, false);
+  // A ragged N (GPT-2's 50257-token LM head; an odd bias width): the last tile's rows past N
+  // are zero and write nothing; bf16, fp8 and int4 weights.
+  ok &= run_case<1, 50257, 1600, P::LAYER_NORM, E::NONE, bf16>("gpt2-xl ln+lm_head (ragged N)",
+                                                               126, false, true);
+  ok &= run_case<6, 50257, 768, P::LAYER_NORM, E::NONE, bf16>("gpt2 lm_head 6 tokens (ragged N)",
+                                                              127, false, false);
+  ok &= run_case<3, 101, 256, P::NONE, E::BIAS, bf16>("bias, N = 101", 128, false, false);
+  ok &= run_case<2, 25, 128, P::NONE, E::NONE, float, 0, 2, float>("N = 25, x32", 129, false,
+                                                                   false);
+  ok &= run_case<1, 1003, 512, P::RMS_NORM, E::NONE, bf16, 0, 2, bf16, __nv_fp8_e4m3>(
+      "fp8, N = 1003", 130, false, false);
+  ok &= run_case<1, 1003, 512, P::RMS_NORM, E::NONE, bf16, 0, 2, bf16, Int4x2, 128>(
+      "int4, N = 1003", 131, false, false);
   ok &= run_case<1, 16384, 2048, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16>("gate_up", 33, false, true);
   ok &= run_case<1, 2048, 8192, P::NONE, E::RESIDUAL, bf16>("down", 34, true, true);
   ok &= run_case<1, 128256, 2048, P::RMS_NORM, E::NONE, bf16>("lm_head", 35, false, true);

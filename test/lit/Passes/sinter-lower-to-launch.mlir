@@ -125,6 +125,23 @@ func.func @activated_linear(%x: tensor<1x1x64xbf16>, %xs: tensor<1x32x64xbf16>) 
 
 // -----
 
+// A ragged N (an LM head over GPT-2's 50257 tokens; here 20 columns): linear_small_m reads a
+// weight of whole 16-row tiles (32 rows, the last 12 zero) and writes the 20 columns. A
+// residual epilogue takes only whole tiles: the library GEMM.
+// CHECK-LABEL: func.func @ragged_n
+// CHECK: launch.weight {{.*}}tensor<32x64xbf16>
+// CHECK: launch.kernel "linear_small_m"{{.*}}params = [1, 20, 64, "sinter::kernels::LinearPrologue::NONE", "sinter::kernels::LinearEpilogue::NONE"
+// CHECK: launch.gemm %arg0, %{{[^ ]+}} residual %arg1 -> %{{.+}} {k = 64 : i64, m = 1 : i64, n = 20 : i64
+func.func @ragged_n(%x: tensor<1x1x64xbf16>, %r: tensor<1x1x20xbf16>) -> (tensor<1x1x20xbf16>, tensor<1x1x20xbf16>) {
+  %w = sinter.constant dense<1.0> : tensor<64x20xbf16>
+  %w2 = sinter.constant dense<2.0> : tensor<64x20xbf16>
+  %y = sinter.linear %x, %w : (tensor<1x1x64xbf16>, tensor<64x20xbf16>) -> tensor<1x1x20xbf16>
+  %z = sinter.linear %x, %w2 residual %r : (tensor<1x1x64xbf16>, tensor<64x20xbf16>, tensor<1x1x20xbf16>) -> tensor<1x1x20xbf16>
+  return %y, %z : tensor<1x1x20xbf16>, tensor<1x1x20xbf16>
+}
+
+// -----
+
 // Empty tensors: an empty input given back as an output is no launch, and so is an empty
 // constant output (what sinter-fold-empty-tensors leaves).
 // CHECK-LABEL: func.func @empty_io

@@ -41,12 +41,14 @@ void gatherColumnsAsRows(const char *raw, char *out, int64_t k, int64_t n,
 }
 
 /// The bytes of a [K, N] row-major weight re-laid out as [N, K] rows, row r taken from
-/// original column rowOf(r): the layout linear_small_m streams.
-std::vector<char> kernelRows(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
+/// original column rowOf(r): the layout linear_small_m streams; then zero rows up to `rows`
+/// (linear_small_m_weight_rows: whole 16-row tiles).
+std::vector<char> kernelRows(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf,
+                             int64_t rows) {
   auto type = cast<RankedTensorType>(w.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   size_t elem = type.getElementTypeBitWidth() / 8;
-  std::vector<char> out(n * k * elem);
+  std::vector<char> out(std::max(n, rows) * k * elem, 0);
   if (w.isSplat()) {
     ArrayRef<char> one = w.getRawData();
     for (int64_t i = 0; i < n * k; ++i)
@@ -63,11 +65,11 @@ std::vector<char> kernelRows(DenseElementsAttr w, function_ref<int64_t(int64_t)>
   return out;
 }
 
-DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
+DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf,
+                               int64_t rows) {
   auto type = cast<RankedTensorType>(w.getType());
-  auto outType =
-      RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
-  return DenseElementsAttr::getFromRawBuffer(outType, kernelRows(w, rowOf));
+  auto outType = RankedTensorType::get({rows, type.getDimSize(0)}, type.getElementType());
+  return DenseElementsAttr::getFromRawBuffer(outType, kernelRows(w, rowOf, rows));
 }
 
 template <typename T>
@@ -79,10 +81,10 @@ ArrayRef<char> bytesOf(const std::vector<T> &v) {
 /// bytes become an attribute (attributes live as long as the context: a bf16 copy of every
 /// weight would double the compiler's memory).
 std::pair<DenseElementsAttr, DenseElementsAttr>
-fp8KernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
+fp8KernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf, int64_t n) {
   auto type = cast<RankedTensorType>(w.getType());
-  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  std::vector<char> rows = kernelRows(w, rowOf);
+  int64_t k = type.getDimSize(0);
+  std::vector<char> rows = kernelRows(w, rowOf, n);
   std::vector<uint8_t> q(n * k);
   std::vector<float> scale(n);
   fp8::quantizeRows(reinterpret_cast<const uint16_t *>(rows.data()), n, k, q.data(),
@@ -109,11 +111,11 @@ DenseElementsAttr fp8DequantizedWeight(DenseElementsAttr w) {
 /// kernelWeight of a bf16 weight in int4: the packed nibbles [N, K / 2] (ui8) and the fp32
 /// scales [N, K / kLinearInt4Group] of every row and group (QuantizeWeights.h).
 std::pair<DenseElementsAttr, DenseElementsAttr>
-int4KernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf) {
+int4KernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf, int64_t n) {
   auto type = cast<RankedTensorType>(w.getType());
-  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  int64_t k = type.getDimSize(0);
   const int64_t group = kn::kLinearInt4Group;
-  std::vector<char> rows = kernelRows(w, rowOf);
+  std::vector<char> rows = kernelRows(w, rowOf, n);
   std::vector<uint8_t> q(n * k / 2);
   std::vector<float> scale(n * (k / group));
   int4::quantizeGroups(reinterpret_cast<const uint16_t *>(rows.data()), n, k, group, q.data(),
@@ -482,10 +484,13 @@ FunctionLowering::makeKernelWeight(graph::LinearOp linear, StringRef layout,
   DenseElementsAttr w = constantData(linear.getWeight());
   Location loc = linear.getWeight().getLoc();
   const void *source = w.getAsOpaquePointer();
+  // Whole 16-row tiles: a ragged N (an LM head over 50257 tokens) gets zero rows after its own.
+  const int64_t n = cast<ShapedType>(w.getType()).getDimSize(1);
+  const int64_t paddedRows = kn::linear_small_m_weight_rows(int(n));
   if (format == kn::LinearWeights::BF16) {
     DenseElementsAttr &rows = weights.relayouts[{source, layout.str()}];
     if (!rows)
-      rows = kernelWeight(w, rowOf);
+      rows = kernelWeight(w, rowOf, paddedRows);
     return {makeWeight(loc, rows), Value()};
   }
   const std::string suffix = format == kn::LinearWeights::INT4 ? ".int4" : ".fp8";
@@ -493,8 +498,9 @@ FunctionLowering::makeKernelWeight(graph::LinearOp linear, StringRef layout,
   DenseElementsAttr &rows = weights.relayouts[{source, key}];
   DenseElementsAttr &scale = weights.relayouts[{source, key + "_scale"}];
   if (!rows)
-    std::tie(rows, scale) = format == kn::LinearWeights::INT4 ? int4KernelWeight(w, rowOf)
-                                                              : fp8KernelWeight(w, rowOf);
+    std::tie(rows, scale) = format == kn::LinearWeights::INT4
+                                ? int4KernelWeight(w, rowOf, paddedRows)
+                                : fp8KernelWeight(w, rowOf, paddedRows);
   // One number for the pair, wN.fp8 and wN.fp8_scale (wN.int4, wN.int4_scale). Equal bytes are
   // one tensor, as for every weight: a pair whose rows or scales equal an earlier pair's shares
   // that tensor, and a new scale of shared rows takes a number of its own.
