@@ -69,6 +69,10 @@ constexpr SharedMemoryLimits kTargetSharedMemory{SINTER_TARGET_SHARED_PER_BLOCK,
                                                  SINTER_TARGET_SHARED_PER_SM};
 constexpr uint64_t kTargetL2Bytes = SINTER_TARGET_L2_BYTES;
 
+// gridDim.y and gridDim.z of every CUDA device: the kernels put sequences (and query heads)
+// of a batch there.
+constexpr int kMaxGridYZ = 65535;
+
 SINTER_LP_FN int ceil_div(int a, int b) { return (a + b - 1) / b; }
 SINTER_LP_FN int round_up(int a, int b) { return ceil_div(a, b) * b; }
 SINTER_LP_FN int min_int(int a, int b) { return a < b ? a : b; }
@@ -699,7 +703,7 @@ SINTER_LP_FN bool flash_attention_supported(int S, int HQ, int HKV, int D, int q
                                          int v_off, int row_stride, int elem_bytes = 2,
                                          int batch = 1,
                                          SharedMemoryLimits smem = kTargetSharedMemory) {
-  return S >= 1 && batch >= 1 && batch <= 65535 && HQ >= 1 && HQ <= 65535 && HKV >= 1 &&
+  return S >= 1 && batch >= 1 && batch <= kMaxGridYZ && HQ >= 1 && HQ <= kMaxGridYZ && HKV >= 1 &&
          HQ % HKV == 0 && flash_attention_tiles_head(D, elem_bytes) && row_stride % 8 == 0 &&
          q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
          v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
@@ -740,7 +744,7 @@ SINTER_LP_FN bool qk_norm_rope_supported(int M, int row_stride, int q_cols, int 
          k_cols >= head_dim && q_cols % head_dim == 0 && k_cols % head_dim == 0 &&
          q_cols + k_cols <= row_stride && row_stride % 8 == 0 && q_cols % 8 == 0 &&
          span_ok(q_cols, q_span) && span_ok(k_cols, k_span) &&
-         q_cols / q_span + k_cols / k_span <= 65535;
+         q_cols / q_span + k_cols / k_span <= kMaxGridYZ;
 }
 SINTER_LP_FN int qk_norm_rope_threads(int max_span) { return min_int(256, round_up(max_span / 8, 32)); }
 SINTER_LP_FN LaunchParams qk_norm_rope_launch(int M, int q_cols, int k_cols, int q_span,
@@ -855,7 +859,7 @@ SINTER_LP_FN int attention_decode_split(int max_len, int hkv, int num_sms) {
 SINTER_LP_FN bool attention_decode_supported(int HQ, int HKV, int D, int q_off, int k_off,
                                              int v_off, int row_stride, int max_len, int split,
                                              int batch = 1) {
-  return batch >= 1 && batch <= 65535 && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 &&
+  return batch >= 1 && batch <= kMaxGridYZ && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 &&
          HQ / HKV <= 8 && D >= 8 && D <= 256 && D % 8 == 0 && row_stride % 8 == 0 &&
          q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
          v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
@@ -1025,7 +1029,7 @@ SINTER_LP_FN int64_t sample_tokens_shared_bytes(int64_t vocab) {
 SINTER_LP_FN bool sample_tokens_supported(int64_t batch, int64_t rows, int64_t vocab,
                                           int64_t ids_len,
                                           SharedMemoryLimits smem = kTargetSharedMemory) {
-  return batch >= 1 && batch <= 65535 && rows >= 1 && vocab >= 2 && vocab < (int64_t(1) << 30) &&
+  return batch >= 1 && batch <= kMaxGridYZ && rows >= 1 && vocab >= 2 && vocab < (int64_t(1) << 30) &&
          ids_len >= 1 && batch * rows * vocab < (int64_t(1) << 62) &&
          sample_tokens_shared_bytes(vocab) <= int64_t(smem.per_block);
 }

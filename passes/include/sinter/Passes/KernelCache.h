@@ -3,6 +3,8 @@
 
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
+#include "launch_params.h"
+
 namespace sinter {
 
 /// Whether `write` updates a cache the fused KV kernels (kv_cache_write, attention_decode)
@@ -12,7 +14,7 @@ namespace sinter {
 inline bool isKernelCache(graph::CacheWriteOp write) {
   auto type = write.getState().getType();
   return write.getAxis() == 2 && type.getRank() == 4 && type.getDimSize(0) >= 1 &&
-         type.getDimSize(0) <= 65535 && type.getElementType().isBF16();
+         type.getDimSize(0) <= kernels::kMaxGridYZ && type.getElementType().isBF16();
 }
 
 } // namespace sinter

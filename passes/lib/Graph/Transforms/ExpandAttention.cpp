@@ -153,7 +153,7 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
     if (f32Activations) {
       if (batch != 1 || !sinter::prefillKernelFits(seq, headDim, 4, sharedMemoryPerBlock))
         return false;
-    } else if (batch != 1 && (batch > 65535 || !sinter::flashKernelTiles(headDim, 2))) {
+    } else if (batch != 1 && (batch > sinter::kernels::kMaxGridYZ || !sinter::flashKernelTiles(headDim, 2))) {
       return false;
     }
     if (Value m = op.getKeyMask();

@@ -278,12 +278,12 @@ std::optional<MaskMeaning> probeMaskExhaustively(Value mask, MaskKind kind,
 
 } // namespace
 
-Value probeKeyMask(Value mask, MaskKind kind, int64_t batch, int64_t keys) {
+Value probeKeyMask(Value mask, int64_t batch, int64_t keys) {
   auto maskType = dyn_cast<RankedTensorType>(mask.getType());
   if (!maskType || maskType.getRank() > 4 || batch <= 0 || keys <= 0)
     return {};
-  if ((kind == MaskKind::Boolean) != maskType.getElementType().isInteger(1) ||
-      (kind == MaskKind::Additive && !isa<FloatType>(maskType.getElementType())))
+  const MaskKind kind = maskKindOf(mask);
+  if (kind == MaskKind::Additive && !isa<FloatType>(maskType.getElementType()))
     return {};
   // The mask's shape padded to 4-D: [batch or 1, heads or 1, 1, keys].
   SmallVector<int64_t> shape(4 - maskType.getRank(), 1);
@@ -322,8 +322,8 @@ Value probeKeyMask(Value mask, MaskKind kind, int64_t batch, int64_t keys) {
   return *arg;
 }
 
-std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, int64_t heads,
-                                     int64_t seq, bool alsoCausal) {
+std::optional<MaskMeaning> probeMask(Value mask, int64_t batch, int64_t heads, int64_t seq,
+                                     bool alsoCausal) {
   auto maskType = dyn_cast<RankedTensorType>(mask.getType());
   if (!maskType || maskType.getRank() > 4 || batch <= 0 || heads <= 0 || seq <= 0)
     return std::nullopt;
@@ -334,8 +334,7 @@ std::optional<MaskMeaning> probeMask(Value mask, MaskKind kind, int64_t batch, i
   for (int d = 0; d < 4; ++d)
     if (shape[d] != 1 && shape[d] != full[d])
       return std::nullopt;
-  if (kind == MaskKind::Boolean && !maskType.getElementType().isInteger(1))
-    return std::nullopt;
+  const MaskKind kind = maskKindOf(mask);
   if (kind == MaskKind::Additive && !isa<FloatType>(maskType.getElementType()))
     return std::nullopt;
   // The mask is the same for every head when its head dimension is 1: look at one.

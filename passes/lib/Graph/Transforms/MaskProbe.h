@@ -56,17 +56,17 @@ struct MaskMeaning {
   mlir::Value keyMask;
 };
 
-/// Probes `mask` (broadcasting to [batch, heads, seq, seq]) and returns its meaning when it
-/// is exactly "causal or not, plus optionally key padding from one [batch, seq] integer or
-/// boolean function argument". `alsoCausal` ANDs a causal mask into what the mask selects
+/// Probes `mask` (broadcasting to [batch, heads, seq, seq]; its kind is maskKindOf's) and
+/// returns its meaning when it is exactly "causal or not, plus optionally key padding from one
+/// [batch, seq] integer or boolean function argument". `alsoCausal` ANDs a causal mask into what the mask selects
 /// (an Attention op's is_causal). nullopt when the mask is anything else.
-std::optional<MaskMeaning> probeMask(mlir::Value mask, MaskKind kind, int64_t batch,
-                                     int64_t heads, int64_t seq, bool alsoCausal);
+std::optional<MaskMeaning> probeMask(mlir::Value mask, int64_t batch, int64_t heads,
+                                     int64_t seq, bool alsoCausal);
 
 /// The [batch, keys] integer function argument `mask` reads when the mask (broadcasting to
 /// [batch, heads, 1, keys]: one query row per sequence, as in a decode step) attends exactly
 /// the keys whose argument entry is not 0; null when it is anything else.
-mlir::Value probeKeyMask(mlir::Value mask, MaskKind kind, int64_t batch, int64_t keys);
+mlir::Value probeKeyMask(mlir::Value mask, int64_t batch, int64_t keys);
 
 } // namespace sinter::passes
 

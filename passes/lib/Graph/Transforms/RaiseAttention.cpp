@@ -147,7 +147,7 @@ struct MaskCache : RewriterBase::Listener {
     if (it != entries.end())
       return it->second;
     std::optional<MaskMeaning> meaning =
-        probeMask(mask, sinter::passes::maskKindOf(mask), batch, heads, seq, alsoCausal);
+        probeMask(mask, batch, heads, seq, alsoCausal);
     entries[key] = meaning;
     return meaning;
   }
@@ -225,8 +225,7 @@ LogicalResult replaceWithDecode(Operation *root, Value q, Value k, Value v, Valu
     return rewriter.notifyMatchFailure(root, "not one position written along the cache length");
   Value keyMask;
   if (!isPositionBoundMask(mask, position, length)) {
-    keyMask = sinter::passes::probeKeyMask(mask, sinter::passes::maskKindOf(mask),
-                                           qType.getDimSize(0), length);
+    keyMask = sinter::passes::probeKeyMask(mask, qType.getDimSize(0), length);
     if (!keyMask)
       return rewriter.notifyMatchFailure(
           root, "mask is neither 'keys up to the cache position' nor a [B, L] key mask");
