@@ -1,0 +1,208 @@
+// The compile-time data sinter-lower-to-launch hands linear_small_m for GPT-2's layers, read
+// back from the lowered module: a LayerNorm prologue's scale and shift packed as one fp32
+// [2, K] weight (the bf16 values widened exactly), and a ragged N (an LM head over 50257
+// tokens) as whole 16-row tiles, the weight's columns as rows and zero rows after them (fp8:
+// the quantizer's codes and scales, the padding's codes 0 and scale 1). Checked against the graph's
+// constants and QuantizeWeights.h, so that a kernel reads what the model holds.
+#include "sinter/Dialect/Graph/IR/GraphDialect.h"
+#include "sinter/Dialect/Launch/IR/LaunchDialect.h"
+#include "sinter/Dialect/Launch/IR/LaunchOps.h"
+#include "sinter/Passes/CompileTarget.h"
+#include "sinter/Passes/Passes.h"
+#include "sinter/Passes/QuantizeWeights.h"
+
+#include "launch_params.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace mlir;
+namespace kn = sinter::kernels;
+namespace launch = sinter::launch;
+
+std::string tensor(std::initializer_list<int> shape, const char *type = "bf16") {
+  std::string t = "tensor<";
+  for (int d : shape)
+    t += std::to_string(d) + "x";
+  return t + type + ">";
+}
+
+/// Random finite bf16 bits (magnitudes 2^-6 .. 2^2, both signs).
+std::vector<uint16_t> randomBf16(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> exponent(127 - 6, 127 + 2), mantissa(0, 127), sign(0, 1);
+  std::vector<uint16_t> bits(count);
+  for (uint16_t &b : bits)
+    b = uint16_t(sign(rng) << 15 | exponent(rng) << 7 | mantissa(rng));
+  return bits;
+}
+
+std::string hexOf(const std::vector<uint16_t> &bits) {
+  static const char *digits = "0123456789ABCDEF";
+  std::string hex = "\"0x";
+  for (uint16_t b : bits)
+    for (int byte = 0; byte < 2; ++byte) { // little-endian
+      const int v = (b >> (8 * byte)) & 0xFF;
+      hex += digits[v >> 4];
+      hex += digits[v & 15];
+    }
+  return hex + "\"";
+}
+
+float widen(uint16_t bf16) {
+  const uint32_t bits = uint32_t(bf16) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+struct Lowered {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+void lower(Lowered &l, const std::string &text, const std::string &weightDtype = "model") {
+  l.context.loadDialect<sinter::graph::GraphDialect, sinter::launch::LaunchDialect,
+                        func::FuncDialect, memref::MemRefDialect>();
+  l.module = parseSourceString<ModuleOp>(text, &l.context);
+  ASSERT_TRUE(l.module);
+  PassManager pm(&l.context);
+  sinter::SinterLowerToLaunchOptions options;
+  options.weightDtype = weightDtype;
+  sinter::CompileTarget target;
+  target.smCount = 132;
+  sinter::setCompileTarget(*l.module, target);
+  pm.addPass(sinter::createSinterLowerToLaunch(options));
+  ASSERT_TRUE(succeeded(pm.run(*l.module)));
+}
+
+launch::KernelOp onlyKernel(ModuleOp module) {
+  launch::KernelOp found;
+  int count = 0;
+  module.walk([&](launch::KernelOp kernel) {
+    found = kernel;
+    ++count;
+  });
+  EXPECT_EQ(count, 1);
+  return found;
+}
+
+std::string param(launch::KernelOp kernel, unsigned i) {
+  Attribute p = kernel.getParams()[i];
+  if (auto s = dyn_cast<StringAttr>(p))
+    return s.str();
+  return std::to_string(cast<IntegerAttr>(p).getInt());
+}
+
+ArrayRef<char> weightBytes(launch::KernelOp kernel, unsigned argument) {
+  int64_t slot = kernel.getArgs()[argument];
+  if (slot < 0)
+    return {};
+  auto weight = kernel.getBuffers()[slot].getDefiningOp<launch::WeightOp>();
+  return weight ? cast<DenseElementsAttr>(weight.getValue()).getRawData() : ArrayRef<char>();
+}
+
+TEST(KernelWeights, LayerNormScaleAndShiftArePackedAsFp32) {
+  const int k = 64, n = 32;
+  const std::vector<uint16_t> scale = randomBf16(k, 1), shift = randomBf16(k, 2);
+  const std::string x = tensor({1, 1, k}), w = tensor({k, n}), v = tensor({k}),
+                    y = tensor({1, 1, n});
+  const std::string text =
+      "func.func @ln(%x: " + x + ") -> " + y + " {\n  %w = sinter.constant dense<0.5> : " + w +
+      "\n  %g = sinter.constant dense<" + hexOf(scale) + "> : " + v +
+      "\n  %b = sinter.constant dense<" + hexOf(shift) + "> : " + v +
+      "\n  %y = sinter.linear %x, %w norm %g norm_bias %b {norm_epsilon = 1.0e-5 : f32} : (" +
+      x + ", " + w + ", " + v + ", " + v + ") -> " + y + "\n  return %y : " + y + "\n}\n";
+  Lowered l;
+  lower(l, text);
+  if (HasFatalFailure())
+    return;
+  launch::KernelOp kernel = onlyKernel(*l.module);
+  ASSERT_TRUE(kernel);
+  EXPECT_EQ(param(kernel, 3), kn::kLinearPrologueNames[int(kn::LinearPrologue::LAYER_NORM)]);
+  ArrayRef<char> packed = weightBytes(kernel, 2); // norm_weight
+  ASSERT_EQ(packed.size(), size_t(2 * k) * sizeof(float));
+  std::vector<float> got(2 * k);
+  std::memcpy(got.data(), packed.data(), packed.size());
+  for (int i = 0; i < k; ++i) {
+    EXPECT_EQ(got[i], widen(scale[i])) << "scale " << i;
+    EXPECT_EQ(got[k + i], widen(shift[i])) << "shift " << i;
+  }
+}
+
+/// One decode row through a [k, n] weight with no epilogue (an LM head).
+std::string lmHead(int k, int n, const std::vector<uint16_t> &w) {
+  const std::string x = tensor({1, 1, k}), wt = tensor({k, n}), y = tensor({1, 1, n});
+  return "func.func @head(%x: " + x + ") -> " + y + " {\n  %w = sinter.constant dense<" +
+         hexOf(w) + "> : " + wt + "\n  %y = sinter.linear %x, %w : (" + x + ", " + wt +
+         ") -> " + y + "\n  return %y : " + y + "\n}\n";
+}
+
+TEST(KernelWeights, RaggedNIsPaddedToWholeTilesWithZeroRows) {
+  const int k = 128, n = 37; // 3 tiles: 48 rows, 11 of them padding
+  const int rows = kn::linear_small_m_weight_rows(n);
+  ASSERT_EQ(rows, 48);
+  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 3);
+  Lowered l;
+  lower(l, lmHead(k, n, w));
+  if (HasFatalFailure())
+    return;
+  launch::KernelOp kernel = onlyKernel(*l.module);
+  ASSERT_TRUE(kernel);
+  EXPECT_EQ(param(kernel, 1), std::to_string(n)); // N_ROWS is the model's
+  EXPECT_EQ(kernel.getGrid()[0], kn::linear_small_m_tiling(1, n, k, kn::LinearPrologue::NONE,
+                                                           132).grid);
+  ArrayRef<char> bytes = weightBytes(kernel, 1);
+  ASSERT_EQ(bytes.size(), size_t(rows) * k * 2);
+  std::vector<uint16_t> got(size_t(rows) * k);
+  std::memcpy(got.data(), bytes.data(), bytes.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < k; ++c)
+      ASSERT_EQ(got[size_t(r) * k + c], r < n ? w[size_t(c) * n + r] : 0)
+          << "row " << r << " k " << c;
+}
+
+TEST(KernelWeights, RaggedNInFp8PadsCodesAndScales) {
+  const int k = 128, n = 21;
+  const int rows = kn::linear_small_m_weight_rows(n);
+  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 4);
+  Lowered l;
+  lower(l, lmHead(k, n, w), "fp8");
+  if (HasFatalFailure())
+    return;
+  launch::KernelOp kernel = onlyKernel(*l.module);
+  ASSERT_TRUE(kernel);
+  // The quantizer on the padded rows: the model's columns, then zero rows.
+  std::vector<uint16_t> padded(size_t(rows) * k, 0);
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < k; ++c)
+      padded[size_t(r) * k + c] = w[size_t(c) * n + r];
+  std::vector<uint8_t> q(size_t(rows) * k);
+  std::vector<float> scale(rows);
+  sinter::fp8::quantizeRows(padded.data(), rows, k, q.data(), scale.data());
+  for (int r = n; r < rows; ++r)
+    EXPECT_EQ(scale[r], 1.0f) << "padding row " << r;
+  ArrayRef<char> codes = weightBytes(kernel, 1), scales = weightBytes(kernel, 11);
+  ASSERT_EQ(codes.size(), q.size());
+  ASSERT_EQ(scales.size(), scale.size() * sizeof(float));
+  EXPECT_EQ(std::memcmp(scales.data(), scale.data(), scales.size()), 0);
+  EXPECT_EQ(std::memcmp(codes.data(), q.data(), q.size()), 0);
+  // The padding rows' codes are zeros (e4m3 0), whatever order a chunk is in.
+  for (size_t i = size_t(n) * k; i < q.size(); ++i)
+    ASSERT_EQ(uint8_t(codes[i]), 0) << "padding byte " << i;
+}
+
+} // namespace
