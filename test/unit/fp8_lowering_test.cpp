@@ -2,30 +2,23 @@
 // launch of an fp8 linear is sized by launch_params.h with LinearWeights::FP8_E4M3, and so are the
 // handoff decisions and the producer grid a consumer waits for. Checked against the functions
 // themselves, so the test follows any retuning of the fp8 tiling.
-#include "sinter/Dialect/Graph/IR/GraphDialect.h"
-#include "sinter/Dialect/Launch/IR/LaunchDialect.h"
-#include "sinter/Dialect/Launch/IR/LaunchOps.h"
-#include "sinter/Passes/CompileTarget.h"
-#include "sinter/Passes/Passes.h"
+#include "lowering_test_util.h"
 
 #include "launch_params.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
 using namespace mlir;
+using namespace sinter::testing;
 namespace kn = sinter::kernels;
 
-constexpr int kSms = 132;
+constexpr int kSms = sinter::testing::kTestSms;
 constexpr kn::LinearWeights kFp8 = kn::LinearWeights::FP8_E4M3;
 
 /// Two decode MLPs (one row): hidden 64, gate/up [64, 2 * inner], down [inner, 64].
@@ -58,43 +51,12 @@ std::string twoMlps(int inner) {
   return text + "  return " + prev + " : tensor<1x1x64xbf16>\n}\n";
 }
 
-struct Lowered {
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
-
-void lower(Lowered &l, const std::string &text, const std::string &weightDtype) {
-  l.context.loadDialect<sinter::graph::GraphDialect, sinter::launch::LaunchDialect,
-                        func::FuncDialect, memref::MemRefDialect>();
-  l.module = parseSourceString<ModuleOp>(text, &l.context);
-  ASSERT_TRUE(l.module);
-  PassManager pm(&l.context);
-  sinter::SinterLowerToLaunchOptions options;
-  options.weightDtype = weightDtype;
-  sinter::CompileTarget target; // the kernels' tilings below assume kSms multiprocessors
-  target.smCount = kSms;
-  sinter::setCompileTarget(*l.module, target);
-  // The SwiGLU pairs are the graph phase's decision and the handoffs a launch pass's, as in
-  // the compiler's pipeline.
-  pm.addPass(sinter::createSinterFuseLinearSwiGLU());
-  pm.addPass(sinter::createSinterLowerToLaunch(options));
-  pm.addPass(sinter::createLaunchPlanHandoffs());
-  ASSERT_TRUE(succeeded(pm.run(*l.module)));
-}
-
-std::string param(sinter::launch::KernelOp kernel, unsigned i) {
-  Attribute p = kernel.getParams()[i];
-  if (auto s = dyn_cast<StringAttr>(p))
-    return s.str();
-  return std::to_string(cast<IntegerAttr>(p).getInt());
-}
-
 TEST(Fp8Lowering, LaunchesAndHandoffsFollowTheFp8Tiling) {
   int handoffs = 0, plain = 0;
   for (int inner : {1024, 2048, 4096, 8192}) {
     SCOPED_TRACE("inner " + std::to_string(inner));
     Lowered l;
-    lower(l, twoMlps(inner), "fp8");
+    lowerToLaunch(l, twoMlps(inner), "fp8");
     if (HasFatalFailure())
       return;
     const int upN = 2 * inner;
@@ -144,7 +106,7 @@ TEST(Fp8Lowering, Bf16WeightsSpellEveryParameter) {
   // arguments, w_scale and w_zero null.
   for (const char *weightDtype : {"model", "bf16"}) {
     Lowered l;
-    lower(l, twoMlps(2048), weightDtype);
+    lowerToLaunch(l, twoMlps(2048), weightDtype);
     if (HasFatalFailure())
       return;
     l.module->walk([&](sinter::launch::KernelOp kernel) {

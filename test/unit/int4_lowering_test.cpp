@@ -5,52 +5,34 @@
 // bf16 weights; int4 launches never take part in a handoff; past linear_small_m's rows a
 // library GEMM reads the dequantized weights. Checked against the functions themselves, so the
 // test follows any retuning of the int4 tiling.
-#include "sinter/Dialect/Graph/IR/GraphDialect.h"
-#include "sinter/Dialect/Launch/IR/LaunchDialect.h"
-#include "sinter/Dialect/Launch/IR/LaunchOps.h"
-#include "sinter/Passes/CompileTarget.h"
-#include "sinter/Passes/Passes.h"
+#include "lowering_test_util.h"
 #include "sinter/Passes/QuantizeWeights.h"
 
 #include "launch_params.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 namespace {
 
 using namespace mlir;
+using namespace sinter::testing;
 namespace kn = sinter::kernels;
 namespace launch = sinter::launch;
 
-constexpr int kSms = 132;
+constexpr int kSms = sinter::testing::kTestSms;
 constexpr kn::LinearWeights kInt4 = kn::LinearWeights::INT4;
 constexpr int kGroup = kn::kLinearInt4Group;
-
-std::string tensor(std::initializer_list<int> shape, const char *type = "bf16") {
-  std::string t = "tensor<";
-  for (int d : shape)
-    t += std::to_string(d) + "x";
-  return t + type + ">";
-}
 
 /// Two decode MLPs (one row): hidden, gate/up [hidden, 2 * inner], down [inner, hidden].
 std::string twoMlps(int hidden, int inner) {
   const std::string in = std::to_string(inner), both = std::to_string(2 * inner);
-  const std::string x = tensor({1, 1, hidden}), wgu = tensor({hidden, 2 * inner}),
-                    gu = tensor({1, 1, 2 * inner}), half = tensor({1, 1, inner}),
-                    wd = tensor({inner, hidden}), g = tensor({hidden});
+  const std::string x = tensorType({1, 1, hidden}), wgu = tensorType({hidden, 2 * inner}),
+                    gu = tensorType({1, 1, 2 * inner}), half = tensorType({1, 1, inner}),
+                    wd = tensorType({inner, hidden}), g = tensorType({hidden});
   std::string text = "func.func @mlps(%x: " + x + ") -> " + x + " {\n";
   std::string prev = "%x";
   for (int i = 0; i < 2; ++i) {
@@ -76,77 +58,19 @@ std::string twoMlps(int hidden, int inner) {
   return text + "  return " + prev + " : " + x + "\n}\n";
 }
 
-/// Random finite bf16 bits: magnitudes from 2^-10 to 2^4 with random signs, some zeros.
-std::vector<uint16_t> randomWeight(size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> exponent(127 - 10, 127 + 4), mantissa(0, 127), coin(0, 15);
-  std::vector<uint16_t> bits(count);
-  for (uint16_t &b : bits)
-    b = coin(rng) == 0 ? 0
-                       : uint16_t((coin(rng) % 2) << 15 | exponent(rng) << 7 | mantissa(rng));
-  return bits;
-}
-
-std::string hexOf(const std::vector<uint16_t> &bits) {
-  static const char *digits = "0123456789ABCDEF";
-  std::string hex = "\"0x";
-  for (uint16_t b : bits)
-    for (int byte = 0; byte < 2; ++byte) { // little-endian
-      const int v = (b >> (8 * byte)) & 0xFF;
-      hex += digits[v >> 4];
-      hex += digits[v & 15];
-    }
-  return hex + "\"";
-}
-
 /// One linear on m rows of k with the given [k, n] weight.
 std::string oneLinear(int m, int k, int n, const std::vector<uint16_t> &w) {
-  const std::string x = tensor({m, k}), wt = tensor({k, n}), y = tensor({m, n});
+  const std::string x = tensorType({m, k}), wt = tensorType({k, n}), y = tensorType({m, n});
   return "func.func @linear(%x: " + x + ") -> " + y + " {\n  %w = sinter.constant dense<" +
          hexOf(w) + "> : " + wt + "\n  %y = sinter.linear %x, %w : (" + x + ", " + wt +
          ") -> " + y + "\n  return %y : " + y + "\n}\n";
-}
-
-struct Lowered {
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
-
-void lower(Lowered &l, const std::string &text, const std::string &weightDtype) {
-  l.context.loadDialect<sinter::graph::GraphDialect, sinter::launch::LaunchDialect,
-                        func::FuncDialect, memref::MemRefDialect>();
-  l.module = parseSourceString<ModuleOp>(text, &l.context);
-  ASSERT_TRUE(l.module);
-  PassManager pm(&l.context);
-  sinter::SinterLowerToLaunchOptions options;
-  options.weightDtype = weightDtype;
-  sinter::CompileTarget target; // the kernels' tilings below assume kSms multiprocessors
-  target.smCount = kSms;
-  sinter::setCompileTarget(*l.module, target);
-  // The SwiGLU pairs are the graph phase's decision, as in the compiler's pipeline.
-  pm.addPass(sinter::createSinterFuseLinearSwiGLU());
-  pm.addPass(sinter::createSinterLowerToLaunch(options));
-  ASSERT_TRUE(succeeded(pm.run(*l.module)));
-}
-
-std::string param(launch::KernelOp kernel, unsigned i) {
-  Attribute p = kernel.getParams()[i];
-  if (auto s = dyn_cast<StringAttr>(p))
-    return s.str();
-  return std::to_string(cast<IntegerAttr>(p).getInt());
-}
-
-launch::WeightOp weightOf(Value buffer) { return buffer.getDefiningOp<launch::WeightOp>(); }
-Value argument(launch::KernelOp kernel, unsigned i) {
-  int64_t slot = kernel.getArgs()[i];
-  return slot < 0 ? Value() : kernel.getBuffers()[slot];
 }
 
 TEST(Int4Lowering, LaunchesFollowTheInt4TilingAndNeverHandOff) {
   for (int inner : {1024, 2048, 4096, 8192}) {
     SCOPED_TRACE("inner " + std::to_string(inner));
     Lowered l;
-    lower(l, twoMlps(128, inner), "int4");
+    lowerToLaunch(l, twoMlps(128, inner), "int4");
     if (HasFatalFailure())
       return;
     // The shapes would pair with bf16 weights; an int4 down launch is no handoff consumer.
@@ -190,7 +114,7 @@ TEST(Int4Lowering, KNotAMultipleOf128KeepsBf16Weights) {
   // Hidden 64: gate/up (K = 64) stays bf16 and keeps the handoff producer role only when the
   // down launch consumes, which an int4 down launch (K = 2048) never does.
   Lowered l;
-  lower(l, twoMlps(64, 2048), "int4");
+  lowerToLaunch(l, twoMlps(64, 2048), "int4");
   if (HasFatalFailure())
     return;
   int bf16 = 0, int4 = 0;
@@ -217,9 +141,9 @@ TEST(Int4Lowering, KNotAMultipleOf128KeepsBf16Weights) {
 
 TEST(Int4Lowering, KernelWeightsAreTheQuantizersNibblesAndScales) {
   const int k = 384, n = 48;
-  const std::vector<uint16_t> w = randomWeight(size_t(k) * n, 5);
+  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 5);
   Lowered l;
-  lower(l, oneLinear(2, k, n, w), "int4");
+  lowerToLaunch(l, oneLinear(2, k, n, w), "int4");
   if (HasFatalFailure())
     return;
   // The kernel's rows are the weight's columns (no pair epilogue): quantized as rows.
@@ -247,9 +171,9 @@ TEST(Int4Lowering, KernelWeightsAreTheQuantizersNibblesAndScales) {
 
 TEST(Int4Lowering, GemmsPastTheKernelReadTheDequantizedWeights) {
   const int k = 256, n = 32;
-  const std::vector<uint16_t> w = randomWeight(size_t(k) * n, 9);
+  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 9);
   Lowered l;
-  lower(l, oneLinear(32, k, n, w), "int4");
+  lowerToLaunch(l, oneLinear(32, k, n, w), "int4");
   if (HasFatalFailure())
     return;
   std::vector<uint16_t> expected(w.size());

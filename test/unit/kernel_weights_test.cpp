@@ -4,89 +4,29 @@
 // tokens) as whole 16-row tiles, the weight's columns as rows and zero rows after them (fp8:
 // the quantizer's codes and scales, the padding's codes 0 and scale 1). Checked against the graph's
 // constants and QuantizeWeights.h, so that a kernel reads what the model holds.
-#include "sinter/Dialect/Graph/IR/GraphDialect.h"
-#include "sinter/Dialect/Launch/IR/LaunchDialect.h"
-#include "sinter/Dialect/Launch/IR/LaunchOps.h"
-#include "sinter/Passes/CompileTarget.h"
-#include "sinter/Passes/Passes.h"
+#include "lowering_test_util.h"
 #include "sinter/Passes/QuantizeWeights.h"
 
 #include "launch_params.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 namespace {
 
 using namespace mlir;
+using namespace sinter::testing;
 namespace kn = sinter::kernels;
 namespace launch = sinter::launch;
-
-std::string tensor(std::initializer_list<int> shape, const char *type = "bf16") {
-  std::string t = "tensor<";
-  for (int d : shape)
-    t += std::to_string(d) + "x";
-  return t + type + ">";
-}
-
-/// Random finite bf16 bits (magnitudes 2^-6 .. 2^2, both signs).
-std::vector<uint16_t> randomBf16(size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> exponent(127 - 6, 127 + 2), mantissa(0, 127), sign(0, 1);
-  std::vector<uint16_t> bits(count);
-  for (uint16_t &b : bits)
-    b = uint16_t(sign(rng) << 15 | exponent(rng) << 7 | mantissa(rng));
-  return bits;
-}
-
-std::string hexOf(const std::vector<uint16_t> &bits) {
-  static const char *digits = "0123456789ABCDEF";
-  std::string hex = "\"0x";
-  for (uint16_t b : bits)
-    for (int byte = 0; byte < 2; ++byte) { // little-endian
-      const int v = (b >> (8 * byte)) & 0xFF;
-      hex += digits[v >> 4];
-      hex += digits[v & 15];
-    }
-  return hex + "\"";
-}
 
 float widen(uint16_t bf16) {
   const uint32_t bits = uint32_t(bf16) << 16;
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
-}
-
-struct Lowered {
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-};
-
-void lower(Lowered &l, const std::string &text, const std::string &weightDtype = "model") {
-  l.context.loadDialect<sinter::graph::GraphDialect, sinter::launch::LaunchDialect,
-                        func::FuncDialect, memref::MemRefDialect>();
-  l.module = parseSourceString<ModuleOp>(text, &l.context);
-  ASSERT_TRUE(l.module);
-  PassManager pm(&l.context);
-  sinter::SinterLowerToLaunchOptions options;
-  options.weightDtype = weightDtype;
-  sinter::CompileTarget target;
-  target.smCount = 132;
-  sinter::setCompileTarget(*l.module, target);
-  pm.addPass(sinter::createSinterLowerToLaunch(options));
-  ASSERT_TRUE(succeeded(pm.run(*l.module)));
 }
 
 launch::KernelOp onlyKernel(ModuleOp module) {
@@ -100,26 +40,16 @@ launch::KernelOp onlyKernel(ModuleOp module) {
   return found;
 }
 
-std::string param(launch::KernelOp kernel, unsigned i) {
-  Attribute p = kernel.getParams()[i];
-  if (auto s = dyn_cast<StringAttr>(p))
-    return s.str();
-  return std::to_string(cast<IntegerAttr>(p).getInt());
-}
-
-ArrayRef<char> weightBytes(launch::KernelOp kernel, unsigned argument) {
-  int64_t slot = kernel.getArgs()[argument];
-  if (slot < 0)
-    return {};
-  auto weight = kernel.getBuffers()[slot].getDefiningOp<launch::WeightOp>();
+ArrayRef<char> weightBytes(launch::KernelOp kernel, unsigned i) {
+  launch::WeightOp weight = weightOf(argument(kernel, i));
   return weight ? cast<DenseElementsAttr>(weight.getValue()).getRawData() : ArrayRef<char>();
 }
 
 TEST(KernelWeights, LayerNormScaleAndShiftArePackedAsFp32) {
   const int k = 64, n = 32;
-  const std::vector<uint16_t> scale = randomBf16(k, 1), shift = randomBf16(k, 2);
-  const std::string x = tensor({1, 1, k}), w = tensor({k, n}), v = tensor({k}),
-                    y = tensor({1, 1, n});
+  const std::vector<uint16_t> scale = randomBf16(k, 1, -6, 2, false), shift = randomBf16(k, 2, -6, 2, false);
+  const std::string x = tensorType({1, 1, k}), w = tensorType({k, n}), v = tensorType({k}),
+                    y = tensorType({1, 1, n});
   const std::string text =
       "func.func @ln(%x: " + x + ") -> " + y + " {\n  %w = sinter.constant dense<0.5> : " + w +
       "\n  %g = sinter.constant dense<" + hexOf(scale) + "> : " + v +
@@ -127,7 +57,7 @@ TEST(KernelWeights, LayerNormScaleAndShiftArePackedAsFp32) {
       "\n  %y = sinter.linear %x, %w norm %g norm_bias %b {norm_epsilon = 1.0e-5 : f32} : (" +
       x + ", " + w + ", " + v + ", " + v + ") -> " + y + "\n  return %y : " + y + "\n}\n";
   Lowered l;
-  lower(l, text);
+  lowerToLaunch(l, text);
   if (HasFatalFailure())
     return;
   launch::KernelOp kernel = onlyKernel(*l.module);
@@ -145,7 +75,7 @@ TEST(KernelWeights, LayerNormScaleAndShiftArePackedAsFp32) {
 
 /// One decode row through a [k, n] weight with no epilogue (an LM head).
 std::string lmHead(int k, int n, const std::vector<uint16_t> &w) {
-  const std::string x = tensor({1, 1, k}), wt = tensor({k, n}), y = tensor({1, 1, n});
+  const std::string x = tensorType({1, 1, k}), wt = tensorType({k, n}), y = tensorType({1, 1, n});
   return "func.func @head(%x: " + x + ") -> " + y + " {\n  %w = sinter.constant dense<" +
          hexOf(w) + "> : " + wt + "\n  %y = sinter.linear %x, %w : (" + x + ", " + wt +
          ") -> " + y + "\n  return %y : " + y + "\n}\n";
@@ -155,16 +85,16 @@ TEST(KernelWeights, RaggedNIsPaddedToWholeTilesWithZeroRows) {
   const int k = 128, n = 37; // 3 tiles: 48 rows, 11 of them padding
   const int rows = kn::linear_small_m_weight_rows(n);
   ASSERT_EQ(rows, 48);
-  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 3);
+  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 3, -6, 2, false);
   Lowered l;
-  lower(l, lmHead(k, n, w));
+  lowerToLaunch(l, lmHead(k, n, w));
   if (HasFatalFailure())
     return;
   launch::KernelOp kernel = onlyKernel(*l.module);
   ASSERT_TRUE(kernel);
   EXPECT_EQ(param(kernel, 1), std::to_string(n)); // N_ROWS is the model's
   EXPECT_EQ(kernel.getGrid()[0], kn::linear_small_m_tiling(1, n, k, kn::LinearPrologue::NONE,
-                                                           132).grid);
+                                                           kTestSms).grid);
   ArrayRef<char> bytes = weightBytes(kernel, 1);
   ASSERT_EQ(bytes.size(), size_t(rows) * k * 2);
   std::vector<uint16_t> got(size_t(rows) * k);
@@ -178,9 +108,9 @@ TEST(KernelWeights, RaggedNIsPaddedToWholeTilesWithZeroRows) {
 TEST(KernelWeights, RaggedNInFp8PadsCodesAndScales) {
   const int k = 128, n = 21;
   const int rows = kn::linear_small_m_weight_rows(n);
-  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 4);
+  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 4, -6, 2, false);
   Lowered l;
-  lower(l, lmHead(k, n, w), "fp8");
+  lowerToLaunch(l, lmHead(k, n, w), "fp8");
   if (HasFatalFailure())
     return;
   launch::KernelOp kernel = onlyKernel(*l.module);
