@@ -113,22 +113,19 @@ struct ExpandAttention : OpRewritePattern<AttentionOp> {
 /// Whether `attention`'s operands are the q | k | v head split of one fused QKV projection, as
 /// sinter-fuse-qkv-heads folds it (`q` the attention's q operand; qkvHeadChains has the rest).
 bool readsQkvSplit(Operation *attention, Value q) {
-  if (auto rope = q.getDefiningOp<RopeOp>())
-    q = rope.getInput();
-  // A q norm (QkvHeadChain::norm) may follow the reshape or the slice.
-  auto skipNorm = [](Value v) {
-    auto norm = v ? v.getDefiningOp<RMSNormalizationOp>() : RMSNormalizationOp();
-    return norm ? norm.getInput() : v;
-  };
-  auto transpose = q.getDefiningOp<TransposeOp>();
-  auto reshape =
-      transpose ? skipNorm(transpose.getInput()).getDefiningOp<ReshapeOp>() : ReshapeOp();
-  auto slice = reshape ? skipNorm(reshape.getInput()).getDefiningOp<SliceOp>() : SliceOp();
-  auto linear = slice ? slice.getInput().getDefiningOp<LinearOp>() : LinearOp();
-  if (!linear)
-    return false;
-  auto chains = sinter::qkvHeadChains(linear);
-  return chains && (*chains)[0].attention == attention;
+  // Back from q through the ops a head chain holds (slice, norm, reshape, transpose, rope: at
+  // most five) to the projection; qkvHeadChains then checks the whole split going forward.
+  for (int hop = 0; hop <= 5 && q; ++hop) {
+    Operation *def = q.getDefiningOp();
+    if (auto linear = dyn_cast_or_null<LinearOp>(def)) {
+      auto chains = sinter::qkvHeadChains(linear);
+      return chains && (*chains)[0].attention == attention;
+    }
+    if (!isa_and_nonnull<RopeOp, TransposeOp, RMSNormalizationOp, ReshapeOp, SliceOp>(def))
+      return false;
+    q = def->getOperand(0);
+  }
+  return false;
 }
 
 /// A raised attention the pattern kernels cannot take (not bf16, operands that are not the head
