@@ -99,10 +99,10 @@ private:
   mlir::LogicalResult lowerGeneric(mlir::Operation *op);
   mlir::LogicalResult lowerMatMul(graph::MatMulOp matmul);
   mlir::LogicalResult emitCopy(mlir::Value source, mlir::Value slot);
-  /// x [m, k] RMS-normalized over k and scaled by `weight` (a graph value), by a generated row
-  /// kernel into a new arena buffer.
   /// linear_small_m's LAYER_NORM norm_weight: the scale, then the shift, fp32 [2, k].
   mlir::FailureOr<mlir::Value> layerNormKernelWeight(graph::LinearOp linear, int64_t k);
+  /// x [m, k] RMS-normalized over k and scaled by `weight` (a graph value), by a generated row
+  /// kernel into a new arena buffer.
   mlir::FailureOr<mlir::Value> emitGenericRmsNorm(mlir::Location loc, mlir::Value x,
                                                   mlir::Value weight, int64_t m, int64_t k,
                                                   float epsilon);

@@ -48,7 +48,8 @@ std::vector<char> kernelRows(DenseElementsAttr w, function_ref<int64_t(int64_t)>
   auto type = cast<RankedTensorType>(w.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
   size_t elem = type.getElementTypeBitWidth() / 8;
-  std::vector<char> out(std::max(n, rows) * k * elem, 0);
+  assert(rows >= n && "the kernel's rows hold every column of the weight");
+  std::vector<char> out(rows * k * elem, 0);
   if (w.isSplat()) {
     ArrayRef<char> one = w.getRawData();
     for (int64_t i = 0; i < n * k; ++i)
