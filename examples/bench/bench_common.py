@@ -24,21 +24,25 @@ def time_calls(fn, calls, reps, torch):
     return statistics.median(times)
 
 
-def profile_kernels(fn, torch, by_name=None):
-    """(kernel count, summed kernel ms) of one call, memcpy/memset excluded. A dict passed as
-    `by_name` receives each kernel name's [launches, ms]."""
+def device_events(fn, torch):
+    """The GPU events of one profiled call of `fn` (after one warm-up call), user annotations
+    excluded."""
     fn()
     torch.cuda.synchronize()
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         fn()
         torch.cuda.synchronize()
+    return [e for e in prof.events()
+            if "cuda" in str(getattr(e, "device_type", "")).lower()
+            and not getattr(e, "is_user_annotation", False)]
+
+
+def profile_kernels(fn, torch, by_name=None):
+    """(kernel count, summed kernel ms) of one call, memcpy/memset excluded. A dict passed as
+    `by_name` receives each kernel name's [launches, ms]."""
     n, us = 0, 0.0
-    for e in prof.events():
-        if "cuda" not in str(getattr(e, "device_type", "")).lower():
-            continue
-        if getattr(e, "is_user_annotation", False):
-            continue
+    for e in device_events(fn, torch):
         name = e.name.lower()
         if "memcpy" in name or "memset" in name:
             continue
@@ -58,22 +62,8 @@ def kernel_timeline(fn, torch, short=None):
     launch a kernel starts before its predecessor ends, so its own duration would count the
     overlap twice). Returns [(name, launches, critical-path us, summed duration us)], largest
     first; `short` maps a kernel name to the key it is grouped by."""
-    fn()
-    torch.cuda.synchronize()
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    spans = []
-    for e in prof.events():
-        if "cuda" not in str(getattr(e, "device_type", "")).lower():
-            continue
-        if getattr(e, "is_user_annotation", False):
-            continue
-        tr = getattr(e, "time_range", None)
-        if tr is None:
-            continue
-        spans.append((tr.start, tr.end, e.name))
+    spans = [(e.time_range.start, e.time_range.end, e.name) for e in device_events(fn, torch)
+             if getattr(e, "time_range", None) is not None]
     return critical_path(spans, short)
 
 
