@@ -722,14 +722,16 @@ SINTER_LP_FN LaunchParams flash_attention_launch(int S, int HQ, int D, int batch
 }
 
 // =============================================================================================
-// qk_norm_rope<M, ROW_STRIDE, Q_COLS, K_COLS, HEAD_DIM, Q_SPAN, K_SPAN, ROPE, EPS_BITS>
-//   (const bf16 *q_weight, const bf16 *k_weight, const bf16 *cos, const bf16 *sin, bf16 *qkv)
+// qk_norm_rope<M, ROW_STRIDE, Q_COLS, K_COLS, HEAD_DIM, Q_SPAN, K_SPAN, ROPE, EPS_BITS
+//              [, WT = bf16, TableT = bf16]>
+//   (const WT *q_weight, const WT *k_weight, const TableT *cos, const TableT *sin, bf16 *qkv)
 //   The q and k heads of a fused QKV activation qkv [M, ROW_STRIDE] (q in columns
 //   [0, Q_COLS), k in [Q_COLS, Q_COLS + K_COLS), heads of HEAD_DIM), normalized and rotated in
 //   place: q and k each split into spans of Q_SPAN / K_SPAN columns (HEAD_DIM: a norm per head,
 //   as Qwen3's q_norm / k_norm; Q_COLS / K_COLS: one over the whole projection), each span
-//   normalized as rms_norm does with the weight q_weight [Q_SPAN] / k_weight [K_SPAN], then with
-//   ROPE rotated as rope_rows does with cos, sin [M, HEAD_DIM] (null without ROPE).
+//   normalized as rms_norm does with the weight q_weight [Q_SPAN] / k_weight [K_SPAN] (WT float:
+//   scaled in fp32, one rounding), then with ROPE rotated as rope_rows does with cos, sin
+//   [M, HEAD_DIM] (bf16 or float; null without ROPE).
 //   grid (M, Q_COLS / Q_SPAN + K_COLS / K_SPAN): one block per row and span; block
 //   qk_norm_rope_threads(max span), static shared memory: the span's normalized values.
 // =============================================================================================

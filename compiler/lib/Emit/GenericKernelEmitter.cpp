@@ -10,6 +10,7 @@
 #include "sinter/Passes/GenericPlan.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -430,6 +431,10 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
           return failure();
         std::string rotated = "(" + idx[d] + " < " + std::to_string(half) + " ? -" + *partnerHi +
                               " : " + *partnerLo + ")";
+        // Tables of the input's type round each product and the sum (HF Llama's RoPE in
+        // bf16); f32 tables on a 16-bit input rotate in f32 and round once (OLMo 2's).
+        if (getElementTypeOrSelf(r.getCos()).isF32() && !et.isF32())
+          return bind(ct, rounded(et, *x + " * " + *c + " + " + rotated + " * " + *s));
         return bind(ct, rounded(et, rounded(et, *x + " * " + *c) + " + " +
                                         rounded(et, rotated + " * " + *s)));
       })

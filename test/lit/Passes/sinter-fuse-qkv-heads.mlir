@@ -369,6 +369,96 @@ func.func @qk_norm_projection(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) 
 
 // -----
 
+// OLMo 2 as exported: fp32 norm weights (the norm in fp32, its result cast back to bf16 once)
+// and fp32 cos / sin tables. The casts go with the chains.
+// CHECK-LABEL: func.func @qk_norm_projection_f32
+// CHECK: sinter.split_qkv_heads %{{.+}} rope(%{{.+}}, %{{.+}}) norm(%{{.+}}, %{{.+}}) {norm_epsilon = 9.99999997E-7 : f32} : (tensor<1x6x128xbf16>, tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32>, tensor<64xf32>, tensor<32xf32>)
+// CHECK-NOT: sinter.rms_normalization
+// CHECK-NOT: sinter.cast
+func.func @qk_norm_projection_f32(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<64xf32>
+  %kw = sinter.constant dense<2.0> : tensor<32xf32>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xf32>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xf32>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %qnf = sinter.rms_normalization %q, %qw {axis = 2 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x64xbf16>, tensor<64xf32>) -> tensor<1x6x64xf32>
+  %qn = sinter.cast %qnf : (tensor<1x6x64xf32>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %qn, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %knf = sinter.rms_normalization %k, %kw {axis = 2 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x32xbf16>, tensor<32xf32>) -> tensor<1x6x32xf32>
+  %kn = sinter.cast %knf : (tensor<1x6x32xf32>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %kn, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// Negative: fp32 tables without q / k norms (the projection's RoPE epilogue reads tables of
+// the heads' type), and an fp32 norm on q with a bf16 one on k: left alone.
+// CHECK-LABEL: func.func @f32_tables_no_norm
+// CHECK-NOT: sinter.split_qkv_heads
+// CHECK: sinter.rope
+func.func @f32_tables_no_norm(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xf32>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xf32>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %q, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %qr = sinter.rope %qt, %cos, %sin : (tensor<1x4x6x16xbf16>, tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %k, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %kr = sinter.rope %kt, %cos, %sin : (tensor<1x2x6x16xbf16>, tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qr, %kr, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @qk_norm_mixed_weight_types
+// CHECK-NOT: sinter.split_qkv_heads
+// CHECK: sinter.rms_normalization
+func.func @qk_norm_mixed_weight_types(%h: tensor<1x6x64xbf16>) -> (tensor<1x6x64xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<64xf32>
+  %kw = sinter.constant dense<2.0> : tensor<32xbf16>
+  %qkv = sinter.linear %h, %w : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %shape = sinter.constant dense<[1, 6, -1, 16]> : tensor<4xi64>
+  %q = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 6, 64>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x64xbf16>
+  %qnf = sinter.rms_normalization %q, %qw {axis = 2 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x64xbf16>, tensor<64xf32>) -> tensor<1x6x64xf32>
+  %qn = sinter.cast %qnf : (tensor<1x6x64xf32>) -> tensor<1x6x64xbf16>
+  %q4 = sinter.reshape %qn, %shape : (tensor<1x6x64xbf16>, tensor<4xi64>) -> tensor<1x6x4x16xbf16>
+  %qt = sinter.transpose %q4, [0, 2, 1, 3] : (tensor<1x6x4x16xbf16>) -> tensor<1x4x6x16xbf16>
+  %k = sinter.slice %qkv {starts = array<i64: 0, 0, 64>, ends = array<i64: 1, 6, 96>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %kn = sinter.rms_normalization %k, %kw {axis = 2 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x32xbf16>, tensor<32xbf16>) -> tensor<1x6x32xbf16>
+  %k4 = sinter.reshape %kn, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %kt = sinter.transpose %k4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %v = sinter.slice %qkv {starts = array<i64: 0, 0, 96>, ends = array<i64: 1, 6, 128>, steps = array<i64: 1, 1, 1>} : (tensor<1x6x128xbf16>) -> tensor<1x6x32xbf16>
+  %v4 = sinter.reshape %v, %shape : (tensor<1x6x32xbf16>, tensor<4xi64>) -> tensor<1x6x2x16xbf16>
+  %vt = sinter.transpose %v4, [0, 2, 1, 3] : (tensor<1x6x2x16xbf16>) -> tensor<1x2x6x16xbf16>
+  %a = sinter.fused_attention %qt, %kt, %vt {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x6x64xbf16>
+  return %a : tensor<1x6x64xbf16>
+}
+
+// -----
+
 // Only q normalized: the kernels' norm takes q and k together, so nothing is folded.
 // CHECK-LABEL: func.func @only_q_norm
 // CHECK-NOT: split_qkv_heads

@@ -72,3 +72,25 @@ func.func @qk_norm(%h: tensor<1x6x64xbf16>, %mask: tensor<1x6xi64>) -> tensor<1x
   %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
   return %a3 : tensor<1x6x64xbf16>
 }
+
+// -----
+
+// OLMo 2's q / k norms over the whole projections with fp32 weights, and fp32 cos / sin: the
+// kernel's optional weight and table types (float, float); the fp32 tables are weights of
+// [rows, D] as the bf16 ones are.
+// CHECK-LABEL: func.func @qk_norm_f32
+// CHECK-DAG: launch.weight "{{.+}}" {{.+}} : tensor<64xf32>} : memref<64xf32>
+// CHECK-DAG: launch.weight "{{.+}}" {{.+}} : tensor<6x16xf32>} : memref<6x16xf32>
+// CHECK: launch.kernel "qk_norm_rope"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[QKV:.+]]) {args = array<i64: 0, 1, 2, 3, 4>, block = array<i64: 32, 1, 1>, grid = array<i64: 6, 2, 1>, params = [6, 128, 64, 32, 16, 64, 32, "true", "897988541u", "float", "float"]{{.*}} : memref<64xf32>, memref<32xf32>, memref<6x16xf32>, memref<6x16xf32>, memref<1x6x128xbf16>
+// CHECK-NEXT: launch.kernel "flash_attention"(%[[QKV]],
+func.func @qk_norm_f32(%h: tensor<1x6x64xbf16>, %mask: tensor<1x6xi64>) -> tensor<1x6x64xbf16> {
+  %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<64xf32>
+  %kw = sinter.constant dense<2.0> : tensor<32xf32>
+  %qkv = sinter.linear %h, %wqkv : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x16xf32>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x16xf32>
+  %qr, %kr, %vt = sinter.split_qkv_heads %qkv rope(%cos, %sin) norm(%qw, %kw) {norm_epsilon = 1.0e-6 : f32} : (tensor<1x6x128xbf16>, tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32>, tensor<64xf32>, tensor<32xf32>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
+  return %a3 : tensor<1x6x64xbf16>
+}

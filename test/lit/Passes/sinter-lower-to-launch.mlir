@@ -190,6 +190,20 @@ func.func @rope_table_of_one_sequence(%h: tensor<2x2x64xbf16>, %mask: tensor<2x2
 
 // -----
 
+// Negative: qk_norm_rope reads bf16 or f32 tables; f16 ones computed at run time are refused.
+func.func @qk_norm_f16_tables(%h: tensor<1x6x64xbf16>, %mask: tensor<1x6xi64>, %cos: tensor<1x1x6x16xf16>, %sin: tensor<1x1x6x16xf16>) -> tensor<1x6x64xbf16> {
+  %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qw = sinter.constant dense<1.5> : tensor<16xbf16>
+  %kw = sinter.constant dense<2.0> : tensor<16xbf16>
+  %qkv = sinter.linear %h, %wqkv : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  // expected-error @+1 {{rope tables must be bf16 or f32 [6, 16]}}
+  %qr, %kr, %vt = sinter.split_qkv_heads %qkv rope(%cos, %sin) norm(%qw, %kw) {norm_epsilon = 1.0e-6 : f32} : (tensor<1x6x128xbf16>, tensor<1x1x6x16xf16>, tensor<1x1x6x16xf16>, tensor<16xbf16>, tensor<16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
+  return %a3 : tensor<1x6x64xbf16>
+}
+
+// -----
+
 // Kernel configurations are the module's target's: 16 bf16 rows of 2048 (66 KiB of x in shared
 // memory) stream through linear_small_m on the H200 ...
 // CHECK-LABEL: func.func @rows_in_shared_memory

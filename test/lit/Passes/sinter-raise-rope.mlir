@@ -81,3 +81,53 @@ func.func @runtime_tables(%x: tensor<1x1x2x4xf32>, %cos: tensor<1x1x2x4xf32>) ->
   %y = sinter.add %xc, %xs : (tensor<1x1x2x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x2x4xf32>
   return %y : tensor<1x1x2x4xf32>
 }
+
+// -----
+
+// OLMo 2's apply_rotary_pos_emb: x and rotate_half(x) cast to f32, f32 tables, the sum cast
+// back: a rope of the bf16 x with the f32 tables (rotated in f32, rounded once).
+// CHECK-LABEL: func.func @rope_f32
+// CHECK: %[[Y:.+]] = sinter.rope %arg0, %{{.+}}, %{{.+}} : (tensor<1x2x3x4xbf16>, tensor<1x1x3x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x2x3x4xbf16>
+// CHECK-NEXT: return %[[Y]]
+func.func @rope_f32(%x: tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16> {
+  %cos = sinter.constant dense<0.5> : tensor<1x1x3x4xf32>
+  %sin = sinter.constant dense<0.25> : tensor<1x1x3x4xf32>
+  %xf = sinter.cast %x : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xf32>
+  %xc = sinter.mul %xf, %cos : (tensor<1x2x3x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %lo = sinter.slice %x {ends = array<i64: 1, 2, 3, 2>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x2xbf16>
+  %hi = sinter.slice %x {ends = array<i64: 1, 2, 3, 4>, starts = array<i64: 0, 0, 0, 2>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x2xbf16>
+  %nhi = sinter.neg %hi : (tensor<1x2x3x2xbf16>) -> tensor<1x2x3x2xbf16>
+  %rot = sinter.concat %nhi, %lo {axis = 3 : i64} : (tensor<1x2x3x2xbf16>, tensor<1x2x3x2xbf16>) -> tensor<1x2x3x4xbf16>
+  %rotf = sinter.cast %rot : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xf32>
+  %xs = sinter.mul %sin, %rotf : (tensor<1x1x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %yf = sinter.add %xc, %xs : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %y = sinter.cast %yf : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xbf16>
+  return %y : tensor<1x2x3x4xbf16>
+}
+
+// -----
+
+// Negative: the f32 sum is used as it is (no single rounding back to x's type), and one
+// where only x * cos is widened (rotate_half(x) * sin stays bf16 and is cast up afterwards).
+// CHECK-LABEL: func.func @rope_f32_not_narrowed
+// CHECK-NOT: sinter.rope
+// CHECK: return
+func.func @rope_f32_not_narrowed(%x: tensor<1x2x3x4xbf16>) -> (tensor<1x2x3x4xf32>, tensor<1x2x3x4xbf16>) {
+  %cos = sinter.constant dense<0.5> : tensor<1x1x3x4xf32>
+  %sin = sinter.constant dense<0.25> : tensor<1x1x3x4xf32>
+  %sinb = sinter.constant dense<0.25> : tensor<1x1x3x4xbf16>
+  %xf = sinter.cast %x : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xf32>
+  %xc = sinter.mul %xf, %cos : (tensor<1x2x3x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %lo = sinter.slice %x {ends = array<i64: 1, 2, 3, 2>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x2xbf16>
+  %hi = sinter.slice %x {ends = array<i64: 1, 2, 3, 4>, starts = array<i64: 0, 0, 0, 2>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x2xbf16>
+  %nhi = sinter.neg %hi : (tensor<1x2x3x2xbf16>) -> tensor<1x2x3x2xbf16>
+  %rot = sinter.concat %nhi, %lo {axis = 3 : i64} : (tensor<1x2x3x2xbf16>, tensor<1x2x3x2xbf16>) -> tensor<1x2x3x4xbf16>
+  %rotf = sinter.cast %rot : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xf32>
+  %xs = sinter.mul %rotf, %sin : (tensor<1x2x3x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %y0 = sinter.add %xc, %xs : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %xsb = sinter.mul %rot, %sinb : (tensor<1x2x3x4xbf16>, tensor<1x1x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %xsf = sinter.cast %xsb : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xf32>
+  %y1f = sinter.add %xc, %xsf : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %y1 = sinter.cast %y1f : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xbf16>
+  return %y0, %y1 : tensor<1x2x3x4xf32>, tensor<1x2x3x4xbf16>
+}

@@ -315,11 +315,15 @@ LogicalResult SplitQkvHeadsOp::verify() {
     for (auto [weight, head] : {std::pair(getQNorm(), q), std::pair(getKNorm(), k)}) {
       auto w = cast<RankedTensorType>(weight.getType());
       int64_t d = head.getDimSize(3);
-      if (w.getRank() != 1 || w.getElementType() != qkv.getElementType() ||
+      if (w.getRank() != 1 ||
+          (w.getElementType() != qkv.getElementType() && !w.getElementType().isF32()) ||
           (w.getDimSize(0) != d && w.getDimSize(0) != head.getDimSize(1) * d))
         return emitOpError("norm weight ")
-               << w << " must have D or heads * D elements of the heads' type for " << head;
+               << w << " must have D or heads * D elements of the heads' type or f32 for "
+               << head;
     }
+    if (getElementTypeOrSelf(getQNorm()) != getElementTypeOrSelf(getKNorm()))
+      return emitOpError("q and k norm weights must have one element type");
   }
   if (!getCos())
     return success();

@@ -92,7 +92,9 @@ const KernelArg kRopeRowsArgs[] = {{"cos", R::In}, {"sin", R::In}, {"rows", R::I
 const KernelParam kQkNormRopeParams[] = {
     {"M", P::Int},      {"ROW_STRIDE", P::Int}, {"Q_COLS", P::Int}, {"K_COLS", P::Int},
     {"HEAD_DIM", P::Int}, {"Q_SPAN", P::Int},   {"K_SPAN", P::Int}, {"ROPE", P::Bool},
-    {"EPS_BITS", P::FloatBits}};
+    {"EPS_BITS", P::FloatBits},
+    {"WT", P::Type},      // the norm weights' type (optional: bf16)
+    {"TableT", P::Type}}; // cos / sin's (optional: bf16)
 const KernelArg kQkNormRopeArgs[] = {{"q_weight", R::In},
                                      {"k_weight", R::In},
                                      {"cos", R::Optional},

@@ -134,10 +134,12 @@ private:
   /// which the linear producing it was lowered into (with the rotation when it has tables),
   /// unless it normalizes q and k: then a qk_norm_rope launch (LowerSplitQkvHeads.cpp).
   mlir::LogicalResult lowerSplitQkvHeads(graph::SplitQkvHeadsOp split);
-  /// The split's cos and sin tables as the kernels read them, bf16 [m, head_dim]: weights for
-  /// constant tables, else the buffers of tables computed at run time (errors on `user`).
+  /// The split's cos and sin tables as the kernels read them, bf16 (or, with `allowF32`, f32)
+  /// [m, head_dim]: weights for constant tables, else the buffers of tables computed at run
+  /// time (errors on `user`).
   mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
-  ropeTableBuffers(mlir::Operation *user, graph::SplitQkvHeadsOp split, int64_t m);
+  ropeTableBuffers(mlir::Operation *user, graph::SplitQkvHeadsOp split, int64_t m,
+                   bool allowF32 = false);
   /// The columns `head` is read from when it is a result of a split_qkv_heads, else nullopt.
   std::optional<HeadColumns> headColumns(mlir::Value head);
   /// KV caches (LowerCache.cpp): a write that no decode attention absorbs (prefill), and

@@ -174,7 +174,7 @@ DenseElementsAttr constantData(Value v) {
 /// positions ([1, .., 1, S, D], as a prompt without position ids has) repeats once a sequence.
 DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
   DenseElementsAttr data = constantData(table);
-  if (!data || !data.getElementType().isBF16() || headDim <= 0)
+  if (!data || headDim <= 0)
     return {};
   auto tableType = RankedTensorType::get({rows, headDim}, data.getElementType());
   int64_t elements = data.getNumElements();
@@ -199,19 +199,25 @@ DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
 } // namespace
 
 FailureOr<std::pair<Value, Value>>
-FunctionLowering::ropeTableBuffers(Operation *user, graph::SplitQkvHeadsOp split, int64_t m) {
+FunctionLowering::ropeTableBuffers(Operation *user, graph::SplitQkvHeadsOp split, int64_t m,
+                                   bool allowF32) {
   int64_t headDim = split.getQ().getType().getDimSize(3);
+  auto tableTypeOk = [&](Type t) { return t.isBF16() || (allowF32 && t.isF32()); };
   // Constant tables (a prompt at fixed positions), or the rows a lookup at the cache position
   // produced (decode).
   auto buffer = [&](Value table) -> FailureOr<Value> {
-    if (DenseElementsAttr data = ropeTable(table, m, headDim))
-      return makeWeight(table.getLoc(), data);
     auto type = cast<RankedTensorType>(table.getType());
+    Type element = type.getElementType();
+    DenseElementsAttr data = tableTypeOk(element) ? ropeTable(table, m, headDim)
+                                                  : DenseElementsAttr();
+    if (data)
+      return makeWeight(table.getLoc(), data);
     if (table.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
-        !type.getElementType().isBF16())
-      return user->emitError("rope tables must be bf16 [") << m << ", " << headDim << "]";
+        !tableTypeOk(element))
+      return user->emitError("rope tables must be ")
+             << (allowF32 ? "bf16 or f32 [" : "bf16 [") << m << ", " << headDim << "]";
     FailureOr<Value> b = bufferOf(table);
-    if (succeeded(b) && !elementTypeOf(*b).isBF16() &&
+    if (succeeded(b) && elementTypeOf(*b) != element &&
         failed(requireModelActivations(user, "a RoPE table computed at run time")))
       return failure();
     return b;
@@ -222,6 +228,8 @@ FunctionLowering::ropeTableBuffers(Operation *user, graph::SplitQkvHeadsOp split
   FailureOr<Value> sin = buffer(split.getSin());
   if (failed(sin))
     return failure();
+  if (elementTypeOf(*cos) != elementTypeOf(*sin))
+    return user->emitError("rope tables cos and sin must have one element type");
   return std::pair(*cos, *sin);
 }
 

@@ -2,6 +2,8 @@
 // that q / k norms are a qk_norm_rope launch normalizing and rotating them in place.
 #include "LaunchLowering.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace sinter;
 namespace kn = sinter::kernels;
@@ -28,19 +30,26 @@ LogicalResult FunctionLowering::lowerSplitQkvHeads(graph::SplitQkvHeadsOp split)
     return failure();
   Value cos, sin;
   if (split.hasRope()) {
-    auto tables = ropeTableBuffers(split, split, m);
+    auto tables = ropeTableBuffers(split, split, m, /*allowF32=*/true);
     if (failed(tables))
       return failure();
     std::tie(cos, sin) = *tables;
   }
   float eps = split.getNormEpsilon()->convertToFloat();
   kn::LaunchParams lp = kn::qk_norm_rope_launch(m, qCols, kCols, qSpan, kSpan);
-  return emitKernel(split.getLoc(), "qk_norm_rope",
-                    {intParam(builder, m), intParam(builder, rowStride), intParam(builder, qCols),
-                     intParam(builder, kCols), intParam(builder, headDim),
-                     intParam(builder, qSpan), intParam(builder, kSpan),
-                     strParam(builder, split.hasRope() ? "true" : "false"),
-                     strParam(builder, std::to_string(floatBits(eps)) + "u")},
+  SmallVector<Attribute> params = {
+      intParam(builder, m),     intParam(builder, rowStride), intParam(builder, qCols),
+      intParam(builder, kCols), intParam(builder, headDim),   intParam(builder, qSpan),
+      intParam(builder, kSpan), strParam(builder, split.hasRope() ? "true" : "false"),
+      strParam(builder, std::to_string(floatBits(eps)) + "u")};
+  // fp32 norm weights or tables (OLMo 2's): the optional type parameters, both given.
+  Type weightType = getElementTypeOrSelf(*qWeight);
+  Type tableType = cos ? getElementTypeOrSelf(cos) : builder.getBF16Type();
+  if (!weightType.isBF16() || !tableType.isBF16()) {
+    params.push_back(strParam(builder, cxxType(weightType)));
+    params.push_back(strParam(builder, cxxType(tableType)));
+  }
+  return emitKernel(split.getLoc(), "qk_norm_rope", params,
                     {*qWeight, *kWeight, cos, sin, buffers.lookup(split.getQkv())},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
                     lp.shared_bytes, {4});

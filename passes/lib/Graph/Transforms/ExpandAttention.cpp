@@ -113,15 +113,17 @@ struct ExpandAttention : OpRewritePattern<AttentionOp> {
 /// Whether `attention`'s operands are the q | k | v head split of one fused QKV projection, as
 /// sinter-fuse-qkv-heads folds it (`q` the attention's q operand; qkvHeadChains has the rest).
 bool readsQkvSplit(Operation *attention, Value q) {
-  // Back from q through the ops a head chain holds (slice, norm, reshape, transpose, rope: at
-  // most five) to the projection; qkvHeadChains then checks the whole split going forward.
-  for (int hop = 0; hop <= 5 && q; ++hop) {
+  // Back from q through the ops a head chain holds (slice, norm and its rounding back, reshape,
+  // transpose, rope: at most six) to the projection; qkvHeadChains then checks the whole split
+  // going forward.
+  for (int hop = 0; hop <= 6 && q; ++hop) {
     Operation *def = q.getDefiningOp();
     if (auto linear = dyn_cast_or_null<LinearOp>(def)) {
       auto chains = sinter::qkvHeadChains(linear);
       return chains && (*chains)[0].attention == attention;
     }
-    if (!isa_and_nonnull<RopeOp, TransposeOp, RMSNormalizationOp, ReshapeOp, SliceOp>(def))
+    if (!isa_and_nonnull<RopeOp, TransposeOp, RMSNormalizationOp, CastOp, ReshapeOp, SliceOp>(
+            def))
       return false;
     q = def->getOperand(0);
   }

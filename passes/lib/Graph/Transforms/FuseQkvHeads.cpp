@@ -96,7 +96,7 @@ struct FuseQkvHeadsPass : sinter::impl::SinterFuseQkvHeadsBase<FuseQkvHeadsPass>
           qNorm ? qNorm.getEpsilonAttr() : FloatAttr());
       for (auto [i, c] : llvm::enumerate(*chains)) {
         c.head().replaceAllUsesWith(split->getResult(i));
-        SmallVector<Operation *, 5> ops = c.ops(); // (reverse() of a temporary would dangle)
+        SmallVector<Operation *, 6> ops = c.ops(); // (reverse() of a temporary would dangle)
         for (Operation *op : llvm::reverse(ops)) // each after its one user
           op->erase();
       }

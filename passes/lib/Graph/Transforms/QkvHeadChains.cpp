@@ -2,6 +2,8 @@
 #include "sinter/Passes/QkvHeadChains.h"
 #include "sinter/Passes/KernelCache.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace sinter;
 using namespace sinter::graph;
@@ -9,18 +11,26 @@ using namespace sinter::graph;
 namespace {
 
 /// `value`'s only user when it is an rms_normalization of `value` over its last axis with a
-/// 1-D weight, keeping the type (the qk_norm_rope kernel's norm).
-RMSNormalizationOp lastAxisNorm(Value value) {
+/// 1-D weight (the qk_norm_rope kernel's norm), keeping the type, or with an fp32 weight and
+/// result whose only user casts it back to `value`'s type (`narrowing`).
+RMSNormalizationOp lastAxisNorm(Value value, CastOp &narrowing) {
+  narrowing = nullptr;
   auto norm = dyn_cast_or_null<RMSNormalizationOp>(singleUser(value));
-  if (!norm || norm.getInput() != value || norm.getType() != value.getType())
+  if (!norm || norm.getInput() != value)
     return nullptr;
   auto type = cast<RankedTensorType>(value.getType());
   auto scale = cast<RankedTensorType>(norm.getScale().getType());
   int64_t axis = norm.getAxis();
   if ((axis != type.getRank() - 1 && axis != -1) || scale.getRank() != 1 ||
-      scale.getDimSize(0) != type.getShape().back() ||
-      scale.getElementType() != type.getElementType())
+      scale.getDimSize(0) != type.getShape().back())
     return nullptr;
+  if (norm.getType() == type && scale.getElementType() == type.getElementType())
+    return norm;
+  auto back = dyn_cast_or_null<CastOp>(singleUser(norm.getResult()));
+  if (!scale.getElementType().isF32() ||
+      norm.getType() != type.clone(scale.getElementType()) || !back || back.getType() != type)
+    return nullptr;
+  narrowing = back;
   return norm;
 }
 
@@ -31,15 +41,19 @@ std::optional<QkvHeadChain> matchHeadChain(SliceOp slice) {
   if (!cols)
     return std::nullopt;
   std::tie(c.begin, c.end) = *cols;
+  // The value after the chain's norm (and its rounding back), if there is one.
+  auto normed = [&]() -> Value {
+    return c.normCast ? c.normCast.getResult() : c.norm.getResult();
+  };
   Value columns = slice.getResult();
-  if ((c.norm = lastAxisNorm(columns)))
-    columns = c.norm.getResult();
+  if ((c.norm = lastAxisNorm(columns, c.normCast)))
+    columns = normed();
   c.reshape = dyn_cast_or_null<ReshapeOp>(singleUser(columns));
   if (!c.reshape || c.reshape.getType().getRank() != 4)
     return std::nullopt;
   Value heads = c.reshape.getResult();
-  if (!c.norm && (c.norm = lastAxisNorm(heads)))
-    heads = c.norm.getResult();
+  if (!c.norm && (c.norm = lastAxisNorm(heads, c.normCast)))
+    heads = normed();
   c.transpose = dyn_cast_or_null<TransposeOp>(singleUser(heads));
   if (!c.transpose || c.transpose.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3})
     return std::nullopt;
@@ -122,7 +136,13 @@ std::optional<SmallVector<QkvHeadChain, 3>> sinter::qkvHeadChains(LinearOp linea
   if (!rotated && !plain)
     return std::nullopt;
   if (chains[2].norm || !chains[0].norm != !chains[1].norm ||
-      (chains[0].norm && chains[0].norm.getEpsilon() != chains[1].norm.getEpsilon()))
+      (chains[0].norm && (chains[0].norm.getEpsilon() != chains[1].norm.getEpsilon() ||
+                          !chains[0].normCast != !chains[1].normCast)))
+    return std::nullopt;
+  Type headType = linear.getType().getElementType();
+  if (rotated && !chains[0].norm &&
+      (getElementTypeOrSelf(chains[0].rope.getCos()) != headType ||
+       getElementTypeOrSelf(chains[0].rope.getSin()) != headType))
     return std::nullopt;
   return chains;
 }

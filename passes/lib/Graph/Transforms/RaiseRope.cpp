@@ -2,6 +2,7 @@
 #include "sinter/Passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace sinter {
@@ -58,8 +59,21 @@ bool isTable(Value v) {
          isa<BlockArgument>(gather.getIndices());
 }
 
+/// `v` without a widening cast from a 16-bit float to f32 in front of it (`cast` set), or `v`.
+Value unwidened(Value v, CastOp &cast) {
+  cast = v.getDefiningOp<CastOp>();
+  if (cast && getElementTypeOrSelf(cast.getType()).isF32() &&
+      (getElementTypeOrSelf(cast.getInput()).isBF16() ||
+       getElementTypeOrSelf(cast.getInput()).isF16()))
+    return cast.getInput();
+  cast = nullptr;
+  return v;
+}
+
 /// x * cos + rotate_half(x) * sin (either order of each commutative op) with constant
-/// tables (or rows of them) -> rope(x, cos, sin).
+/// tables (or rows of them) -> rope(x, cos, sin): in x's type, or, with x and rotate_half(x)
+/// cast to f32 and f32 tables, in f32 with the sum cast back to x's type (OLMo 2's RoPE; the
+/// rope then has f32 tables and rounds once).
 struct RaiseRope : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
@@ -70,24 +84,43 @@ struct RaiseRope : OpRewritePattern<AddOp> {
         continue;
       for (int sinSide = 0; sinSide < 2; ++sinSide) {
         SmallVector<Operation *> ops{op, cosMul, sinMul};
-        Value x = matchRotateHalf(sinMul->getOperand(sinSide), ops);
+        CastOp rotatedWidening;
+        Value x = matchRotateHalf(unwidened(sinMul->getOperand(sinSide), rotatedWidening), ops);
         Value sin = sinMul->getOperand(1 - sinSide);
         if (!x || !isTable(sin))
           continue;
         Value cos;
-        for (int cosSide = 0; cosSide < 2; ++cosSide)
-          if (cosMul->getOperand(cosSide) == x &&
-              isTable(cosMul->getOperand(1 - cosSide)))
+        CastOp xWidening;
+        for (int cosSide = 0; cosSide < 2; ++cosSide) {
+          CastOp widening;
+          if (unwidened(cosMul->getOperand(cosSide), widening) == x &&
+              isTable(cosMul->getOperand(1 - cosSide))) {
             cos = cosMul->getOperand(1 - cosSide);
+            xWidening = widening;
+          }
+        }
         auto xType = cast<RankedTensorType>(x.getType());
-        if (!cos || xType.getRank() != 4 || op.getType() != xType ||
-            cosMul.getType() != xType || sinMul.getType() != xType)
+        if (!cos || xType.getRank() != 4 || !xWidening != !rotatedWidening)
+          continue;
+        // In x's type the sum is the rope; in f32 the one cast back to x's type is.
+        Type computeType = xWidening ? xType.clone(rewriter.getF32Type()) : Type(xType);
+        Operation *replaced = op;
+        if (xWidening) {
+          auto narrowing = dyn_cast_or_null<CastOp>(singleUser(op.getResult()));
+          if (!narrowing || narrowing.getType() != xType ||
+              !getElementTypeOrSelf(cos).isF32() || !getElementTypeOrSelf(sin).isF32())
+            continue;
+          ops.append({xWidening, rotatedWidening, narrowing});
+          replaced = narrowing;
+        }
+        if (op.getType() != computeType || cosMul.getType() != computeType ||
+            sinMul.getType() != computeType)
           continue;
         SmallVector<Location> locs;
         for (Operation *matched : ops)
           locs.push_back(matched->getLoc());
         Value rope = RopeOp::create(rewriter, rewriter.getFusedLoc(locs), xType, x, cos, sin);
-        rewriter.replaceOp(op, rope);
+        rewriter.replaceOp(replaced, rope);
         return success();
       }
     }

@@ -537,7 +537,23 @@ func.func @split_qkv_heads_norm_no_epsilon(%qkv: tensor<1x6x128xbf16>, %w: tenso
 // -----
 
 func.func @split_qkv_heads_norm_width(%qkv: tensor<1x6x128xbf16>, %w: tensor<16xbf16>, %k: tensor<48xbf16>) {
-  // expected-error @+1 {{norm weight 'tensor<48xbf16>' must have D or heads * D elements of the heads' type for 'tensor<1x2x6x16xbf16>'}}
+  // expected-error @+1 {{norm weight 'tensor<48xbf16>' must have D or heads * D elements of the heads' type or f32 for 'tensor<1x2x6x16xbf16>'}}
   %r:3 = "sinter.split_qkv_heads"(%qkv, %w, %k) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 1>, norm_epsilon = 1.0e-6 : f32}> : (tensor<1x6x128xbf16>, tensor<16xbf16>, tensor<48xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @split_qkv_heads_norm_f16_weight(%qkv: tensor<1x6x128xbf16>, %w: tensor<16xf16>) {
+  // expected-error @+1 {{norm weight 'tensor<16xf16>' must have D or heads * D elements of the heads' type or f32}}
+  %r:3 = "sinter.split_qkv_heads"(%qkv, %w, %w) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 1>, norm_epsilon = 1.0e-6 : f32}> : (tensor<1x6x128xbf16>, tensor<16xf16>, tensor<16xf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  return
+}
+
+// -----
+
+func.func @split_qkv_heads_norm_mixed_types(%qkv: tensor<1x6x128xbf16>, %w: tensor<64xf32>, %k: tensor<32xbf16>) {
+  // expected-error @+1 {{q and k norm weights must have one element type}}
+  %r:3 = "sinter.split_qkv_heads"(%qkv, %w, %k) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 1>, norm_epsilon = 1.0e-6 : f32}> : (tensor<1x6x128xbf16>, tensor<64xf32>, tensor<32xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
   return
 }

@@ -4,7 +4,9 @@
 ArgMax, a batched matmul of activations, f16 casts). generic_tiles.onnx: a transpose of the two
 innermost dimensions added to another input (a tiled kernel); generic_tiles16.onnx: the same in
 bf16, once with even and once with odd extents (64-wide tiles read and written in pairs). generic_rounded.onnx: tanh and
-tanh-GELU with bf16, f16 and f32 results. Run from this folder; committed."""
+tanh-GELU with bf16, f16 and f32 results. generic_rope.onnx: Hugging Face's RoPE on an f16
+input, once with f16 tables (each product and the sum rounded) and once in OLMo 2's form
+(x cast to f32, f32 tables, the sum cast back once). Run from this folder; committed."""
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -68,3 +70,43 @@ m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
 m.ir_version = 9
 onnx.checker.check_model(m)
 onnx.save(m, "generic_rounded.onnx")
+
+half = 2
+cos = np.cos(np.arange(12, dtype=np.float32) / 7).reshape(1, 1, 3, 4)
+sin = np.sin(np.arange(12, dtype=np.float32) / 7).reshape(1, 1, 3, 4)
+starts_lo, ends_lo = np.array([0], np.int64), np.array([half], np.int64)
+starts_hi, ends_hi = np.array([half], np.int64), np.array([4], np.int64)
+axes = np.array([3], np.int64)
+
+
+def rotate_half(x, prefix):
+    return [helper.make_node("Slice", [x, "lo_s", "lo_e", "axes"], [prefix + "lo"]),
+            helper.make_node("Slice", [x, "hi_s", "hi_e", "axes"], [prefix + "hi"]),
+            helper.make_node("Neg", [prefix + "hi"], [prefix + "nhi"]),
+            helper.make_node("Concat", [prefix + "nhi", prefix + "lo"], [prefix + "rot"], axis=3)]
+
+
+nodes = rotate_half("x", "h_") + [
+    helper.make_node("Mul", ["x", "cos16"], ["h_xc"]),
+    helper.make_node("Mul", ["h_rot", "sin16"], ["h_xs"]),
+    helper.make_node("Add", ["h_xc", "h_xs"], ["y16"]),
+] + rotate_half("x", "f_") + [
+    helper.make_node("Cast", ["x"], ["f_x"], to=F),
+    helper.make_node("Cast", ["f_rot"], ["f_rotf"], to=F),
+    helper.make_node("Mul", ["f_x", "cos32"], ["f_xc"]),
+    helper.make_node("Mul", ["f_rotf", "sin32"], ["f_xs"]),
+    helper.make_node("Add", ["f_xc", "f_xs"], ["f_y"]),
+    helper.make_node("Cast", ["f_y"], ["y32"], to=H),
+]
+inits = [numpy_helper.from_array(cos.astype(np.float16), "cos16"),
+         numpy_helper.from_array(sin.astype(np.float16), "sin16"),
+         numpy_helper.from_array(cos, "cos32"), numpy_helper.from_array(sin, "sin32"),
+         numpy_helper.from_array(starts_lo, "lo_s"), numpy_helper.from_array(ends_lo, "lo_e"),
+         numpy_helper.from_array(starts_hi, "hi_s"), numpy_helper.from_array(ends_hi, "hi_e"),
+         numpy_helper.from_array(axes, "axes")]
+g = helper.make_graph(nodes, "generic_rope", [vi("x", [1, 2, 3, 4], H)],
+                      [vi("y16", [1, 2, 3, 4], H), vi("y32", [1, 2, 3, 4], H)], inits)
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+m.ir_version = 9
+onnx.checker.check_model(m)
+onnx.save(m, "generic_rope.onnx")

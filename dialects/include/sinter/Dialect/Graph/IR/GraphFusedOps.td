@@ -70,7 +70,9 @@ def Graph_RopeOp : Graph_Op<"rope"> {
   let description = [{
     `input` is [B, H, S, D]; `cos` and `sin` broadcast to [B, H, S, D] (typically
     [1, 1, S, D] constants). With x1 = x[..., :D/2] and x2 = x[..., D/2:],
-    output = x * cos + concat(-x2, x1) * sin, in the input's element type.
+    output = x * cos + concat(-x2, x1) * sin, in the input's element type. With f32 tables
+    on a 16-bit input (OLMo 2's export: x and the tables in fp32) the rotation runs in fp32
+    and is rounded to the input's type once.
   }];
   let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$cos, Graph_FloatTensor:$sin);
   let results = (outs Graph_FloatTensor:$output);
@@ -88,7 +90,9 @@ def Graph_SplitQkvHeadsOp : Graph_Op<"split_qkv_heads", [AttrSizedOperandSegment
     never is. With `q_norm` and `k_norm` (both or neither, with `norm_epsilon`) q and k are
     RMS-normalized before the rotation, as sinter.rms_normalization over the last axis does:
     a weight of D elements normalizes each head (Qwen3's q_norm / k_norm), one of all the
-    heads' columns (Hq * D for q, Hkv * D for k) the whole projection (OLMo 2). Formed by
+    heads' columns (Hq * D for q, Hkv * D for k) the whole projection (OLMo 2). The weights
+    have the heads' element type or are both f32 (the norm in fp32, rounded once to the
+    heads' type, as OLMo 2's RMSNorm and its cast back are). Formed by
     sinter-fuse-qkv-heads for the attention kernels: the projection's kernel writes the
     rotated columns (with norms, a qk_norm_rope launch after it normalizes and rotates them in
     place), and the attention and cache-write kernels read each head in place at its column
