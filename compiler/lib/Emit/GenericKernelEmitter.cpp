@@ -307,8 +307,10 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
       auto scale = at(1);
       if (failed(scale))
         return failure();
-      Type inType = elementOf(def->getOperand(0));
-      expr = rounded(inType, *x + " * " + rowScale) + " * " + *scale;
+      // The normalized row is rounded to the result's type before the scale multiplies it
+      // (HF's LlamaRMSNorm casts it to the weight's dtype); an f32 result (Gemma's and OLMo 2's
+      // fp32 weights on a 16-bit row) rounds once, at the end, as the rms_norm kernel does.
+      expr = rounded(et, *x + " * " + rowScale) + " * " + *scale;
     }
     return bind(ct, rounded(et, expr));
   }

@@ -246,7 +246,9 @@ def Graph_RMSNormalizationOp : Graph_Op<"rms_normalization"> {
   let description = [{
     Statistics are computed in f32 (ONNX stash_type 1). `scale` broadcasts
     unidirectionally to the input; the result has the input's shape and the scale's
-    element type.
+    element type. The normalized row is rounded to the result's type before the scale
+    multiplies it (Hugging Face's RMSNorm in bf16 / f16); with an f32 scale on a 16-bit input
+    (Gemma's and OLMo 2's fp32 weights) nothing is rounded before the result.
   }];
   let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$scale, I64Attr:$axis,
                        F32Attr:$epsilon);
