@@ -165,3 +165,41 @@ func.func @slice_shared_with_a_pattern(%x: tensor<1x6x8xbf16>) -> (tensor<1x6x8x
   %t = sinter.unary "tanh" %g : (tensor<1x6x8xbf16>) -> tensor<1x6x8xbf16>
   return %s, %t : tensor<1x6x8xbf16>, tensor<1x6x8xbf16>
 }
+
+// -----
+
+// A bf16 norm the rms_norm kernel would take, read only by a generated residual add (a
+// post-norm in an fp32 export compiled with --dtype bf16): it joins the add's group, one
+// launch instead of two.
+// CHECK-LABEL: func.func @post_norm_residual
+// CHECK: %[[L:.+]] = sinter.linear
+// CHECK-NEXT: sinter.fusion_group(%[[L]], %arg0)
+// CHECK: sinter.rms_normalization
+// CHECK: sinter.add
+// CHECK: sinter.yield
+// CHECK-NOT: sinter.rms_normalization
+func.func @post_norm_residual(%x: tensor<1x6x8xbf16>) -> tensor<1x6x8xbf16> {
+  %w = sinter.constant dense<0.5> : tensor<8x8xbf16>
+  %g = sinter.constant dense<1.5> : tensor<8xbf16>
+  %o = sinter.linear %x, %w : (tensor<1x6x8xbf16>, tensor<8x8xbf16>) -> tensor<1x6x8xbf16>
+  %n = sinter.rms_normalization %o, %g {axis = 2 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x8xbf16>, tensor<8xbf16>) -> tensor<1x6x8xbf16>
+  %y = sinter.add %x, %n : (tensor<1x6x8xbf16>, tensor<1x6x8xbf16>) -> tensor<1x6x8xbf16>
+  return %y : tensor<1x6x8xbf16>
+}
+
+// -----
+
+// Negative: a norm a linear reads as well stays the kernel's (the generated add reads its
+// materialized value).
+// CHECK-LABEL: func.func @norm_shared_with_a_linear
+// CHECK: %[[N:.+]] = sinter.rms_normalization
+// CHECK: sinter.linear %[[N]]
+// CHECK: sinter.fusion_group(%{{.+}}, %[[N]])
+func.func @norm_shared_with_a_linear(%x: tensor<1x6x8xbf16>) -> (tensor<1x6x8xbf16>, tensor<1x6x8xbf16>) {
+  %w = sinter.constant dense<0.5> : tensor<8x8xbf16>
+  %g = sinter.constant dense<1.5> : tensor<8xbf16>
+  %n = sinter.rms_normalization %x, %g {axis = 2 : i64, epsilon = 1.0e-6 : f32} : (tensor<1x6x8xbf16>, tensor<8xbf16>) -> tensor<1x6x8xbf16>
+  %o = sinter.linear %n, %w : (tensor<1x6x8xbf16>, tensor<8x8xbf16>) -> tensor<1x6x8xbf16>
+  %y = sinter.add %x, %n : (tensor<1x6x8xbf16>, tensor<1x6x8xbf16>) -> tensor<1x6x8xbf16>
+  return %o, %y : tensor<1x6x8xbf16>, tensor<1x6x8xbf16>
+}

@@ -334,8 +334,10 @@ def SinterFormFusionGroups : Pass<"sinter-form-fusion-groups", "mlir::ModuleOp">
     fused ops (the slices, head reshapes and transposes, RoPE and SwiGLU that the linear and
     attention kernels absorb) are left alone, as are views (reshapes) of materialized values;
     but a slice, reshape or transpose of a pattern op's result that only generic ops read
-    (Gemma's gate and up slices before its GeLU) joins their group, which reads it in place.
-    Splat and small constants move into the groups that read them.
+    (Gemma's gate and up slices before its GeLU) joins their group, which reads it in place,
+    and so does an RMS norm the rms_norm kernel would take when only generic ops read it (a
+    post-norm before its residual add). Splat and small constants move into the groups that
+    read them.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

@@ -44,10 +44,14 @@ llvm::DenseSet<Operation *> patternClaims(Block &block) {
         work.push_back(user);
   }
   // A view that only generic ops read (Gemma's gate and up slices before its GeLU) is theirs:
-  // it joins their group and is read in place there, instead of a copy launch of its own.
-  // Last ops first, so that a chain of views is released from its end.
+  // it joins their group and is read in place there, instead of a copy launch of its own; so
+  // does a norm the rms_norm kernel would take (a post-norm before its residual add: one
+  // generated launch instead of two). Last ops first, so that a chain of views is released
+  // from its end.
   for (Operation &op : llvm::reverse(block)) {
-    if (!isa<graph::SliceOp, graph::ReshapeOp, graph::TransposeOp>(op) || !claimed.contains(&op))
+    if (!isa<graph::SliceOp, graph::ReshapeOp, graph::TransposeOp, graph::RMSNormalizationOp>(
+            op) ||
+        !claimed.contains(&op))
       continue;
     bool genericUsersOnly = !op.use_empty() && llvm::all_of(op.getUsers(), [&](Operation *u) {
       return !claimed.contains(u) && !u->hasTrait<OpTrait::IsTerminator>();
