@@ -73,7 +73,10 @@ def parse_args(argv=None):
                         "gemma (GeLU-tanh gate, (1+w) norm, embedding scale), gemma2 (+ soft-"
                         "capping, pre/post norms), olmo2 (post-norms, q/k norm), gpt2 (LayerNorm, "
                         "GeLU, biases, learned positions; --heads x --head-dim must equal "
-                        "--hidden)")
+                        "--hidden), gpt_neox (Pythia: LayerNorm, parallel attention and MLP, "
+                        "GeLU, biases, a fused per-head-interleaved QKV, rotary on the first "
+                        "quarter of each head; --heads x --head-dim must equal --hidden; "
+                        "untied head by default)")
     p.add_argument("--dtype", choices=["bf16", "f16", "f32"], default=None,
                    help="weight/activation dtype of the exported model (default bf16; with "
                         "--from-pretrained: the checkpoint's torch_dtype)")
@@ -86,7 +89,8 @@ def parse_args(argv=None):
                         "original_max_position_embeddings 8192 (default); none: plain RoPE")
     p.add_argument("--rms-norm-eps", type=float, default=None, help="rms_norm_eps (default 1e-5)")
     p.add_argument("--tie-embeddings", type=str2bool, nargs="?", const=True, default=None,
-                   help="tie lm_head to embed_tokens like Llama 3.2 1B (default true; "
+                   help="tie lm_head to embed_tokens like Llama 3.2 1B (default true, "
+                        "gpt_neox false; "
                         "--tie-embeddings false to untie)")
     p.add_argument("--norm-init", choices=["random", "ones"], default=None,
                    help="RMSNorm weights: random = 1 + N(0, 0.1) from seed+2 (default; keeps "
@@ -166,6 +170,8 @@ def parse_args(argv=None):
         # 131072 would need 17 GB per layer, so it gets GPT-2's own 1024.
         if a.arch == "gpt2" and a.max_position is None:
             a.max_position = 1024
+        if a.arch == "gpt_neox" and a.tie_embeddings is None:
+            a.tie_embeddings = False  # Pythia's embed_out is its own matrix
         for dest, default in FLAG_DEFAULTS.items():
             if getattr(a, dest) is None:
                 setattr(a, dest, default)
@@ -186,7 +192,8 @@ def parse_args(argv=None):
 
 
 # Per family: the transformers config class and how our flags map onto its fields.
-ARCHES = {"llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "olmo2", "gpt2"}
+ARCHES = {"llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "olmo2", "gpt2",
+          "gpt_neox"}
 
 # Flags that describe the model (refused with --from-pretrained) and their defaults: they
 # default to None in the parser so that one given explicitly can be told from a default.
@@ -383,6 +390,15 @@ def build_family_config(a):
             n_head=a.heads, n_inner=a.intermediate, activation_function="gelu_new",
             resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, use_cache=False,
             tie_word_embeddings=a.tie_embeddings)
+    if a.arch == "gpt_neox":
+        # Pythia's layout: parallel residual, exact GeLU, RoPE on the first quarter of a head.
+        return transformers.GPTNeoXConfig(
+            vocab_size=a.vocab, hidden_size=a.hidden, num_hidden_layers=a.layers,
+            num_attention_heads=a.heads, intermediate_size=a.intermediate,
+            rotary_pct=0.25, rotary_emb_base=a.rope_theta,
+            max_position_embeddings=a.max_position, layer_norm_eps=a.rms_norm_eps,
+            use_parallel_residual=True, hidden_act="gelu", attention_dropout=0.0,
+            hidden_dropout=0.0, tie_word_embeddings=a.tie_embeddings, use_cache=False)
     cls = {"mistral": "MistralConfig", "qwen2": "Qwen2Config", "qwen3": "Qwen3Config",
            "phi3": "Phi3Config", "gemma": "GemmaConfig", "gemma2": "Gemma2Config",
            "olmo2": "Olmo2Config"}[a.arch]
@@ -514,7 +530,8 @@ def build_model(cfg, a, attn):
                     p.copy_(0.02 * torch.randn(p.shape, generator=g, dtype=torch.float32))
     if a.tie_embeddings:
         model.tie_weights()
-        assert model.lm_head.weight.data_ptr() == model.get_input_embeddings().weight.data_ptr()
+        assert (model.get_output_embeddings().weight.data_ptr() ==
+                model.get_input_embeddings().weight.data_ptr())
     if a.lora_targets:
         model = add_lora(model, a)
     dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[a.dtype]
@@ -779,6 +796,8 @@ def _embed(m, input_ids, position_ids):
     import torch
     if m.config.model_type == "gpt2":
         return m.transformer.wte(input_ids) + m.transformer.wpe(position_ids)
+    if m.config.model_type == "gpt_neox":
+        return m.gpt_neox.embed_in(input_ids)
     x = m.model.embed_tokens(input_ids)
     # transformers >= 5 scales inside Gemma's embedding module (an `embed_scale` buffer); 4.x
     # in the model's forward.
@@ -797,6 +816,13 @@ def _run_layers(m, x, position_ids, mask, cache):
             if isinstance(x, tuple):
                 x = x[0]
         return m.lm_head(m.transformer.ln_f(x))
+    if m.config.model_type == "gpt_neox":  # its layers take the cache as layer_past
+        pe = m.gpt_neox.rotary_emb(x, position_ids)
+        for layer in m.gpt_neox.layers:
+            x = layer(x, attention_mask=mask, position_embeddings=pe, layer_past=cache)
+            if isinstance(x, tuple):
+                x = x[0]
+        return m.embed_out(m.gpt_neox.final_layer_norm(x))
     mm = m.model
     pe = mm.rotary_emb(x, position_ids)
     for layer in mm.layers:

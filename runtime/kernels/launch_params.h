@@ -119,7 +119,7 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 
 // =============================================================================================
 // linear_small_m<M, N_ROWS, K, PRO, EPI, OutT, EPS_BITS, ROPE_ROWS, HEAD_DIM, NUM_SMS, XT,
-//                HANDOFF, HANDOFF_BLOCKS, WT, W_GROUP>(
+//                HANDOFF, HANDOFF_BLOCKS, WT, W_GROUP[, ROTARY_DIM = 0]>(
 //     const XT *x, const WT *w, const void *norm_weight, const bf16 *bias,
 //     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out,
 //     uint32_t *handoff_count, bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
@@ -131,7 +131,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT; for LAYER_NORM
 //   fp32 [2, K]: the scale, then the shift); bias [N_ROWS] (EPI == BIAS, BIAS_RESIDUAL;
 //   optional for GELU_TANH); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may alias
-//   out); cos, sin [M, HEAD_DIM] bf16, row m for token m (EPI == ROPE_PAIRS);
+//   out); cos, sin [M, R] bf16 with R = ROTARY_DIM (0: HEAD_DIM), row m for token m
+//   (EPI == ROPE_PAIRS);
 //   out [M, N_out] with N_out = N_ROWS / 2 for the gate pairs (linear_epilogue_gates), else
 //   N_ROWS.
 //   acc = prologue(x) @ w^T in fp32 (bf16 tensor-core MMA, fp32 accumulation), then:
@@ -148,14 +149,15 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //                     act_fn(gate) * up on bf16 tensors; fp32: no rounding)
 //     GELU_TANH_MUL_PAIRS  the same with gelu_tanh(g) = 0.5 g (1 + tanh(sqrt(2/pi) (g +
 //                     0.044715 g^3))) for silu (Gemma's GeGLU)
-//     ROPE_PAIRS      rows [0, ROPE_ROWS) are heads of HEAD_DIM rows; within a head, rows 2i and
-//                     2i+1 hold original columns i and i + HEAD_DIM/2 (linear_rope_pairs_row).
+//     ROPE_PAIRS      rows [0, ROPE_ROWS) are heads of HEAD_DIM rows whose first R columns
+//                     rotate; within a head, rows 2i and 2i+1 (2i < R) hold original columns i
+//                     and i + R/2 (linear_rope_pairs_row), rows from R on their own column.
 //                     q = r(acc + bias[row]) for both (r rounds to OutT; bias optional,
 //                     null for none, in the kernel's row order), then in fp32:
-//                       out[col i]       = q_i * cos[m, i] - q_{i+H/2} * sin[m, i]
-//                       out[col i + H/2] = q_{i+H/2} * cos[m, i+H/2] + q_i * sin[m, i+H/2]
-//                     written in ORIGINAL column order; rows >= ROPE_ROWS pass through
-//                     (+ bias[row]).
+//                       out[col i]       = q_i * cos[m, i] - q_{i+R/2} * sin[m, i]
+//                       out[col i + R/2] = q_{i+R/2} * cos[m, i+R/2] + q_i * sin[m, i+R/2]
+//                     written in ORIGINAL column order; a head's columns from R on (partial
+//                     rotary) and rows >= ROPE_ROWS pass through (+ bias[row]).
 //   PRO == RMS_NORM: x is replaced by bf16(norm_weight * bf16(x * rsqrt(mean(x^2) + eps)))
 //   for bf16 x, by norm_weight * (x * rsqrt(mean(x^2) + eps)) unrounded for fp32 x
 //   (eps = bit_cast<float>(EPS_BITS); ignored for PRO == NONE).
@@ -591,12 +593,14 @@ SINTER_LP_FN LaunchParams linear_small_m_launch(int M, int N_rows, int K, Linear
 
 // Compile-time weight re-layout for the pair epilogues: kernel row r holds which row of the
 // original (transposed, [N, K]) weight.
-//   ROPE_PAIRS: r < rope_rows: head h = r / head_dim, l = r % head_dim ->
-//               h * head_dim + l / 2 + (l % 2) * head_dim / 2; r >= rope_rows -> r.
-SINTER_LP_FN int linear_rope_pairs_row(int r, int rope_rows, int head_dim) {
-  return r >= rope_rows ? r
-                        : (r / head_dim) * head_dim + (r % head_dim) / 2 +
-                              (r % head_dim % 2) * (head_dim / 2);
+//   ROPE_PAIRS: r < rope_rows: head h = r / head_dim, l = r % head_dim, rotated columns
+//               R = rotary_dim (0: head_dim) -> l < R: h * head_dim + l / 2 + (l % 2) * R / 2;
+//               l >= R (partial rotary's passed columns) and r >= rope_rows -> r.
+SINTER_LP_FN int linear_rope_pairs_row(int r, int rope_rows, int head_dim, int rotary_dim = 0) {
+  const int rotated = rotary_dim ? rotary_dim : head_dim;
+  return r >= rope_rows || r % head_dim >= rotated
+             ? r
+             : (r / head_dim) * head_dim + (r % head_dim) / 2 + (r % head_dim % 2) * (rotated / 2);
 }
 //   SILU_MUL_PAIRS over a [gate; up] concatenation of 2 * n_half rows: r even -> gate r/2,
 //   r odd -> up r/2, i.e. row n_half + r/2 of the concatenation.
@@ -757,10 +761,11 @@ SINTER_LP_FN LaunchParams qk_norm_rope_launch(int M, int q_cols, int k_cols, int
 }
 
 // =============================================================================================
-// rope_rows<M, ROW_STRIDE, ROPE_COLS, HEAD_DIM>(const bf16 *cos, const bf16 *sin, bf16 *qkv)
-//   cos, sin [M, HEAD_DIM] (row m for token m); qkv [M, ROW_STRIDE], rotated in place on its
-//   first ROPE_COLS columns (heads of HEAD_DIM). grid (M), block min(256, round_up(ROPE_COLS/2,
-//   32)), no shared memory.
+// rope_rows<M, ROW_STRIDE, ROPE_COLS, HEAD_DIM[, ROTARY_DIM = 0]>(const bf16 *cos,
+//   const bf16 *sin, bf16 *qkv)
+//   cos, sin [M, R] (row m for token m; R = ROTARY_DIM, 0: HEAD_DIM); qkv [M, ROW_STRIDE],
+//   rotated in place on its first ROPE_COLS columns (heads of HEAD_DIM, the first R columns of
+//   each). grid (M), block min(256, round_up(ROPE_COLS/2, 32)), no shared memory.
 // =============================================================================================
 SINTER_LP_FN bool rope_rows_supported(int M, int row_stride, int rope_cols, int head_dim) {
   return M >= 1 && head_dim >= 2 && head_dim % 2 == 0 && rope_cols >= head_dim &&

@@ -48,7 +48,7 @@ template <typename WT> __host__ __device__ constexpr LinearWeights linear_weight
 template <int M, int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT,
           uint32_t EPS_BITS, int ROPE_ROWS, int HEAD_DIM, int NUM_SMS, typename XT = bf16,
           LinearHandoff HANDOFF = LinearHandoff::NONE, int HANDOFF_BLOCKS = 0,
-          typename WT = bf16, int W_GROUP = 0>
+          typename WT = bf16, int W_GROUP = 0, int ROTARY_DIM = 0>
 __global__ void __launch_bounds__(
     linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), linear_weights_of<WT>()).warps *
         32,
@@ -63,6 +63,13 @@ __global__ void __launch_bounds__(
                     std::is_same_v<WT, Int4x2>,
                 "linear_small_m: bf16, fp8 e4m3 or int4 weights");
   constexpr LinearWeights WF = linear_weights_of<WT>();
+  // ROPE_PAIRS rotates the first ROT columns of each head (ROTARY_DIM 0: all of them; fewer:
+  // partial rotary, GPT-NeoX's), the rest pass through; cos and sin are [M, ROT].
+  constexpr int ROT = ROTARY_DIM ? ROTARY_DIM : HEAD_DIM;
+  constexpr bool PARTIAL_ROPE = ROT < HEAD_DIM;
+  static_assert(EPI != LinearEpilogue::ROPE_PAIRS || ROTARY_DIM == 0 ||
+                    (ROTARY_DIM >= 2 && ROTARY_DIM % 2 == 0 && ROTARY_DIM <= HEAD_DIM),
+                "linear_small_m: ROTARY_DIM is an even number of a head's columns");
   static_assert((WF == LinearWeights::INT4) == (W_GROUP != 0),
                 "linear_small_m: W_GROUP is the int4 group size, 0 for other weights");
   static_assert(linear_small_m_supported(M, N_ROWS, K, PRO, EPI, ROPE_ROWS, HEAD_DIM,
@@ -407,14 +414,14 @@ __global__ void __launch_bounds__(
       o[0] = detail::to_float(rrow[n0]);
       o[1] = detail::to_float(rrow[n0 + 1]);
     } else if constexpr (EPI == LinearEpilogue::ROPE_PAIRS) {
-      if (n0 < ROPE_ROWS) {
+      if (n0 < ROPE_ROWS && (!PARTIAL_ROPE || n0 % HEAD_DIM < ROT)) {
         const int ii = (n0 % HEAD_DIM) >> 1;
-        const bf16 *cr = cos + size_t(m) * HEAD_DIM;
-        const bf16 *sr = sin + size_t(m) * HEAD_DIM;
+        const bf16 *cr = cos + size_t(m) * ROT;
+        const bf16 *sr = sin + size_t(m) * ROT;
         o[0] = __bfloat162float(cr[ii]);
         o[1] = __bfloat162float(sr[ii]);
-        o[2] = __bfloat162float(cr[ii + HEAD_DIM / 2]);
-        o[3] = __bfloat162float(sr[ii + HEAD_DIM / 2]);
+        o[2] = __bfloat162float(cr[ii + ROT / 2]);
+        o[3] = __bfloat162float(sr[ii + ROT / 2]);
       }
     }
   };
@@ -506,13 +513,13 @@ __global__ void __launch_bounds__(
           v0 += __bfloat162float(bias[n0]);
           v1 += __bfloat162float(bias[n0 + 1]);
         }
-        if (n0 < ROPE_ROWS) {
+        if (n0 < ROPE_ROWS && (!PARTIAL_ROPE || n0 % HEAD_DIM < ROT)) {
           const int head = n0 / HEAD_DIM;
           const int ii = (n0 % HEAD_DIM) >> 1;
           const float q1 = detail::round_to<OutT>(v0), q2 = detail::round_to<OutT>(v1);
-          // ops: cos and sin at column ii, then at ii + H/2
+          // ops: cos and sin at column ii, then at ii + R/2
           put(&orow[head * HEAD_DIM + ii], q1 * ops[0] - q2 * ops[1]);
-          put(&orow[head * HEAD_DIM + ii + HEAD_DIM / 2], q2 * ops[2] + q1 * ops[3]);
+          put(&orow[head * HEAD_DIM + ii + ROT / 2], q2 * ops[2] + q1 * ops[3]);
         } else {
           put(&orow[n0], v0);
           put(&orow[n0 + 1], v1);

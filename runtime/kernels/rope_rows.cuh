@@ -1,8 +1,9 @@
 // In-place rotary embedding on the q|k columns of a fused QKV activation [M, ROW_STRIDE]
 // (row = token), for projections too wide for linear_small_m's RoPE epilogue (M > 16):
-//   for each head h of the first ROPE_COLS columns and i < HEAD_DIM/2, with q = qkv[m, h*D..]:
-//     q'_i       = q_i * cos[m, i] - q_{i+D/2} * sin[m, i]
-//     q'_{i+D/2} = q_{i+D/2} * cos[m, i+D/2] + q_i * sin[m, i+D/2]
+//   for each head h of the first ROPE_COLS columns and i < R/2, with q = qkv[m, h*D..] and R
+//   = ROTARY_DIM (0: D; fewer: partial rotary, the head's columns from R on untouched):
+//     q'_i       = q_i * cos[m, i] - q_{i+R/2} * sin[m, i]
+//     q'_{i+R/2} = q_{i+R/2} * cos[m, i+R/2] + q_i * sin[m, i+R/2]
 // computed in fp32 from the bf16 values and rounded once, like linear_small_m's ROPE_PAIRS.
 // Launch: rope_rows_launch(M, ROPE_COLS) in launch_params.h.
 #pragma once
@@ -11,17 +12,20 @@
 
 namespace sinter::kernels {
 
-template <int M, int ROW_STRIDE, int ROPE_COLS, int HEAD_DIM>
+template <int M, int ROW_STRIDE, int ROPE_COLS, int HEAD_DIM, int ROTARY_DIM = 0>
 __global__ void __launch_bounds__(rope_rows_threads(ROPE_COLS))
     rope_rows(const bf16 *cos, const bf16 *sin, bf16 *qkv) {
   static_assert(rope_rows_supported(M, ROW_STRIDE, ROPE_COLS, HEAD_DIM), "rope_rows: bad shape");
-  constexpr int HALF = HEAD_DIM / 2;
-  constexpr int PAIRS = ROPE_COLS / 2;
+  constexpr int ROT = ROTARY_DIM ? ROTARY_DIM : HEAD_DIM;
+  static_assert(ROT >= 2 && ROT % 2 == 0 && ROT <= HEAD_DIM,
+                "rope_rows: ROTARY_DIM is an even number of a head's columns");
+  constexpr int HALF = ROT / 2;
+  constexpr int PAIRS = ROPE_COLS / HEAD_DIM * HALF;
   detail::pdl_launch_dependents();
   detail::pdl_wait();
   const int m = blockIdx.x;
   bf16 *row = qkv + size_t(m) * ROW_STRIDE;
-  const bf16 *c = cos + size_t(m) * HEAD_DIM, *s = sin + size_t(m) * HEAD_DIM;
+  const bf16 *c = cos + size_t(m) * ROT, *s = sin + size_t(m) * ROT;
   for (int p = threadIdx.x; p < PAIRS; p += blockDim.x) {
     const int head = p / HALF, i = p % HALF;
     bf16 *q = row + head * HEAD_DIM;

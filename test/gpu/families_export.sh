@@ -13,7 +13,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
-archs=${2:-"llama mistral qwen2 qwen3 phi3 gemma gemma2 olmo2 gpt2"}
+archs=${2:-"llama mistral qwen2 qwen3 phi3 gemma gemma2 olmo2 gpt2 gpt_neox"}
 dtypes=${3:-"bf16 f16 f32"}
 batches=${4:-"1 4"}
 python=${PYTHON:-python3}
@@ -23,7 +23,7 @@ for arch in $archs; do
   for dtype in $dtypes; do
     for batch in $batches; do
       kv=2
-      [ "$arch" = gpt2 ] && kv=4  # GPT-2 has no grouped-query attention
+      [ "$arch" = gpt2 ] || [ "$arch" = gpt_neox ] && kv=4  # no grouped-query attention
       jobs+=("$arch $dtype $batch $kv")
     done
   done

@@ -59,7 +59,7 @@ uint8_t e4m3_encode(float v) {
 // q = clamp(rne(w / scale), -8, 7) + 8), the reference on the dequantized weights; code_sweep
 // instead draws every code 0..15 and random zero points (w_zero) and scales: asymmetric.
 template <int M, int N, int K, LinearPrologue PRO, LinearEpilogue EPI, typename OutT, int RR = 0,
-          int HD = 2, typename XT = bf16, typename WT = bf16, int G = 0>
+          int HD = 2, typename XT = bf16, typename WT = bf16, int G = 0, int ROTARY = 0>
 bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
               bool code_sweep = false, bool rope_bias = false, bool gelu_bias = true) {
   if (g_bench_only && !bench) return true;
@@ -152,13 +152,15 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
     Rng r(seed * 7 + 5);
     for (auto &e : res) e = H::put(r.uniform(-1.f, 1.f));
   }
-  std::vector<uint16_t> cs(size_t(M) * HD), sn(size_t(M) * HD);
+  // RoPE tables of RW columns: the whole head, or its rotated part (ROTARY, partial rotary).
+  constexpr int RW = ROTARY ? ROTARY : HD;
+  std::vector<uint16_t> cs(size_t(M) * RW), sn(size_t(M) * RW);
   for (int m = 0; m < M; ++m)
-    for (int i = 0; i < HD / 2; ++i) {
+    for (int i = 0; i < RW / 2; ++i) {
       const double pos = m + double(seed % 50);
-      const double ang = pos * std::pow(500000.0, -2.0 * i / HD);
-      cs[m * HD + i] = cs[m * HD + i + HD / 2] = f2bf(float(std::cos(ang)));
-      sn[m * HD + i] = sn[m * HD + i + HD / 2] = f2bf(float(std::sin(ang)));
+      const double ang = pos * std::pow(500000.0, -2.0 * i / RW);
+      cs[m * RW + i] = cs[m * RW + i + RW / 2] = f2bf(float(std::cos(ang)));
+      sn[m * RW + i] = sn[m * RW + i + RW / 2] = f2bf(float(std::sin(ang)));
     }
   // Kernel layout of the weight (the compiler's compile-time re-layout).
   // Whole 16-row tiles: rows past N (a ragged N) zero, their scales 1 and zero points 8.
@@ -170,7 +172,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   if (INT4) std::fill(wk8.begin(), wk8.end(), uint8_t(0x88));
   parallel_for(N, [&](size_t r) {
     int o = int(r);
-    if (EPI == LinearEpilogue::ROPE_PAIRS) o = linear_rope_pairs_row(int(r), RR, HD);
+    if (EPI == LinearEpilogue::ROPE_PAIRS) o = linear_rope_pairs_row(int(r), RR, HD, ROTARY);
     if (linear_epilogue_gates(EPI)) o = linear_silu_pairs_row(int(r), N / 2);
     if (INT4) {
       for (int gi = 0; gi < NG; ++gi) {
@@ -270,12 +272,12 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
         auto biased = [&](int col) {
           return acc[size_t(m) * N + col] + (rope_bias ? bf2f(bias[col]) : 0.f);
         };
-        if (c >= RR) {
+        if (c >= RR || c % HD >= RW) { // v, and a head's columns past the rotated ones
           o = rt(biased(c));
           break;
         }
-        const int i = c % HD, half = HD / 2;
-        const float cv = bf2f(cs[m * HD + i]), sv = bf2f(sn[m * HD + i]);
+        const int i = c % HD, half = RW / 2;
+        const float cv = bf2f(cs[m * RW + i]), sv = bf2f(sn[m * RW + i]);
         if (i < half) {
           const float q1 = rt(biased(c)), q2 = rt(biased(c + half));
           o = rt(q1 * cv - q2 * sv);
@@ -311,7 +313,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
     CUDA_CHECK(cudaMemset(dout, 0xff, sizeof(OutT) * M * N_OUT)); // NaN pattern
   }
   auto fn = linear_small_m<M, N, K, PRO, EPI, OutT, kEps, RR, HD, kSms, XT, LinearHandoff::NONE,
-                           0, WT, G>;
+                           0, WT, G, ROTARY>;
   constexpr LaunchParams lp = linear_small_m_launch(M, N, K, PRO, kSms, int(sizeof(XT)), WF);
   const void *pn = PRO == LinearPrologue::RMS_NORM               ? static_cast<const void *>(dnw)
                    : PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT ? static_cast<const void *>(dnwf)
@@ -320,7 +322,8 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   // The RoPE epilogue's bias is in the kernel's row order (the compiler permutes it).
   std::vector<uint16_t> bias_rows(N);
   for (int r = 0; r < N; ++r)
-    bias_rows[r] = bias[EPI == LinearEpilogue::ROPE_PAIRS ? linear_rope_pairs_row(r, RR, HD) : r];
+    bias_rows[r] =
+        bias[EPI == LinearEpilogue::ROPE_PAIRS ? linear_rope_pairs_row(r, RR, HD, ROTARY) : r];
   bf16 *db_rows = reinterpret_cast<bf16 *>(to_device(bias_rows));
   const bf16 *pb = EPI == LinearEpilogue::BIAS || EPI == LinearEpilogue::BIAS_RESIDUAL ||
                            (EPI == LinearEpilogue::GELU_TANH && gelu_bias)
@@ -860,6 +863,14 @@ int main() {
                 "ragged K: the warp cap, not a divisor of the K slices");
 #endif
   std::printf("-- Qwen2.5-1.5B, M=1 decode (ragged K)\n");
+  // Partial rotary (GPT-NeoX / Pythia-1.4B: 16 heads of 128, the first 32 columns rotated),
+  // with its LayerNorm prologue and QKV bias; the tiny fixture's shape; fp8 weights.
+  ok &= run_case<1, 6144, 2048, P::LAYER_NORM, E::ROPE_PAIRS, bf16, 4096, 128, bf16, bf16, 0, 32>(
+      "neox qkv partial rope", 311, false, false, false, true);
+  ok &= run_case<6, 192, 64, P::LAYER_NORM, E::ROPE_PAIRS, bf16, 128, 16, bf16, bf16, 0, 4>(
+      "tiny partial rope", 312, false, false, false, true);
+  ok &= run_case<16, 384, 512, P::NONE, E::ROPE_PAIRS, bf16, 256, 64, bf16, __nv_fp8_e4m3, 0, 16>(
+      "partial rope fp8", 313, false, false, false, true);
   ok &= run_case<1, 2048, 1536, P::RMS_NORM, E::ROPE_PAIRS, bf16, 1792, 128>("qwen2 qkv", 301,
                                                                              false, true);
   ok &= run_case<1, 1536, 1536, P::NONE, E::RESIDUAL, bf16>("qwen2 o_proj", 302, true, true);

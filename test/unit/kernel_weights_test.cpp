@@ -136,3 +136,58 @@ TEST(KernelWeights, RaggedNInFp8PadsCodesAndScales) {
 }
 
 } // namespace
+
+namespace {
+
+/// The first launch of `name` in `module`.
+launch::KernelOp firstKernel(ModuleOp module, StringRef name) {
+  launch::KernelOp found;
+  module.walk([&](launch::KernelOp kernel) {
+    if (!found && kernel.getKernelTemplate() == name)
+      found = kernel;
+  });
+  return found;
+}
+
+// Partial rotary (GPT-NeoX: 4 of a head's 16 columns rotate): within each q and k head the
+// kernel's rows 2i and 2i + 1 (2i < 4) hold the head's columns i and i + 2, its rows from 4
+// on their own column; v's rows stay in order.
+TEST(KernelWeights, PartialRotaryPairsOnlyTheRotatedColumns) {
+  const int k = 64, n = 128, headDim = 16, rotary = 4, ropeRows = 96;
+  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 5, -6, 2, false);
+  const std::string x = tensorType({1, 6, k}), wt = tensorType({k, n}),
+                    qkv = tensorType({1, 6, n}), table = tensorType({1, 1, 6, rotary}),
+                    q = tensorType({1, 4, 6, headDim}), kv = tensorType({1, 2, 6, headDim}),
+                    mask = tensorType({1, 6}, "i64"), y = tensorType({1, 6, 64});
+  const std::string text =
+      "func.func @qkv(%x: " + x + ", %m: " + mask + ") -> " + y +
+      " {\n  %w = sinter.constant dense<" + hexOf(w) + "> : " + wt +
+      "\n  %c = sinter.constant dense<1.0> : " + table +
+      "\n  %s = sinter.constant dense<0.0> : " + table + "\n  %l = sinter.linear %x, %w : (" +
+      x + ", " + wt + ") -> " + qkv + "\n  %q, %k, %v = sinter.split_qkv_heads %l rope(%c, %s) : (" +
+      qkv + ", " + table + ", " + table + ") -> (" + q + ", " + kv + ", " + kv +
+      ")\n  %a = sinter.fused_attention %q, %k, %v key_mask %m {scale = 0.25 : f32, causal = "
+      "true, merged_heads} : (" + q + ", " + kv + ", " + kv + ", " + mask + ") -> " + y +
+      "\n  return %a : " + y + "\n}\n";
+  Lowered l;
+  lowerToLaunch(l, text);
+  if (HasFatalFailure())
+    return;
+  launch::KernelOp kernel = firstKernel(*l.module, "linear_small_m");
+  ASSERT_TRUE(kernel);
+  EXPECT_EQ(param(kernel, 4), kn::kLinearEpilogueNames[int(kn::LinearEpilogue::ROPE_PAIRS)]);
+  EXPECT_EQ(param(kernel, 15), std::to_string(rotary));
+  ArrayRef<char> bytes = weightBytes(kernel, 1);
+  ASSERT_EQ(bytes.size(), size_t(n) * k * 2);
+  std::vector<uint16_t> got(size_t(n) * k);
+  std::memcpy(got.data(), bytes.data(), bytes.size());
+  for (int r = 0; r < n; ++r) {
+    int l = r % headDim, column = r;
+    if (r < ropeRows && l < rotary)
+      column = r - l + (l % 2 ? rotary / 2 + l / 2 : l / 2);
+    for (int i = 0; i < k; ++i)
+      ASSERT_EQ(got[size_t(r) * k + i], w[size_t(i) * n + column]) << "row " << r << " k " << i;
+  }
+}
+
+} // namespace

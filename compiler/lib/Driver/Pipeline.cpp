@@ -87,6 +87,7 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     passes.push_back(createCSEPass());
     passes.push_back(createSinterTabulatePosition());
     passes.push_back(createSinterRaiseRope());
+    passes.push_back(createSinterDeinterleaveQkv());
     passes.push_back(createSinterFoldConstants());
     passes.push_back(createCSEPass());
     // --dtype narrows once the exported decompositions are raised (they match in fp32, where

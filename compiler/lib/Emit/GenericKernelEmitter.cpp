@@ -419,26 +419,41 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         return bind(ct, rounded(et, "(" + silu + ") * " + *u));
       })
       .Case([&](graph::RopeOp r) -> FailureOr<std::string> {
-        // x * cos + concat(-x2, x1) * sin over the last axis.
-        int64_t d = idx.size() - 1, half = shapeOf(v).back() / 2;
+        // x * cos + concat(-x2, x1) * sin over the first R columns of the last axis (R: the
+        // tables' width); the columns past R pass through.
+        int64_t d = idx.size() - 1, width = shapeOf(v).back(), rotary = r.rotaryDim();
+        int64_t half = rotary / 2;
         auto x = valueAt(r.getInput(), idx);
         Index lo = idx, hi = idx;
         lo[d] = "(" + idx[d] + " >= " + std::to_string(half) + " ? " + idx[d] + " - " +
                 std::to_string(half) + " : " + idx[d] + ")";
         hi[d] = "(" + idx[d] + " < " + std::to_string(half) + " ? " + idx[d] + " + " +
                 std::to_string(half) + " : " + idx[d] + ")";
+        // The tables are read at a column inside them for every element (the value of one
+        // past R is not used).
+        Index tableIdx = idx;
+        if (rotary < width)
+          tableIdx[d] = "(" + idx[d] + " < " + std::to_string(rotary) + " ? " + idx[d] + " : 0)";
         auto partnerLo = valueAt(r.getInput(), lo), partnerHi = valueAt(r.getInput(), hi);
-        auto c = operandAt(def, 1, idx), s = operandAt(def, 2, idx);
+        auto tableAt = [&](Value table) {
+          return valueAt(table, broadcastIndex(tableIdx, shapeOf(table)));
+        };
+        auto c = tableAt(r.getCos()), s = tableAt(r.getSin());
         if (failed(x) || failed(partnerLo) || failed(partnerHi) || failed(c) || failed(s))
           return failure();
         std::string rotated = "(" + idx[d] + " < " + std::to_string(half) + " ? -" + *partnerHi +
                               " : " + *partnerLo + ")";
         // Tables of the input's type round each product and the sum (HF Llama's RoPE in
         // bf16); f32 tables on a 16-bit input rotate in f32 and round once (OLMo 2's).
+        std::string out;
         if (getElementTypeOrSelf(r.getCos()).isF32() && !et.isF32())
-          return bind(ct, rounded(et, *x + " * " + *c + " + " + rotated + " * " + *s));
-        return bind(ct, rounded(et, rounded(et, *x + " * " + *c) + " + " +
-                                        rounded(et, rotated + " * " + *s)));
+          out = rounded(et, *x + " * " + *c + " + " + rotated + " * " + *s);
+        else
+          out = rounded(et, rounded(et, *x + " * " + *c) + " + " +
+                                rounded(et, rotated + " * " + *s));
+        if (rotary < width)
+          out = "(" + idx[d] + " < " + std::to_string(rotary) + " ? " + out + " : " + *x + ")";
+        return bind(ct, out);
       })
       .Case([&](graph::TransposeOp t) {
         Index in(idx.size());

@@ -94,3 +94,32 @@ func.func @qk_norm_f32(%h: tensor<1x6x64xbf16>, %mask: tensor<1x6xi64>) -> tenso
   %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
   return %a3 : tensor<1x6x64xbf16>
 }
+
+// -----
+
+// Partial rotary (GPT-NeoX: the first 4 of each head's 16 columns rotate): the projection's
+// RoPE epilogue takes the rotated width as its optional last parameter and [rows, 4] tables;
+// past 16 rows the GEMM's rope_rows launch takes it the same way.
+// CHECK-LABEL: func.func @partial_rotary
+// CHECK: launch.kernel "linear_small_m"{{.+}}params = [6, 128, 64, "sinter::kernels::LinearPrologue::NONE", "sinter::kernels::LinearEpilogue::ROPE_PAIRS", "__nv_bfloat16", "0u", 96, 16, 132, "__nv_bfloat16", "sinter::kernels::LinearHandoff::NONE", 0, "__nv_bfloat16", 0, 4]{{.*}} : memref<1x6x64xbf16>, memref<128x64xbf16>, memref<6x4xbf16>, memref<6x4xbf16>, memref<1x6x128xbf16>
+// CHECK-LABEL: func.func @partial_rotary_gemm
+// CHECK: launch.gemm
+// CHECK: launch.kernel "rope_rows"{{.+}}params = [24, 128, 96, 16, 4]
+func.func @partial_rotary(%h: tensor<1x6x64xbf16>, %mask: tensor<1x6xi64>) -> tensor<1x6x64xbf16> {
+  %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %wqkv : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x6x4xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x6x4xbf16>
+  %qr, %kr, %vt = sinter.split_qkv_heads %qkv rope(%cos, %sin) : (tensor<1x6x128xbf16>, tensor<1x1x6x4xbf16>, tensor<1x1x6x4xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x6xi64>) -> tensor<1x6x64xbf16>
+  return %a3 : tensor<1x6x64xbf16>
+}
+func.func @partial_rotary_gemm(%h: tensor<1x24x64xbf16>, %mask: tensor<1x24xi64>) -> tensor<1x24x64xbf16> {
+  %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %wqkv : (tensor<1x24x64xbf16>, tensor<64x128xbf16>) -> tensor<1x24x128xbf16>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x24x4xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x24x4xbf16>
+  %qr, %kr, %vt = sinter.split_qkv_heads %qkv rope(%cos, %sin) : (tensor<1x24x128xbf16>, tensor<1x1x24x4xbf16>, tensor<1x1x24x4xbf16>) -> (tensor<1x4x24x16xbf16>, tensor<1x2x24x16xbf16>, tensor<1x2x24x16xbf16>)
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads} : (tensor<1x4x24x16xbf16>, tensor<1x2x24x16xbf16>, tensor<1x2x24x16xbf16>, tensor<1x24xi64>) -> tensor<1x24x64xbf16>
+  return %a3 : tensor<1x24x64xbf16>
+}

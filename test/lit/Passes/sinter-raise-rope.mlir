@@ -131,3 +131,54 @@ func.func @rope_f32_not_narrowed(%x: tensor<1x2x3x4xbf16>) -> (tensor<1x2x3x4xf3
   %y1 = sinter.cast %y1f : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xbf16>
   return %y0, %y1 : tensor<1x2x3x4xf32>, tensor<1x2x3x4xbf16>
 }
+
+// -----
+
+// GPT-NeoX's partial rotary: the first R = 4 of 8 columns rotate (raised on their own first),
+// the rest pass through: one rope of the whole head with 4-column tables.
+// CHECK-LABEL: func.func @partial_rotary
+// CHECK: %[[Y:.+]] = sinter.rope %arg0, %{{.+}}, %{{.+}} : (tensor<1x2x3x8xbf16>, tensor<1x1x3x4xbf16>, tensor<1x1x3x4xbf16>) -> tensor<1x2x3x8xbf16>
+// CHECK-NEXT: return %[[Y]]
+func.func @partial_rotary(%x: tensor<1x2x3x8xbf16>) -> tensor<1x2x3x8xbf16> {
+  %cos = sinter.constant dense<0.5> : tensor<1x1x3x4xbf16>
+  %sin = sinter.constant dense<0.25> : tensor<1x1x3x4xbf16>
+  %r = sinter.slice %x {ends = array<i64: 1, 2, 3, 4>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x8xbf16>) -> tensor<1x2x3x4xbf16>
+  %p = sinter.slice %x {ends = array<i64: 1, 2, 3, 8>, starts = array<i64: 0, 0, 0, 4>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x8xbf16>) -> tensor<1x2x3x4xbf16>
+  %xc = sinter.mul %r, %cos : (tensor<1x2x3x4xbf16>, tensor<1x1x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %lo = sinter.slice %r {ends = array<i64: 1, 2, 3, 2>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x2xbf16>
+  %hi = sinter.slice %r {ends = array<i64: 1, 2, 3, 4>, starts = array<i64: 0, 0, 0, 2>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x2xbf16>
+  %nhi = sinter.neg %hi : (tensor<1x2x3x2xbf16>) -> tensor<1x2x3x2xbf16>
+  %rot = sinter.concat %nhi, %lo {axis = 3 : i64} : (tensor<1x2x3x2xbf16>, tensor<1x2x3x2xbf16>) -> tensor<1x2x3x4xbf16>
+  %xs = sinter.mul %rot, %sin : (tensor<1x2x3x4xbf16>, tensor<1x1x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %e = sinter.add %xc, %xs : (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %y = sinter.concat %e, %p {axis = 3 : i64} : (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x8xbf16>
+  return %y : tensor<1x2x3x8xbf16>
+}
+
+// -----
+
+// Negative: the passed part is not the rest of the same head (columns 5.. of x after the
+// rotated 4, and another tensor's columns): the rotated slice stays a rope of its own.
+// CHECK-LABEL: func.func @not_partial_rotary
+// CHECK: %[[R:.+]] = sinter.rope %{{.+}} : (tensor<1x2x3x4xbf16>
+// CHECK-NOT: sinter.rope
+// CHECK: sinter.concat %[[R]]
+// CHECK-NOT: sinter.rope
+// CHECK: sinter.concat %[[R]]
+func.func @not_partial_rotary(%x: tensor<1x2x3x8xbf16>, %z: tensor<1x2x3x8xbf16>) -> (tensor<1x2x3x7xbf16>, tensor<1x2x3x8xbf16>) {
+  %cos = sinter.constant dense<0.5> : tensor<1x1x3x4xbf16>
+  %sin = sinter.constant dense<0.25> : tensor<1x1x3x4xbf16>
+  %r = sinter.slice %x {ends = array<i64: 1, 2, 3, 4>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x8xbf16>) -> tensor<1x2x3x4xbf16>
+  %xc = sinter.mul %r, %cos : (tensor<1x2x3x4xbf16>, tensor<1x1x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %lo = sinter.slice %r {ends = array<i64: 1, 2, 3, 2>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x2xbf16>
+  %hi = sinter.slice %r {ends = array<i64: 1, 2, 3, 4>, starts = array<i64: 0, 0, 0, 2>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x4xbf16>) -> tensor<1x2x3x2xbf16>
+  %nhi = sinter.neg %hi : (tensor<1x2x3x2xbf16>) -> tensor<1x2x3x2xbf16>
+  %rot = sinter.concat %nhi, %lo {axis = 3 : i64} : (tensor<1x2x3x2xbf16>, tensor<1x2x3x2xbf16>) -> tensor<1x2x3x4xbf16>
+  %xs = sinter.mul %rot, %sin : (tensor<1x2x3x4xbf16>, tensor<1x1x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %e = sinter.add %xc, %xs : (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %p = sinter.slice %x {ends = array<i64: 1, 2, 3, 8>, starts = array<i64: 0, 0, 0, 5>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x8xbf16>) -> tensor<1x2x3x3xbf16>
+  %y0 = sinter.concat %e, %p {axis = 3 : i64} : (tensor<1x2x3x4xbf16>, tensor<1x2x3x3xbf16>) -> tensor<1x2x3x7xbf16>
+  %q = sinter.slice %z {ends = array<i64: 1, 2, 3, 8>, starts = array<i64: 0, 0, 0, 4>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x3x8xbf16>) -> tensor<1x2x3x4xbf16>
+  %y1 = sinter.concat %e, %q {axis = 3 : i64} : (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x8xbf16>
+  return %y0, %y1 : tensor<1x2x3x7xbf16>, tensor<1x2x3x8xbf16>
+}

@@ -276,11 +276,19 @@ LogicalResult RopeOp::verify() {
   auto in = getInput().getType();
   if (in.getRank() != 4 || in.getDimSize(3) % 2 != 0)
     return emitOpError("input must be [B, H, S, D] with an even D");
+  auto cosType = cast<RankedTensorType>(getCos().getType());
+  int64_t rotary = cosType.getRank() ? cosType.getShape().back() : 0;
+  if (rotary < 2 || rotary % 2 != 0 || rotary > in.getDimSize(3))
+    return emitOpError("cos/sin must rotate an even number of columns up to D, got ")
+           << cosType;
+  SmallVector<int64_t> rotated(in.getShape());
+  rotated.back() = rotary;
   for (Value table : {getCos(), getSin()}) {
     auto t = cast<RankedTensorType>(table.getType());
-    auto shape = broadcastShapes(in.getShape(), t.getShape());
-    if (failed(shape) || ArrayRef<int64_t>(*shape) != in.getShape())
-      return emitOpError("cos/sin ") << t << " do not broadcast to the input " << in;
+    auto shape = broadcastShapes(rotated, t.getShape());
+    if (failed(shape) || ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(rotated))
+      return emitOpError("cos/sin ") << t << " do not broadcast to the input " << in
+                                     << " (its first " << rotary << " columns)";
   }
   if (getType() != in)
     return emitOpError("result type must equal the input type");
@@ -329,11 +337,17 @@ LogicalResult SplitQkvHeadsOp::verify() {
     return success();
   if (q.getDimSize(3) % 2 != 0)
     return emitOpError("rotated heads need an even head size");
+  // Tables of R < D columns rotate the first R of each head (partial rotary).
+  int64_t rotary = cast<RankedTensorType>(getCos().getType()).getShape().back();
+  if (rotary < 2 || rotary % 2 != 0 || rotary > q.getDimSize(3))
+    return emitOpError("cos/sin must rotate an even number of columns up to the head size");
   for (Value table : {getCos(), getSin()}) {
     auto t = cast<RankedTensorType>(table.getType());
     for (RankedTensorType head : {q, k}) {
-      auto shape = broadcastShapes(head.getShape(), t.getShape());
-      if (failed(shape) || ArrayRef<int64_t>(*shape) != head.getShape())
+      SmallVector<int64_t> rotated(head.getShape());
+      rotated.back() = rotary;
+      auto shape = broadcastShapes(rotated, t.getShape());
+      if (failed(shape) || ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(rotated))
         return emitOpError("cos/sin ") << t << " do not broadcast to " << head;
     }
   }

@@ -23,6 +23,7 @@ const KernelParam kLinearSmallMParams[] = {
     {"HANDOFF_BLOCKS", P::Int},
     {"WT", P::Type},
     {"W_GROUP", P::Int}, // int4 weights: the group size; 0 for bf16 and fp8
+    {"ROTARY_DIM", P::Int}, // optional: ROPE_PAIRS' rotated columns of a head (partial rotary)
 };
 const KernelArg kLinearSmallMArgs[] = {
     {"x", R::In},
@@ -86,7 +87,8 @@ const KernelParam kRmsNormParams[] = {
 const KernelArg kRmsNormArgs[] = {{"x", R::In}, {"weight", R::In}, {"out", R::Out}};
 
 const KernelParam kRopeRowsParams[] = {
-    {"M", P::Int}, {"ROW_STRIDE", P::Int}, {"ROPE_COLS", P::Int}, {"HEAD_DIM", P::Int}};
+    {"M", P::Int},        {"ROW_STRIDE", P::Int}, {"ROPE_COLS", P::Int}, {"HEAD_DIM", P::Int},
+    {"ROTARY_DIM", P::Int}}; // optional: the rotated columns of a head (partial rotary)
 const KernelArg kRopeRowsArgs[] = {{"cos", R::In}, {"sin", R::In}, {"rows", R::InOut}};
 
 const KernelParam kQkNormRopeParams[] = {

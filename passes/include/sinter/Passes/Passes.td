@@ -150,7 +150,10 @@ def SinterRaiseRope : Pass<"sinter-raise-rope", "mlir::ModuleOp"> {
   let summary = "Raise x * cos + rotate_half(x) * sin to sinter.rope";
   let description = [{
     `x * cos + concat(-x[..., D/2:], x[..., :D/2]) * sin` over the last axis of a 4-D x,
-    with constant cos/sin tables and either operand order, becomes `rope(x, cos, sin)`.
+    with constant cos/sin tables and either operand order, becomes `rope(x, cos, sin)`; so
+    does the same computed in fp32 on x cast up, with fp32 tables, cast back once (OLMo 2).
+    `concat(rope(x[..., :R]), x[..., R:])` becomes a rope of x with R-column tables (partial
+    rotary: GPT-NeoX, Phi).
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
@@ -189,6 +192,20 @@ def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
     arg])`: without key_mask when the mask attends exactly the keys up to the position, with
     it when the mask attends exactly the keys a [B, L] integer argument keeps (a with-past
     export's attention_mask). Anything else is left unchanged.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
+def SinterDeinterleaveQkv : Pass<"sinter-deinterleave-qkv", "mlir::ModuleOp"> {
+  let summary = "Re-lay out a per-head interleaved QKV projection as q | k | v column blocks";
+  let description = [{
+    A linear with a constant weight (and a constant bias or none), read only through
+    `reshape [B, S, H, 3 D] -> transpose [0, 2, 1, 3]` and three last-axis slices
+    `[0, D)`, `[D, 2 D)`, `[2 D, 3 D)` (GPT-NeoX's query_key_value: each head's q, k and v
+    side by side) gets its weight and bias columns permuted at compile time to all q heads,
+    then all k, then all v, each part read as `slice -> reshape [B, S, H, D] -> transpose`:
+    the layout of the other families' fused projections, which the attention kernels read
+    in place (sinter-fuse-qkv-heads). The values computed are the same.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

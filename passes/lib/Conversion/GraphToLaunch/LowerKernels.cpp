@@ -172,17 +172,17 @@ DenseElementsAttr constantData(Value v) {
 /// cos or sin of a rope as the [rows, D] table the kernel reads (row = token of the flattened
 /// batch). A table that one [S, D] slice broadcasts over a batch of sequences at the same
 /// positions ([1, .., 1, S, D], as a prompt without position ids has) repeats once a sequence.
-DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
+DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t tableWidth) {
   DenseElementsAttr data = constantData(table);
-  if (!data || headDim <= 0)
+  if (!data || tableWidth <= 0)
     return {};
-  auto tableType = RankedTensorType::get({rows, headDim}, data.getElementType());
+  auto tableType = RankedTensorType::get({rows, tableWidth}, data.getElementType());
   int64_t elements = data.getNumElements();
-  if (elements == rows * headDim)
+  if (elements == rows * tableWidth)
     return data.reshape(tableType);
   auto type = cast<RankedTensorType>(data.getType());
-  int64_t sequenceRows = elements / headDim;
-  bool broadcast = type.getRank() >= 2 && type.getShape().back() == headDim &&
+  int64_t sequenceRows = elements / tableWidth;
+  bool broadcast = type.getRank() >= 2 && type.getShape().back() == tableWidth &&
                    type.getDimSize(type.getRank() - 2) == sequenceRows;
   if (!broadcast || sequenceRows == 0 || rows % sequenceRows != 0)
     return {};
@@ -201,21 +201,23 @@ DenseElementsAttr ropeTable(Value table, int64_t rows, int64_t headDim) {
 FailureOr<std::pair<Value, Value>>
 FunctionLowering::ropeTableBuffers(Operation *user, graph::SplitQkvHeadsOp split, int64_t m,
                                    bool allowF32) {
-  int64_t headDim = split.getQ().getType().getDimSize(3);
+  // A row of a table covers the rotated columns of a head (all of them, or fewer with partial
+  // rotary).
+  int64_t tableWidth = split.rotaryDim();
   auto tableTypeOk = [&](Type t) { return t.isBF16() || (allowF32 && t.isF32()); };
   // Constant tables (a prompt at fixed positions), or the rows a lookup at the cache position
   // produced (decode).
   auto buffer = [&](Value table) -> FailureOr<Value> {
     auto type = cast<RankedTensorType>(table.getType());
     Type element = type.getElementType();
-    DenseElementsAttr data = tableTypeOk(element) ? ropeTable(table, m, headDim)
+    DenseElementsAttr data = tableTypeOk(element) ? ropeTable(table, m, tableWidth)
                                                   : DenseElementsAttr();
     if (data)
       return makeWeight(table.getLoc(), data);
-    if (table.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * headDim ||
+    if (table.getDefiningOp<graph::ConstantOp>() || type.getNumElements() != m * tableWidth ||
         !tableTypeOk(element))
       return user->emitError("rope tables must be ")
-             << (allowF32 ? "bf16 or f32 [" : "bf16 [") << m << ", " << headDim << "]";
+             << (allowF32 ? "bf16 or f32 [" : "bf16 [") << m << ", " << tableWidth << "]";
     FailureOr<Value> b = bufferOf(table);
     if (succeeded(b) && elementTypeOf(*b) != element &&
         failed(requireModelActivations(user, "a RoPE table computed at run time")))
@@ -261,7 +263,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   std::function<int64_t(int64_t)> rowOf = [](int64_t r) { return r; };
   int64_t gateStart = 0, upStart = 0;
   Value cosTable, sinTable;
-  int64_t ropeRows = 0, headDim = 0;
+  // rotaryDim: the rotated columns of a head when fewer than all (partial rotary), else 0.
+  int64_t ropeRows = 0, headDim = 0, rotaryDim = 0;
   Type outType = linear.getType().getElementType();
 
   // The gate epilogue is the op's (sinter-fuse-linear-swiglu), the RoPE one its
@@ -283,13 +286,14 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                               "gate epilogue");
     headDim = split.getQ().getType().getDimSize(3);
     ropeRows = split.columnOffset(2);
+    rotaryDim = split.rotaryDim() < headDim ? split.rotaryDim() : 0;
     auto tables = ropeTableBuffers(linear, split, m);
     if (failed(tables))
       return failure();
     std::tie(cosTable, sinTable) = *tables;
     epilogue = kn::LinearEpilogue::ROPE_PAIRS;
-    int64_t rr = ropeRows, hd = headDim;
-    rowOf = [=](int64_t r) { return (int64_t)kn::linear_rope_pairs_row(r, rr, hd); };
+    int64_t rr = ropeRows, hd = headDim, rd = rotaryDim;
+    rowOf = [=](int64_t r) { return (int64_t)kn::linear_rope_pairs_row(r, rr, hd, rd); };
   }
   if (epilogue == kn::LinearEpilogue::NONE) {
     if (linear.getActivation()) // sinter-fuse-linear-activation's; the bias is optional
@@ -415,9 +419,11 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       if (!kn::rope_rows_supported(m, n, ropeRows, headDim))
         return linear.emitError("no rope_rows configuration");
       kn::LaunchParams lp = kn::rope_rows_launch(m, ropeRows);
-      return emitKernel(split.getLoc(), "rope_rows",
-                        {intParam(builder, m), intParam(builder, n), intParam(builder, ropeRows),
-                         intParam(builder, headDim)},
+      SmallVector<Attribute> ropeParams = {intParam(builder, m), intParam(builder, n),
+                                           intParam(builder, ropeRows), intParam(builder, headDim)};
+      if (rotaryDim)
+        ropeParams.push_back(intParam(builder, rotaryDim));
+      return emitKernel(split.getLoc(), "rope_rows", ropeParams,
                         {cosTable, sinTable, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                         {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});
     }
@@ -429,6 +435,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   std::string layout = std::to_string((int)epilogue) + ":" + std::to_string(gateStart) + ":" +
                        std::to_string(upStart) + ":" + std::to_string(ropeRows) + ":" +
                        std::to_string(headDim);
+  if (rotaryDim)
+    layout += ":" + std::to_string(rotaryDim);
   auto [weight, weightScale] = makeKernelWeight(linear, layout, rowOf, format);
   // The rotated heads' bias, added before the rotation, is in the kernel's row order too.
   if (epilogue == kn::LinearEpilogue::ROPE_PAIRS && linear.getBias()) {
@@ -461,6 +469,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   params.append({strParam(builder, "sinter::kernels::LinearHandoff::NONE"), intParam(builder, 0)});
   params.append({strParam(builder, kn::kLinearWeightTypeNames[(int)format]),
                  intParam(builder, group)});
+  if (rotaryDim) // partial rotary: the optional 16th parameter
+    params.push_back(intParam(builder, rotaryDim));
   kn::LaunchParams lp =
       kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes, format, sharedMemory);
   Location loc = linear.getLoc();

@@ -22,19 +22,19 @@ namespace {
 /// broadcast to [B, 1, S, D] first. Constant tables, and tables with a row per token already,
 /// stay as they are (the lowering repeats constants itself). The broadcast goes right after the
 /// table, once for every projection of that shape (`made`).
-Value perTokenTable(Value table, RankedTensorType qkvType, int64_t headDim,
+Value perTokenTable(Value table, RankedTensorType qkvType, int64_t tableWidth,
                     llvm::DenseMap<std::pair<Value, Type>, Value> &made) {
   auto type = cast<RankedTensorType>(table.getType());
   int64_t batch = qkvType.getDimSize(0), seq = qkvType.getDimSize(1);
-  if (table.getDefiningOp<ConstantOp>() || type.getNumElements() == batch * seq * headDim ||
+  if (table.getDefiningOp<ConstantOp>() || type.getNumElements() == batch * seq * tableWidth ||
       type.getRank() > 4)
     return table;
   SmallVector<int64_t> shape(4 - type.getRank(), 1);
   llvm::append_range(shape, type.getShape());
   if ((shape[0] != 1 && shape[0] != batch) || shape[1] != 1 ||
-      (shape[2] != 1 && shape[2] != seq) || shape[3] != headDim)
+      (shape[2] != 1 && shape[2] != seq) || shape[3] != tableWidth)
     return table;
-  SmallVector<int64_t> full = {batch, 1, seq, headDim};
+  SmallVector<int64_t> full = {batch, 1, seq, tableWidth};
   auto fullType = RankedTensorType::get(full, type.getElementType());
   Value &expanded = made[{table, fullType}];
   if (expanded)
@@ -80,9 +80,9 @@ struct FuseQkvHeadsPass : sinter::impl::SinterFuseQkvHeadsBase<FuseQkvHeadsPass>
       OpBuilder builder(firstReader);
       if (cos) {
         auto qkvType = cast<RankedTensorType>(linear.getType());
-        int64_t headDim = first.reshape.getType().getDimSize(3);
-        cos = perTokenTable(cos, qkvType, headDim, broadcastTables);
-        sin = perTokenTable(sin, qkvType, headDim, broadcastTables);
+        int64_t tableWidth = first.rope.rotaryDim(); // the head size, or fewer (partial rotary)
+        cos = perTokenTable(cos, qkvType, tableWidth, broadcastTables);
+        sin = perTokenTable(sin, qkvType, tableWidth, broadcastTables);
       }
       sinter::QkvHeadChain &second = (*chains)[1];
       RMSNormalizationOp qNorm = first.norm, kNorm = second.norm;

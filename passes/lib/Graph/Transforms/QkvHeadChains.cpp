@@ -139,6 +139,9 @@ std::optional<SmallVector<QkvHeadChain, 3>> sinter::qkvHeadChains(LinearOp linea
       (chains[0].norm && (chains[0].norm.getEpsilon() != chains[1].norm.getEpsilon() ||
                           !chains[0].normCast != !chains[1].normCast)))
     return std::nullopt;
+  // qk_norm_rope rotates whole heads: no partial rotary after q / k norms (no model has both).
+  if (rotated && chains[0].norm && chains[0].rope.rotaryDim() != headDim)
+    return std::nullopt;
   Type headType = linear.getType().getElementType();
   if (rotated && !chains[0].norm &&
       (getElementTypeOrSelf(chains[0].rope.getCos()) != headType ||

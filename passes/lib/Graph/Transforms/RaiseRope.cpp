@@ -128,10 +128,40 @@ struct RaiseRope : OpRewritePattern<AddOp> {
   }
 };
 
+/// concat(rope(x[..., :R], cos, sin), x[..., R:]) along the last axis -> rope(x, cos, sin)
+/// with tables of R columns: partial rotary (GPT-NeoX, Phi), whose rotated part RaiseRope
+/// raised on its own.
+struct RaisePartialRope : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op, PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    if (type.getRank() != 4 || op.getAxis() != 3 || op.getInputs().size() != 2)
+      return rewriter.notifyMatchFailure(op, "not a concatenation of two parts of a head");
+    auto rope = op.getInputs()[0].getDefiningOp<RopeOp>();
+    auto rotated = rope ? rope.getInput().getDefiningOp<SliceOp>() : SliceOp();
+    auto passed = op.getInputs()[1].getDefiningOp<SliceOp>();
+    if (!rotated || !passed || rotated.getInput() != passed.getInput() ||
+        rotated.getInput().getType() != type)
+      return rewriter.notifyMatchFailure(op, "not a rotated and a passed part of one tensor");
+    int64_t width = type.getShape().back();
+    int64_t rotary = cast<RankedTensorType>(rotated.getType()).getShape().back();
+    if (!isLastAxisSlice(rotated, 0, rotary) || !isLastAxisSlice(passed, rotary, width - rotary) ||
+        rope.getCos().getType() != rope.getSin().getType() ||
+        cast<RankedTensorType>(rope.getCos().getType()).getShape().back() != rotary)
+      return rewriter.notifyMatchFailure(op, "not x[..., :R] rotated and x[..., R:] passed");
+    Value x = rotated.getInput();
+    Value partial = RopeOp::create(
+        rewriter, rewriter.getFusedLoc({op.getLoc(), rope.getLoc(), rotated.getLoc(), passed.getLoc()}),
+        type, x, rope.getCos(), rope.getSin());
+    rewriter.replaceOp(op, partial);
+    return success();
+  }
+};
+
 struct RaiseRopePass : sinter::impl::SinterRaiseRopeBase<RaiseRopePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseRope>(&getContext());
+    patterns.add<RaiseRope, RaisePartialRope>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

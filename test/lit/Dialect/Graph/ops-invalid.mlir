@@ -557,3 +557,27 @@ func.func @split_qkv_heads_norm_mixed_types(%qkv: tensor<1x6x128xbf16>, %w: tens
   %r:3 = "sinter.split_qkv_heads"(%qkv, %w, %k) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 1>, norm_epsilon = 1.0e-6 : f32}> : (tensor<1x6x128xbf16>, tensor<64xf32>, tensor<32xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)
   return
 }
+
+// -----
+
+func.func @rope_odd_rotary(%x: tensor<1x2x3x8xbf16>, %t: tensor<1x1x3x3xbf16>) -> tensor<1x2x3x8xbf16> {
+  // expected-error @+1 {{cos/sin must rotate an even number of columns up to D, got 'tensor<1x1x3x3xbf16>'}}
+  %y = sinter.rope %x, %t, %t : (tensor<1x2x3x8xbf16>, tensor<1x1x3x3xbf16>, tensor<1x1x3x3xbf16>) -> tensor<1x2x3x8xbf16>
+  return %y : tensor<1x2x3x8xbf16>
+}
+
+// -----
+
+func.func @rope_tables_wider_than_head(%x: tensor<1x2x3x8xbf16>, %t: tensor<1x1x3x10xbf16>) -> tensor<1x2x3x8xbf16> {
+  // expected-error @+1 {{cos/sin must rotate an even number of columns up to D}}
+  %y = sinter.rope %x, %t, %t : (tensor<1x2x3x8xbf16>, tensor<1x1x3x10xbf16>, tensor<1x1x3x10xbf16>) -> tensor<1x2x3x8xbf16>
+  return %y : tensor<1x2x3x8xbf16>
+}
+
+// -----
+
+func.func @rope_partial_tables_other_rows(%x: tensor<1x2x3x8xbf16>, %t: tensor<1x1x5x4xbf16>) -> tensor<1x2x3x8xbf16> {
+  // expected-error @+1 {{cos/sin 'tensor<1x1x5x4xbf16>' do not broadcast to the input 'tensor<1x2x3x8xbf16>' (its first 4 columns)}}
+  %y = sinter.rope %x, %t, %t : (tensor<1x2x3x8xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x4xbf16>) -> tensor<1x2x3x8xbf16>
+  return %y : tensor<1x2x3x8xbf16>
+}

@@ -5,8 +5,9 @@ ArgMax, a batched matmul of activations, f16 casts). generic_tiles.onnx: a trans
 innermost dimensions added to another input (a tiled kernel); generic_tiles16.onnx: the same in
 bf16, once with even and once with odd extents (64-wide tiles read and written in pairs). generic_rounded.onnx: tanh and
 tanh-GELU with bf16, f16 and f32 results. generic_rope.onnx: Hugging Face's RoPE on an f16
-input, once with f16 tables (each product and the sum rounded) and once in OLMo 2's form
-(x cast to f32, f32 tables, the sum cast back once). Run from this folder; committed."""
+input, once with f16 tables (each product and the sum rounded), once in OLMo 2's form
+(x cast to f32, f32 tables, the sum cast back once) and once on the first half of each head
+only (GPT-NeoX's partial rotary: 2-column tables, the other 2 columns passed through). Run from this folder; committed."""
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -98,14 +99,32 @@ nodes = rotate_half("x", "h_") + [
     helper.make_node("Add", ["f_xc", "f_xs"], ["f_y"]),
     helper.make_node("Cast", ["f_y"], ["y32"], to=H),
 ]
-inits = [numpy_helper.from_array(cos.astype(np.float16), "cos16"),
+# Partial rotary: x[..., :2] rotated with 2-column tables, x[..., 2:] passed.
+nodes += [
+    helper.make_node("Slice", ["x", "lo_s", "lo_e", "axes"], ["p_x"]),
+    helper.make_node("Slice", ["x", "hi_s", "hi_e", "axes"], ["p_pass"]),
+    helper.make_node("Slice", ["p_x", "p0", "p1", "axes"], ["p_lo"]),
+    helper.make_node("Slice", ["p_x", "p1", "lo_e", "axes"], ["p_hi"]),
+    helper.make_node("Neg", ["p_hi"], ["p_nhi"]),
+    helper.make_node("Concat", ["p_nhi", "p_lo"], ["p_rot"], axis=3),
+    helper.make_node("Mul", ["p_x", "pcos"], ["p_xc"]),
+    helper.make_node("Mul", ["p_rot", "psin"], ["p_xs"]),
+    helper.make_node("Add", ["p_xc", "p_xs"], ["p_e"]),
+    helper.make_node("Concat", ["p_e", "p_pass"], ["ypart"], axis=3),
+]
+inits = [numpy_helper.from_array(cos[..., :2].astype(np.float16), "pcos"),
+         numpy_helper.from_array(sin[..., :2].astype(np.float16), "psin"),
+         numpy_helper.from_array(np.array([0], np.int64), "p0"),
+         numpy_helper.from_array(np.array([1], np.int64), "p1"),
+         numpy_helper.from_array(cos.astype(np.float16), "cos16"),
          numpy_helper.from_array(sin.astype(np.float16), "sin16"),
          numpy_helper.from_array(cos, "cos32"), numpy_helper.from_array(sin, "sin32"),
          numpy_helper.from_array(starts_lo, "lo_s"), numpy_helper.from_array(ends_lo, "lo_e"),
          numpy_helper.from_array(starts_hi, "hi_s"), numpy_helper.from_array(ends_hi, "hi_e"),
          numpy_helper.from_array(axes, "axes")]
 g = helper.make_graph(nodes, "generic_rope", [vi("x", [1, 2, 3, 4], H)],
-                      [vi("y16", [1, 2, 3, 4], H), vi("y32", [1, 2, 3, 4], H)], inits)
+                      [vi("y16", [1, 2, 3, 4], H), vi("y32", [1, 2, 3, 4], H),
+                       vi("ypart", [1, 2, 3, 4], H)], inits)
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
 m.ir_version = 9
 onnx.checker.check_model(m)

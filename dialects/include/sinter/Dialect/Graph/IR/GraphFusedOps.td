@@ -68,15 +68,23 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
 def Graph_RopeOp : Graph_Op<"rope"> {
   let summary = "Rotary position embedding (GPT-NeoX / Hugging Face Llama layout)";
   let description = [{
-    `input` is [B, H, S, D]; `cos` and `sin` broadcast to [B, H, S, D] (typically
-    [1, 1, S, D] constants). With x1 = x[..., :D/2] and x2 = x[..., D/2:],
-    output = x * cos + concat(-x2, x1) * sin, in the input's element type. With f32 tables
-    on a 16-bit input (OLMo 2's export: x and the tables in fp32) the rotation runs in fp32
-    and is rounded to the input's type once.
+    `input` is [B, H, S, D]; `cos` and `sin` broadcast to [B, H, S, R] (typically
+    [1, 1, S, R] constants) with R even, at most D: the first R columns of each head rotate
+    and the rest pass through (R < D: partial rotary, GPT-NeoX's and Phi's). With
+    x1 = x[..., :R/2] and x2 = x[..., R/2:R], output[..., :R] = x[..., :R] * cos +
+    concat(-x2, x1) * sin, in the input's element type. With f32 tables on a 16-bit input
+    (OLMo 2's export: x and the tables in fp32) the rotation runs in fp32 and is rounded to
+    the input's type once.
   }];
   let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$cos, Graph_FloatTensor:$sin);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = "$input `,` $cos `,` $sin attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// The rotated columns of each head, R: the tables' last dimension.
+    int64_t rotaryDim() {
+      return mlir::cast<mlir::RankedTensorType>(getCos().getType()).getShape().back();
+    }
+  }];
   let hasVerifier = 1;
 }
 
@@ -111,6 +119,11 @@ def Graph_SplitQkvHeadsOp : Graph_Op<"split_qkv_heads", [AttrSizedOperandSegment
     int64_t columnOffset(unsigned index);
     /// Whether q and k are rotated.
     bool hasRope() { return getCos() != nullptr; }
+    /// The rotated columns of each head (the tables' last dimension; 0 without rope).
+    int64_t rotaryDim() {
+      return hasRope() ? mlir::cast<mlir::RankedTensorType>(getCos().getType()).getShape().back()
+                       : 0;
+    }
     /// Whether q and k are normalized (before the rotation).
     bool hasNorm() { return getQNorm() != nullptr; }
   }];
