@@ -406,6 +406,11 @@ __device__ __forceinline__ float gelu_tanh(float g) {
   return g / (1.f + expf(-2.f * u));
 }
 
+// The exact GeLU in fp32, as the generated kernels' fn_gelu evaluates it.
+__device__ __forceinline__ float gelu_erf(float g) {
+  return 0.5f * g * (1.f + erff(g * 0.70710678118654752f));
+}
+
 // The fp32 counterparts for fp32 activations (4 packed floats): no rounding,
 // out = w * (x * r).
 __device__ __forceinline__ float sum_squares_f32x4(const uint4 &v, float ss) {

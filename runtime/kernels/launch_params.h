@@ -130,7 +130,7 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below);
 //   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT; for LAYER_NORM
 //   fp32 [2, K]: the scale, then the shift); bias [N_ROWS] (EPI == BIAS, BIAS_RESIDUAL;
-//   optional for GELU_TANH); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may alias
+//   optional for GELU_TANH and GELU); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may alias
 //   out); cos, sin [M, R] bf16 with R = ROTARY_DIM (0: HEAD_DIM), row m for token m
 //   (EPI == ROPE_PAIRS);
 //   out [M, N_out] with N_out = N_ROWS / 2 for the gate pairs (linear_epilogue_gates), else
@@ -144,6 +144,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //     GELU_TANH       out = r(gelu_tanh(r(acc + bias[n]))), bias optional (null for none), r
 //                     rounding to OutT: an MLP's first projection and its GeLU (GPT-2's c_fc
 //                     and gelu_new)
+//     GELU            the same with the exact gelu(g) = 0.5 g (1 + erf(g / sqrt(2)))
+//                     (GPT-NeoX's dense_h_to_4h and GeLU)
 //     SILU_MUL_PAIRS  rows 2j / 2j+1 = gate j / up j: g = r(acc_2j), u = r(acc_2j+1),
 //                     out[m, j] = r(silu(g)) * u, where r rounds to OutT (bf16: exactly HF's
 //                     act_fn(gate) * up on bf16 tensors; fp32: no rounding)
@@ -233,7 +235,8 @@ enum class LinearEpilogue : int {
   ROPE_PAIRS = 4,
   GELU_TANH_MUL_PAIRS = 5,
   BIAS_RESIDUAL = 6,
-  GELU_TANH = 7
+  GELU_TANH = 7,
+  GELU = 8
 };
 // As the generated code spells them (indexed by the enumerator), for the lowering and the
 // launch passes that read a launch back.
@@ -249,7 +252,8 @@ constexpr const char *kLinearEpilogueNames[] = {
     "sinter::kernels::LinearEpilogue::ROPE_PAIRS",
     "sinter::kernels::LinearEpilogue::GELU_TANH_MUL_PAIRS",
     "sinter::kernels::LinearEpilogue::BIAS_RESIDUAL",
-    "sinter::kernels::LinearEpilogue::GELU_TANH"};
+    "sinter::kernels::LinearEpilogue::GELU_TANH",
+    "sinter::kernels::LinearEpilogue::GELU"};
 SINTER_LP_FN bool linear_prologue_normalizes(LinearPrologue pro) {
   return pro != LinearPrologue::NONE;
 }

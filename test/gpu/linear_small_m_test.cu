@@ -254,6 +254,11 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
         o = rt(float(0.5 * g * (1.0 + std::tanh(u))));
         break;
       }
+      case LinearEpilogue::GELU: {
+        const double g = rt(v + (gelu_bias ? bf2f(bias[c]) : 0.f));
+        o = rt(float(0.5 * g * (1.0 + std::erf(g * 0.70710678118654752440))));
+        break;
+      }
       case LinearEpilogue::SILU_MUL_PAIRS: {
         const float g = rt(v), u = rt(acc[size_t(m) * N + N / 2 + c]);
         o = rt(rt(g / (1.f + std::exp(-g))) * u);
@@ -326,7 +331,8 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
         bias[EPI == LinearEpilogue::ROPE_PAIRS ? linear_rope_pairs_row(r, RR, HD, ROTARY) : r];
   bf16 *db_rows = reinterpret_cast<bf16 *>(to_device(bias_rows));
   const bf16 *pb = EPI == LinearEpilogue::BIAS || EPI == LinearEpilogue::BIAS_RESIDUAL ||
-                           (EPI == LinearEpilogue::GELU_TANH && gelu_bias)
+                           ((EPI == LinearEpilogue::GELU_TANH || EPI == LinearEpilogue::GELU) &&
+                            gelu_bias)
                        ? db
                    : EPI == LinearEpilogue::ROPE_PAIRS && rope_bias ? db_rows
                                                                   : nullptr;
@@ -837,6 +843,14 @@ int main() {
   ok &= run_case<3, 256, 512, P::NONE, E::GELU_TANH, bf16>("gelu, no bias", 124, false, false,
                                                            false, false, false);
   ok &= run_case<5, 192, 320, P::NONE, E::GELU_TANH, float>("gelu f32", 125, false, false);
+  // The exact GeLU (GPT-NeoX / Pythia-1.4B's dense_h_to_4h: LayerNorm, bias), at decode and a
+  // prompt; without a bias into fp32.
+  ok &= run_case<1, 8192, 2048, P::LAYER_NORM, E::GELU, bf16>("neox ln+fc+gelu", 126, false,
+                                                               false);
+  ok &= run_case<7, 8192, 2048, P::LAYER_NORM, E::GELU, bf16>("neox ln+fc+gelu", 127, false,
+                                                               false);
+  ok &= run_case<3, 256, 512, P::NONE, E::GELU, float>("exact gelu f32, no bias", 128, false,
+                                                       false, false, false, false);
   // A ragged N (GPT-2's 50257-token LM head; an odd bias width): the last tile's rows past N
   // are zero and write nothing; bf16, fp8 and int4 weights.
   ok &= run_case<1, 50257, 1600, P::LAYER_NORM, E::NONE, bf16>("gpt2-xl ln+lm_head (ragged N)",

@@ -15,6 +15,21 @@ func.func @gelu_after_linear(%x: tensor<1x6x64xbf16>) -> tensor<1x6x256xbf16> {
 
 // -----
 
+// GPT-NeoX's MLP: dense_h_to_4h then the exact GeLU (unary "gelu"): the same epilogue fusion.
+// CHECK-LABEL: func.func @exact_gelu_after_linear
+// CHECK: %[[Y:.+]] = sinter.linear %arg0, %{{[^ ]+}} bias %{{[^ ]+}} {activation = "gelu"}
+// CHECK-NOT: sinter.unary
+// CHECK: return %[[Y]]
+func.func @exact_gelu_after_linear(%x: tensor<1x6x64xbf16>) -> tensor<1x6x256xbf16> {
+  %w = sinter.constant dense<0.5> : tensor<64x256xbf16>
+  %b = sinter.constant dense<0.25> : tensor<256xbf16>
+  %h = sinter.linear %x, %w bias %b : (tensor<1x6x64xbf16>, tensor<64x256xbf16>, tensor<256xbf16>) -> tensor<1x6x256xbf16>
+  %g = sinter.unary "gelu" %h : (tensor<1x6x256xbf16>) -> tensor<1x6x256xbf16>
+  return %g : tensor<1x6x256xbf16>
+}
+
+// -----
+
 // Negative: an f32 linear (the library GEMM's, no epilogue), a linear with another user, a
 // linear adding a residual, and another function stay as they are.
 // CHECK-LABEL: func.func @not_fused

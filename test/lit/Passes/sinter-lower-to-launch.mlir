@@ -125,6 +125,21 @@ func.func @activated_linear(%x: tensor<1x1x64xbf16>, %xs: tensor<1x32x64xbf16>) 
 
 // -----
 
+// The exact GeLU (GPT-NeoX's): the GELU epilogue; past 16 rows a generated "gelu" launch.
+// CHECK-LABEL: func.func @exact_gelu_linear
+// CHECK: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearEpilogue::GELU"
+// CHECK: launch.gemm %arg1
+// CHECK: sinter.unary "gelu"
+func.func @exact_gelu_linear(%x: tensor<1x1x64xbf16>, %xs: tensor<1x32x64xbf16>) -> (tensor<1x1x128xbf16>, tensor<1x32x128xbf16>) {
+  %w = sinter.constant dense<1.0> : tensor<64x128xbf16>
+  %b = sinter.constant dense<0.5> : tensor<128xbf16>
+  %y = sinter.linear %x, %w bias %b {activation = "gelu"} : (tensor<1x1x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x1x128xbf16>
+  %z = sinter.linear %xs, %w bias %b {activation = "gelu"} : (tensor<1x32x64xbf16>, tensor<64x128xbf16>, tensor<128xbf16>) -> tensor<1x32x128xbf16>
+  return %y, %z : tensor<1x1x128xbf16>, tensor<1x32x128xbf16>
+}
+
+// -----
+
 // A ragged N (an LM head over GPT-2's 50257 tokens; here 20 columns): linear_small_m reads a
 // weight of whole 16-row tiles (32 rows, the last 12 zero) and writes the 20 columns. A
 // residual epilogue takes only whole tiles: the library GEMM.

@@ -128,3 +128,55 @@ func.func @squares(%x: tensor<4xf32>) -> tensor<4xf32> {
   %x32 = sinter.mul %x31, %x31 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %x32 : tensor<4xf32>
 }
+
+// -----
+
+// The exact GeLU as torch.onnx (dynamo) writes GPT-NeoX's in bf16: x * (0.5 * (1 + erf(x /
+// sqrt(2)))), and as x * 0.7071 inside the erf in f32: both become unary "gelu".
+// CHECK-LABEL: func.func @gelu_erf
+// CHECK: %[[G:.+]] = sinter.unary "gelu" %arg0 {{.*}}: (tensor<2x8xbf16>) -> tensor<2x8xbf16>
+// CHECK: %[[H:.+]] = sinter.unary "gelu" %arg1 {{.*}}: (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]], %[[H]]
+func.func @gelu_erf(%x: tensor<2x8xbf16>, %z: tensor<2x8xf32>) -> (tensor<2x8xbf16>, tensor<2x8xf32>) {
+  %sqrt2 = sinter.constant dense<1.4140625> : tensor<bf16>
+  %one = sinter.constant dense<1.0> : tensor<bf16>
+  %half = sinter.constant dense<0.5> : tensor<bf16>
+  %d = sinter.div %x, %sqrt2 : (tensor<2x8xbf16>, tensor<bf16>) -> tensor<2x8xbf16>
+  %e = sinter.unary "erf" %d : (tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  %a = sinter.add %e, %one : (tensor<2x8xbf16>, tensor<bf16>) -> tensor<2x8xbf16>
+  %m = sinter.mul %a, %half : (tensor<2x8xbf16>, tensor<bf16>) -> tensor<2x8xbf16>
+  %g = sinter.mul %x, %m : (tensor<2x8xbf16>, tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  %r = sinter.constant dense<0.70710678> : tensor<f32>
+  %onef = sinter.constant dense<1.0> : tensor<f32>
+  %halff = sinter.constant dense<0.5> : tensor<f32>
+  %zs = sinter.mul %z, %r : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %ze = sinter.unary "erf" %zs : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %za = sinter.add %onef, %ze : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %zh = sinter.mul %halff, %z : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %h = sinter.mul %zh, %za : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %g, %h : tensor<2x8xbf16>, tensor<2x8xf32>
+}
+
+// -----
+
+// Negative: erf of x / 2 (not sqrt(2)), and erf of another tensor than the one multiplied.
+// CHECK-LABEL: func.func @not_gelu_erf
+// CHECK-NOT: sinter.unary "gelu"
+// CHECK: return
+func.func @not_gelu_erf(%x: tensor<2x8xf32>, %w: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %two = sinter.constant dense<2.0> : tensor<f32>
+  %r = sinter.constant dense<0.70710678> : tensor<f32>
+  %one = sinter.constant dense<1.0> : tensor<f32>
+  %half = sinter.constant dense<0.5> : tensor<f32>
+  %d = sinter.div %x, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %e = sinter.unary "erf" %d : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a = sinter.add %e, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %m = sinter.mul %a, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %g = sinter.mul %x, %m : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %ws = sinter.mul %w, %r : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %we = sinter.unary "erf" %ws : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %wa = sinter.add %we, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %wm = sinter.mul %wa, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %h = sinter.mul %x, %wm : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %g, %h : tensor<2x8xf32>, tensor<2x8xf32>
+}

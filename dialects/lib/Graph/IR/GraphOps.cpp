@@ -264,8 +264,9 @@ LogicalResult LinearOp::verify() {
              << *getGateActivation() << "'";
   }
   if (getActivation()) {
-    if (*getActivation() != "gelu_tanh")
-      return emitOpError("activation must be gelu_tanh, got '") << *getActivation() << "'";
+    if (*getActivation() != "gelu_tanh" && *getActivation() != "gelu")
+      return emitOpError("activation must be gelu_tanh or gelu, got '") << *getActivation()
+                                                                         << "'";
     if (getGateUpColumns() || getResidual())
       return emitOpError("activation takes no gate_up_columns or residual");
   }

@@ -170,7 +170,9 @@ def SinterRaiseGeluTanh : Pass<"sinter-raise-gelu-tanh", "mlir::ModuleOp"> {
     association and order of the products, x^3 as Pow(x, 3) or x * x * x, constants within
     2^-7 of their values as a 16-bit export rounds them), all of one float type, becomes
     `unary "gelu_tanh"(x)`: one function evaluated in f32 from the exact constants, as
-    PyTorch's gelu(approximate="tanh") is, instead of nine rounded steps.
+    PyTorch's gelu(approximate="tanh") is, instead of nine rounded steps. The exact form,
+    `0.5 * x * (1 + erf(x / sqrt(2)))` (or `x * (1 / sqrt(2))` inside the erf), becomes
+    `unary "gelu"(x)` the same way (PyTorch's gelu).
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
@@ -241,10 +243,11 @@ def SinterFuseLinearPrologue : Pass<"sinter-fuse-linear-prologue", "mlir::Module
 def SinterFuseLinearActivation : Pass<"sinter-fuse-linear-activation", "mlir::ModuleOp"> {
   let summary = "Fold an MLP's activation into the linear that feeds it";
   let description = [{
-    `unary "gelu_tanh"(linear(...))` of a bf16 linear with a constant weight, no residual and
-    no gate, used only by the activation, becomes `linear(...) {activation = "gelu_tanh"}`
-    (GPT-2's c_fc and gelu_new, the bias kept): linear_small_m's GELU_TANH epilogue, or a
-    library GEMM and one generated launch where the rows are too many for the kernel.
+    `unary "gelu_tanh"(linear(...))` (or `"gelu"`, the exact form) of a bf16 linear with a
+    constant weight, no residual and no gate, used only by the activation, becomes
+    `linear(...) {activation = "gelu_tanh"}` (GPT-2's c_fc and gelu_new, the bias kept;
+    GPT-NeoX's exact GeLU alike): linear_small_m's GELU_TANH / GELU epilogue, or a library
+    GEMM and one generated launch where the rows are too many for the kernel.
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

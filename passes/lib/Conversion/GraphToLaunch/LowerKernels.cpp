@@ -297,7 +297,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   }
   if (epilogue == kn::LinearEpilogue::NONE) {
     if (linear.getActivation()) // sinter-fuse-linear-activation's; the bias is optional
-      epilogue = kn::LinearEpilogue::GELU_TANH;
+      epilogue = *linear.getActivation() == "gelu" ? kn::LinearEpilogue::GELU
+                                                   : kn::LinearEpilogue::GELU_TANH;
     else if (linear.getResidual())
       epilogue = linear.getBias() ? kn::LinearEpilogue::BIAS_RESIDUAL
                                   : kn::LinearEpilogue::RESIDUAL;
@@ -386,7 +387,8 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
       gemmWeight = permuteColumns(gemmWeight,
                                   [=](int64_t c) { return c < half ? g0 + c : u0 + c - half; });
     }
-    bool activated = epilogue == kn::LinearEpilogue::GELU_TANH;
+    bool activated =
+        epilogue == kn::LinearEpilogue::GELU_TANH || epilogue == kn::LinearEpilogue::GELU;
     Value product = gated || activated
                         ? launch::AllocOp::create(builder, linear.getLoc(),
                                                   MemRefType::get({m, n}, outType), IntegerAttr())

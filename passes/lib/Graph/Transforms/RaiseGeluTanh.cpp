@@ -1,7 +1,7 @@
 // The tanh approximation of GeLU, as exporters decompose it, raised to one
-// `sinter.unary "gelu_tanh"`: the generated kernels then evaluate it in f32 from the exact
-// constants (PyTorch's gelu(approximate="tanh") does), and sinter-fuse-linear-swiglu can take
-// a GeGLU gate into its linear.
+// `sinter.unary "gelu_tanh"`, and its exact (erf) form to one `sinter.unary "gelu"`: the
+// generated kernels then evaluate it in f32 from the exact constants (PyTorch's gelu does),
+// and sinter-fuse-linear-swiglu / -activation can take it into a linear's epilogue.
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 #include "sinter/Passes/Passes.h"
 
@@ -131,10 +131,69 @@ struct RaiseGeluTanh : OpRewritePattern<MulOp> {
   }
 };
 
+constexpr double kSqrtHalf = 0.70710678118654752440;
+
+/// Whether `v` is x / sqrt(2) or x * (1 / sqrt(2)) (either order), returning x.
+Value matchErfArgument(Value v, Type type) {
+  if (auto div = v.getDefiningOp<DivOp>(); div && div.getType() == type) {
+    std::optional<double> c = scalarConstant(div.getRhs());
+    return c && near(*c, 1.0 / kSqrtHalf) ? div.getLhs() : Value();
+  }
+  Product p;
+  collectProduct(v, type, p);
+  return !p.truncated() && p.factors.size() == 1 && near(p.constant, kSqrtHalf) ? p.factors[0]
+                                                                                : Value();
+}
+
+/// Whether `v` is 1 + erf(x / sqrt(2)) (either order), returning x.
+Value matchOnePlusErf(Value v, Type type) {
+  auto add = v.getDefiningOp<AddOp>();
+  if (!add || add.getType() != type)
+    return {};
+  for (int side = 0; side < 2; ++side) {
+    std::optional<double> one = scalarConstant(add->getOperand(1 - side));
+    auto erf = add->getOperand(side).getDefiningOp<UnaryFnOp>();
+    if (one && *one == 1.0 && erf && erf.getFn() == "erf" && erf.getType() == type)
+      if (Value x = matchErfArgument(erf.getInput(), type))
+        return x;
+  }
+  return {};
+}
+
+/// 0.5 * x * (1 + erf(x / sqrt(2))), any association and order of the products, the
+/// argument as a quotient or a product -> unary "gelu"(x) (GPT-NeoX's and BERT's GeLU).
+struct RaiseGeluErf : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!isa<FloatType>(cast<ShapedType>(type).getElementType()))
+      return rewriter.notifyMatchFailure(op, "not a float product");
+    Product p;
+    SmallVector<Operation *> ops;
+    collectProduct(op.getResult(), type, p, &ops);
+    if (p.truncated() || p.factors.size() != 2 || !near(p.constant, 0.5))
+      return rewriter.notifyMatchFailure(op, "not 0.5 times two factors");
+    for (int side = 0; side < 2; ++side) {
+      Value x = p.factors[side];
+      if (x.getType() != type || matchOnePlusErf(p.factors[1 - side], type) != x)
+        continue;
+      SmallVector<Location> locs;
+      for (Operation *matched : ops)
+        locs.push_back(matched->getLoc());
+      Value gelu = UnaryFnOp::create(rewriter, rewriter.getFusedLoc(locs), type, x,
+                                     rewriter.getStringAttr("gelu"), rewriter.getF32FloatAttr(0),
+                                     rewriter.getF32FloatAttr(0));
+      rewriter.replaceOp(op, gelu);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not x times 1 + erf(x / sqrt(2))");
+  }
+};
+
 struct RaiseGeluTanhPass : sinter::impl::SinterRaiseGeluTanhBase<RaiseGeluTanhPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseGeluTanh>(&getContext());
+    patterns.add<RaiseGeluTanh, RaiseGeluErf>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -409,7 +409,7 @@ func.func @linear_epsilon_alone(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>) -> ten
 // -----
 
 func.func @linear_activation_unknown(%x: tensor<2x4xbf16>, %w: tensor<4x3xbf16>) -> tensor<2x3xbf16> {
-  // expected-error @+1 {{activation must be gelu_tanh, got 'relu'}}
+  // expected-error @+1 {{activation must be gelu_tanh or gelu, got 'relu'}}
   %0 = sinter.linear %x, %w {activation = "relu"} : (tensor<2x4xbf16>, tensor<4x3xbf16>) -> tensor<2x3xbf16>
   return %0 : tensor<2x3xbf16>
 }

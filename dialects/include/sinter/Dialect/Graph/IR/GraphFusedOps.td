@@ -24,10 +24,10 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
     result's type as graph.silu_mul does (act rounded, then the product rounded). act is
     `gate_activation`: "silu" (SwiGLU, the default) or "gelu_tanh" (GeGLU).
 
-    With `activation = "gelu_tanh"` (no gate, no residual) the result is gelu_tanh of the
-    product (+ bias) rounded to the result's type, computed in f32 and rounded again, as
-    sinter.unary "gelu_tanh" on that product does (GPT-2's c_fc and gelu_new; set by
-    sinter-fuse-linear-activation).
+    With `activation = "gelu_tanh"` or `"gelu"` (no gate, no residual) the result is that
+    function of the product (+ bias) rounded to the result's type, computed in f32 and
+    rounded again, as sinter.unary of that name on that product does (GPT-2's c_fc and
+    gelu_new; GPT-NeoX's dense_h_to_4h and exact GeLU; set by sinter-fuse-linear-activation).
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
                        Optional<Graph_Tensor>:$bias, Optional<Graph_Tensor>:$residual,
