@@ -111,3 +111,32 @@ func.func @lora_chain(%x: tensor<3x2xbf16>) -> (tensor<3x2xbf16>, tensor<3x2xbf1
   %y = sinter.add %q, %b : (tensor<3x2xbf16>, tensor<3x2xbf16>) -> tensor<3x2xbf16>
   return %y, %c : tensor<3x2xbf16>, tensor<3x2xbf16>
 }
+
+// -----
+
+// A parallel block (Phi's): q, k and v and the MLP's fc1 read one normalized input. fc1 feeds
+// a GeLU, which its own launch applies as an epilogue: q, k and v merge, fc1 keeps its own
+// linear. A GeGLU gate (the GeLU times a sibling, Gemma's) still merges with its up.
+// CHECK-LABEL: func.func @parallel_block
+// CHECK: %[[QKV:.+]] = sinter.linear %arg0, %{{.+}} : (tensor<1x6x64xbf16>, tensor<64x48xbf16>) -> tensor<1x6x48xbf16>
+// CHECK: %[[FC:.+]] = sinter.linear %arg0, %{{.+}} : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+// CHECK: sinter.unary "gelu" %[[FC]]
+// CHECK: %[[GU:.+]] = sinter.linear %arg1, %{{.+}} : (tensor<1x6x64xbf16>, tensor<64x256xbf16>) -> tensor<1x6x256xbf16>
+func.func @parallel_block(%x: tensor<1x6x64xbf16>, %y: tensor<1x6x64xbf16>) -> (tensor<1x6x16xbf16>, tensor<1x6x16xbf16>, tensor<1x6x16xbf16>, tensor<1x6x128xbf16>, tensor<1x6x128xbf16>) {
+  %wq = sinter.constant dense<0.5> : tensor<64x16xbf16>
+  %wk = sinter.constant dense<0.25> : tensor<64x16xbf16>
+  %wv = sinter.constant dense<0.125> : tensor<64x16xbf16>
+  %wf = sinter.constant dense<1.0> : tensor<64x128xbf16>
+  %q = sinter.linear %x, %wq : (tensor<1x6x64xbf16>, tensor<64x16xbf16>) -> tensor<1x6x16xbf16>
+  %k = sinter.linear %x, %wk : (tensor<1x6x64xbf16>, tensor<64x16xbf16>) -> tensor<1x6x16xbf16>
+  %v = sinter.linear %x, %wv : (tensor<1x6x64xbf16>, tensor<64x16xbf16>) -> tensor<1x6x16xbf16>
+  %f = sinter.linear %x, %wf : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %g = sinter.unary "gelu" %f : (tensor<1x6x128xbf16>) -> tensor<1x6x128xbf16>
+  %wg = sinter.constant dense<2.0> : tensor<64x128xbf16>
+  %wu = sinter.constant dense<3.0> : tensor<64x128xbf16>
+  %gate = sinter.linear %y, %wg : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %up = sinter.linear %y, %wu : (tensor<1x6x64xbf16>, tensor<64x128xbf16>) -> tensor<1x6x128xbf16>
+  %act = sinter.unary "gelu_tanh" %gate : (tensor<1x6x128xbf16>) -> tensor<1x6x128xbf16>
+  %h = sinter.mul %act, %up : (tensor<1x6x128xbf16>, tensor<1x6x128xbf16>) -> tensor<1x6x128xbf16>
+  return %q, %k, %v, %g, %h : tensor<1x6x16xbf16>, tensor<1x6x16xbf16>, tensor<1x6x16xbf16>, tensor<1x6x128xbf16>, tensor<1x6x128xbf16>
+}

@@ -219,7 +219,8 @@ def SinterMergeParallelLinears : Pass<"sinter-merge-parallel-linears", "mlir::Mo
     constant bias or none become one `linear(x, concat_i W_i) bias concat_i b_i` (zeros for a
     sibling without a bias; no bias when none has one) followed by a `sinter.slice` of each
     sibling's columns: one pass over x and one launch instead of several (Q/K/V, Qwen2's
-    biased Q/K/V, gate/up).
+    biased Q/K/V, gate/up). A linear whose only user is a GeLU keeps its own launch, with the
+    activation as its epilogue (a parallel block's MLP input projection beside q, k and v).
   }];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

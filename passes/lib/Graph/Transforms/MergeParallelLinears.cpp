@@ -35,6 +35,26 @@ DenseElementsAttr plainWeight(LinearOp linear) {
                                                                           : DenseElementsAttr();
 }
 
+/// Whether `linear` feeds an activation its own launch applies as an epilogue
+/// (sinter-fuse-linear-activation): the MLP's first projection of a parallel block (Phi's and
+/// GPT-J's fc_in beside q, k and v on one normalized input). Merged, its columns would share
+/// the projection's one epilogue (the QKV's RoPE) and the activation would be a launch of its
+/// own, and the head split the attention kernels read would not be the whole projection.
+/// A GeGLU gate (the activation times a sibling's product, Gemma's) is merged with its up
+/// projection instead: sinter-fuse-linear-swiglu takes the pair.
+bool feedsEpilogueActivation(LinearOp linear) {
+  auto act = dyn_cast_or_null<UnaryFnOp>(singleUser(linear.getResult()));
+  if (!act || (act.getFn() != "gelu" && act.getFn() != "gelu_tanh"))
+    return false;
+  for (Operation *user : act->getUsers())
+    if (auto mul = dyn_cast<MulOp>(user))
+      for (Value operand : mul->getOperands())
+        if (auto sibling = operand.getDefiningOp<LinearOp>();
+            sibling && sibling != linear && sibling.getInput() == linear.getInput())
+          return false;
+  return true;
+}
+
 /// Concatenates [K, N_i] row-major matrices along N.
 DenseElementsAttr concatColumns(ArrayRef<DenseElementsAttr> parts, RankedTensorType type) {
   int64_t k = type.getDimSize(0), total = type.getDimSize(1);
@@ -78,6 +98,7 @@ struct MergeParallelLinearsPass
     for (Operation *user : input.getUsers())
       if (auto linear = dyn_cast<LinearOp>(user);
           linear && linear.getInput() == input && plainWeight(linear) &&
+          !feedsEpilogueActivation(linear) &&
           linear.getType().getElementType() == cast<ShapedType>(input.getType()).getElementType())
         group.push_back(linear);
     if (group.size() < 2)
