@@ -493,20 +493,16 @@ __global__ void __launch_bounds__(
       } else if constexpr (EPI == LinearEpilogue::RESIDUAL) {
         put(&orow[n0], detail::round_to<OutT>(v0) + ops[0]);
         put(&orow[n0 + 1], detail::round_to<OutT>(v1) + ops[1]);
-      } else if constexpr (EPI == LinearEpilogue::GELU_TANH) {
+      } else if constexpr (EPI == LinearEpilogue::GELU_TANH || EPI == LinearEpilogue::GELU) {
         if (bias) {
           v0 += __bfloat162float(bias[n0]);
           v1 += __bfloat162float(bias[n0 + 1]);
         }
-        put(&orow[n0], detail::gelu_tanh(detail::round_to<OutT>(v0)));
-        put(&orow[n0 + 1], detail::gelu_tanh(detail::round_to<OutT>(v1)));
-      } else if constexpr (EPI == LinearEpilogue::GELU) {
-        if (bias) {
-          v0 += __bfloat162float(bias[n0]);
-          v1 += __bfloat162float(bias[n0 + 1]);
-        }
-        put(&orow[n0], detail::gelu_erf(detail::round_to<OutT>(v0)));
-        put(&orow[n0 + 1], detail::gelu_erf(detail::round_to<OutT>(v1)));
+        auto gelu = [](float g) {
+          return EPI == LinearEpilogue::GELU ? detail::gelu_erf(g) : detail::gelu_tanh(g);
+        };
+        put(&orow[n0], gelu(detail::round_to<OutT>(v0)));
+        put(&orow[n0 + 1], gelu(detail::round_to<OutT>(v1)));
       } else if constexpr (EPI == LinearEpilogue::BIAS_RESIDUAL) {
         put(&orow[n0], detail::round_to<OutT>(v0 + __bfloat162float(bias[n0])) + ops[0]);
         put(&orow[n0 + 1], detail::round_to<OutT>(v1 + __bfloat162float(bias[n0 + 1])) + ops[1]);

@@ -86,50 +86,21 @@ Value matchTanhArgument(Value v, Type type) {
   return {};
 }
 
-/// Whether `v` is 1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)) (either order), returning x.
-Value matchOnePlusTanh(Value v, Type type) {
+/// Whether `v` is 1 + fn(a) (either order) with fn the unary `fn` and a an argument
+/// `matchArgument` takes, returning its x.
+Value matchOnePlus(Value v, Type type, StringRef fn, Value (*matchArgument)(Value, Type)) {
   auto add = v.getDefiningOp<AddOp>();
   if (!add || add.getType() != type)
     return {};
   for (int side = 0; side < 2; ++side) {
     std::optional<double> one = scalarConstant(add->getOperand(1 - side));
-    auto tanh = add->getOperand(side).getDefiningOp<UnaryFnOp>();
-    if (one && *one == 1.0 && tanh && tanh.getFn() == "tanh" && tanh.getType() == type)
-      if (Value x = matchTanhArgument(tanh.getInput(), type))
+    auto inner = add->getOperand(side).getDefiningOp<UnaryFnOp>();
+    if (one && *one == 1.0 && inner && inner.getFn() == fn && inner.getType() == type)
+      if (Value x = matchArgument(inner.getInput(), type))
         return x;
   }
   return {};
 }
-
-/// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), any association and order of
-/// the products, x^3 as a Pow or a product -> unary "gelu_tanh"(x).
-struct RaiseGeluTanh : OpRewritePattern<MulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
-    Type type = op.getType();
-    if (!isa<FloatType>(cast<ShapedType>(type).getElementType()))
-      return rewriter.notifyMatchFailure(op, "not a float product");
-    Product p;
-    SmallVector<Operation *> ops;
-    collectProduct(op.getResult(), type, p, &ops);
-    if (p.truncated() || p.factors.size() != 2 || !near(p.constant, 0.5))
-      return rewriter.notifyMatchFailure(op, "not 0.5 times two factors");
-    for (int side = 0; side < 2; ++side) {
-      Value x = p.factors[side];
-      if (x.getType() != type || matchOnePlusTanh(p.factors[1 - side], type) != x)
-        continue;
-      SmallVector<Location> locs;
-      for (Operation *matched : ops)
-        locs.push_back(matched->getLoc());
-      Value gelu = UnaryFnOp::create(rewriter, rewriter.getFusedLoc(locs), type, x,
-                                     rewriter.getStringAttr("gelu_tanh"),
-                                     rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
-      rewriter.replaceOp(op, gelu);
-      return success();
-    }
-    return rewriter.notifyMatchFailure(op, "not x times 1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))");
-  }
-};
 
 constexpr double kSqrtHalf = 0.70710678118654752440;
 
@@ -145,25 +116,18 @@ Value matchErfArgument(Value v, Type type) {
                                                                                 : Value();
 }
 
-/// Whether `v` is 1 + erf(x / sqrt(2)) (either order), returning x.
-Value matchOnePlusErf(Value v, Type type) {
-  auto add = v.getDefiningOp<AddOp>();
-  if (!add || add.getType() != type)
-    return {};
-  for (int side = 0; side < 2; ++side) {
-    std::optional<double> one = scalarConstant(add->getOperand(1 - side));
-    auto erf = add->getOperand(side).getDefiningOp<UnaryFnOp>();
-    if (one && *one == 1.0 && erf && erf.getFn() == "erf" && erf.getType() == type)
-      if (Value x = matchErfArgument(erf.getInput(), type))
-        return x;
-  }
-  return {};
-}
+/// 0.5 * x * (1 + inner(x)), any association and order of the products -> unary gelu(x):
+/// with inner tanh(sqrt(2/pi) * (x + 0.044715 * x^3)) (x^3 as a Pow or a product) the
+/// approximation, "gelu_tanh"; with erf(x / sqrt(2)) the exact form, "gelu" (GPT-NeoX's and
+/// BERT's).
+struct RaiseGelu : OpRewritePattern<MulOp> {
+  RaiseGelu(MLIRContext *context, StringRef inner, Value (*matchArgument)(Value, Type),
+            StringRef gelu)
+      : OpRewritePattern(context), inner(inner), matchArgument(matchArgument), gelu(gelu) {}
+  StringRef inner;
+  Value (*matchArgument)(Value, Type);
+  StringRef gelu;
 
-/// 0.5 * x * (1 + erf(x / sqrt(2))), any association and order of the products, the
-/// argument as a quotient or a product -> unary "gelu"(x) (GPT-NeoX's and BERT's GeLU).
-struct RaiseGeluErf : OpRewritePattern<MulOp> {
-  using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
     Type type = op.getType();
     if (!isa<FloatType>(cast<ShapedType>(type).getElementType()))
@@ -175,25 +139,26 @@ struct RaiseGeluErf : OpRewritePattern<MulOp> {
       return rewriter.notifyMatchFailure(op, "not 0.5 times two factors");
     for (int side = 0; side < 2; ++side) {
       Value x = p.factors[side];
-      if (x.getType() != type || matchOnePlusErf(p.factors[1 - side], type) != x)
+      if (x.getType() != type || matchOnePlus(p.factors[1 - side], type, inner, matchArgument) != x)
         continue;
       SmallVector<Location> locs;
       for (Operation *matched : ops)
         locs.push_back(matched->getLoc());
-      Value gelu = UnaryFnOp::create(rewriter, rewriter.getFusedLoc(locs), type, x,
-                                     rewriter.getStringAttr("gelu"), rewriter.getF32FloatAttr(0),
-                                     rewriter.getF32FloatAttr(0));
-      rewriter.replaceOp(op, gelu);
+      Value result = UnaryFnOp::create(rewriter, rewriter.getFusedLoc(locs), type, x,
+                                       rewriter.getStringAttr(gelu), rewriter.getF32FloatAttr(0),
+                                       rewriter.getF32FloatAttr(0));
+      rewriter.replaceOp(op, result);
       return success();
     }
-    return rewriter.notifyMatchFailure(op, "not x times 1 + erf(x / sqrt(2))");
+    return rewriter.notifyMatchFailure(op, "not x times 1 + " + inner + " of a GeLU argument");
   }
 };
 
 struct RaiseGeluTanhPass : sinter::impl::SinterRaiseGeluTanhBase<RaiseGeluTanhPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseGeluTanh, RaiseGeluErf>(&getContext());
+    patterns.add<RaiseGelu>(&getContext(), "tanh", matchTanhArgument, "gelu_tanh");
+    patterns.add<RaiseGelu>(&getContext(), "erf", matchErfArgument, "gelu");
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
