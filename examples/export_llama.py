@@ -78,7 +78,9 @@ def parse_args(argv=None):
                         "quarter of each head; --heads x --head-dim must equal --hidden; "
                         "untied head by default), phi (Phi-1.5 / Phi-2: one LayerNorm for the "
                         "parallel attention and MLP, biased q/k/v, dense and LM head, GeLU-tanh, "
-                        "rotary on 40%% of each head; untied head by default)")
+                        "rotary on 40%% of each head; untied head by default), stablelm "
+                        "(StableLM 2: LayerNorm, SwiGLU, q/k/v biases, rotary on 25%% of each "
+                        "head; untied head by default)")
     p.add_argument("--dtype", choices=["bf16", "f16", "f32"], default=None,
                    help="weight/activation dtype of the exported model (default bf16; with "
                         "--from-pretrained: the checkpoint's torch_dtype)")
@@ -172,7 +174,7 @@ def parse_args(argv=None):
         # 131072 would need 17 GB per layer, so it gets GPT-2's own 1024.
         if a.arch == "gpt2" and a.max_position is None:
             a.max_position = 1024
-        if a.arch in ("gpt_neox", "phi") and a.tie_embeddings is None:
+        if a.arch in ("gpt_neox", "phi", "stablelm") and a.tie_embeddings is None:
             a.tie_embeddings = False  # Pythia's embed_out and Phi's lm_head are their own
         for dest, default in FLAG_DEFAULTS.items():
             if getattr(a, dest) is None:
@@ -195,7 +197,7 @@ def parse_args(argv=None):
 
 # Per family: the transformers config class and how our flags map onto its fields.
 ARCHES = {"llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "olmo2", "gpt2",
-          "gpt_neox", "phi"}
+          "gpt_neox", "phi", "stablelm"}
 
 # Flags that describe the model (refused with --from-pretrained) and their defaults: they
 # default to None in the parser so that one given explicitly can be told from a default.
@@ -410,6 +412,16 @@ def build_family_config(a):
             layer_norm_eps=a.rms_norm_eps, rope_theta=a.rope_theta, partial_rotary_factor=0.4,
             hidden_act="gelu_new", resid_pdrop=0.0, embd_pdrop=0.0, attention_dropout=0.0,
             tie_word_embeddings=a.tie_embeddings, use_cache=False)
+    if a.arch == "stablelm":
+        # StableLM 2 1.6B's layout: sequential residuals, LayerNorms, 25% partial rotary.
+        return transformers.StableLmConfig(
+            vocab_size=a.vocab, hidden_size=a.hidden, intermediate_size=a.intermediate,
+            num_hidden_layers=a.layers, num_attention_heads=a.heads,
+            num_key_value_heads=a.kv_heads, max_position_embeddings=a.max_position,
+            layer_norm_eps=a.rms_norm_eps, rope_theta=a.rope_theta, partial_rotary_factor=0.25,
+            use_qkv_bias=True, use_parallel_residual=False, hidden_act="silu",
+            attention_dropout=0.0, hidden_dropout=0.0, tie_word_embeddings=a.tie_embeddings,
+            use_cache=False)
     cls = {"mistral": "MistralConfig", "qwen2": "Qwen2Config", "qwen3": "Qwen3Config",
            "phi3": "Phi3Config", "gemma": "GemmaConfig", "gemma2": "Gemma2Config",
            "olmo2": "Olmo2Config"}[a.arch]

@@ -17,7 +17,8 @@ import unittest
 from tests._util import REPO, TESTS, have
 
 SCRIPT = os.path.join(REPO, "examples", "export_llama.py")
-SUPPORTED = "gemma, gemma2, gpt2, gpt_neox, llama, mistral, olmo2, phi, phi3, qwen2, qwen3"
+SUPPORTED = ("gemma, gemma2, gpt2, gpt_neox, llama, mistral, olmo2, phi, phi3, qwen2, qwen3, "
+             "stablelm")
 EMPTY_SAFETENSORS = struct.pack("<Q", 2) + b"{}"
 
 

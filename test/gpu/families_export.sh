@@ -13,7 +13,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
-archs=${2:-"llama mistral qwen2 qwen3 phi3 gemma gemma2 olmo2 gpt2 gpt_neox phi"}
+archs=${2:-"llama mistral qwen2 qwen3 phi3 gemma gemma2 olmo2 gpt2 gpt_neox phi stablelm"}
 dtypes=${3:-"bf16 f16 f32"}
 batches=${4:-"1 4"}
 python=${PYTHON:-python3}
