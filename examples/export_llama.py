@@ -388,6 +388,9 @@ def build_family_config(a):
                   num_key_value_heads=a.kv_heads, max_position_embeddings=a.max_position,
                   rms_norm_eps=a.rms_norm_eps, tie_word_embeddings=a.tie_embeddings,
                   use_cache=False, attention_dropout=0.0, rope_theta=a.rope_theta)
+    # The LayerNorm families' configs take the same fields, the epsilon as layer_norm_eps.
+    layer_norm_common = {k: v for k, v in common.items() if k != "rms_norm_eps"}
+    layer_norm_common["layer_norm_eps"] = a.rms_norm_eps
     if a.arch == "gpt2":
         return transformers.GPT2Config(
             vocab_size=a.vocab, n_positions=a.max_position, n_embd=a.hidden, n_layer=a.layers,
@@ -406,22 +409,13 @@ def build_family_config(a):
     if a.arch == "phi":
         # Phi-2's layout: a parallel block on one LayerNorm, 40% partial rotary, gelu_new.
         return transformers.PhiConfig(
-            vocab_size=a.vocab, hidden_size=a.hidden, intermediate_size=a.intermediate,
-            num_hidden_layers=a.layers, num_attention_heads=a.heads,
-            num_key_value_heads=a.kv_heads, max_position_embeddings=a.max_position,
-            layer_norm_eps=a.rms_norm_eps, rope_theta=a.rope_theta, partial_rotary_factor=0.4,
-            hidden_act="gelu_new", resid_pdrop=0.0, embd_pdrop=0.0, attention_dropout=0.0,
-            tie_word_embeddings=a.tie_embeddings, use_cache=False)
+            **layer_norm_common, partial_rotary_factor=0.4, hidden_act="gelu_new",
+            resid_pdrop=0.0, embd_pdrop=0.0)
     if a.arch == "stablelm":
         # StableLM 2 1.6B's layout: sequential residuals, LayerNorms, 25% partial rotary.
         return transformers.StableLmConfig(
-            vocab_size=a.vocab, hidden_size=a.hidden, intermediate_size=a.intermediate,
-            num_hidden_layers=a.layers, num_attention_heads=a.heads,
-            num_key_value_heads=a.kv_heads, max_position_embeddings=a.max_position,
-            layer_norm_eps=a.rms_norm_eps, rope_theta=a.rope_theta, partial_rotary_factor=0.25,
-            use_qkv_bias=True, use_parallel_residual=False, hidden_act="silu",
-            attention_dropout=0.0, hidden_dropout=0.0, tie_word_embeddings=a.tie_embeddings,
-            use_cache=False)
+            **layer_norm_common, partial_rotary_factor=0.25, use_qkv_bias=True,
+            use_parallel_residual=False, hidden_act="silu", hidden_dropout=0.0)
     cls = {"mistral": "MistralConfig", "qwen2": "Qwen2Config", "qwen3": "Qwen3Config",
            "phi3": "Phi3Config", "gemma": "GemmaConfig", "gemma2": "Gemma2Config",
            "olmo2": "Olmo2Config"}[a.arch]
