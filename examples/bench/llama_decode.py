@@ -301,7 +301,8 @@ QUANTIZED = {"fp8": (fp8_step_bytes, fp8_dequantized), "int4": (int4_step_bytes,
 
 def kv_bytes_per_position(cfg, dtype_bytes=2):
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
-    return 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * head_dim * dtype_bytes
+    kv_heads = getattr(cfg, "num_key_value_heads", None) or cfg.num_attention_heads  # GPT-2: MHA
+    return 2 * cfg.num_hidden_layers * kv_heads * head_dim * dtype_bytes
 
 
 # ---- PyTorch references ------------------------------------------------------------------------
