@@ -1,7 +1,7 @@
 // Decode attention (one new token per sequence, BATCH sequences at one position) over bf16 KV
 // caches, with the cache update fused in. Semantics, argument order, partials layout and
 // limits: launch_params.h ("attention_decode"); launch: attention_decode_launch(HKV, MAX_LEN,
-// SPLIT, BATCH), SPLIT from attention_decode_split(MAX_LEN, HKV, num_sms).
+// SPLIT, BATCH), SPLIT from attention_decode_split(MAX_LEN, HQ, HKV, D, num_sms).
 //
 // Block (g, s, b) handles the GROUP query heads of kv head g of sequence b over split s of the
 // keys [0, p] (with KEY_MASK: of the whole cache, the keys the mask keeps).
@@ -21,11 +21,6 @@
 namespace sinter::kernels {
 
 namespace detail {
-__host__ __device__ constexpr int decode_next_pow2(int v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 // Merges the online-softmax state (mo, lo, ao) into (m, l, a), log2 domain.
 template <int N>
 __device__ __forceinline__ void decode_merge(float &m, float &l, float (&a)[N], float mo, float lo,
@@ -55,12 +50,12 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   constexpr int GROUP = HQ / HKV;
   constexpr int NSPLIT = attention_decode_num_splits(MAX_LEN, SPLIT);
   constexpr int DV = D / 8;                           // 16-byte vectors per head row
-  constexpr int LPK = detail::decode_next_pow2(DV);   // lanes per key
+  constexpr int LPK = attention_decode_lanes_per_key(D);
   constexpr int KPB = THREADS / LPK;                  // key slots per block
   // Passes in flight (register budget): with GROUP <= 4, 8 passes cover a 128-key split in
   // one round trip (test/gpu/decode_chain_bench: 128-key splits with 8 passes decode 2.2 %
   // faster at p = 127 and 1.3 % at p = 1023 than 64-key splits with 4).
-  constexpr int UMAX = GROUP > 4 ? 2 : 8;
+  constexpr int UMAX = attention_decode_passes(GROUP);
   constexpr int U = ceil_div(SPLIT, KPB) < UMAX ? ceil_div(SPLIT, KPB) : UMAX;
   constexpr int TILE = KPB * U;
   constexpr int REC = D + 2; // partial record: acc[D], m, l

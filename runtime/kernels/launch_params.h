@@ -853,29 +853,9 @@ SINTER_LP_FN LaunchParams gate_mul_launch(int M, int N) {
 // thread.
 constexpr int kAttentionDecodeThreads = 128;
 constexpr int kAttentionDecodeMaxSplits = 256;
-constexpr int kAttentionDecodeMinSplitKeys = 128; // one round trip of 8 passes (GROUP <= 4)
 
 SINTER_LP_FN int attention_decode_num_splits(int max_len, int split) {
   return ceil_div(max_len, split);
-}
-// SPLIT for a cache of max_len slots: enough blocks (HKV * NSPLIT) to fill the SMs for long
-// caches, at least kAttentionDecodeMinSplitKeys keys per split (a multiple of 32), at most
-// kAttentionDecodeMaxSplits splits; max_len itself (NSPLIT = 1) when one split covers it.
-SINTER_LP_FN int attention_decode_split(int max_len, int hkv, int num_sms) {
-  const int target = max_int(1, max_int(1, num_sms) / max_int(1, hkv));
-  int split = max_int(kAttentionDecodeMinSplitKeys, round_up(ceil_div(max_len, target), 32));
-  split = max_int(split, round_up(ceil_div(max_len, kAttentionDecodeMaxSplits), 32));
-  return split >= max_len ? max_len : split;
-}
-SINTER_LP_FN bool attention_decode_supported(int HQ, int HKV, int D, int q_off, int k_off,
-                                             int v_off, int row_stride, int max_len, int split,
-                                             int batch = 1) {
-  return batch >= 1 && batch <= kMaxGridYZ && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 &&
-         HQ / HKV <= 8 && D >= 8 && D <= 256 && D % 8 == 0 && row_stride % 8 == 0 &&
-         q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
-         v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
-         v_off + HKV * D <= row_stride && max_len >= 1 && split >= 1 &&
-         attention_decode_num_splits(max_len, split) <= kAttentionDecodeMaxSplits;
 }
 // Whether attention_decode multiplies on tensor cores (q K^T and P V as bf16 MMAs with fp32
 // accumulation, P as bf16 hi + lo parts): whole 32-element k chunks per lane and the staged V
@@ -895,6 +875,44 @@ SINTER_LP_FN bool attention_decode_tensor_cores(int D, int GROUP) {
   constexpr int warps = kAttentionDecodeThreads / 32;
   return SINTER_ATTENTION_DECODE_TENSOR_CORES && D % 32 == 0 &&
          warps * 32 * (D + 8) * 2 + warps * GROUP * (D + 2) * 4 + 64 <= 48 * 1024;
+}
+SINTER_LP_FN bool attention_decode_supported(int HQ, int HKV, int D, int q_off, int k_off,
+                                             int v_off, int row_stride, int max_len, int split,
+                                             int batch = 1) {
+  return batch >= 1 && batch <= kMaxGridYZ && HQ >= 1 && HKV >= 1 && HQ % HKV == 0 &&
+         HQ / HKV <= 8 && D >= 8 && D <= 256 && D % 8 == 0 && row_stride % 8 == 0 &&
+         q_off % 8 == 0 && k_off % 8 == 0 && v_off % 8 == 0 && q_off >= 0 && k_off >= 0 &&
+         v_off >= 0 && q_off + HQ * D <= row_stride && k_off + HKV * D <= row_stride &&
+         v_off + HKV * D <= row_stride && max_len >= 1 && split >= 1 &&
+         attention_decode_num_splits(max_len, split) <= kAttentionDecodeMaxSplits;
+}
+// The scalar path's lanes per key (one 16-byte chunk of the row each, a power of two) and
+// passes in flight (register budget: 8 fp32 accumulators per head and pass).
+SINTER_LP_FN int attention_decode_lanes_per_key(int D) {
+  int lanes = 1;
+  while (lanes < D / 8) lanes *= 2;
+  return lanes;
+}
+SINTER_LP_FN int attention_decode_passes(int GROUP) { return GROUP > 4 ? 2 : 8; }
+// Keys one block covers with one round trip of its loads: the tensor-core path's 4 warps of
+// 32 keys; the scalar path's key slots times its passes (32 at D 256: a 128-key split there
+// took four dependent round trips, results/attention_decode_s33.log).
+SINTER_LP_FN int attention_decode_round_keys(int D, int GROUP) {
+  return attention_decode_tensor_cores(D, GROUP)
+             ? kAttentionDecodeThreads
+             : kAttentionDecodeThreads / attention_decode_lanes_per_key(D) *
+                   attention_decode_passes(GROUP);
+}
+// SPLIT for a cache of max_len slots: enough blocks (HKV * NSPLIT) to fill the SMs for long
+// caches, at least one round trip's keys per split (attention_decode_round_keys, rounded up to
+// a multiple of 32), at most kAttentionDecodeMaxSplits splits; max_len itself (NSPLIT = 1)
+// when one split covers it.
+SINTER_LP_FN int attention_decode_split(int max_len, int HQ, int HKV, int D, int num_sms) {
+  const int target = max_int(1, max_int(1, num_sms) / max_int(1, HKV));
+  const int round_keys = round_up(attention_decode_round_keys(D, HQ / max_int(1, HKV)), 32);
+  int split = max_int(round_keys, round_up(ceil_div(max_len, target), 32));
+  split = max_int(split, round_up(ceil_div(max_len, kAttentionDecodeMaxSplits), 32));
+  return split >= max_len ? max_len : split;
 }
 // Rows of its split a block asks the L2 for before griddepcontrol.wait: all of them while the
 // launch's blocks together hint at most half the L2 (the QKV projection streams its weights

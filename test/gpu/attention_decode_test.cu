@@ -369,9 +369,9 @@ int main() {
   constexpr uint32_t s64 = 0x3e000000u, s16 = 0x3e800000u, s96 = 0x3dd105ecu,
                      s128 = 0x3db504f3u, s256 = 0x3d800000u;
   // Llama 3.2 1B: fused QKV [1, 3072] = q (32 x 64) | k (8 x 64) | v (8 x 64).
-  constexpr int L128 = attention_decode_split(128, 8, kSms);
-  constexpr int L1024 = attention_decode_split(1024, 8, kSms);
-  constexpr int L4096 = attention_decode_split(4096, 8, kSms);
+  constexpr int L128 = attention_decode_split(128, 32, 8, 64, kSms);
+  constexpr int L1024 = attention_decode_split(1024, 32, 8, 64, kSms);
+  constexpr int L4096 = attention_decode_split(4096, 32, 8, 64, kSms);
   bool ok = true;
   // SINTER_DECODE_PROFILE=1: only the MAX_LEN=1024 timing (for ncu).
   if (std::getenv("SINTER_DECODE_PROFILE"))
@@ -387,7 +387,7 @@ int main() {
   // Small odd shapes: v | k | q order with spare columns; NSPLIT 5 (split 8), 2, 1.
   ok &= run_case<4, 2, 16, 64, 32, 0, 136, 40, 8, s16>("small", 65,
                                                        {0, 1, 7, 8, 17, 39, 40, -1});
-  ok &= run_case<4, 2, 16, 64, 32, 0, 136, 40, attention_decode_split(40, 2, kSms), s16>(
+  ok &= run_case<4, 2, 16, 64, 32, 0, 136, 40, attention_decode_split(40, 4, 2, 16, kSms), s16>(
       "small", 66, {0, 31, 32, 39, 1000});
   ok &= run_case<4, 2, 16, 64, 32, 0, 136, 40, 40, s16>("small unsplit", 67, {0, 1, 39, 40});
   // 38 splits: the last block merges its records in chunks of 16 (17, 19 and 38 active).
@@ -425,7 +425,7 @@ int main() {
   // A batch of sequences at one position (a with-past export's batched decode step), each its
   // own caches, key mask and output row; the split the compiler takes (one sequence's) and a
   // longer one.
-  constexpr int L1024B8 = attention_decode_split(1024, 8 * 8, kSms); // 512 keys
+  constexpr int L1024B8 = attention_decode_split(1024, 32 * 8, 8 * 8, 64, kSms); // 512 keys
   ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, false, 8>(
       "llama batch 8", 81, {0, 77, 1023, 1024, 500});
   ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true, 8>(
@@ -465,6 +465,33 @@ int main() {
     ok &= LLAMA_T(4096, 256)("sweep");
   }
 #undef LLAMA_T
+  if (std::getenv("SINTER_DECODE_FAMILIES")) { // splits for other families' shapes at 1024
+#define QWEN25_T(SPLIT_) time_case<12, 2, 128, 0, 1536, 1792, 2048, 1024, SPLIT_, s128>
+#define QWEN3_T(SPLIT_) time_case<16, 8, 128, 0, 2048, 3072, 4096, 1024, SPLIT_, s128>
+#define GEMMA2_T(SPLIT_) time_case<8, 4, 256, 0, 2048, 3072, 4096, 1024, SPLIT_, s256>
+#define OLMO2_T(SPLIT_) time_case<16, 16, 128, 0, 2048, 4096, 6144, 1024, SPLIT_, s128>
+#define PHI2_T(SPLIT_) time_case<32, 32, 80, 0, 2560, 5120, 7680, 1024, SPLIT_, s64>
+    ok &= QWEN25_T(128)("qwen2.5 hq12 hkv2 d128");
+    ok &= QWEN25_T(64)("qwen2.5 hq12 hkv2 d128");
+    ok &= QWEN25_T(32)("qwen2.5 hq12 hkv2 d128");
+    ok &= QWEN3_T(128)("qwen3 hq16 hkv8 d128");
+    ok &= QWEN3_T(64)("qwen3 hq16 hkv8 d128");
+    ok &= QWEN3_T(32)("qwen3 hq16 hkv8 d128");
+    ok &= GEMMA2_T(128)("gemma2 hq8 hkv4 d256");
+    ok &= GEMMA2_T(64)("gemma2 hq8 hkv4 d256");
+    ok &= GEMMA2_T(32)("gemma2 hq8 hkv4 d256");
+    ok &= GEMMA2_T(16)("gemma2 hq8 hkv4 d256");
+    ok &= OLMO2_T(128)("olmo2 hq16 hkv16 d128");
+    ok &= OLMO2_T(64)("olmo2 hq16 hkv16 d128");
+    ok &= PHI2_T(256)("phi2 hq32 hkv32 d80");
+    ok &= PHI2_T(128)("phi2 hq32 hkv32 d80");
+    ok &= PHI2_T(64)("phi2 hq32 hkv32 d80");
+#undef QWEN25_T
+#undef QWEN3_T
+#undef GEMMA2_T
+#undef OLMO2_T
+#undef PHI2_T
+  }
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }

@@ -37,7 +37,7 @@ constexpr int kQkvRows = (kHeads + 2 * kKvHeads) * kHeadDim; // 3072
 constexpr int kRopeRows = (kHeads + kKvHeads) * kHeadDim;    // 2560
 constexpr uint32_t kEpsBits = 925353388u;                    // 1e-5f
 constexpr uint32_t kScaleBits = 1040183808u;                 // 0.125f
-constexpr int kSplit = attention_decode_split(kMaxLen, kKvHeads, kSms);
+constexpr int kSplit = attention_decode_split(kMaxLen, kHeads, kKvHeads, kHeadDim, kSms);
 
 auto *const kQkv = &linear_small_m<1, kQkvRows, kHidden, LinearPrologue::RMS_NORM,
                                    LinearEpilogue::ROPE_PAIRS, bf16, kEpsBits, kRopeRows,

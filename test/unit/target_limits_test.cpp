@@ -62,7 +62,7 @@ TEST(TargetLimits, DecodePrefetchFitsHalfTheL2) {
   // Llama 3.2 1B (8 kv heads of 64) at a 128-slot cache: every row of the one split.
   EXPECT_EQ(kn::attention_decode_prefetch_rows(8, 64, 128, 128, 1, kL2), 128);
   for (int maxLen : {1024, 8192, 32768, 131072}) {
-    const int split = kn::attention_decode_split(maxLen, 8, 132);
+    const int split = kn::attention_decode_split(maxLen, 32, 8, 64, 132);
     const int rows = kn::attention_decode_prefetch_rows(8, 64, maxLen, split, 1, kL2);
     const uint64_t hinted = uint64_t(rows) * 8 * kn::attention_decode_num_splits(maxLen, split) *
                             2 * 64 * 2;
@@ -75,6 +75,21 @@ TEST(TargetLimits, DecodePrefetchFitsHalfTheL2) {
     else
       EXPECT_GT(hinted, kL2 / 4);
   }
+}
+
+TEST(TargetLimits, DecodeSplitsCoverOneRoundTrip) {
+  // The tensor-core path covers 128 keys a round: Llama 3.2 1B keeps 128-key splits.
+  EXPECT_EQ(kn::attention_decode_split(1024, 32, 8, 64, 132), 128);
+  EXPECT_EQ(kn::attention_decode_split(128, 32, 8, 64, 132), 128);
+  // The scalar path at D 256 (Gemma 2: 4 kv heads, 2 query heads each) covers 32 keys a round
+  // trip: 32-key splits, 128 blocks at 1024 slots instead of 32 blocks of four round trips.
+  EXPECT_FALSE(kn::attention_decode_tensor_cores(256, 2));
+  EXPECT_EQ(kn::attention_decode_round_keys(256, 2), 32);
+  EXPECT_EQ(kn::attention_decode_split(1024, 8, 4, 256, 132), 32);
+  // A short cache stays one split; a long one stays within the split limit.
+  EXPECT_EQ(kn::attention_decode_split(16, 8, 4, 256, 132), 16);
+  EXPECT_LE(kn::attention_decode_num_splits(131072, kn::attention_decode_split(131072, 8, 4, 256, 132)),
+            kn::kAttentionDecodeMaxSplits);
 }
 
 } // namespace

@@ -132,7 +132,7 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
   // The split of one sequence for every batch size: a batch of 8 at 1024 positions ran its
   // 128 blocks of 512 keys at half the copy bandwidth (results/attention_decode_s28c.log);
   // more, shorter splits keep more loads in flight.
-  int split = kn::attention_decode_split(length, hkv, smCount);
+  int split = kn::attention_decode_split(length, hq, hkv, d, smCount);
   if (!kn::attention_decode_supported(hq, hkv, d, q->offset, k->offset, v->offset, stride, length,
                                       split, batch))
     return attention.emitError("no attention_decode configuration for ")
