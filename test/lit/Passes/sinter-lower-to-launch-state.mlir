@@ -84,3 +84,35 @@ func.func @second(%c: tensor<4x4xf32> {sinter.state = "cache"}, %x: tensor<1x8xf
   %y = sinter.linear %x, %w : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }
+
+// -----
+
+// Decode attention splits cover one round trip of the kernel's path: at D 256 (the scalar
+// path, 32 keys a round trip) a 1024-slot cache with 4 kv heads takes 32-key splits, 128
+// blocks; at D 64 (tensor cores, 4 warps of 32 keys) 128-key splits, 8 per kv head.
+// CHECK-LABEL: func.func @decode_split_d256
+// CHECK: launch.kernel "attention_decode"
+// CHECK-SAME: grid = array<i64: 4, 32, 1>
+// CHECK-SAME: params = [8, 4, 256, 0, 2048, 3072, 4096, 1024, 32, "1031798784u", "false", 1]
+// CHECK-LABEL: func.func @decode_split_d64
+// CHECK: launch.kernel "attention_decode"
+// CHECK-SAME: grid = array<i64: 4, 8, 1>
+// CHECK-SAME: params = [8, 4, 64, 0, 512, 768, 1024, 1024, 128, "1040187392u", "false", 1]
+func.func @decode_split_d256(%x: tensor<1x1x64xbf16>, %pos: tensor<1xi64>, %kc: tensor<1x4x1024x256xbf16> {sinter.state = "k"}, %vc: tensor<1x4x1024x256xbf16> {sinter.state = "v"}) -> (tensor<1x1x2048xbf16>, tensor<1x4x1024x256xbf16> {sinter.state = "k"}, tensor<1x4x1024x256xbf16> {sinter.state = "v"}) {
+  %w = sinter.constant dense<1.0> : tensor<64x4096xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>) -> tensor<1x1x4096xbf16>
+  %q, %k, %v = sinter.split_qkv_heads %qkv : (tensor<1x1x4096xbf16>) -> (tensor<1x8x1x256xbf16>, tensor<1x4x1x256xbf16>, tensor<1x4x1x256xbf16>)
+  %kw = sinter.cache_write %kc, %k, %pos {axis = 2 : i64} : (tensor<1x4x1024x256xbf16>, tensor<1x4x1x256xbf16>, tensor<1xi64>) -> tensor<1x4x1024x256xbf16>
+  %vw = sinter.cache_write %vc, %v, %pos {axis = 2 : i64} : (tensor<1x4x1024x256xbf16>, tensor<1x4x1x256xbf16>, tensor<1xi64>) -> tensor<1x4x1024x256xbf16>
+  %o = sinter.decode_attention %q, %kw, %vw, %pos {merged_heads, scale = 6.250000e-02 : f32} : (tensor<1x8x1x256xbf16>, tensor<1x4x1024x256xbf16>, tensor<1x4x1024x256xbf16>, tensor<1xi64>) -> tensor<1x1x2048xbf16>
+  return %o, %kw, %vw : tensor<1x1x2048xbf16>, tensor<1x4x1024x256xbf16>, tensor<1x4x1024x256xbf16>
+}
+func.func @decode_split_d64(%x: tensor<1x1x64xbf16>, %pos: tensor<1xi64>, %kc: tensor<1x4x1024x64xbf16> {sinter.state = "k64"}, %vc: tensor<1x4x1024x64xbf16> {sinter.state = "v64"}) -> (tensor<1x1x512xbf16>, tensor<1x4x1024x64xbf16> {sinter.state = "k64"}, tensor<1x4x1024x64xbf16> {sinter.state = "v64"}) {
+  %w = sinter.constant dense<1.0> : tensor<64x1024xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<1x1x64xbf16>, tensor<64x1024xbf16>) -> tensor<1x1x1024xbf16>
+  %q, %k, %v = sinter.split_qkv_heads %qkv : (tensor<1x1x1024xbf16>) -> (tensor<1x8x1x64xbf16>, tensor<1x4x1x64xbf16>, tensor<1x4x1x64xbf16>)
+  %kw = sinter.cache_write %kc, %k, %pos {axis = 2 : i64} : (tensor<1x4x1024x64xbf16>, tensor<1x4x1x64xbf16>, tensor<1xi64>) -> tensor<1x4x1024x64xbf16>
+  %vw = sinter.cache_write %vc, %v, %pos {axis = 2 : i64} : (tensor<1x4x1024x64xbf16>, tensor<1x4x1x64xbf16>, tensor<1xi64>) -> tensor<1x4x1024x64xbf16>
+  %o = sinter.decode_attention %q, %kw, %vw, %pos {merged_heads, scale = 1.250000e-01 : f32} : (tensor<1x8x1x64xbf16>, tensor<1x4x1024x64xbf16>, tensor<1x4x1024x64xbf16>, tensor<1xi64>) -> tensor<1x1x512xbf16>
+  return %o, %kw, %vw : tensor<1x1x512xbf16>, tensor<1x4x1024x64xbf16>, tensor<1x4x1024x64xbf16>
+}
