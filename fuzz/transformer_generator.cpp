@@ -34,7 +34,7 @@ private:
   std::string rmsNorm(const std::string &x, int64_t width);
   std::string layerNorm(const std::string &x, int64_t width);
   std::string norm(const std::string &x, int64_t width);
-  std::string rope(const std::string &x4d);
+  std::string rope(const std::string &x4d, int64_t rotaryDim);
   std::string repeatKv(const std::string &kv4d, int64_t keys);
   std::string attentionBlock(const std::string &x);
   std::string mlpBlock(const std::string &x);
@@ -130,17 +130,26 @@ std::string TransformerGenerator::norm(const std::string &x, int64_t width) {
   }
 }
 
-std::string TransformerGenerator::rope(const std::string &x4d) {
-  int64_t half = dims_.headDim / 2;
-  std::string cos = graph_.weight("cos", dtype_, {1, 1, dims_.seq, dims_.headDim}, 1.0f);
-  std::string sin = graph_.weight("sin", dtype_, {1, 1, dims_.seq, dims_.headDim}, 1.0f);
+std::string TransformerGenerator::rope(const std::string &x4d, int64_t rotaryDim) {
+  int64_t half = rotaryDim / 2;
   std::string axis = graph_.ints({3}), one = graph_.ints({1});
-  std::string first = graph_.node("Slice", {x4d, graph_.ints({0}), graph_.ints({half}), axis, one});
+  // GPT-NeoX / Phi / StableLM: only the first rotaryDim features of each head turn, the rest
+  // pass through (concat(rope(x[..., :R]), x[..., R:])).
+  std::string rotated = x4d, passed;
+  if (rotaryDim < dims_.headDim) {
+    rotated = graph_.node("Slice", {x4d, graph_.ints({0}), graph_.ints({rotaryDim}), axis, one});
+    passed = graph_.node("Slice", {x4d, graph_.ints({rotaryDim}), graph_.ints({INT64_MAX}), axis, one});
+  }
+  std::string cos = graph_.weight("cos", dtype_, {1, 1, dims_.seq, rotaryDim}, 1.0f);
+  std::string sin = graph_.weight("sin", dtype_, {1, 1, dims_.seq, rotaryDim}, 1.0f);
+  std::string first = graph_.node("Slice", {rotated, graph_.ints({0}), graph_.ints({half}), axis, one});
   std::string second = graph_.node(
-      "Slice", {x4d, graph_.ints({half}), graph_.ints({INT64_MAX}), axis, one});
-  std::string rotated = graph_.node("Concat", {graph_.node("Neg", {second}), first},
-                                    {Attribute::integer("axis", -1)});
-  return graph_.node("Add", {graph_.node("Mul", {x4d, cos}), graph_.node("Mul", {rotated, sin})});
+      "Slice", {rotated, graph_.ints({half}), graph_.ints({INT64_MAX}), axis, one});
+  std::string turned = graph_.node("Concat", {graph_.node("Neg", {second}), first},
+                                   {Attribute::integer("axis", -1)});
+  std::string out =
+      graph_.node("Add", {graph_.node("Mul", {rotated, cos}), graph_.node("Mul", {turned, sin})});
+  return passed.empty() ? out : graph_.node("Concat", {out, passed}, {Attribute::integer("axis", -1)});
 }
 
 /// [batch, kv_heads, keys, head_dim] -> [batch, heads, keys, head_dim] (repeat_kv).
@@ -165,13 +174,38 @@ std::string TransformerGenerator::attentionBlock(const std::string &x) {
     return graph_.node("Transpose", {split}, {Attribute::list("perm", {0, 2, 1, 3})});
   };
   bool headNorm = in_.ConsumeIntegralInRange(0, 3) == 0;
-  std::string q = project(d.heads, headNorm);
-  std::string k = project(d.kvHeads, headNorm);
-  std::string v = project(d.kvHeads, false);
+  std::string q, k, v;
+  if (d.heads == d.kvHeads && in_.ConsumeIntegralInRange(0, 3) == 0) {
+    // GPT-NeoX: one projection whose columns hold each head's q, k and v side by side.
+    note("qkv-interleaved");
+    std::string flat = linear(h, d.hidden, 3 * d.heads * d.headDim, true);
+    std::string heads = graph_.node("Reshape", {flat, shape({d.batch, d.seq, d.heads, 3 * d.headDim})});
+    std::string parts = graph_.node("Split", {heads, graph_.ints({d.headDim, d.headDim, d.headDim})},
+                                    {Attribute::integer("axis", 3)}, 3);
+    auto head = [&](int i, bool normed) {
+      std::string part = graph_.nodeOutput(parts, i);
+      if (normed)
+        part = rmsNorm(part, d.headDim);
+      return graph_.node("Transpose", {part}, {Attribute::list("perm", {0, 2, 1, 3})});
+    };
+    q = head(0, headNorm);
+    k = head(1, headNorm);
+    v = head(2, false);
+  } else {
+    q = project(d.heads, headNorm);
+    k = project(d.kvHeads, headNorm);
+    v = project(d.kvHeads, false);
+  }
   if (in_.ConsumeBool()) {
-    note("rope");
-    q = rope(q);
-    k = rope(k);
+    int64_t rotaryDim = d.headDim;
+    if (d.headDim >= 8 && in_.ConsumeIntegralInRange(0, 2) == 0) {
+      rotaryDim = d.headDim / 2;
+      note("rope-partial");
+    } else {
+      note("rope");
+    }
+    q = rope(q, rotaryDim);
+    k = rope(k, rotaryDim);
   }
   auto cache = pick<KvCache>({KvCache::None, KvCache::None, KvCache::ConcatPast, KvCache::ScatterIntoCache});
   int64_t keys = d.seq;

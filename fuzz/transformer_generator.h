@@ -1,6 +1,7 @@
 // Chooses a valid transformer-style ONNX model from fuzz bytes: a sequence of building blocks
 // (linears with or without bias, LoRA adapters on any subset of linears, shared and tied weights,
-// residuals, RMSNorm and LayerNorm, RoPE, attention with or without masks and KV caches, SwiGLU
+// residuals, RMSNorm and LayerNorm, RoPE (whole or partial), one QKV projection with each
+// head's q, k and v side by side (GPT-NeoX), attention with or without masks and KV caches, SwiGLU
 // and GeLU MLPs, generic-tier ops) with consistent shapes and dtypes by construction, written
 // the way torch.onnx's dynamo exporter writes Hugging Face models.
 #ifndef SINTER_FUZZ_TRANSFORMER_GENERATOR_H
