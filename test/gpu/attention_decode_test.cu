@@ -400,6 +400,12 @@ int main() {
   ok &= run_case<6, 3, 96, 0, 576, 864, 1152, 100, 33, s96>("d96 split 33", 69,
                                                             {0, 32, 33, 65, 99, 100});
   ok &= run_case<2, 2, 256, 0, 512, 1024, 1536, 70, 16, s256>("mha d256", 70, {0, 15, 16, 69, 70});
+  // Gemma 2 2B at a 1024-slot cache with the split the compiler takes (scalar path, 32 keys:
+  // 32 splits merged in two chunks of 16).
+  constexpr int G1024 = attention_decode_split(1024, 8, 4, 256, kSms);
+  static_assert(G1024 == 32, "Gemma 2's decode attention splits by the scalar path's round trip");
+  ok &= run_case<8, 4, 256, 0, 2048, 3072, 4096, 1024, G1024, s256>(
+      "gemma2 d256", 86, {0, 31, 32, 500, 1023, 1024});
   ok &= run_case<8, 1, 40, 0, 320, 360, 400, 200, 32, s64>("d40 group 8", 71,
                                                            {0, 31, 150, 199, -5});
   // Tensor-core path (attention_decode_tensor_cores) beyond the 1B shapes: GROUP 8 at D 64,
