@@ -13,10 +13,13 @@
 // accumulators per head, log2 domain) over the keys of its slot, U passes' loads in flight at
 // a time. The slots are merged with shuffles. Both paths merge the warps through shared
 // memory. With more than one active split the blocks write partial records and the last to
-// arrive merges them.
+// arrive merges them, or (attention_decode_clustered) the splits of a kv head form a cluster
+// that merges the records, kept in shared memory, across the cluster.
 #pragma once
 
 #include "kernel_common.cuh"
+
+#include <cooperative_groups.h>
 
 namespace sinter::kernels {
 
@@ -35,16 +38,23 @@ __device__ __forceinline__ void decode_merge(float &m, float &l, float (&a)[N], 
 }
 } // namespace detail
 
+namespace detail {
+// The kernel's body, shared by attention_decode (splits merged through global memory) and
+// attention_decode_clustered (CLUSTER: the splits of a kv head form one thread-block cluster
+// and merge through distributed shared memory).
 template <int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE, int MAX_LEN,
-          int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH>
-__global__ void __launch_bounds__(kAttentionDecodeThreads)
-    attention_decode(const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache,
-                     bf16 *out, float *partials, uint32_t *counters, const int64_t *key_mask) {
+          int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH, bool CLUSTER>
+__device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int64_t *position,
+                                                      bf16 *k_cache, bf16 *v_cache, bf16 *out,
+                                                      float *partials, uint32_t *counters,
+                                                      const int64_t *key_mask) {
   static_assert(attention_decode_supported(HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN,
                                            SPLIT, BATCH),
                 "attention_decode: needs HQ % HKV == 0, HQ / HKV <= 8, D % 8 == 0, D <= 256, "
                 "8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1, SPLIT >= 1, "
                 "at most 256 splits and 1 <= BATCH <= 65535");
+  static_assert(!CLUSTER || attention_decode_cluster_merge(MAX_LEN, SPLIT),
+                "attention_decode_clustered: 2 to kAttentionDecodeMaxClusterSplits splits");
   constexpr int THREADS = kAttentionDecodeThreads;
   constexpr int WARPS = THREADS / 32;
   constexpr int GROUP = HQ / HKV;
@@ -65,6 +75,7 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   __shared__ float red_l[WARPS][GROUP];
   __shared__ __align__(16) float red_acc[WARPS][GROUP][D];
   __shared__ int is_last;
+  __shared__ float2 rec_ml[CLUSTER ? GROUP : 1]; // the block's record: (m, l) per head
   // Tensor-core path (attention_decode_tensor_cores): each warp stages the V rows of its keys.
   constexpr bool TC = attention_decode_tensor_cores(D, GROUP);
   constexpr int QC = D / 32; // 16-byte chunks per lane of a q or K row (k = 32c + 8 * (lane % 4))
@@ -203,7 +214,9 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   const int p = int(p64);
   trace.mark(0);
   const int start = s * SPLIT;
-  if (!KEY_MASK && start > p) { // nothing to do for this split (and no counter arrival)
+  // Nothing to do for this split (and no counter arrival); in a cluster it still takes part
+  // in the merge when there is one (p past the first split).
+  if (!KEY_MASK && start > p && (!CLUSTER || p < SPLIT)) {
     if constexpr (PRELOAD) detail::cp_async_wait<0>();
     return;
   }
@@ -211,308 +224,369 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
   // any key of the cache may be attended: every split is.
   const int end = KEY_MASK ? min(start + SPLIT, MAX_LEN) : min(start + SPLIT, p + 1);
   const int nact = KEY_MASK ? NSPLIT : p / SPLIT + 1;
+  const bool active = KEY_MASK || start <= p;
+  // Block-uniform; always true without a cluster (the inactive returned above).
+  if (!CLUSTER || active) {
 
-  // Cache update: the block whose split holds p writes row p (nobody reads it in this launch).
-  if ((!KEY_MASK || p >= start) && p < end && tid < 2 * DV) {
-    const bool is_v = tid >= DV;
-    const int cc = is_v ? tid - DV : tid;
-    const uint4 v = detail::ld16((is_v ? new_v : new_k) + cc * 8);
-    detail::st16((is_v ? v_cache : k_cache) + (size_t(g) * MAX_LEN + p) * D + cc * 8, v);
-  }
-
-  if constexpr (TC) {
-    // Per round, warp w takes keys kb = start + round + 32w .. +31 as 4 column tiles of 8 keys.
-    // Scores S[head][key] = q K^T: A = q (16 rows: the GROUP heads, then zeros), B = K rows
-    // loaded straight into fragments (lane r8 of tile nt holds key kb + 8nt + r8); the k order
-    // inside each MMA is permuted alike for A and B (see detail::mma_16x8). The C fragment
-    // gives lane (r8, q4) head r8's scores of keys kb + 8nt + 2q4 + {0, 1}: exactly its A
-    // fragment of P V over the 16 keys of tiles (2ks, 2ks+1). P goes in as bf16 hi + lo parts
-    // (fp32-accurate P), V through shared memory with ldmatrix.trans. Online softmax per warp
-    // and head across rounds, log2 domain.
-    const float qs = __uint_as_float(SCALE_BITS) * LOG2E;
-    const uint4 zero = make_uint4(0, 0, 0, 0);
-    float m_run = -INFINITY, l_run = 0.f;
-    float o[D / 8][4]; // d tile n: [0], [1] = O[head r8][8n + 2q4 + {0, 1}]; [2], [3] stay 0
-#pragma unroll
-    for (int n = 0; n < D / 8; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o[n][e] = 0.f;
-    bf16 *vs = v_stage + warp * KW * VS;
-    for (int rb = start; rb < end; rb += ROUND) {
-      const int kb = rb + warp * KW;
-      if (kb >= end) continue; // warp-uniform
-      // Key mask of the round's 32 rows, one load a lane: bit r for row kb + r.
-      uint32_t keep = 0;
-      if constexpr (KEY_MASK)
-        keep = __ballot_sync(0xffffffffu, kb + lane < end && key_mask[kb + lane] != 0);
-      uint4 kf[4][QC];
-      if (PRELOAD && rb == start) { // round 0 came in before the wait: fix rows >= p
-        detail::cp_async_wait<0>();
-        __syncwarp();
-        for (int i = lane; i < KW * DV; i += 32) {
-          const int r = i / DV;
-          if (kb + r >= end) detail::st16(vs + r * VS + (i - r * DV) * 8, zero);
-        }
-        if (p >= kb && p < kb + KW && lane < DV) detail::st16(vs + (p - kb) * VS + lane * 8, nv);
-#pragma unroll
-        for (int nt = 0; nt < 4; ++nt) {
-          const bool fresh = kb + 8 * nt + r8 == p;
-#pragma unroll
-          for (int cq = 0; cq < QC; ++cq) kf[nt][cq] = fresh ? nk[cq] : kf0[nt][cq];
-        }
-      } else {
-        load_round(kb, end, p, kf, keep);
-      }
-      float sc[4][4];
-      float mx = m_run;
-#pragma unroll
-      for (int nt = 0; nt < 4; ++nt) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) sc[nt][e] = 0.f;
-#pragma unroll
-        for (int cq = 0; cq < QC; ++cq) detail::mma_16x8(sc[nt], qa[cq], zero, kf[nt][cq]);
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int j = kb + 8 * nt + 2 * q4 + e;
-          const bool live = j < end && (!KEY_MASK || ((keep >> (j - kb)) & 1u));
-          sc[nt][e] = live ? sc[nt][e] * qs : -INFINITY;
-          mx = fmaxf(mx, sc[nt][e]);
-        }
-      }
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float ref = mx == -INFINITY ? 0.f : mx;
-      const float corr = exp2f(m_run - ref); // m_run == -inf -> 0
-      m_run = mx;
-      l_run *= corr;
-#pragma unroll
-      for (int n = 0; n < D / 8; ++n) {
-        o[n][0] *= corr;
-        o[n][1] *= corr;
-      }
-      uint32_t ph[2][2], pl[2][2]; // [k step][tile of the step]: P of keys 2q4, 2q4 + 1
-#pragma unroll
-      for (int nt = 0; nt < 4; ++nt) {
-        const float p0 = exp2f(sc[nt][0] - ref), p1 = exp2f(sc[nt][1] - ref); // -inf -> 0
-        l_run += p0 + p1;
-        const uint32_t hi = detail::pack_bf16x2(p0, p1);
-        ph[nt >> 1][nt & 1] = hi;
-        pl[nt >> 1][nt & 1] = detail::pack_bf16x2(p0 - detail::bf16_lo(hi), p1 - detail::bf16_hi(hi));
-      }
-      detail::cp_async_wait<0>();
-      __syncwarp();
-      // ldmatrix: lane i addresses row i % 8 of matrix i / 8 = (keys +8 if odd, d +8 if >= 2).
-      const int mi = lane >> 3;
-      const bf16 *vrow = vs + ((mi & 1) * 8 + (lane & 7)) * VS + (mi >> 1) * 8;
-#pragma unroll
-      for (int ks = 0; ks < 2; ++ks) {
-#pragma unroll
-        for (int n2 = 0; n2 < D / 16; ++n2) {
-          uint32_t b[4];
-          detail::ldmatrix_x4_trans(b, vrow + 16 * ks * VS + 16 * n2);
-          detail::mma_bf16_16816(o[2 * n2], ph[ks][0], 0u, ph[ks][1], 0u, b[0], b[1]);
-          detail::mma_bf16_16816(o[2 * n2], pl[ks][0], 0u, pl[ks][1], 0u, b[0], b[1]);
-          detail::mma_bf16_16816(o[2 * n2 + 1], ph[ks][0], 0u, ph[ks][1], 0u, b[2], b[3]);
-          detail::mma_bf16_16816(o[2 * n2 + 1], pl[ks][0], 0u, pl[ks][1], 0u, b[2], b[3]);
-        }
-      }
-      __syncwarp(); // every lane's ldmatrix is done before the next round restages
+    // Cache update: the block whose split holds p writes row p (nobody reads it in this launch).
+    if ((!KEY_MASK || p >= start) && p < end && tid < 2 * DV) {
+      const bool is_v = tid >= DV;
+      const int cc = is_v ? tid - DV : tid;
+      const uint4 v = detail::ld16((is_v ? new_v : new_k) + cc * 8);
+      detail::st16((is_v ? v_cache : k_cache) + (size_t(g) * MAX_LEN + p) * D + cc * 8, v);
     }
-    if constexpr (PRELOAD) detail::cp_async_wait<0>(); // a warp that skipped round 0
-    l_run += __shfl_xor_sync(0xffffffffu, l_run, 1);
-    l_run += __shfl_xor_sync(0xffffffffu, l_run, 2);
-    trace.mark(1);
-    if (r8 < GROUP) {
+
+    if constexpr (TC) {
+      // Per round, warp w takes keys kb = start + round + 32w .. +31 as 4 column tiles of 8 keys.
+      // Scores S[head][key] = q K^T: A = q (16 rows: the GROUP heads, then zeros), B = K rows
+      // loaded straight into fragments (lane r8 of tile nt holds key kb + 8nt + r8); the k order
+      // inside each MMA is permuted alike for A and B (see detail::mma_16x8). The C fragment
+      // gives lane (r8, q4) head r8's scores of keys kb + 8nt + 2q4 + {0, 1}: exactly its A
+      // fragment of P V over the 16 keys of tiles (2ks, 2ks+1). P goes in as bf16 hi + lo parts
+      // (fp32-accurate P), V through shared memory with ldmatrix.trans. Online softmax per warp
+      // and head across rounds, log2 domain.
+      const float qs = __uint_as_float(SCALE_BITS) * LOG2E;
+      const uint4 zero = make_uint4(0, 0, 0, 0);
+      float m_run = -INFINITY, l_run = 0.f;
+      float o[D / 8][4]; // d tile n: [0], [1] = O[head r8][8n + 2q4 + {0, 1}]; [2], [3] stay 0
 #pragma unroll
       for (int n = 0; n < D / 8; ++n)
-        *reinterpret_cast<float2 *>(&red_acc[warp][r8][8 * n + 2 * q4]) = make_float2(o[n][0], o[n][1]);
-      if (q4 == 0) {
-        red_m[warp][r8] = m_run;
-        red_l[warp][r8] = l_run;
-      }
-    }
-  } else {
-    float m[GROUP], l[GROUP], acc[GROUP][8];
-  #pragma unroll
-    for (int h = 0; h < GROUP; ++h) {
-      m[h] = -INFINITY;
-      l[h] = 0.f;
-  #pragma unroll
-      for (int k = 0; k < 8; ++k) acc[h][k] = 0.f;
-    }
-
-    for (int base = start; base < end; base += TILE) {
-      uint4 kv[U], vv[U];
-      bool live[U];
-  #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int j = base + u * KPB + slot;
-        kv[u] = make_uint4(0, 0, 0, 0);
-        vv[u] = make_uint4(0, 0, 0, 0);
-        live[u] = attended(j, end);
-        if (live[u] && has_chunk) {
-          const bool fresh = j == p;
-          kv[u] = detail::ld16((fresh ? new_k : kc + size_t(j) * D) + c * 8);
-          vv[u] = detail::ld16((fresh ? new_v : vc + size_t(j) * D) + c * 8);
-        }
-      }
-      float sc[U][GROUP];
-  #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const uint32_t w[4] = {kv[u].x, kv[u].y, kv[u].z, kv[u].w};
-  #pragma unroll
-        for (int h = 0; h < GROUP; ++h) {
-          float d0 = 0.f, d1 = 0.f;
-  #pragma unroll
-          for (int k = 0; k < 4; ++k) {
-            d0 = fmaf(q[h][2 * k], detail::bf16_lo(w[k]), d0);
-            d1 = fmaf(q[h][2 * k + 1], detail::bf16_hi(w[k]), d1);
-          }
-          float d = d0 + d1;
-  #pragma unroll
-          for (int o = 1; o < LPK; o <<= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-          sc[u][h] = live[u] ? d : -INFINITY;
-        }
-      }
-  #pragma unroll
-      for (int h = 0; h < GROUP; ++h) {
-        float mt = m[h];
-  #pragma unroll
-        for (int u = 0; u < U; ++u) mt = fmaxf(mt, sc[u][h]);
-        if (mt != -INFINITY) {
-          const float corr = exp2f(m[h] - mt); // m[h] == -inf -> 0
-          l[h] *= corr;
-  #pragma unroll
-          for (int k = 0; k < 8; ++k) acc[h][k] *= corr;
-  #pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const float pr = exp2f(sc[u][h] - mt); // -inf -> 0
-            l[h] += pr;
-            const uint32_t w[4] = {vv[u].x, vv[u].y, vv[u].z, vv[u].w};
-  #pragma unroll
-            for (int k = 0; k < 4; ++k) {
-              acc[h][2 * k] = fmaf(pr, detail::bf16_lo(w[k]), acc[h][2 * k]);
-              acc[h][2 * k + 1] = fmaf(pr, detail::bf16_hi(w[k]), acc[h][2 * k + 1]);
-            }
-          }
-          m[h] = mt;
-        }
-      }
-    }
-
-    // Merge the key slots of the warp (lanes with the same chunk), then the warps.
-  #pragma unroll
-    for (int o = LPK; o < 32; o <<= 1) {
-  #pragma unroll
-      for (int h = 0; h < GROUP; ++h) {
-        const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
-        const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
-        float ao[8];
-  #pragma unroll
-        for (int k = 0; k < 8; ++k) ao[k] = __shfl_xor_sync(0xffffffffu, acc[h][k], o);
-        detail::decode_merge(m[h], l[h], acc[h], mo, lo, ao);
-      }
-    }
-    trace.mark(1);
-    if (lane < LPK && has_chunk) {
-  #pragma unroll
-      for (int h = 0; h < GROUP; ++h) {
-        float4 *dst = reinterpret_cast<float4 *>(&red_acc[warp][h][c * 8]);
-        dst[0] = make_float4(acc[h][0], acc[h][1], acc[h][2], acc[h][3]);
-        dst[1] = make_float4(acc[h][4], acc[h][5], acc[h][6], acc[h][7]);
-        if (lane == 0) {
-          red_m[warp][h] = m[h];
-          red_l[warp][h] = l[h];
-        }
-      }
-    }
-  }
-  __syncthreads();
-  trace.mark(2);
-
-  // Block result per (head, column pair): unnormalized acc relative to the block max M.
-  constexpr int DP = D / 2;
-  // The only active block (always when NSPLIT == 1) writes out directly.
-  const bool direct = NSPLIT == 1 || nact == 1;
-  float *rec_base = partials + (size_t(g) * NSPLIT * GROUP) * REC;
-  for (int i = tid; i < GROUP * DP; i += THREADS) {
-    const int h = i / DP;
-    const int d = 2 * (i - h * DP);
-    float mx = -INFINITY;
 #pragma unroll
-    for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, red_m[w][h]);
-    float L = 0.f, a0 = 0.f, a1 = 0.f;
+        for (int e = 0; e < 4; ++e) o[n][e] = 0.f;
+      bf16 *vs = v_stage + warp * KW * VS;
+      for (int rb = start; rb < end; rb += ROUND) {
+        const int kb = rb + warp * KW;
+        if (kb >= end) continue; // warp-uniform
+        // Key mask of the round's 32 rows, one load a lane: bit r for row kb + r.
+        uint32_t keep = 0;
+        if constexpr (KEY_MASK)
+          keep = __ballot_sync(0xffffffffu, kb + lane < end && key_mask[kb + lane] != 0);
+        uint4 kf[4][QC];
+        if (PRELOAD && rb == start) { // round 0 came in before the wait: fix rows >= p
+          detail::cp_async_wait<0>();
+          __syncwarp();
+          for (int i = lane; i < KW * DV; i += 32) {
+            const int r = i / DV;
+            if (kb + r >= end) detail::st16(vs + r * VS + (i - r * DV) * 8, zero);
+          }
+          if (p >= kb && p < kb + KW && lane < DV) detail::st16(vs + (p - kb) * VS + lane * 8, nv);
 #pragma unroll
-    for (int w = 0; w < WARPS; ++w) {
-      const float mw = red_m[w][h];
-      const float f = mw == -INFINITY ? 0.f : exp2f(mw - mx);
-      L = fmaf(red_l[w][h], f, L);
-      a0 = fmaf(red_acc[w][h][d], f, a0);
-      a1 = fmaf(red_acc[w][h][d + 1], f, a1);
-    }
-    if (direct) {
-      // Every key masked (a key mask only): zeros, as the NaN-guarded softmax gives.
-      const float inv = KEY_MASK && L == 0.f ? 0.f : 1.f / L;
-      reinterpret_cast<uint32_t *>(out_g + h * D)[d / 2] = detail::pack_bf16x2(a0 * inv, a1 * inv);
+          for (int nt = 0; nt < 4; ++nt) {
+            const bool fresh = kb + 8 * nt + r8 == p;
+#pragma unroll
+            for (int cq = 0; cq < QC; ++cq) kf[nt][cq] = fresh ? nk[cq] : kf0[nt][cq];
+          }
+        } else {
+          load_round(kb, end, p, kf, keep);
+        }
+        float sc[4][4];
+        float mx = m_run;
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) sc[nt][e] = 0.f;
+#pragma unroll
+          for (int cq = 0; cq < QC; ++cq) detail::mma_16x8(sc[nt], qa[cq], zero, kf[nt][cq]);
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int j = kb + 8 * nt + 2 * q4 + e;
+            const bool live = j < end && (!KEY_MASK || ((keep >> (j - kb)) & 1u));
+            sc[nt][e] = live ? sc[nt][e] * qs : -INFINITY;
+            mx = fmaxf(mx, sc[nt][e]);
+          }
+        }
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float ref = mx == -INFINITY ? 0.f : mx;
+        const float corr = exp2f(m_run - ref); // m_run == -inf -> 0
+        m_run = mx;
+        l_run *= corr;
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n) {
+          o[n][0] *= corr;
+          o[n][1] *= corr;
+        }
+        uint32_t ph[2][2], pl[2][2]; // [k step][tile of the step]: P of keys 2q4, 2q4 + 1
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+          const float p0 = exp2f(sc[nt][0] - ref), p1 = exp2f(sc[nt][1] - ref); // -inf -> 0
+          l_run += p0 + p1;
+          const uint32_t hi = detail::pack_bf16x2(p0, p1);
+          ph[nt >> 1][nt & 1] = hi;
+          pl[nt >> 1][nt & 1] = detail::pack_bf16x2(p0 - detail::bf16_lo(hi), p1 - detail::bf16_hi(hi));
+        }
+        detail::cp_async_wait<0>();
+        __syncwarp();
+        // ldmatrix: lane i addresses row i % 8 of matrix i / 8 = (keys +8 if odd, d +8 if >= 2).
+        const int mi = lane >> 3;
+        const bf16 *vrow = vs + ((mi & 1) * 8 + (lane & 7)) * VS + (mi >> 1) * 8;
+#pragma unroll
+        for (int ks = 0; ks < 2; ++ks) {
+#pragma unroll
+          for (int n2 = 0; n2 < D / 16; ++n2) {
+            uint32_t b[4];
+            detail::ldmatrix_x4_trans(b, vrow + 16 * ks * VS + 16 * n2);
+            detail::mma_bf16_16816(o[2 * n2], ph[ks][0], 0u, ph[ks][1], 0u, b[0], b[1]);
+            detail::mma_bf16_16816(o[2 * n2], pl[ks][0], 0u, pl[ks][1], 0u, b[0], b[1]);
+            detail::mma_bf16_16816(o[2 * n2 + 1], ph[ks][0], 0u, ph[ks][1], 0u, b[2], b[3]);
+            detail::mma_bf16_16816(o[2 * n2 + 1], pl[ks][0], 0u, pl[ks][1], 0u, b[2], b[3]);
+          }
+        }
+        __syncwarp(); // every lane's ldmatrix is done before the next round restages
+      }
+      if constexpr (PRELOAD) detail::cp_async_wait<0>(); // a warp that skipped round 0
+      l_run += __shfl_xor_sync(0xffffffffu, l_run, 1);
+      l_run += __shfl_xor_sync(0xffffffffu, l_run, 2);
+      trace.mark(1);
+      if (r8 < GROUP) {
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n)
+          *reinterpret_cast<float2 *>(&red_acc[warp][r8][8 * n + 2 * q4]) = make_float2(o[n][0], o[n][1]);
+        if (q4 == 0) {
+          red_m[warp][r8] = m_run;
+          red_l[warp][r8] = l_run;
+        }
+      }
     } else {
-      float *rec = rec_base + (size_t(s) * GROUP + h) * REC;
-      *reinterpret_cast<float2 *>(rec + d) = make_float2(a0, a1);
-      if (d == 0) *reinterpret_cast<float2 *>(rec + D) = make_float2(mx, L);
+      float m[GROUP], l[GROUP], acc[GROUP][8];
+    #pragma unroll
+      for (int h = 0; h < GROUP; ++h) {
+        m[h] = -INFINITY;
+        l[h] = 0.f;
+    #pragma unroll
+        for (int k = 0; k < 8; ++k) acc[h][k] = 0.f;
+      }
+
+      for (int base = start; base < end; base += TILE) {
+        uint4 kv[U], vv[U];
+        bool live[U];
+    #pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int j = base + u * KPB + slot;
+          kv[u] = make_uint4(0, 0, 0, 0);
+          vv[u] = make_uint4(0, 0, 0, 0);
+          live[u] = attended(j, end);
+          if (live[u] && has_chunk) {
+            const bool fresh = j == p;
+            kv[u] = detail::ld16((fresh ? new_k : kc + size_t(j) * D) + c * 8);
+            vv[u] = detail::ld16((fresh ? new_v : vc + size_t(j) * D) + c * 8);
+          }
+        }
+        float sc[U][GROUP];
+    #pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const uint32_t w[4] = {kv[u].x, kv[u].y, kv[u].z, kv[u].w};
+    #pragma unroll
+          for (int h = 0; h < GROUP; ++h) {
+            float d0 = 0.f, d1 = 0.f;
+    #pragma unroll
+            for (int k = 0; k < 4; ++k) {
+              d0 = fmaf(q[h][2 * k], detail::bf16_lo(w[k]), d0);
+              d1 = fmaf(q[h][2 * k + 1], detail::bf16_hi(w[k]), d1);
+            }
+            float d = d0 + d1;
+    #pragma unroll
+            for (int o = 1; o < LPK; o <<= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+            sc[u][h] = live[u] ? d : -INFINITY;
+          }
+        }
+    #pragma unroll
+        for (int h = 0; h < GROUP; ++h) {
+          float mt = m[h];
+    #pragma unroll
+          for (int u = 0; u < U; ++u) mt = fmaxf(mt, sc[u][h]);
+          if (mt != -INFINITY) {
+            const float corr = exp2f(m[h] - mt); // m[h] == -inf -> 0
+            l[h] *= corr;
+    #pragma unroll
+            for (int k = 0; k < 8; ++k) acc[h][k] *= corr;
+    #pragma unroll
+            for (int u = 0; u < U; ++u) {
+              const float pr = exp2f(sc[u][h] - mt); // -inf -> 0
+              l[h] += pr;
+              const uint32_t w[4] = {vv[u].x, vv[u].y, vv[u].z, vv[u].w};
+    #pragma unroll
+              for (int k = 0; k < 4; ++k) {
+                acc[h][2 * k] = fmaf(pr, detail::bf16_lo(w[k]), acc[h][2 * k]);
+                acc[h][2 * k + 1] = fmaf(pr, detail::bf16_hi(w[k]), acc[h][2 * k + 1]);
+              }
+            }
+            m[h] = mt;
+          }
+        }
+      }
+
+      // Merge the key slots of the warp (lanes with the same chunk), then the warps.
+    #pragma unroll
+      for (int o = LPK; o < 32; o <<= 1) {
+    #pragma unroll
+        for (int h = 0; h < GROUP; ++h) {
+          const float mo = __shfl_xor_sync(0xffffffffu, m[h], o);
+          const float lo = __shfl_xor_sync(0xffffffffu, l[h], o);
+          float ao[8];
+    #pragma unroll
+          for (int k = 0; k < 8; ++k) ao[k] = __shfl_xor_sync(0xffffffffu, acc[h][k], o);
+          detail::decode_merge(m[h], l[h], acc[h], mo, lo, ao);
+        }
+      }
+      trace.mark(1);
+      if (lane < LPK && has_chunk) {
+    #pragma unroll
+        for (int h = 0; h < GROUP; ++h) {
+          float4 *dst = reinterpret_cast<float4 *>(&red_acc[warp][h][c * 8]);
+          dst[0] = make_float4(acc[h][0], acc[h][1], acc[h][2], acc[h][3]);
+          dst[1] = make_float4(acc[h][4], acc[h][5], acc[h][6], acc[h][7]);
+          if (lane == 0) {
+            red_m[warp][h] = m[h];
+            red_l[warp][h] = l[h];
+          }
+        }
+      }
     }
-  }
-  trace.mark(3);
-  if constexpr (NSPLIT > 1) {
-    if (direct) return;
-    // Last-arriving active block of kv head g merges the nact records.
-    __threadfence();
     __syncthreads();
-    if (tid == 0) is_last = atomicAdd(&counters[g], 1u) == uint32_t(nact - 1);
-    __syncthreads();
-    if (!is_last) return;
-    __threadfence();
-    // Each thread merges the nact records of its (head, column pair), CH records' loads in
-    // flight at a time (one round trip for NSPLIT <= CH).
-    constexpr int CH = NSPLIT < 16 ? NSPLIT : 16;
+    trace.mark(2);
+
+    constexpr int DP = D / 2;
+    // The only active block (always when NSPLIT == 1) writes out directly.
+    const bool direct = NSPLIT == 1 || nact == 1;
+    float *rec_base = partials + (size_t(g) * NSPLIT * GROUP) * REC;
+    // Block result per (head, column pair): unnormalized acc relative to the block max M.
     for (int i = tid; i < GROUP * DP; i += THREADS) {
       const int h = i / DP;
       const int d = 2 * (i - h * DP);
-      const float *rh = rec_base + h * REC; // record (t, h) at rh + t * GROUP * REC
-      float M = -INFINITY, L = 0.f, a0 = 0.f, a1 = 0.f;
-      for (int t0 = 0; t0 < nact; t0 += CH) {
-        float2 ml[CH], av[CH];
+      float mx = -INFINITY;
 #pragma unroll
-        for (int k = 0; k < CH; ++k) {
-          const int t = t0 + k;
-          ml[k] = make_float2(-INFINITY, 0.f);
-          av[k] = make_float2(0.f, 0.f);
-          if (t < nact) {
-            ml[k] = __ldcg(reinterpret_cast<const float2 *>(rh + size_t(t) * GROUP * REC + D));
-            av[k] = __ldcg(reinterpret_cast<const float2 *>(rh + size_t(t) * GROUP * REC + d));
+      for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, red_m[w][h]);
+      float L = 0.f, a0 = 0.f, a1 = 0.f;
+#pragma unroll
+      for (int w = 0; w < WARPS; ++w) {
+        const float mw = red_m[w][h];
+        const float f = mw == -INFINITY ? 0.f : exp2f(mw - mx);
+        L = fmaf(red_l[w][h], f, L);
+        a0 = fmaf(red_acc[w][h][d], f, a0);
+        a1 = fmaf(red_acc[w][h][d + 1], f, a1);
+      }
+      if (direct) {
+        // Every key masked (a key mask only): zeros, as the NaN-guarded softmax gives.
+        const float inv = KEY_MASK && L == 0.f ? 0.f : 1.f / L;
+        reinterpret_cast<uint32_t *>(out_g + h * D)[d / 2] = detail::pack_bf16x2(a0 * inv, a1 * inv);
+      } else if constexpr (CLUSTER) {
+        // The block's record stays in shared memory: acc in place of warp 0's (only this
+        // thread reads red_acc[*][h][d, d + 1]), (m, l) beside it.
+        *reinterpret_cast<float2 *>(&red_acc[0][h][d]) = make_float2(a0, a1);
+        if (d == 0) rec_ml[h] = make_float2(mx, L);
+      } else {
+        float *rec = rec_base + (size_t(s) * GROUP + h) * REC;
+        *reinterpret_cast<float2 *>(rec + d) = make_float2(a0, a1);
+        if (d == 0) *reinterpret_cast<float2 *>(rec + D) = make_float2(mx, L);
+      }
+    }
+    trace.mark(3);
+    if constexpr (!CLUSTER && NSPLIT > 1) {
+      if (direct) return;
+      // Last-arriving active block of kv head g merges the nact records.
+      __threadfence();
+      __syncthreads();
+      if (tid == 0) is_last = atomicAdd(&counters[g], 1u) == uint32_t(nact - 1);
+      __syncthreads();
+      if (!is_last) return;
+      __threadfence();
+      // Each thread merges the nact records of its (head, column pair), CH records' loads in
+      // flight at a time (one round trip for NSPLIT <= CH).
+      constexpr int CH = NSPLIT < 16 ? NSPLIT : 16;
+      for (int i = tid; i < GROUP * DP; i += THREADS) {
+        const int h = i / DP;
+        const int d = 2 * (i - h * DP);
+        const float *rh = rec_base + h * REC; // record (t, h) at rh + t * GROUP * REC
+        float M = -INFINITY, L = 0.f, a0 = 0.f, a1 = 0.f;
+        for (int t0 = 0; t0 < nact; t0 += CH) {
+          float2 ml[CH], av[CH];
+#pragma unroll
+          for (int k = 0; k < CH; ++k) {
+            const int t = t0 + k;
+            ml[k] = make_float2(-INFINITY, 0.f);
+            av[k] = make_float2(0.f, 0.f);
+            if (t < nact) {
+              ml[k] = __ldcg(reinterpret_cast<const float2 *>(rh + size_t(t) * GROUP * REC + D));
+              av[k] = __ldcg(reinterpret_cast<const float2 *>(rh + size_t(t) * GROUP * REC + d));
+            }
           }
-        }
-        float mc = M;
+          float mc = M;
 #pragma unroll
-        for (int k = 0; k < CH; ++k) mc = fmaxf(mc, ml[k].x);
-        // Without a key mask mc is finite: record t0 < nact is active, and every active record
-        // has a finite max. With one, a split may have no attended key (max -inf).
-        const float corr = KEY_MASK && mc == -INFINITY ? 0.f : exp2f(M - mc); // M == -inf -> 0
-        L *= corr;
-        a0 *= corr;
-        a1 *= corr;
+          for (int k = 0; k < CH; ++k) mc = fmaxf(mc, ml[k].x);
+          // Without a key mask mc is finite: record t0 < nact is active, and every active record
+          // has a finite max. With one, a split may have no attended key (max -inf).
+          const float corr = KEY_MASK && mc == -INFINITY ? 0.f : exp2f(M - mc); // M == -inf -> 0
+          L *= corr;
+          a0 *= corr;
+          a1 *= corr;
 #pragma unroll
-        for (int k = 0; k < CH; ++k) {
-          const float f = KEY_MASK && ml[k].x == -INFINITY ? 0.f : exp2f(ml[k].x - mc); // -inf -> 0
-          L = fmaf(ml[k].y, f, L);
-          a0 = fmaf(av[k].x, f, a0);
-          a1 = fmaf(av[k].y, f, a1);
+          for (int k = 0; k < CH; ++k) {
+            const float f = KEY_MASK && ml[k].x == -INFINITY ? 0.f : exp2f(ml[k].x - mc); // -inf -> 0
+            L = fmaf(ml[k].y, f, L);
+            a0 = fmaf(av[k].x, f, a0);
+            a1 = fmaf(av[k].y, f, a1);
+          }
+          M = mc;
         }
-        M = mc;
+        const float inv = KEY_MASK && L == 0.f ? 0.f : 1.f / L;
+        reinterpret_cast<uint32_t *>(out_g + h * D)[d / 2] = detail::pack_bf16x2(a0 * inv, a1 * inv);
+      }
+      if (tid == 0) counters[g] = 0u; // ready for the next launch
+    }
+  } // active
+  if constexpr (CLUSTER) {
+    if (nact == 1) return; // block 0 wrote out directly
+    constexpr int DP = D / 2;
+    // Split t of kv head g is block rank t of its cluster (cluster dims (1, NSPLIT, 1)). After
+    // the barrier (release / acquire at cluster scope) every record is visible; the cluster's
+    // NSPLIT * THREADS threads share the (head, column pair) items, each reading the nact
+    // records of its item from the other blocks' shared memory, all loads in flight at once.
+    // The second barrier keeps every block's shared memory alive until the reads are done.
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();
+    for (int i = s * THREADS + tid; i < GROUP * DP; i += NSPLIT * THREADS) {
+      const int h = i / DP;
+      const int d = 2 * (i - h * DP);
+      float2 ml[NSPLIT], av[NSPLIT];
+#pragma unroll
+      for (int t = 0; t < NSPLIT; ++t) {
+        ml[t] = make_float2(-INFINITY, 0.f);
+        av[t] = make_float2(0.f, 0.f);
+        if (t < nact) {
+          ml[t] = cluster.map_shared_rank(rec_ml, t)[h];
+          av[t] = *reinterpret_cast<const float2 *>(&cluster.map_shared_rank(&red_acc[0][0][0], t)[h * D + d]);
+        }
+      }
+      float M = -INFINITY;
+#pragma unroll
+      for (int t = 0; t < NSPLIT; ++t) M = fmaxf(M, ml[t].x);
+      float L = 0.f, a0 = 0.f, a1 = 0.f;
+#pragma unroll
+      for (int t = 0; t < NSPLIT; ++t) {
+        // -inf: a split past nact, or (key mask) one with no attended key.
+        const float f = ml[t].x == -INFINITY ? 0.f : exp2f(ml[t].x - M);
+        L = fmaf(ml[t].y, f, L);
+        a0 = fmaf(av[t].x, f, a0);
+        a1 = fmaf(av[t].y, f, a1);
       }
       const float inv = KEY_MASK && L == 0.f ? 0.f : 1.f / L;
       reinterpret_cast<uint32_t *>(out_g + h * D)[d / 2] = detail::pack_bf16x2(a0 * inv, a1 * inv);
     }
-    if (tid == 0) counters[g] = 0u; // ready for the next launch
+    cluster.sync();
   }
+}
+} // namespace detail
+
+template <int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE, int MAX_LEN,
+          int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH>
+__global__ void __launch_bounds__(kAttentionDecodeThreads)
+    attention_decode(const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache,
+                     bf16 *out, float *partials, uint32_t *counters, const int64_t *key_mask) {
+  detail::attention_decode_body<HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, SPLIT,
+                                SCALE_BITS, KEY_MASK, BATCH, false>(
+      qkv, position, k_cache, v_cache, out, partials, counters, key_mask);
 }
 
 } // namespace sinter::kernels

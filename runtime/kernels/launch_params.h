@@ -836,6 +836,12 @@ SINTER_LP_FN LaunchParams gate_mul_launch(int M, int N) {
 //   directly and partials/counters are not touched.
 //   partials layout: [HKV][NSPLIT][GROUP][D + 2] fp32: acc[0..D) = sum_j 2^(t_j - m) v_j,
 //   [D] = m = max_j t_j, [D+1] = l = sum_j 2^(t_j - m), with t_j = score_j * log2(e).
+//   attention_decode_clustered (attention_decode_clustered.cuh; the compiler's choice when
+//   attention_decode_cluster_merge(MAX_LEN, SPLIT): 2 to 8 splits): the same parameters,
+//   arguments, grid and results; the NSPLIT blocks of (g, b) form one thread-block cluster
+//   (compile-time cluster dims (1, NSPLIT, 1), sm_90) and exchange the same records through
+//   distributed shared memory behind cluster barriers; inactive splits (s*SPLIT > p) take
+//   part in the barriers and the merge. partials and counters are not used (nullptr).
 //   block 128 threads (4 warps). With attention_decode_tensor_cores(D, GROUP) (D % 32 == 0 and
 //   the staged V fits) q K^T and P V run as bf16 MMAs with fp32 accumulation (P as bf16 hi +
 //   lo parts), each warp taking 32 keys a round with its own online softmax; otherwise lanes
@@ -843,8 +849,8 @@ SINTER_LP_FN LaunchParams gate_mul_launch(int M, int N) {
 //   and every thread keeps an online softmax over its keys.
 //   Static shared memory only (<= 48 KiB): no dynamic shared bytes.
 //   H200, Llama 3.2 1B shapes, p = MAX_LEN-1, back-to-back launches in a CUDA graph (an empty
-//   kernel: 0.55 us), tensor-core path: MAX_LEN 128 ~2.8 us, 1024 ~4.4 us, 4096 ~6.3 us per
-//   launch (scalar path: 4.3, 6.2, 8.5).
+//   kernel: 0.55 us), tensor-core path: MAX_LEN 128 ~2.9 us, 1024 ~4.1 us (clustered; 4.6
+//   merged through global memory), 4096 ~6.5 us per launch (scalar path: 4.3, 6.2, 8.5).
 //   Requires D % 8 == 0, 8 <= D <= 256, HQ % HKV == 0, GROUP <= 8, 8-aligned offsets and
 //   stride, heads inside the row, MAX_LEN >= 1, 1 <= SPLIT, NSPLIT <= 256.
 // =============================================================================================
@@ -927,17 +933,42 @@ SINTER_LP_FN int attention_decode_prefetch_rows(int HKV, int D, int max_len, int
   const uint64_t rows = l2_bytes / 2 / bytes_per_row;
   return rows < uint64_t(split) ? int(rows) : split;
 }
-// fp32 elements of `partials` (0 when NSPLIT == 1: pass nullptr).
+// Whether the splits merge inside a thread-block cluster (attention_decode_clustered): one
+// cluster of NSPLIT blocks per kv head and sequence, the records exchanged through
+// distributed shared memory behind two cluster barriers instead of written to `partials`,
+// fenced, counted with an atomic and read back by the last block (sm_90; at most the portable
+// cluster size). SINTER_ATTENTION_DECODE_CLUSTER=0: never (experiments only).
+#ifndef SINTER_ATTENTION_DECODE_CLUSTER
+#define SINTER_ATTENTION_DECODE_CLUSTER 1
+#endif
+constexpr int kAttentionDecodeMaxClusterSplits = 8;
+SINTER_LP_FN bool attention_decode_cluster_merge(int max_len, int split) {
+  const int splits = attention_decode_num_splits(max_len, split);
+  return SINTER_ATTENTION_DECODE_CLUSTER && splits > 1 &&
+         splits <= kAttentionDecodeMaxClusterSplits;
+}
+// fp32 elements of attention_decode's partial records for NSPLIT > 1 (whatever the merge).
+SINTER_LP_FN int attention_decode_record_floats(int HQ, int HKV, int D, int max_len, int split,
+                                                int batch = 1) {
+  return batch * HKV * attention_decode_num_splits(max_len, split) * (HQ / HKV) * (D + 2);
+}
+// fp32 elements of `partials` (0 when NSPLIT == 1 or the splits merge in a cluster: pass
+// nullptr).
 SINTER_LP_FN int attention_decode_partials_floats(int HQ, int HKV, int D, int max_len,
                                                   int split, int batch = 1) {
-  return attention_decode_num_splits(max_len, split) == 1
+  return attention_decode_num_splits(max_len, split) == 1 ||
+                 attention_decode_cluster_merge(max_len, split)
              ? 0
-             : batch * HKV * attention_decode_num_splits(max_len, split) * (HQ / HKV) * (D + 2);
+             : attention_decode_record_floats(HQ, HKV, D, max_len, split, batch);
 }
-// uint32 elements of `counters` (0 when NSPLIT == 1: pass nullptr).
+// uint32 elements of `counters` (0 when NSPLIT == 1 or the splits merge in a cluster: pass
+// nullptr).
 SINTER_LP_FN int attention_decode_counter_words(int HKV, int max_len, int split,
                                                 int batch = 1) {
-  return attention_decode_num_splits(max_len, split) == 1 ? 0 : batch * HKV;
+  return attention_decode_num_splits(max_len, split) == 1 ||
+                 attention_decode_cluster_merge(max_len, split)
+             ? 0
+             : batch * HKV;
 }
 SINTER_LP_FN LaunchParams attention_decode_launch(int HKV, int max_len, int split,
                                                   int batch = 1) {

@@ -5,8 +5,11 @@
 // gets fresh random data, cache slots after p hold NaN (reading one poisons the output), and
 // the kernel runs several times in a row on the same partials/counters; checks the output,
 // that cache row p (and no other row) was written, and that the counters are back to zero.
-// Then again under PDL behind a late producer of qkv. Prints microseconds per launch.
+// Then again under PDL behind a late producer of qkv. Two to eight splits take
+// attention_decode_clustered (the merge inside a cluster), as the compiler does; some cases
+// force the merge through global memory for those splits too. Prints microseconds per launch.
 #include "attention_decode.cuh"
+#include "attention_decode_clustered.cuh"
 #include "gpu_test_util.h"
 
 using namespace sinter::kernels;
@@ -17,15 +20,23 @@ constexpr int kSms = 132;
 constexpr uint16_t kNaN = 0x7fc0;
 
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
-          uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1>
+          uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
+          bool CLUSTER = attention_decode_cluster_merge(MAX_LEN, SPLIT)>
 struct DecodeCase {
   static constexpr int GROUP = HQ / HKV;
   static constexpr size_t CACHE = size_t(BATCH) * HKV * MAX_LEN * D; // every sequence's
   static constexpr LaunchParams lp = attention_decode_launch(HKV, MAX_LEN, SPLIT, BATCH);
-  static constexpr int PF = attention_decode_partials_floats(HQ, HKV, D, MAX_LEN, SPLIT, BATCH);
-  static constexpr int CW = attention_decode_counter_words(HKV, MAX_LEN, SPLIT, BATCH);
+  static constexpr bool GLOBAL_MERGE = !CLUSTER && attention_decode_num_splits(MAX_LEN, SPLIT) > 1;
+  static constexpr int PF =
+      GLOBAL_MERGE ? attention_decode_record_floats(HQ, HKV, D, MAX_LEN, SPLIT, BATCH) : 0;
+  static constexpr int CW = GLOBAL_MERGE ? BATCH * HKV : 0;
+  static constexpr const char *merge = CLUSTER ? ", cluster merge" : GLOBAL_MERGE ? ", global merge" : "";
   static auto kernel() {
-    return attention_decode<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH>;
+    if constexpr (CLUSTER)
+      return attention_decode_clustered<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE,
+                                        KEY_MASK, BATCH>;
+    else
+      return attention_decode<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH>;
   }
 
   bf16 *qkv = nullptr, *k = nullptr, *v = nullptr, *out = nullptr;
@@ -116,9 +127,10 @@ static std::vector<int64_t> key_mask_for(size_t pi, int64_t p, int max_len, uint
 }
 
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
-          uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1>
+          uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
+          bool CLUSTER = attention_decode_cluster_merge(MAX_LEN, SPLIT)>
 bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
-  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH>;
+  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER>;
   constexpr int GROUP = C::GROUP;
   constexpr size_t CACHE = C::CACHE;
   constexpr int REPEAT = 3;
@@ -128,9 +140,9 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
     std::memcpy(&scale, &b, 4);
   }
   std::printf("%s%s HQ=%d HKV=%d D=%d MAX_LEN=%d SPLIT=%d BATCH=%d  [grid %u,%u,%u block %u, "
-              "partials %d floats, %d counters]\n",
+              "partials %d floats, %d counters%s]\n",
               name, KEY_MASK ? " (key mask)" : "", HQ, HKV, D, MAX_LEN, SPLIT, BATCH, C::lp.grid.x,
-              C::lp.grid.y, C::lp.grid.z, C::lp.block.x, C::PF, C::CW);
+              C::lp.grid.y, C::lp.grid.z, C::lp.block.x, C::PF, C::CW, C::merge);
   C dc;
   bool ok = true;
   for (size_t pi = 0; pi < ps.size(); ++pi) {
@@ -317,9 +329,10 @@ static void time_empty(int grid_y) {
 
 // Microseconds per launch at p (default MAX_LEN - 1: every split active).
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
-          uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1>
+          uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
+          bool CLUSTER = attention_decode_cluster_merge(MAX_LEN, SPLIT)>
 bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
-  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH>;
+  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER>;
   C dc;
   std::vector<uint16_t> qkv = random_bf16(size_t(BATCH) * RS, 901, -2.f, 2.f);
   std::vector<uint16_t> kc = random_bf16(C::CACHE, 902, -2.f, 2.f);
@@ -343,10 +356,10 @@ bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
       dc.go(st);
   });
   const size_t nz = dc.nonzero_counters();
-  std::printf("  timing %s%s MAX_LEN=%d p=%lld SPLIT=%d BATCH=%d grid %u,%u,%u: %.2f us/launch "
+  std::printf("  timing %s%s MAX_LEN=%d p=%lld SPLIT=%d BATCH=%d grid %u,%u,%u%s: %.2f us/launch "
               "plain, %.2f PDL, %.2f graph%s\n",
               name, KEY_MASK ? " (key mask)" : "", MAX_LEN, (long long)p, SPLIT, BATCH,
-              C::lp.grid.x, C::lp.grid.y, C::lp.grid.z, t.plain, t.pdl, t.graph,
+              C::lp.grid.x, C::lp.grid.y, C::lp.grid.z, C::merge, t.plain, t.pdl, t.graph,
               nz ? "  FAIL: counters not zero" : "");
   return nz == 0;
 }
@@ -380,6 +393,11 @@ int main() {
                                                                  {0, 1, 77, 127, 128, -1});
   ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64>(
       "llama", 62, {0, 1, 77, 1023, 1024, 63, 64, 500});
+  // The same eight splits merged through global memory (the path past eight splits).
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, false, 1, false>(
+      "llama", 87, {0, 1, 127, 128, 1023, 500});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true, 2, false>(
+      "llama batch 2", 88, {0, 77, 1023, 500, 3});
   ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 4096, L4096, s64>("llama", 63,
                                                                    {0, 255, 256, 3000, 4095});
   ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 128, 128, s64>("llama unsplit", 64,
@@ -448,6 +466,7 @@ int main() {
 #define LLAMA_T(LEN, SPLIT_) time_case<32, 8, 64, 0, 2048, 2560, 3072, LEN, SPLIT_, s64>
   ok &= LLAMA_T(128, L128)("llama");
   ok &= LLAMA_T(1024, L1024)("llama");
+  ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, false, 1, false>("llama");
   ok &= LLAMA_T(1024, L1024)("llama", 100);
   ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true>("llama", 100);
   ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true>("llama");
@@ -477,6 +496,19 @@ int main() {
 #define GEMMA2_T(SPLIT_) time_case<8, 4, 256, 0, 2048, 3072, 4096, 1024, SPLIT_, s256>
 #define OLMO2_T(SPLIT_) time_case<16, 16, 128, 0, 2048, 4096, 6144, 1024, SPLIT_, s128>
 #define PHI2_T(SPLIT_) time_case<32, 32, 80, 0, 2560, 5120, 7680, 1024, SPLIT_, s64>
+    // The merge through global memory at the same splits (the clustered merge below).
+    ok &= time_case<12, 2, 128, 0, 1536, 1792, 2048, 1024, 128, s128, false, 1, false>(
+        "qwen2.5 hq12 hkv2 d128");
+    ok &= time_case<16, 8, 128, 0, 2048, 3072, 4096, 1024, 128, s128, false, 1, false>(
+        "qwen3 hq16 hkv8 d128");
+    ok &= time_case<16, 16, 128, 0, 2048, 4096, 6144, 1024, 128, s128, false, 1, false>(
+        "olmo2 hq16 hkv16 d128");
+    ok &= time_case<32, 32, 80, 0, 2560, 5120, 7680, 1024, 256, s64, false, 1, false>(
+        "phi2 hq32 hkv32 d80");
+    constexpr int X1024 = attention_decode_split(1024, 25, 25, 64, kSms); // GPT-2 XL: 224
+    ok &= time_case<25, 25, 64, 0, 1600, 3200, 4800, 1024, X1024, s64, false, 1, false>(
+        "gpt2xl hq25 hkv25 d64");
+    ok &= time_case<25, 25, 64, 0, 1600, 3200, 4800, 1024, X1024, s64>("gpt2xl hq25 hkv25 d64");
     ok &= QWEN25_T(128)("qwen2.5 hq12 hkv2 d128");
     ok &= QWEN25_T(64)("qwen2.5 hq12 hkv2 d128");
     ok &= QWEN25_T(32)("qwen2.5 hq12 hkv2 d128");

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "attention_decode.cuh"
+#include "attention_decode_clustered.cuh"
 #include "embedding_gather.cuh"
 #include "gpu_test_util.h"
 #include "linear_small_m.cuh"
@@ -42,9 +43,18 @@ constexpr int kSplit = attention_decode_split(kMaxLen, kHeads, kKvHeads, kHeadDi
 auto *const kQkv = &linear_small_m<1, kQkvRows, kHidden, LinearPrologue::RMS_NORM,
                                    LinearEpilogue::ROPE_PAIRS, bf16, kEpsBits, kRopeRows,
                                    kHeadDim, kSms, bf16>;
-auto *const kAttn = &attention_decode<kHeads, kKvHeads, kHeadDim, 0, kHeads * kHeadDim,
-                                      (kHeads + kKvHeads) * kHeadDim, kQkvRows, kMaxLen, kSplit,
-                                      kScaleBits, /*KEY_MASK=*/false, /*BATCH=*/1>;
+// The kernel the compiler picks for the split: 2 to 8 splits merge inside a cluster.
+template <bool CLUSTER> constexpr auto attention_kernel() {
+  if constexpr (CLUSTER)
+    return &attention_decode_clustered<kHeads, kKvHeads, kHeadDim, 0, kHeads * kHeadDim,
+                                       (kHeads + kKvHeads) * kHeadDim, kQkvRows, kMaxLen, kSplit,
+                                       kScaleBits, /*KEY_MASK=*/false, /*BATCH=*/1>;
+  else
+    return &attention_decode<kHeads, kKvHeads, kHeadDim, 0, kHeads * kHeadDim,
+                             (kHeads + kKvHeads) * kHeadDim, kQkvRows, kMaxLen, kSplit,
+                             kScaleBits, /*KEY_MASK=*/false, /*BATCH=*/1>;
+}
+auto *const kAttn = attention_kernel<attention_decode_cluster_merge(kMaxLen, kSplit)>();
 auto *const kOProj = &linear_small_m<1, kHidden, kHidden, LinearPrologue::NONE,
                                      LinearEpilogue::RESIDUAL, bf16, 0u, 0, 0, kSms, bf16>;
 // gate/up -> down through the handoff buffers of the layer, as the compiler lowers them.
@@ -143,8 +153,8 @@ Model make_model(int layers, int64_t position) {
   m.attn = dalloc<bf16>(kHidden);
   m.resid2 = dalloc<bf16>(kHidden);
   m.logits = dalloc<bf16>(kVocab);
-  m.partials = dalloc<float>(attention_decode_partials_floats(kHeads, kKvHeads, kHeadDim,
-                                                              kMaxLen, kSplit));
+  m.partials = dalloc<float>(attention_decode_record_floats(kHeads, kKvHeads, kHeadDim,
+                                                            kMaxLen, kSplit));
   m.counters = dalloc<uint32_t>(kKvHeads);
   CUDA_CHECK(cudaDeviceSynchronize());
   return m;

@@ -92,4 +92,19 @@ TEST(TargetLimits, DecodeSplitsCoverOneRoundTrip) {
             kn::kAttentionDecodeMaxSplits);
 }
 
+TEST(TargetLimits, DecodeSplitsMergeInAClusterUpToEight) {
+  // One split: no merge at all; 2..8 splits: one cluster per kv head, no scratch; more: the
+  // records in global memory and a counter per kv head and sequence.
+  EXPECT_FALSE(kn::attention_decode_cluster_merge(128, 128));
+  EXPECT_TRUE(kn::attention_decode_cluster_merge(256, 128));
+  EXPECT_TRUE(kn::attention_decode_cluster_merge(1024, 128));
+  EXPECT_FALSE(kn::attention_decode_cluster_merge(1025, 128));
+  EXPECT_EQ(kn::attention_decode_partials_floats(32, 8, 64, 1024, 128, 2), 0);
+  EXPECT_EQ(kn::attention_decode_counter_words(8, 1024, 128, 2), 0);
+  EXPECT_EQ(kn::attention_decode_partials_floats(8, 4, 256, 1024, 32, 2),
+            kn::attention_decode_record_floats(8, 4, 256, 1024, 32, 2));
+  EXPECT_EQ(kn::attention_decode_record_floats(8, 4, 256, 1024, 32, 2), 2 * 4 * 32 * 2 * 258);
+  EXPECT_EQ(kn::attention_decode_counter_words(4, 1024, 32, 2), 8);
+}
+
 } // namespace

@@ -89,13 +89,17 @@ func.func @second(%c: tensor<4x4xf32> {sinter.state = "cache"}, %x: tensor<1x8xf
 
 // Decode attention splits cover one round trip of the kernel's path: at D 256 (the scalar
 // path, 32 keys a round trip) a 1024-slot cache with 4 kv heads takes 32-key splits, 128
-// blocks; at D 64 (tensor cores, 4 warps of 32 keys) 128-key splits, 8 per kv head.
+// blocks, merged through records in the state; at D 64 (tensor cores, 4 warps of 32 keys)
+// 128-key splits, 8 per kv head: one cluster each, merged on chip (no records, no counters).
 // CHECK-LABEL: func.func @decode_split_d256
-// CHECK: launch.kernel "attention_decode"
+// CHECK: launch.state ".attention_decode.partials.66048"
+// CHECK: launch.state ".attention_decode.counters.4"
+// CHECK: launch.kernel "attention_decode"(
 // CHECK-SAME: grid = array<i64: 4, 32, 1>
 // CHECK-SAME: params = [8, 4, 256, 0, 2048, 3072, 4096, 1024, 32, "1031798784u", "false", 1]
 // CHECK-LABEL: func.func @decode_split_d64
-// CHECK: launch.kernel "attention_decode"
+// CHECK-NOT: .attention_decode.partials
+// CHECK: launch.kernel "attention_decode_clustered"({{[^)]*}}) {args = array<i64: 0, 1, 2, 3, 4, -1, -1, -1>
 // CHECK-SAME: grid = array<i64: 4, 8, 1>
 // CHECK-SAME: params = [8, 4, 64, 0, 512, 768, 1024, 1024, 128, "1040187392u", "false", 1]
 func.func @decode_split_d256(%x: tensor<1x1x64xbf16>, %pos: tensor<1xi64>, %kc: tensor<1x4x1024x256xbf16> {sinter.state = "k"}, %vc: tensor<1x4x1024x256xbf16> {sinter.state = "v"}) -> (tensor<1x1x2048xbf16>, tensor<1x4x1024x256xbf16> {sinter.state = "k"}, tensor<1x4x1024x256xbf16> {sinter.state = "v"}) {

@@ -135,6 +135,8 @@ const KernelTemplate kTemplates[] = {
     // Same parameters and arguments: prompts of any length, 16-bit q/k/v, on tensor cores.
     {"flash_attention", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
     {"attention_decode", kAttentionDecodeParams, 12, kAttentionDecodeArgs},
+    // Same parameters and arguments: the splits of a kv head merged inside a cluster.
+    {"attention_decode_clustered", kAttentionDecodeParams, 12, kAttentionDecodeArgs},
     {"rms_norm", kRmsNormParams, 3, kRmsNormArgs},
     {"rope_rows", kRopeRowsParams, 4, kRopeRowsArgs},
     {"qk_norm_rope", kQkNormRopeParams, 9, kQkNormRopeArgs},

@@ -155,8 +155,8 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
       return failure();
     keyMask = *buffer;
   }
-  // Split-KV scratch: zeroed state that every layer's launch reuses in turn (each leaves its
-  // counters zero again).
+  // Split-KV scratch (not for splits merged inside a cluster): zeroed state that every
+  // layer's launch reuses in turn (each leaves its counters zero again).
   Value partials, counters;
   if (int floats = kn::attention_decode_partials_floats(hq, hkv, d, length, split, batch)) {
     partials = stateBuffer(attention.getLoc(), ".attention_decode.partials." + std::to_string(floats),
@@ -180,7 +180,12 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
   SmallVector<unsigned> writes = {2, 3, 4};
   if (partials)
     writes.append({5, 6});
-  return emitKernel(loc, "attention_decode", params,
+  // Two to eight splits of a kv head merge in one thread-block cluster: no global records,
+  // fence and atomic arrival on the critical path.
+  StringRef kernel = kn::attention_decode_cluster_merge(length, split)
+                         ? "attention_decode_clustered"
+                         : "attention_decode";
+  return emitKernel(loc, kernel, params,
                     {q->buffer, *position, *kState, *vState, out, partials, counters, keyMask},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
                     lp.shared_bytes, writes);
