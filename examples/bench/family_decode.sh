@@ -9,7 +9,8 @@
 # Environment: SINTER (default build/bin/sinter), LAYERS (default 8: the ratio to the floor
 # barely moves with the layer count, the export time does), L (default 1024), MODES (torch.compile
 # modes, default none; "reduce-overhead" for the side-by-side table), ARGS (more llama_decode.py
-# arguments, default "--kernel-table --skip-numerics").
+# arguments, default "--kernel-table --skip-numerics"), REUSE=1 (keep the exports and libraries
+# already in OUT: an A/B of compiler or kernel changes deletes OUT/*/*.so and runs again).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: family_decode.sh OUT [FAMILIES]}
@@ -19,6 +20,7 @@ layers=${LAYERS:-8}
 len=${L:-1024}
 modes=${MODES:-none}
 extra=${ARGS:-"--kernel-table --skip-numerics"}
+reuse=${REUSE:+--reuse}
 mkdir -p "$out"
 
 # The shapes of Qwen2.5-1.5B, Qwen3-1.7B, Gemma 2 2B, OLMo 2 1B, GPT-2 XL, Phi-3-mini,
@@ -43,7 +45,7 @@ run() { # family, then llama_decode.py arguments
     --cache-lengths "$len" --export-args "${shape[$f]}" "$@"
 }
 for f in $families; do
-  ( run "$f" --skip-timing --skip-numerics > "$out/${f}_build.log" 2>&1 || echo "$f: export or compile failed (see $out/${f}_build.log)" ) &
+  ( run "$f" $reuse --skip-timing --skip-numerics > "$out/${f}_build.log" 2>&1 || echo "$f: export or compile failed (see $out/${f}_build.log)" ) &
 done
 wait
 for f in $families; do
