@@ -53,7 +53,7 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
                 "attention_decode: needs HQ % HKV == 0, HQ / HKV <= 8, D % 8 == 0, D <= 256, "
                 "8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1, SPLIT >= 1, "
                 "at most 256 splits and 1 <= BATCH <= 65535");
-  static_assert(!CLUSTER || attention_decode_cluster_merge(MAX_LEN, SPLIT),
+  static_assert(!CLUSTER || attention_decode_cluster_fits(MAX_LEN, SPLIT),
                 "attention_decode_clustered: 2 to kAttentionDecodeMaxClusterSplits splits");
   constexpr int THREADS = kAttentionDecodeThreads;
   constexpr int WARPS = THREADS / 32;

@@ -1,5 +1,5 @@
 // attention_decode with the splits of each kv head as one thread-block cluster, merged through
-// distributed shared memory (launch_params.h: attention_decode_cluster_merge). Same
+// distributed shared memory (launch_params.h: attention_decode_cluster_fits, attention_decode_cluster_merge). Same
 // parameters, arguments and launch as attention_decode; partials and counters are unused
 // (nullptr). The cluster shape is part of the kernel, so a plain launch forms the clusters.
 #pragma once

@@ -836,8 +836,9 @@ SINTER_LP_FN LaunchParams gate_mul_launch(int M, int N) {
 //   directly and partials/counters are not touched.
 //   partials layout: [HKV][NSPLIT][GROUP][D + 2] fp32: acc[0..D) = sum_j 2^(t_j - m) v_j,
 //   [D] = m = max_j t_j, [D+1] = l = sum_j 2^(t_j - m), with t_j = score_j * log2(e).
-//   attention_decode_clustered (attention_decode_clustered.cuh; the compiler's choice when
-//   attention_decode_cluster_merge(MAX_LEN, SPLIT): 2 to 8 splits): the same parameters,
+//   attention_decode_clustered (attention_decode_clustered.cuh; needs
+//   attention_decode_cluster_fits(MAX_LEN, SPLIT), 2 to 8 splits; the compiler's choice when
+//   attention_decode_cluster_merge(...)): the same parameters,
 //   arguments, grid and results; the NSPLIT blocks of (g, b) form one thread-block cluster
 //   (compile-time cluster dims (1, NSPLIT, 1), sm_90) and exchange the same records through
 //   distributed shared memory behind cluster barriers; inactive splits (s*SPLIT > p) take
@@ -909,6 +910,30 @@ SINTER_LP_FN int attention_decode_round_keys(int D, int GROUP) {
              : kAttentionDecodeThreads / attention_decode_lanes_per_key(D) *
                    attention_decode_passes(GROUP);
 }
+// Whether a launch of NSPLIT splits may merge inside thread-block clusters
+// (attention_decode_clustered: one cluster of the NSPLIT blocks of a kv head and sequence,
+// cluster dims (1, NSPLIT, 1), sm_90): 2 to kAttentionDecodeMaxClusterSplits (the portable
+// cluster size) splits. SINTER_ATTENTION_DECODE_CLUSTER=0: never (experiments only).
+#ifndef SINTER_ATTENTION_DECODE_CLUSTER
+#define SINTER_ATTENTION_DECODE_CLUSTER 1
+#endif
+constexpr int kAttentionDecodeMaxClusterSplits = 8;
+SINTER_LP_FN bool attention_decode_cluster_fits(int max_len, int split) {
+  const int splits = attention_decode_num_splits(max_len, split);
+  return SINTER_ATTENTION_DECODE_CLUSTER && splits > 1 &&
+         splits <= kAttentionDecodeMaxClusterSplits;
+}
+// Whether the compiler takes attention_decode_clustered: the records then go through
+// distributed shared memory behind two cluster barriers instead of to `partials`, a fence, an
+// atomic arrival and a read back by the last block. Only while the grid fits in one wave:
+// with more blocks than SMs the clusters wait for whole free groups of SMs (Llama 3.2 1B at
+// 1024 slots, H200: batch 1, 64 blocks, 4.61 -> 4.07 us; batch 8, 512 blocks, 11.06 -> 11.92
+// and 8.36 -> 11.49 with a key mask, results/attention_decode_s34.log).
+SINTER_LP_FN bool attention_decode_cluster_merge(int HKV, int max_len, int split, int batch,
+                                                 int num_sms) {
+  return attention_decode_cluster_fits(max_len, split) &&
+         HKV * attention_decode_num_splits(max_len, split) * batch <= num_sms;
+}
 // SPLIT for a cache of max_len slots: enough blocks (HKV * NSPLIT) to fill the SMs for long
 // caches, at least one round trip's keys per split (attention_decode_round_keys, rounded up to
 // a multiple of 32), at most kAttentionDecodeMaxSplits splits; max_len itself (NSPLIT = 1)
@@ -933,42 +958,18 @@ SINTER_LP_FN int attention_decode_prefetch_rows(int HKV, int D, int max_len, int
   const uint64_t rows = l2_bytes / 2 / bytes_per_row;
   return rows < uint64_t(split) ? int(rows) : split;
 }
-// Whether the splits merge inside a thread-block cluster (attention_decode_clustered): one
-// cluster of NSPLIT blocks per kv head and sequence, the records exchanged through
-// distributed shared memory behind two cluster barriers instead of written to `partials`,
-// fenced, counted with an atomic and read back by the last block (sm_90; at most the portable
-// cluster size). SINTER_ATTENTION_DECODE_CLUSTER=0: never (experiments only).
-#ifndef SINTER_ATTENTION_DECODE_CLUSTER
-#define SINTER_ATTENTION_DECODE_CLUSTER 1
-#endif
-constexpr int kAttentionDecodeMaxClusterSplits = 8;
-SINTER_LP_FN bool attention_decode_cluster_merge(int max_len, int split) {
-  const int splits = attention_decode_num_splits(max_len, split);
-  return SINTER_ATTENTION_DECODE_CLUSTER && splits > 1 &&
-         splits <= kAttentionDecodeMaxClusterSplits;
-}
-// fp32 elements of attention_decode's partial records for NSPLIT > 1 (whatever the merge).
-SINTER_LP_FN int attention_decode_record_floats(int HQ, int HKV, int D, int max_len, int split,
-                                                int batch = 1) {
-  return batch * HKV * attention_decode_num_splits(max_len, split) * (HQ / HKV) * (D + 2);
-}
-// fp32 elements of `partials` (0 when NSPLIT == 1 or the splits merge in a cluster: pass
-// nullptr).
+// fp32 elements of `partials` for the merge through global memory (0 when NSPLIT == 1; the
+// clustered kernel takes none: pass nullptr).
 SINTER_LP_FN int attention_decode_partials_floats(int HQ, int HKV, int D, int max_len,
                                                   int split, int batch = 1) {
-  return attention_decode_num_splits(max_len, split) == 1 ||
-                 attention_decode_cluster_merge(max_len, split)
+  return attention_decode_num_splits(max_len, split) == 1
              ? 0
-             : attention_decode_record_floats(HQ, HKV, D, max_len, split, batch);
+             : batch * HKV * attention_decode_num_splits(max_len, split) * (HQ / HKV) * (D + 2);
 }
-// uint32 elements of `counters` (0 when NSPLIT == 1 or the splits merge in a cluster: pass
-// nullptr).
+// uint32 elements of `counters` (likewise).
 SINTER_LP_FN int attention_decode_counter_words(int HKV, int max_len, int split,
                                                 int batch = 1) {
-  return attention_decode_num_splits(max_len, split) == 1 ||
-                 attention_decode_cluster_merge(max_len, split)
-             ? 0
-             : batch * HKV;
+  return attention_decode_num_splits(max_len, split) == 1 ? 0 : batch * HKV;
 }
 SINTER_LP_FN LaunchParams attention_decode_launch(int HKV, int max_len, int split,
                                                   int batch = 1) {

@@ -6,8 +6,8 @@
 // the kernel runs several times in a row on the same partials/counters; checks the output,
 // that cache row p (and no other row) was written, and that the counters are back to zero.
 // Then again under PDL behind a late producer of qkv. Two to eight splits take
-// attention_decode_clustered (the merge inside a cluster), as the compiler does; some cases
-// force the merge through global memory for those splits too. Prints microseconds per launch.
+// attention_decode_clustered (the merge inside a cluster) when the grid fits in one wave, as
+// the compiler does; some cases force either merge. Prints microseconds per launch.
 #include "attention_decode.cuh"
 #include "attention_decode_clustered.cuh"
 #include "gpu_test_util.h"
@@ -21,15 +21,16 @@ constexpr uint16_t kNaN = 0x7fc0;
 
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
           uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
-          bool CLUSTER = attention_decode_cluster_merge(MAX_LEN, SPLIT)>
+          bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms)>
 struct DecodeCase {
   static constexpr int GROUP = HQ / HKV;
   static constexpr size_t CACHE = size_t(BATCH) * HKV * MAX_LEN * D; // every sequence's
   static constexpr LaunchParams lp = attention_decode_launch(HKV, MAX_LEN, SPLIT, BATCH);
   static constexpr bool GLOBAL_MERGE = !CLUSTER && attention_decode_num_splits(MAX_LEN, SPLIT) > 1;
   static constexpr int PF =
-      GLOBAL_MERGE ? attention_decode_record_floats(HQ, HKV, D, MAX_LEN, SPLIT, BATCH) : 0;
-  static constexpr int CW = GLOBAL_MERGE ? BATCH * HKV : 0;
+      GLOBAL_MERGE ? attention_decode_partials_floats(HQ, HKV, D, MAX_LEN, SPLIT, BATCH) : 0;
+  static constexpr int CW =
+      GLOBAL_MERGE ? attention_decode_counter_words(HKV, MAX_LEN, SPLIT, BATCH) : 0;
   static constexpr const char *merge = CLUSTER ? ", cluster merge" : GLOBAL_MERGE ? ", global merge" : "";
   static auto kernel() {
     if constexpr (CLUSTER)
@@ -128,7 +129,7 @@ static std::vector<int64_t> key_mask_for(size_t pi, int64_t p, int max_len, uint
 
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
           uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
-          bool CLUSTER = attention_decode_cluster_merge(MAX_LEN, SPLIT)>
+          bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms)>
 bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
   using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER>;
   constexpr int GROUP = C::GROUP;
@@ -330,7 +331,7 @@ static void time_empty(int grid_y) {
 // Microseconds per launch at p (default MAX_LEN - 1: every split active).
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
           uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
-          bool CLUSTER = attention_decode_cluster_merge(MAX_LEN, SPLIT)>
+          bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms)>
 bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
   using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER>;
   C dc;
@@ -456,6 +457,9 @@ int main() {
       "llama batch 8", 82, {0, 77, 1023, 500, 3, 900, -1});
   ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024B8, s64, true, 8>(
       "llama batch 8 split 512", 85, {0, 77, 1023, 500, 3});
+  // Clusters over more than one wave of blocks (not the compiler's choice, still correct).
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true, 8, true>(
+      "llama batch 8", 89, {0, 77, 1023, 500, 3});
   ok &= run_case<4, 2, 16, 64, 32, 0, 136, 300, 8, s16, true, 3>("many splits batch 3", 83,
                                                                  {0, 8, 130, 299, 3, 77});
   ok &= run_case<8, 1, 40, 0, 320, 360, 400, 200, 32, s64, true, 3>("d40 group 8 batch 3", 84,
@@ -472,6 +476,7 @@ int main() {
   ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true>("llama");
   ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, false, 8>("llama", 1023);
   ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true, 8>("llama", 1023);
+  ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, true, 8, true>("llama", 1023);
   ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024B8, s64, false, 8>("llama", 1023);
   ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024B8, s64, true, 8>("llama", 1023);
   ok &= LLAMA_T(4096, L4096)("llama");
@@ -505,10 +510,22 @@ int main() {
         "olmo2 hq16 hkv16 d128");
     ok &= time_case<32, 32, 80, 0, 2560, 5120, 7680, 1024, 256, s64, false, 1, false>(
         "phi2 hq32 hkv32 d80");
-    constexpr int X1024 = attention_decode_split(1024, 25, 25, 64, kSms); // GPT-2 XL: 224
-    ok &= time_case<25, 25, 64, 0, 1600, 3200, 4800, 1024, X1024, s64, false, 1, false>(
+    ok &= time_case<25, 25, 64, 0, 1600, 3200, 4800, 1024, 224, s64, false, 1, false>(
         "gpt2xl hq25 hkv25 d64");
-    ok &= time_case<25, 25, 64, 0, 1600, 3200, 4800, 1024, X1024, s64>("gpt2xl hq25 hkv25 d64");
+    // Many kv heads (GPT-2 XL, Phi-3-mini, Phi-2): the compiler's split (one wave, clustered)
+    // against 128-key splits (two waves) merged either way, for the split rule.
+    static_assert(attention_decode_split(1024, 25, 25, 64, kSms) == 224 &&
+                  attention_decode_split(1024, 32, 32, 96, kSms) == 256);
+    ok &= time_case<25, 25, 64, 0, 1600, 3200, 4800, 1024, 224, s64>("gpt2xl hq25 hkv25 d64");
+    ok &= time_case<25, 25, 64, 0, 1600, 3200, 4800, 1024, 128, s64>("gpt2xl hq25 hkv25 d64");
+    ok &= time_case<25, 25, 64, 0, 1600, 3200, 4800, 1024, 128, s64, false, 1, true>(
+        "gpt2xl hq25 hkv25 d64");
+    ok &= time_case<32, 32, 96, 0, 3072, 6144, 9216, 1024, 256, s96>("phi3 hq32 hkv32 d96");
+    ok &= time_case<32, 32, 96, 0, 3072, 6144, 9216, 1024, 128, s96>("phi3 hq32 hkv32 d96");
+    ok &= time_case<32, 32, 96, 0, 3072, 6144, 9216, 1024, 128, s96, false, 1, true>(
+        "phi3 hq32 hkv32 d96");
+    ok &= time_case<32, 32, 80, 0, 2560, 5120, 7680, 1024, 128, s64, false, 1, true>(
+        "phi2 hq32 hkv32 d80");
     ok &= QWEN25_T(128)("qwen2.5 hq12 hkv2 d128");
     ok &= QWEN25_T(64)("qwen2.5 hq12 hkv2 d128");
     ok &= QWEN25_T(32)("qwen2.5 hq12 hkv2 d128");

@@ -43,7 +43,7 @@ constexpr int kSplit = attention_decode_split(kMaxLen, kHeads, kKvHeads, kHeadDi
 auto *const kQkv = &linear_small_m<1, kQkvRows, kHidden, LinearPrologue::RMS_NORM,
                                    LinearEpilogue::ROPE_PAIRS, bf16, kEpsBits, kRopeRows,
                                    kHeadDim, kSms, bf16>;
-// The kernel the compiler picks for the split: 2 to 8 splits merge inside a cluster.
+// The kernel the compiler picks: 2 to 8 splits merge inside a cluster (one wave of blocks).
 template <bool CLUSTER> constexpr auto attention_kernel() {
   if constexpr (CLUSTER)
     return &attention_decode_clustered<kHeads, kKvHeads, kHeadDim, 0, kHeads * kHeadDim,
@@ -54,7 +54,8 @@ template <bool CLUSTER> constexpr auto attention_kernel() {
                              (kHeads + kKvHeads) * kHeadDim, kQkvRows, kMaxLen, kSplit,
                              kScaleBits, /*KEY_MASK=*/false, /*BATCH=*/1>;
 }
-auto *const kAttn = attention_kernel<attention_decode_cluster_merge(kMaxLen, kSplit)>();
+auto *const kAttn =
+    attention_kernel<attention_decode_cluster_merge(kKvHeads, kMaxLen, kSplit, 1, kSms)>();
 auto *const kOProj = &linear_small_m<1, kHidden, kHidden, LinearPrologue::NONE,
                                      LinearEpilogue::RESIDUAL, bf16, 0u, 0, 0, kSms, bf16>;
 // gate/up -> down through the handoff buffers of the layer, as the compiler lowers them.
@@ -153,8 +154,8 @@ Model make_model(int layers, int64_t position) {
   m.attn = dalloc<bf16>(kHidden);
   m.resid2 = dalloc<bf16>(kHidden);
   m.logits = dalloc<bf16>(kVocab);
-  m.partials = dalloc<float>(attention_decode_record_floats(kHeads, kKvHeads, kHeadDim,
-                                                            kMaxLen, kSplit));
+  m.partials = dalloc<float>(attention_decode_partials_floats(kHeads, kKvHeads, kHeadDim,
+                                                              kMaxLen, kSplit));
   m.counters = dalloc<uint32_t>(kKvHeads);
   CUDA_CHECK(cudaDeviceSynchronize());
   return m;

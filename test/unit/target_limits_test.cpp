@@ -92,19 +92,21 @@ TEST(TargetLimits, DecodeSplitsCoverOneRoundTrip) {
             kn::kAttentionDecodeMaxSplits);
 }
 
-TEST(TargetLimits, DecodeSplitsMergeInAClusterUpToEight) {
-  // One split: no merge at all; 2..8 splits: one cluster per kv head, no scratch; more: the
-  // records in global memory and a counter per kv head and sequence.
-  EXPECT_FALSE(kn::attention_decode_cluster_merge(128, 128));
-  EXPECT_TRUE(kn::attention_decode_cluster_merge(256, 128));
-  EXPECT_TRUE(kn::attention_decode_cluster_merge(1024, 128));
-  EXPECT_FALSE(kn::attention_decode_cluster_merge(1025, 128));
-  EXPECT_EQ(kn::attention_decode_partials_floats(32, 8, 64, 1024, 128, 2), 0);
-  EXPECT_EQ(kn::attention_decode_counter_words(8, 1024, 128, 2), 0);
-  EXPECT_EQ(kn::attention_decode_partials_floats(8, 4, 256, 1024, 32, 2),
-            kn::attention_decode_record_floats(8, 4, 256, 1024, 32, 2));
-  EXPECT_EQ(kn::attention_decode_record_floats(8, 4, 256, 1024, 32, 2), 2 * 4 * 32 * 2 * 258);
+TEST(TargetLimits, DecodeSplitsMergeInAClusterWithinOneWave) {
+  // One split: no merge at all; 2..8 splits fit a cluster; the compiler takes it while the
+  // grid (kv heads x splits x batch) fits in one wave of the SMs.
+  EXPECT_FALSE(kn::attention_decode_cluster_fits(128, 128));
+  EXPECT_TRUE(kn::attention_decode_cluster_fits(256, 128));
+  EXPECT_TRUE(kn::attention_decode_cluster_fits(1024, 128));
+  EXPECT_FALSE(kn::attention_decode_cluster_fits(1025, 128));
+  EXPECT_TRUE(kn::attention_decode_cluster_merge(8, 1024, 128, 1, 132));   // Llama 3.2 1B
+  EXPECT_TRUE(kn::attention_decode_cluster_merge(16, 1024, 128, 1, 132));  // OLMo 2: 128 blocks
+  EXPECT_FALSE(kn::attention_decode_cluster_merge(8, 1024, 128, 8, 132));  // batch 8: 512
+  EXPECT_FALSE(kn::attention_decode_cluster_merge(32, 1024, 256, 2, 132)); // Phi-2 batch 2
+  EXPECT_FALSE(kn::attention_decode_cluster_merge(4, 1024, 32, 1, 132));   // Gemma 2: 32 splits
+  EXPECT_EQ(kn::attention_decode_partials_floats(8, 4, 256, 1024, 32, 2), 2 * 4 * 32 * 2 * 258);
   EXPECT_EQ(kn::attention_decode_counter_words(4, 1024, 32, 2), 8);
+  EXPECT_EQ(kn::attention_decode_partials_floats(8, 4, 256, 32, 32, 2), 0);
 }
 
 } // namespace

@@ -102,6 +102,13 @@ func.func @second(%c: tensor<4x4xf32> {sinter.state = "cache"}, %x: tensor<1x8xf
 // CHECK: launch.kernel "attention_decode_clustered"({{[^)]*}}) {args = array<i64: 0, 1, 2, 3, 4, -1, -1, -1>
 // CHECK-SAME: grid = array<i64: 4, 8, 1>
 // CHECK-SAME: params = [8, 4, 64, 0, 512, 768, 1024, 1024, 128, "1040187392u", "false", 1]
+// A batch of 8 at the same split: 256 blocks, more than one wave of the SMs; clusters would
+// wait for whole free groups of SMs, so the splits merge through global memory.
+// CHECK-LABEL: func.func @decode_split_d64_batch8
+// CHECK: launch.state ".attention_decode.partials.33792"
+// CHECK: launch.state ".attention_decode.counters.32"
+// CHECK: launch.kernel "attention_decode"(
+// CHECK-SAME: grid = array<i64: 4, 8, 8>
 func.func @decode_split_d256(%x: tensor<1x1x64xbf16>, %pos: tensor<1xi64>, %kc: tensor<1x4x1024x256xbf16> {sinter.state = "k"}, %vc: tensor<1x4x1024x256xbf16> {sinter.state = "v"}) -> (tensor<1x1x2048xbf16>, tensor<1x4x1024x256xbf16> {sinter.state = "k"}, tensor<1x4x1024x256xbf16> {sinter.state = "v"}) {
   %w = sinter.constant dense<1.0> : tensor<64x4096xbf16>
   %qkv = sinter.linear %x, %w : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>) -> tensor<1x1x4096xbf16>
@@ -119,4 +126,13 @@ func.func @decode_split_d64(%x: tensor<1x1x64xbf16>, %pos: tensor<1xi64>, %kc: t
   %vw = sinter.cache_write %vc, %v, %pos {axis = 2 : i64} : (tensor<1x4x1024x64xbf16>, tensor<1x4x1x64xbf16>, tensor<1xi64>) -> tensor<1x4x1024x64xbf16>
   %o = sinter.decode_attention %q, %kw, %vw, %pos {merged_heads, scale = 1.250000e-01 : f32} : (tensor<1x8x1x64xbf16>, tensor<1x4x1024x64xbf16>, tensor<1x4x1024x64xbf16>, tensor<1xi64>) -> tensor<1x1x512xbf16>
   return %o, %kw, %vw : tensor<1x1x512xbf16>, tensor<1x4x1024x64xbf16>, tensor<1x4x1024x64xbf16>
+}
+func.func @decode_split_d64_batch8(%x: tensor<8x1x64xbf16>, %pos: tensor<1xi64>, %kc: tensor<8x4x1024x64xbf16> {sinter.state = "kb"}, %vc: tensor<8x4x1024x64xbf16> {sinter.state = "vb"}) -> (tensor<8x1x512xbf16>, tensor<8x4x1024x64xbf16> {sinter.state = "kb"}, tensor<8x4x1024x64xbf16> {sinter.state = "vb"}) {
+  %w = sinter.constant dense<1.0> : tensor<64x1024xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<8x1x64xbf16>, tensor<64x1024xbf16>) -> tensor<8x1x1024xbf16>
+  %q, %k, %v = sinter.split_qkv_heads %qkv : (tensor<8x1x1024xbf16>) -> (tensor<8x8x1x64xbf16>, tensor<8x4x1x64xbf16>, tensor<8x4x1x64xbf16>)
+  %kw = sinter.cache_write %kc, %k, %pos {axis = 2 : i64} : (tensor<8x4x1024x64xbf16>, tensor<8x4x1x64xbf16>, tensor<1xi64>) -> tensor<8x4x1024x64xbf16>
+  %vw = sinter.cache_write %vc, %v, %pos {axis = 2 : i64} : (tensor<8x4x1024x64xbf16>, tensor<8x4x1x64xbf16>, tensor<1xi64>) -> tensor<8x4x1024x64xbf16>
+  %o = sinter.decode_attention %q, %kw, %vw, %pos {merged_heads, scale = 1.250000e-01 : f32} : (tensor<8x8x1x64xbf16>, tensor<8x4x1024x64xbf16>, tensor<8x4x1024x64xbf16>, tensor<1xi64>) -> tensor<8x1x512xbf16>
+  return %o, %kw, %vw : tensor<8x1x512xbf16>, tensor<8x4x1024x64xbf16>, tensor<8x4x1024x64xbf16>
 }

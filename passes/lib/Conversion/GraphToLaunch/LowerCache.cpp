@@ -155,10 +155,14 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
       return failure();
     keyMask = *buffer;
   }
-  // Split-KV scratch (not for splits merged inside a cluster): zeroed state that every
-  // layer's launch reuses in turn (each leaves its counters zero again).
+  // Two to eight splits of a kv head merge in one thread-block cluster while the grid fits in
+  // one wave: no records, fence and atomic arrival on the critical path. Otherwise split-KV
+  // scratch for the merge through global memory: zeroed state that every layer's launch reuses
+  // in turn (each leaves its counters zero again).
+  bool clustered = kn::attention_decode_cluster_merge(hkv, length, split, batch, smCount);
   Value partials, counters;
-  if (int floats = kn::attention_decode_partials_floats(hq, hkv, d, length, split, batch)) {
+  int floats = kn::attention_decode_partials_floats(hq, hkv, d, length, split, batch);
+  if (floats && !clustered) {
     partials = stateBuffer(attention.getLoc(), ".attention_decode.partials." + std::to_string(floats),
                            MemRefType::get({floats}, builder.getF32Type()));
     int words = kn::attention_decode_counter_words(hkv, length, split, batch);
@@ -180,11 +184,7 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
   SmallVector<unsigned> writes = {2, 3, 4};
   if (partials)
     writes.append({5, 6});
-  // Two to eight splits of a kv head merge in one thread-block cluster: no global records,
-  // fence and atomic arrival on the critical path.
-  StringRef kernel = kn::attention_decode_cluster_merge(length, split)
-                         ? "attention_decode_clustered"
-                         : "attention_decode";
+  StringRef kernel = clustered ? "attention_decode_clustered" : "attention_decode";
   return emitKernel(loc, kernel, params,
                     {q->buffer, *position, *kState, *vState, out, partials, counters, keyMask},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
