@@ -14,7 +14,9 @@
 // a time. The slots are merged with shuffles. Both paths merge the warps through shared
 // memory. With more than one active split the blocks write partial records and the last to
 // arrive merges them, or (attention_decode_clustered) the splits of a kv head form a cluster
-// that merges the records, kept in shared memory, across the cluster.
+// that merges the records, kept in shared memory, across the cluster. With QK_NORM every block
+// first normalizes and rotates its q heads and the new key into shared memory
+// (decode_qk_norm_rope) and reads them from there.
 #pragma once
 
 #include "kernel_common.cuh"
@@ -39,15 +41,83 @@ __device__ __forceinline__ void decode_merge(float &m, float &l, float (&a)[N], 
 } // namespace detail
 
 namespace detail {
+// QK_NORM: the GROUP query heads of a kv head (q: consecutive heads of D) and its new key (k),
+// each normalized over its D columns as qk_norm_rope does (weights q_norm / k_norm [D], bf16 or
+// fp32) and then rotated with this sequence's table row cos / sin [D] as rope_rows does, into
+// staged [(GROUP + 1) * D] (the q heads, then the key). One warp per head for the norm (a lane
+// per 16-byte vector: D <= 256), then every thread on the rotation pairs; both barriers are
+// the whole block's.
+template <int GROUP, int D, int THREADS, uint32_t EPS_BITS, typename NormT, typename TableT>
+__device__ __forceinline__ void decode_qk_norm_rope(const bf16 *q, const bf16 *k,
+                                                    const NormT *q_norm, const NormT *k_norm,
+                                                    const TableT *cos, const TableT *sin,
+                                                    bf16 *staged) {
+  static_assert(std::is_same_v<NormT, bf16> || std::is_same_v<NormT, float>,
+                "attention_decode: bf16 or float q/k norm weights");
+  static_assert(std::is_same_v<TableT, bf16> || std::is_same_v<TableT, float>,
+                "attention_decode: bf16 or float cos / sin tables");
+  constexpr int HEADS = GROUP + 1;
+  constexpr int HALF = D / 2;
+  constexpr int VECTORS = D / 8;
+  constexpr int WARPS = THREADS / 32;
+  constexpr int PAIRS = HEADS * HALF;
+  constexpr int PAIRS_PER_THREAD = (PAIRS + THREADS - 1) / THREADS;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  // The table entries of this thread's rotation pairs, loaded beside the heads.
+  float cos_lo[PAIRS_PER_THREAD], cos_hi[PAIRS_PER_THREAD];
+  float sin_lo[PAIRS_PER_THREAD], sin_hi[PAIRS_PER_THREAD];
+#pragma unroll
+  for (int t = 0; t < PAIRS_PER_THREAD; ++t) {
+    const int i = (tid + t * THREADS) % HALF;
+    cos_lo[t] = to_float(cos[i]);
+    cos_hi[t] = to_float(cos[i + HALF]);
+    sin_lo[t] = to_float(sin[i]);
+    sin_hi[t] = to_float(sin[i + HALF]);
+  }
+  for (int h = warp; h < HEADS; h += WARPS) {
+    const bf16 *row = h < GROUP ? q + h * D : k;
+    const NormT *w = h < GROUP ? q_norm : k_norm;
+    const uint4 v = lane < VECTORS ? ld16(row + lane * 8) : make_uint4(0u, 0u, 0u, 0u);
+    const float r =
+        rsqrtf(warp_sum(sum_squares_bf16x8(v, 0.f)) / float(D) + __uint_as_float(EPS_BITS));
+    if (lane < VECTORS) {
+      uint4 n;
+      if constexpr (std::is_same_v<NormT, float>) {
+        const uint4 *wv = reinterpret_cast<const uint4 *>(w + lane * 8);
+        n = rms_scale_bf16x8_f32w(v, ld_ro16(wv), ld_ro16(wv + 1), r);
+      } else {
+        n = rms_scale_bf16x8(v, ld_ro16(w + lane * 8), r);
+      }
+      st16(staged + h * D + lane * 8, n);
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int t = 0; t < PAIRS_PER_THREAD; ++t) {
+    const int pair = tid + t * THREADS;
+    if (pair < PAIRS) {
+      bf16 *row = staged + (pair / HALF) * D;
+      const int i = pair % HALF;
+      const float a = __bfloat162float(row[i]), b = __bfloat162float(row[i + HALF]);
+      row[i] = __float2bfloat16_rn(a * cos_lo[t] - b * sin_lo[t]);
+      row[i + HALF] = __float2bfloat16_rn(b * cos_hi[t] + a * sin_hi[t]);
+    }
+  }
+  __syncthreads();
+}
+
 // The kernel's body, shared by attention_decode (splits merged through global memory) and
 // attention_decode_clustered (CLUSTER: the splits of a kv head form one thread-block cluster
 // and merge through distributed shared memory).
 template <int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE, int MAX_LEN,
-          int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH, bool CLUSTER>
+          int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH, bool CLUSTER, bool QK_NORM,
+          typename NormT, typename TableT, uint32_t NORM_EPS_BITS>
 __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int64_t *position,
                                                       bf16 *k_cache, bf16 *v_cache, bf16 *out,
                                                       float *partials, uint32_t *counters,
-                                                      const int64_t *key_mask) {
+                                                      const int64_t *key_mask,
+                                                      const NormT *q_norm, const NormT *k_norm,
+                                                      const TableT *cos, const TableT *sin) {
   static_assert(attention_decode_supported(HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN,
                                            SPLIT, BATCH),
                 "attention_decode: needs HQ % HKV == 0, HQ / HKV <= 8, D % 8 == 0, D <= 256, "
@@ -77,7 +147,9 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
   __shared__ int is_last;
   __shared__ float2 rec_ml[CLUSTER ? GROUP : 1]; // the block's record: (m, l) per head
   // Tensor-core path (attention_decode_tensor_cores): each warp stages the V rows of its keys.
-  constexpr bool TC = attention_decode_tensor_cores(D, GROUP);
+  constexpr bool TC = attention_decode_tensor_cores(D, GROUP, QK_NORM);
+  // QK_NORM: the normalized, rotated q heads and new key (decode_qk_norm_rope).
+  __shared__ __align__(16) bf16 qk_staged[QK_NORM ? (GROUP + 1) * D : 8];
   constexpr int QC = D / 32; // 16-byte chunks per lane of a q or K row (k = 32c + 8 * (lane % 4))
   constexpr int KW = 32;     // keys per warp and round
   constexpr int ROUND = KW * WARPS;
@@ -94,6 +166,10 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
     v_cache += size_t(b) * HKV * MAX_LEN * D;
     out += size_t(b) * HQ * D;
     if constexpr (KEY_MASK) key_mask += size_t(b) * MAX_LEN;
+    if constexpr (QK_NORM) {
+      cos += size_t(b) * D;
+      sin += size_t(b) * D;
+    }
     if constexpr (NSPLIT > 1) {
       partials += size_t(b) * HKV * NSPLIT * GROUP * REC;
       counters += size_t(b) * HKV;
@@ -173,6 +249,11 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
   trace.waited();
 
   const int64_t p64 = *position;
+  if constexpr (QK_NORM) {
+    detail::decode_qk_norm_rope<GROUP, D, THREADS, NORM_EPS_BITS>(
+        qkv + Q_OFF + size_t(g) * GROUP * D, new_k, q_norm, k_norm, cos, sin, qk_staged);
+    new_k = qk_staged + GROUP * D;
+  }
   // The new key and value (row p), loaded beside the position for the preloaded round.
   uint4 nk[PRELOAD ? QC : 1], nv = make_uint4(0, 0, 0, 0);
   if constexpr (PRELOAD) {
@@ -187,14 +268,18 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
   if constexpr (TC) {
 #pragma unroll
     for (int cq = 0; cq < QC; ++cq)
-      qa[cq] = r8 < GROUP ? detail::ld16(qkv + Q_OFF + (g * GROUP + r8) * D + 32 * cq + q4 * 8)
+      qa[cq] = r8 < GROUP ? detail::ld16((QK_NORM ? qk_staged + r8 * D
+                                                  : qkv + Q_OFF + (g * GROUP + r8) * D) +
+                                         32 * cq + q4 * 8)
                           : make_uint4(0, 0, 0, 0);
   } else {
     const float qs = __uint_as_float(SCALE_BITS) * LOG2E;
 #pragma unroll
     for (int h = 0; h < GROUP; ++h) {
       uint4 v = make_uint4(0, 0, 0, 0);
-      if (has_chunk) v = detail::ld16(qkv + Q_OFF + (g * GROUP + h) * D + c * 8);
+      if (has_chunk)
+        v = detail::ld16((QK_NORM ? qk_staged + h * D : qkv + Q_OFF + (g * GROUP + h) * D) +
+                         c * 8);
       const uint32_t w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
@@ -580,13 +665,17 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
 } // namespace detail
 
 template <int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE, int MAX_LEN,
-          int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH>
+          int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH, bool QK_NORM = false,
+          typename NormT = bf16, typename TableT = bf16, uint32_t NORM_EPS_BITS = 0u>
 __global__ void __launch_bounds__(kAttentionDecodeThreads)
     attention_decode(const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache,
-                     bf16 *out, float *partials, uint32_t *counters, const int64_t *key_mask) {
+                     bf16 *out, float *partials, uint32_t *counters, const int64_t *key_mask,
+                     const NormT *q_norm, const NormT *k_norm, const TableT *cos,
+                     const TableT *sin) {
   detail::attention_decode_body<HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, SPLIT,
-                                SCALE_BITS, KEY_MASK, BATCH, false>(
-      qkv, position, k_cache, v_cache, out, partials, counters, key_mask);
+                                SCALE_BITS, KEY_MASK, BATCH, false, QK_NORM, NormT, TableT,
+                                NORM_EPS_BITS>(qkv, position, k_cache, v_cache, out, partials,
+                                               counters, key_mask, q_norm, k_norm, cos, sin);
 }
 
 } // namespace sinter::kernels

@@ -798,9 +798,11 @@ SINTER_LP_FN LaunchParams gate_mul_launch(int M, int N) {
 
 // =============================================================================================
 // attention_decode<HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, SPLIT, SCALE_BITS,
-//                  KEY_MASK, BATCH>(
+//                  KEY_MASK, BATCH[, QK_NORM = false, NormT = bf16, TableT = bf16,
+//                  NORM_EPS_BITS = 0]>(
 //     const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache, bf16 *out,
-//     float *partials, uint32_t *counters, const int64_t *key_mask)
+//     float *partials, uint32_t *counters, const int64_t *key_mask, const NormT *q_norm,
+//     const NormT *k_norm, const TableT *cos, const TableT *sin)
 //   One decode step (batch 1) with a KV cache. qkv [1, ROW_STRIDE] bf16: q head h (rotated) at
 //   columns Q_OFF + h*D, the NEW key / value of kv head g (key rotated) at K_OFF + g*D /
 //   V_OFF + g*D; q head h uses kv head h / GROUP, GROUP = HQ / HKV. position [1] int64: p, this
@@ -848,6 +850,12 @@ SINTER_LP_FN LaunchParams gate_mul_launch(int M, int N) {
 //   lo parts), each warp taking 32 keys a round with its own online softmax; otherwise lanes
 //   are grouped in runs of LPK = next_pow2(D/8) lanes per key (one 16-byte K/V vector each)
 //   and every thread keeps an online softmax over its keys.
+//   QK_NORM (q_norm, k_norm [D] NormT = bf16 or float; cos, sin [BATCH, D] TableT = bf16 or
+//   float, sequence b's row at b * D; all nullptr without): the q heads and the new key in qkv
+//   are raw; each is first RMS-normalized over its D columns with its weight and epsilon
+//   bit_cast<float>(NORM_EPS_BITS), rounded as qk_norm_rope rounds, then rotated as rope_rows
+//   does (column i < D/2 with i + D/2): Qwen3's q_norm / k_norm and RoPE in the attention
+//   instead of a qk_norm_rope launch before it. Cache row p gets the normalized, rotated key.
 //   Static shared memory only (<= 48 KiB): no dynamic shared bytes.
 //   H200, Llama 3.2 1B shapes, p = MAX_LEN-1, back-to-back launches in a CUDA graph (an empty
 //   kernel: 0.55 us), tensor-core path: MAX_LEN 128 ~2.9 us, 1024 ~4.1 us (clustered; 4.6
@@ -878,10 +886,12 @@ SINTER_LP_FN int attention_decode_num_splits(int max_len, int split) {
 #ifndef SINTER_ATTENTION_DECODE_PRELOAD
 #define SINTER_ATTENTION_DECODE_PRELOAD 1
 #endif
-SINTER_LP_FN bool attention_decode_tensor_cores(int D, int GROUP) {
+SINTER_LP_FN bool attention_decode_tensor_cores(int D, int GROUP, bool qk_norm = false) {
   constexpr int warps = kAttentionDecodeThreads / 32;
   return SINTER_ATTENTION_DECODE_TENSOR_CORES && D % 32 == 0 &&
-         warps * 32 * (D + 8) * 2 + warps * GROUP * (D + 2) * 4 + 64 <= 48 * 1024;
+         warps * 32 * (D + 8) * 2 + warps * GROUP * (D + 2) * 4 + 64 +
+                 (qk_norm ? (GROUP + 1) * D * 2 + 64 : 0) <=
+             48 * 1024;
 }
 SINTER_LP_FN bool attention_decode_supported(int HQ, int HKV, int D, int q_off, int k_off,
                                              int v_off, int row_stride, int max_len, int split,
@@ -904,8 +914,8 @@ SINTER_LP_FN int attention_decode_passes(int GROUP) { return GROUP > 4 ? 2 : 8; 
 // Keys one block covers with one round trip of its loads: the tensor-core path's 4 warps of
 // 32 keys; the scalar path's key slots times its passes (32 at D 256: a 128-key split there
 // took four dependent round trips, results/attention_decode_s33.log).
-SINTER_LP_FN int attention_decode_round_keys(int D, int GROUP) {
-  return attention_decode_tensor_cores(D, GROUP)
+SINTER_LP_FN int attention_decode_round_keys(int D, int GROUP, bool qk_norm = false) {
+  return attention_decode_tensor_cores(D, GROUP, qk_norm)
              ? kAttentionDecodeThreads
              : kAttentionDecodeThreads / attention_decode_lanes_per_key(D) *
                    attention_decode_passes(GROUP);
@@ -938,9 +948,11 @@ SINTER_LP_FN bool attention_decode_cluster_merge(int HKV, int max_len, int split
 // caches, at least one round trip's keys per split (attention_decode_round_keys, rounded up to
 // a multiple of 32), at most kAttentionDecodeMaxSplits splits; max_len itself (NSPLIT = 1)
 // when one split covers it.
-SINTER_LP_FN int attention_decode_split(int max_len, int HQ, int HKV, int D, int num_sms) {
+SINTER_LP_FN int attention_decode_split(int max_len, int HQ, int HKV, int D, int num_sms,
+                                        bool qk_norm = false) {
   const int target = max_int(1, max_int(1, num_sms) / max_int(1, HKV));
-  const int round_keys = round_up(attention_decode_round_keys(D, HQ / max_int(1, HKV)), 32);
+  const int round_keys =
+      round_up(attention_decode_round_keys(D, HQ / max_int(1, HKV), qk_norm), 32);
   int split = max_int(round_keys, round_up(ceil_div(max_len, target), 32));
   split = max_int(split, round_up(ceil_div(max_len, kAttentionDecodeMaxSplits), 32));
   return split >= max_len ? max_len : split;

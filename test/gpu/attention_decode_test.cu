@@ -7,7 +7,9 @@
 // that cache row p (and no other row) was written, and that the counters are back to zero.
 // Then again under PDL behind a late producer of qkv. Two to eight splits take
 // attention_decode_clustered (the merge inside a cluster) when the grid fits in one wave, as
-// the compiler does; some cases force either merge. Prints microseconds per launch.
+// the compiler does; some cases force either merge. QK cases hand the kernel raw q and k
+// heads with Qwen3's per-head norms and rotation (bf16, or fp32 weights and tables) for it to
+// apply. Prints microseconds per launch.
 #include "attention_decode.cuh"
 #include "attention_decode_clustered.cuh"
 #include "gpu_test_util.h"
@@ -18,11 +20,44 @@ using namespace gputest;
 // SPLIT is chosen at compile time for the H200's SM count, as the compiler does.
 constexpr int kSms = 132;
 constexpr uint16_t kNaN = 0x7fc0;
+constexpr uint32_t kNormEps = 0x358637bdu; // 1e-6f
+
+// What the kernel computes with QK before attending: each head of D columns at `offset` of
+// every row (RS columns, BATCH rows) RMS-normalized with w (bf16 weights: bf16(w * bf16(x * r)),
+// fp32: bf16(w * (x * r))), then rotated in fp32 with the row's table and rounded once.
+template <typename NormT>
+void norm_rope_heads(std::vector<uint16_t> &qkv, int rows, int rs, int offset, int heads, int d,
+                     const std::vector<typename HostT<NormT>::type> &w,
+                     const std::vector<typename HostT<NormT>::type> &cos,
+                     const std::vector<typename HostT<NormT>::type> &sin) {
+  using H = HostT<NormT>;
+  const int half = d / 2;
+  for (int b = 0; b < rows; ++b)
+    for (int h = 0; h < heads; ++h) {
+      uint16_t *x = qkv.data() + size_t(b) * rs + offset + size_t(h) * d;
+      float ss = 0.f;
+      for (int i = 0; i < d; ++i) ss += bf2f(x[i]) * bf2f(x[i]);
+      const float r = 1.f / std::sqrt(ss / float(d) + 1e-6f);
+      std::vector<float> n(d);
+      for (int i = 0; i < d; ++i)
+        n[i] = std::is_same_v<NormT, float> ? rbf(H::get(w[i]) * (bf2f(x[i]) * r))
+                                            : rbf(H::get(w[i]) * rbf(bf2f(x[i]) * r));
+      const size_t t = size_t(b) * d;
+      for (int i = 0; i < half; ++i) {
+        x[i] = f2bf(n[i] * H::get(cos[t + i]) - n[i + half] * H::get(sin[t + i]));
+        x[i + half] = f2bf(n[i + half] * H::get(cos[t + i + half]) + n[i] * H::get(sin[t + i + half]));
+      }
+    }
+}
 
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
           uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
-          bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms)>
+          bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms),
+          int QK = 0>
 struct DecodeCase {
+  // QK: 0 none, 1 bf16 norm weights and tables, 2 fp32 ones.
+  using NormT = std::conditional_t<QK == 2, float, bf16>;
+  using NormHost = typename HostT<NormT>::type;
   static constexpr int GROUP = HQ / HKV;
   static constexpr size_t CACHE = size_t(BATCH) * HKV * MAX_LEN * D; // every sequence's
   static constexpr LaunchParams lp = attention_decode_launch(HKV, MAX_LEN, SPLIT, BATCH);
@@ -35,10 +70,12 @@ struct DecodeCase {
   static auto kernel() {
     if constexpr (CLUSTER)
       return attention_decode_clustered<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE,
-                                        KEY_MASK, BATCH>;
+                                        KEY_MASK, BATCH, QK != 0, NormT, NormT, kNormEps>;
     else
-      return attention_decode<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH>;
+      return attention_decode<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH,
+                              QK != 0, NormT, NormT, kNormEps>;
   }
+  NormT *q_norm = nullptr, *k_norm = nullptr, *cos = nullptr, *sin = nullptr;
 
   bf16 *qkv = nullptr, *k = nullptr, *v = nullptr, *out = nullptr;
   int64_t *pos = nullptr, *mask = nullptr;
@@ -52,6 +89,12 @@ struct DecodeCase {
     CUDA_CHECK(cudaMalloc(&out, size_t(BATCH) * HQ * D * 2));
     CUDA_CHECK(cudaMalloc(&pos, 16));
     if (KEY_MASK) CUDA_CHECK(cudaMalloc(&mask, size_t(BATCH) * MAX_LEN * 8));
+    if (QK) {
+      CUDA_CHECK(cudaMalloc(&q_norm, D * sizeof(NormT)));
+      CUDA_CHECK(cudaMalloc(&k_norm, D * sizeof(NormT)));
+      CUDA_CHECK(cudaMalloc(&cos, size_t(BATCH) * D * sizeof(NormT)));
+      CUDA_CHECK(cudaMalloc(&sin, size_t(BATCH) * D * sizeof(NormT)));
+    }
     if (PF > 0) { // persistent scratch: contents never matter (garbage: NaN bytes)
       CUDA_CHECK(cudaMalloc(&partials, size_t(PF) * 4));
       CUDA_CHECK(cudaMemset(partials, 0xff, size_t(PF) * 4));
@@ -68,16 +111,20 @@ struct DecodeCase {
     CUDA_CHECK(cudaFree(out));
     CUDA_CHECK(cudaFree(pos));
     if (mask) CUDA_CHECK(cudaFree(mask));
+    for (NormT *p : {q_norm, k_norm, cos, sin})
+      if (p) CUDA_CHECK(cudaFree(p));
     if (partials) CUDA_CHECK(cudaFree(partials));
     if (counters) CUDA_CHECK(cudaFree(counters));
   }
   void go(cudaStream_t st = 0) {
     launch(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials,
-           counters, (const int64_t *)mask);
+           counters, (const int64_t *)mask, (const NormT *)q_norm, (const NormT *)k_norm,
+           (const NormT *)cos, (const NormT *)sin);
   }
   cudaError_t go_pdl(cudaStream_t st = 0) {
     return launch_pdl(kernel(), lp, st, (const bf16 *)qkv, (const int64_t *)pos, k, v, out, partials,
-                      counters, (const int64_t *)mask);
+                      counters, (const int64_t *)mask, (const NormT *)q_norm,
+                      (const NormT *)k_norm, (const NormT *)cos, (const NormT *)sin);
   }
   size_t nonzero_counters() const {
     if (CW == 0) return 0;
@@ -89,15 +136,22 @@ struct DecodeCase {
 };
 
 // Bitwise cache check: row p must equal the new key/value, every other row its old value.
+// Row p may differ by row_p_ulps bf16 units where the kernel computes it (QK: the device's
+// rsqrtf and fused multiply-adds against the host's reference).
 static bool check_cache(const char *what, const std::vector<uint16_t> &got,
                         const std::vector<uint16_t> &want, int hkv, int max_len, int d,
-                        int64_t p) {
+                        int64_t p, int row_p_ulps = 0) {
   size_t bad_p = 0, bad_other = 0;
   for (int g = 0; g < hkv; ++g)
     for (int j = 0; j < max_len; ++j)
       for (int e = 0; e < d; ++e) {
         const size_t i = (size_t(g) * max_len + j) * d + e;
-        if (got[i] != want[i]) ++(j == p ? bad_p : bad_other);
+        if (j == p) {
+          const bool same_sign = (got[i] ^ want[i]) < 0x8000u;
+          if (!same_sign || std::abs(int(got[i]) - int(want[i])) > row_p_ulps) ++bad_p;
+        } else if (got[i] != want[i]) {
+          ++bad_other;
+        }
       }
   if (bad_p || bad_other)
     std::printf("    %s cache: FAIL (%zu wrong in row p, %zu other elements changed)\n", what,
@@ -129,9 +183,11 @@ static std::vector<int64_t> key_mask_for(size_t pi, int64_t p, int max_len, uint
 
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
           uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
-          bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms)>
+          bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms),
+          int QK = 0>
 bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
-  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER>;
+  using C =
+      DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER, QK>;
   constexpr int GROUP = C::GROUP;
   constexpr size_t CACHE = C::CACHE;
   constexpr int REPEAT = 3;
@@ -141,9 +197,10 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
     std::memcpy(&scale, &b, 4);
   }
   std::printf("%s%s HQ=%d HKV=%d D=%d MAX_LEN=%d SPLIT=%d BATCH=%d  [grid %u,%u,%u block %u, "
-              "partials %d floats, %d counters%s]\n",
+              "partials %d floats, %d counters%s%s]\n",
               name, KEY_MASK ? " (key mask)" : "", HQ, HKV, D, MAX_LEN, SPLIT, BATCH, C::lp.grid.x,
-              C::lp.grid.y, C::lp.grid.z, C::lp.block.x, C::PF, C::CW, C::merge);
+              C::lp.grid.y, C::lp.grid.z, C::lp.block.x, C::PF, C::CW, C::merge,
+              QK == 1 ? ", q/k norm + RoPE (bf16)" : QK == 2 ? ", q/k norm + RoPE (fp32)" : "");
   C dc;
   bool ok = true;
   for (size_t pi = 0; pi < ps.size(); ++pi) {
@@ -153,6 +210,32 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
     std::vector<uint16_t> qkv = random_bf16(size_t(BATCH) * RS, sd + 1, -2.f, 2.f);
     std::vector<uint16_t> kc = random_bf16(CACHE, sd + 2, -2.f, 2.f);
     std::vector<uint16_t> vc = random_bf16(CACHE, sd + 3, -2.f, 2.f);
+    // QK: the kernel reads raw heads from qkv; the reference and the expected cache row take
+    // them normalized and rotated (eff). The tables hold each angle in both halves, as HF's.
+    std::vector<uint16_t> eff = qkv;
+    if constexpr (QK != 0) {
+      using NH = typename C::NormHost;
+      using H = HostT<typename C::NormT>;
+      std::vector<uint16_t> wq = random_bf16(D, sd + 4, 0.5f, 1.5f), wk = random_bf16(D, sd + 5, 0.5f, 1.5f);
+      std::vector<uint16_t> angle = random_bf16(size_t(BATCH) * D / 2, sd + 6, -3.f, 3.f);
+      std::vector<NH> qn(D), kn(D), cs(size_t(BATCH) * D), sn(size_t(BATCH) * D);
+      for (int i = 0; i < D; ++i) {
+        qn[i] = H::put(bf2f(wq[i]));
+        kn[i] = H::put(bf2f(wk[i]));
+      }
+      for (int b = 0; b < BATCH; ++b)
+        for (int i = 0; i < D / 2; ++i) {
+          const float a = bf2f(angle[size_t(b) * D / 2 + i]);
+          cs[size_t(b) * D + i] = cs[size_t(b) * D + i + D / 2] = H::put(std::cos(a));
+          sn[size_t(b) * D + i] = sn[size_t(b) * D + i + D / 2] = H::put(std::sin(a));
+        }
+      norm_rope_heads<typename C::NormT>(eff, BATCH, RS, QO, HQ, D, qn, cs, sn);
+      norm_rope_heads<typename C::NormT>(eff, BATCH, RS, KO, HKV, D, kn, cs, sn);
+      CUDA_CHECK(cudaMemcpy(dc.q_norm, qn.data(), D * sizeof(NH), cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(dc.k_norm, kn.data(), D * sizeof(NH), cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(dc.cos, cs.data(), cs.size() * sizeof(NH), cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(dc.sin, sn.data(), sn.size() * sizeof(NH), cudaMemcpyHostToDevice));
+    }
     // The keys sequence b attends: [0, p], or where its key mask is not 0 (each sequence its
     // own mask). The others hold NaN, which must not reach the output.
     std::vector<int64_t> mask;
@@ -178,14 +261,14 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
       for (int b = 0; b < BATCH; ++b)
         for (int g = 0; g < HKV; ++g)
           for (int e = 0; e < D; ++e) {
-            kw[at(b, g, p, e)] = qkv[size_t(b) * RS + KO + g * D + e];
+            kw[at(b, g, p, e)] = eff[size_t(b) * RS + KO + g * D + e];
             vw[at(b, g, p, e)] = qkv[size_t(b) * RS + VO + g * D + e];
           }
     std::vector<float> ref(size_t(BATCH) * HQ * D, 0.f);
     if (in_range) {
       parallel_for(size_t(BATCH) * HQ, [&](size_t bh) {
         const int b = int(bh / HQ), h = int(bh % HQ), g = h / GROUP;
-        const uint16_t *qrow = qkv.data() + size_t(b) * RS + QO + h * D;
+        const uint16_t *qrow = eff.data() + size_t(b) * RS + QO + h * D;
         std::vector<double> sc(MAX_LEN, 0.0);
         double mx = -INFINITY;
         for (int64_t j = 0; j < MAX_LEN; ++j) {
@@ -231,7 +314,7 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
                   REPEAT);
     bool case_ok = report(label, compare(read_out(), ref, 1.0 / 128));
     case_ok &= check_cache("k", to_host(reinterpret_cast<const uint16_t *>(dc.k), CACHE), kw,
-                           BATCH * HKV, MAX_LEN, D, p);
+                           BATCH * HKV, MAX_LEN, D, p, QK ? 1 : 0);
     case_ok &= check_cache("v", to_host(reinterpret_cast<const uint16_t *>(dc.v), CACHE), vw,
                            BATCH * HKV, MAX_LEN, D, p);
     size_t nz = dc.nonzero_counters();
@@ -243,12 +326,16 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
     CUDA_CHECK(cudaMemset(dc.out, 0xff, ref.size() * 2));
     launch_after_delayed_producer(dc.qkv, saved, qkv.size() * 2, C::kernel(), C::lp,
                                   (const bf16 *)dc.qkv, (const int64_t *)dc.pos, dc.k, dc.v,
-                                  dc.out, dc.partials, dc.counters, (const int64_t *)dc.mask);
+                                  dc.out, dc.partials, dc.counters, (const int64_t *)dc.mask,
+                                  (const typename C::NormT *)dc.q_norm,
+                                  (const typename C::NormT *)dc.k_norm,
+                                  (const typename C::NormT *)dc.cos,
+                                  (const typename C::NormT *)dc.sin);
     CUDA_CHECK(cudaFree(saved));
     case_ok &= report("    same, PDL behind a late producer of qkv",
                       compare(read_out(), ref, 1.0 / 128));
     case_ok &= check_cache("k (PDL)", to_host(reinterpret_cast<const uint16_t *>(dc.k), CACHE),
-                           kw, BATCH * HKV, MAX_LEN, D, p);
+                           kw, BATCH * HKV, MAX_LEN, D, p, QK ? 1 : 0);
     case_ok &= check_cache("v (PDL)", to_host(reinterpret_cast<const uint16_t *>(dc.v), CACHE),
                            vw, BATCH * HKV, MAX_LEN, D, p);
     nz = dc.nonzero_counters();
@@ -331,9 +418,11 @@ static void time_empty(int grid_y) {
 // Microseconds per launch at p (default MAX_LEN - 1: every split active).
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
           uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
-          bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms)>
+          bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms),
+          int QK = 0>
 bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
-  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER>;
+  using C =
+      DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER, QK>;
   C dc;
   std::vector<uint16_t> qkv = random_bf16(size_t(BATCH) * RS, 901, -2.f, 2.f);
   std::vector<uint16_t> kc = random_bf16(C::CACHE, 902, -2.f, 2.f);
@@ -464,6 +553,21 @@ int main() {
                                                                  {0, 8, 130, 299, 3, 77});
   ok &= run_case<8, 1, 40, 0, 320, 360, 400, 200, 32, s64, true, 3>("d40 group 8 batch 3", 84,
                                                                     {0, 31, 150, 199, 40});
+  // Qwen3's per-head q/k norms and RoPE in the kernel (QK): Qwen3-1.7B's heads at 1024 slots
+  // (tensor cores, clustered), the global merge, a key mask over a batch of 3 with fp32 weights
+  // and tables, the scalar path (D 256, Gemma 3's head size) and one split.
+  constexpr int Q1024 = attention_decode_split(1024, 16, 8, 128, kSms, true);
+  ok &= run_case<16, 8, 128, 0, 2048, 3072, 4096, 1024, Q1024, s128, false, 1,
+                 attention_decode_cluster_merge(8, 1024, Q1024, 1, kSms), 1>(
+      "qwen3 qk", 90, {0, 1, 127, 128, 1023, 500, 1024});
+  ok &= run_case<16, 8, 128, 0, 2048, 3072, 4096, 1024, Q1024, s128, false, 1, false, 1>(
+      "qwen3 qk", 91, {0, 500, 1023});
+  ok &= run_case<16, 8, 128, 0, 2048, 3072, 4096, 300, 64, s128, true, 3, false, 2>(
+      "qwen3 qk batch 3", 92, {0, 63, 64, 299, 3, 150});
+  ok &= run_case<8, 4, 256, 0, 2048, 3072, 4096, 300, 32, s256, false, 1, false, 1>(
+      "d256 qk", 93, {0, 31, 32, 299, 300});
+  ok &= run_case<16, 8, 128, 0, 2048, 3072, 4096, 128, 128, s128, false, 1, false, 2>(
+      "qwen3 qk unsplit", 94, {0, 1, 77, 127});
   // Timings (200 launches each; the caches, 1..4 MiB, stay in L2).
   time_empty(1);
   time_empty(16);
@@ -530,6 +634,11 @@ int main() {
     ok &= QWEN25_T(64)("qwen2.5 hq12 hkv2 d128");
     ok &= QWEN25_T(32)("qwen2.5 hq12 hkv2 d128");
     ok &= QWEN3_T(128)("qwen3 hq16 hkv8 d128");
+    // The same with Qwen3's q/k norms and RoPE in the kernel (the norm weights and tables are
+    // not set: timing only).
+    ok &= time_case<16, 8, 128, 0, 2048, 3072, 4096, 1024, 128, s128, false, 1,
+                    attention_decode_cluster_merge(8, 1024, 128, 1, kSms), 1>(
+        "qwen3 hq16 hkv8 d128 qk-norm");
     ok &= QWEN3_T(64)("qwen3 hq16 hkv8 d128");
     ok &= QWEN3_T(32)("qwen3 hq16 hkv8 d128");
     ok &= GEMMA2_T(128)("gemma2 hq8 hkv4 d256");

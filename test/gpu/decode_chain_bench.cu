@@ -197,7 +197,9 @@ std::vector<std::string> enqueue_step(const Model &m, cudaStream_t s) {
           "qkv");
     check(launch_pdl(kAttn, attention_decode_launch(kKvHeads, kMaxLen, kSplit), s,
                      (const bf16 *)m.qkv, (const int64_t *)m.position, L.k_cache, L.v_cache,
-                     m.attn, m.partials, m.counters, (const int64_t *)nullptr),
+                     m.attn, m.partials, m.counters, (const int64_t *)nullptr,
+                     (const bf16 *)nullptr, (const bf16 *)nullptr, (const bf16 *)nullptr,
+                     (const bf16 *)nullptr),
           "attention");
     check(launch_pdl(kOProj, linear_lp(kHidden, kHidden, LinearPrologue::NONE), s,
                      (const bf16 *)m.attn, (const bf16 *)L.wo, none, none,

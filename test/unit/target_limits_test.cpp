@@ -109,4 +109,15 @@ TEST(TargetLimits, DecodeSplitsMergeInAClusterWithinOneWave) {
   EXPECT_EQ(kn::attention_decode_partials_floats(8, 4, 256, 32, 32, 2), 0);
 }
 
+TEST(TargetLimits, DecodeQkNormStagingKeepsTensorCoresWhereItFits) {
+  // The staged q heads and key (QK_NORM) count against the 48 KiB of static shared memory:
+  // Qwen3 (D 128, 2 q heads per kv head) keeps the tensor-core path and its 128-key splits;
+  // D 128 with 6 q heads per kv head (Qwen2.5's grouping) would not fit beside them.
+  EXPECT_TRUE(kn::attention_decode_tensor_cores(128, 2, true));
+  EXPECT_EQ(kn::attention_decode_split(1024, 16, 8, 128, 132, true), 128);
+  EXPECT_TRUE(kn::attention_decode_tensor_cores(128, 6));
+  EXPECT_FALSE(kn::attention_decode_tensor_cores(128, 6, true));
+  EXPECT_EQ(kn::attention_decode_round_keys(128, 6, true), 128 / 16 * 2);
+}
+
 } // namespace

@@ -112,6 +112,7 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     passes.push_back(createSinterExpandAttention(expandAttention));
     passes.push_back(createSinterFuseAttentionHeadMerge());
     passes.push_back(createSinterFuseQkvHeads());
+    passes.push_back(createSinterFuseDecodeQkNorm());
     passes.push_back(createSinterFormFusionGroups());
     // After the fusion groups, so that no other graph pass has to know the sampler.
     if (config.sample)

@@ -99,7 +99,7 @@ func.func @second(%c: tensor<4x4xf32> {sinter.state = "cache"}, %x: tensor<1x8xf
 // CHECK-SAME: params = [8, 4, 256, 0, 2048, 3072, 4096, 1024, 32, "1031798784u", "false", 1]
 // CHECK-LABEL: func.func @decode_split_d64
 // CHECK-NOT: .attention_decode.partials
-// CHECK: launch.kernel "attention_decode_clustered"({{[^)]*}}) {args = array<i64: 0, 1, 2, 3, 4, -1, -1, -1>
+// CHECK: launch.kernel "attention_decode_clustered"({{[^)]*}}) {args = array<i64: 0, 1, 2, 3, 4, -1, -1, -1, -1, -1, -1, -1>
 // CHECK-SAME: grid = array<i64: 4, 8, 1>
 // CHECK-SAME: params = [8, 4, 64, 0, 512, 768, 1024, 1024, 128, "1040187392u", "false", 1]
 // A batch of 8 at the same split: 256 blocks, more than one wave of the SMs; clusters would
@@ -135,4 +135,26 @@ func.func @decode_split_d64_batch8(%x: tensor<8x1x64xbf16>, %pos: tensor<1xi64>,
   %vw = sinter.cache_write %vc, %v, %pos {axis = 2 : i64} : (tensor<8x4x1024x64xbf16>, tensor<8x4x1x64xbf16>, tensor<1xi64>) -> tensor<8x4x1024x64xbf16>
   %o = sinter.decode_attention %q, %kw, %vw, %pos {merged_heads, scale = 1.250000e-01 : f32} : (tensor<8x8x1x64xbf16>, tensor<8x4x1024x64xbf16>, tensor<8x4x1024x64xbf16>, tensor<1xi64>) -> tensor<8x1x512xbf16>
   return %o, %kw, %vw : tensor<8x1x512xbf16>, tensor<8x4x1024x64xbf16>, tensor<8x4x1024x64xbf16>
+}
+
+// -----
+
+// A head split marked norm_in_attention (sinter-fuse-decode-qk-norm): no qk_norm_rope launch;
+// attention_decode normalizes and rotates q and the new key itself, taking the norm weights,
+// the tables and the epsilon (QK_NORM, NormT, TableT, NORM_EPS_BITS).
+// CHECK-LABEL: func.func @decode_qk_norm_in_attention
+// CHECK-NOT: qk_norm_rope
+// CHECK: launch.kernel "attention_decode"({{[^)]*}}) {args = array<i64: 0, 1, 2, 3, 4, -1, -1, -1, 5, 6, 7, 8>
+// CHECK-SAME: params = [4, 2, 16, 0, 64, 96, 128, 32, 32, "1048576000u", "false", 1, "true", "float", "__nv_bfloat16", "897988541u"]
+// CHECK-NOT: qk_norm_rope
+func.func @decode_qk_norm_in_attention(%x: tensor<1x1x64xbf16>, %pos: tensor<1xi64>, %cos: tensor<1x1x1x16xbf16>, %sin: tensor<1x1x1x16xbf16>, %kc: tensor<1x2x32x16xbf16> {sinter.state = "kq"}, %vc: tensor<1x2x32x16xbf16> {sinter.state = "vq"}) -> (tensor<1x1x64xbf16>, tensor<1x2x32x16xbf16> {sinter.state = "kq"}, tensor<1x2x32x16xbf16> {sinter.state = "vq"}) {
+  %w = sinter.constant dense<1.0> : tensor<64x128xbf16>
+  %wq = sinter.constant dense<1.5> : tensor<16xf32>
+  %wk = sinter.constant dense<0.5> : tensor<16xf32>
+  %qkv = sinter.linear %x, %w : (tensor<1x1x64xbf16>, tensor<64x128xbf16>) -> tensor<1x1x128xbf16>
+  %q, %k, %v = sinter.split_qkv_heads %qkv rope(%cos, %sin) norm(%wq, %wk) {norm_epsilon = 1.0e-6 : f32, norm_in_attention} : (tensor<1x1x128xbf16>, tensor<1x1x1x16xbf16>, tensor<1x1x1x16xbf16>, tensor<16xf32>, tensor<16xf32>) -> (tensor<1x4x1x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1x2x1x16xbf16>)
+  %kw = sinter.cache_write %kc, %k, %pos {axis = 2 : i64} : (tensor<1x2x32x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1xi64>) -> tensor<1x2x32x16xbf16>
+  %vw = sinter.cache_write %vc, %v, %pos {axis = 2 : i64} : (tensor<1x2x32x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1xi64>) -> tensor<1x2x32x16xbf16>
+  %o = sinter.decode_attention %q, %kw, %vw, %pos {merged_heads, scale = 2.500000e-01 : f32} : (tensor<1x4x1x16xbf16>, tensor<1x2x32x16xbf16>, tensor<1x2x32x16xbf16>, tensor<1xi64>) -> tensor<1x1x64xbf16>
+  return %o, %kw, %vw : tensor<1x1x64xbf16>, tensor<1x2x32x16xbf16>, tensor<1x2x32x16xbf16>
 }

@@ -320,6 +320,8 @@ LogicalResult SplitQkvHeadsOp::verify() {
     return emitOpError("takes both rope tables or neither");
   if (!getQNorm() != !getKNorm() || !getQNorm() != !getNormEpsilon())
     return emitOpError("takes both norm weights and an epsilon, or none");
+  if (getNormInAttention() && (!getQNorm() || !getCos()))
+    return emitOpError("norm_in_attention needs q/k norms and rope tables");
   if (getQNorm()) {
     for (auto [weight, head] : {std::pair(getQNorm(), q), std::pair(getKNorm(), k)}) {
       auto w = cast<RankedTensorType>(weight.getType());

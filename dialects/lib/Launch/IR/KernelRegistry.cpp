@@ -70,6 +70,9 @@ const KernelParam kAttentionDecodeParams[] = {
     {"ROW_STRIDE", P::Int}, {"MAX_LEN", P::Int},
     {"SPLIT", P::Int},      {"SCALE_BITS", P::FloatBits},
     {"KEY_MASK", P::Bool},  {"BATCH", P::Int},
+    // Optional: q/k norms and RoPE in the kernel (a split marked norm_in_attention).
+    {"QK_NORM", P::Bool},   {"NormT", P::Type},
+    {"TableT", P::Type},    {"NORM_EPS_BITS", P::FloatBits},
 };
 const KernelArg kAttentionDecodeArgs[] = {
     {"qkv", R::In},
@@ -80,6 +83,10 @@ const KernelArg kAttentionDecodeArgs[] = {
     {"partials", R::OptionalOut},
     {"counters", R::OptionalOut},
     {"key_mask", R::Optional},
+    {"q_norm", R::Optional},
+    {"k_norm", R::Optional},
+    {"cos", R::Optional},
+    {"sin", R::Optional},
 };
 
 const KernelParam kRmsNormParams[] = {

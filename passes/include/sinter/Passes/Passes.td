@@ -280,6 +280,22 @@ def SinterFuseAttentionHeadMerge : Pass<"sinter-fuse-attention-head-merge", "mli
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterFuseDecodeQkNorm : Pass<"sinter-fuse-decode-qk-norm", "mlir::ModuleOp"> {
+  let summary = "Let the decode attention apply per-head q/k norms and RoPE (no qk_norm_rope launch)";
+  let description = [{
+    Marks a `sinter.split_qkv_heads` with q/k norms of one head each (weights [D], bf16 or
+    f32) and a rotation of the whole head (bf16 or f32 tables, one row per sequence) as
+    `norm_in_attention` when its one-token bf16 q is read by one `sinter.decode_attention`
+    alone and its k only by a kernel cache write whose result that attention reads: the
+    attention_decode kernel then normalizes and rotates its query heads and the new key (and
+    writes that key into the cache) instead of a qk_norm_rope launch between the projection and
+    the attention (Qwen3's decode step). Norms over the whole projection (OLMo 2), partial
+    rotation, prompts and anything else keep the qk_norm_rope launch. Runs after
+    sinter-fuse-qkv-heads.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterFuseQkvHeads : Pass<"sinter-fuse-qkv-heads", "mlir::ModuleOp"> {
   let summary = "Fold the head split (and RoPE) of a fused QKV projection into one split_qkv_heads";
   let description = [{

@@ -4,6 +4,8 @@
 
 #include "sinter/Passes/KernelCache.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #include "launch_params.h"
 
 using namespace mlir;
@@ -132,7 +134,10 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
   // The split of one sequence for every batch size: a batch of 8 at 1024 positions ran its
   // 128 blocks of 512 keys at half the copy bandwidth (results/attention_decode_s28c.log);
   // more, shorter splits keep more loads in flight.
-  int split = kn::attention_decode_split(length, hq, hkv, d, smCount);
+  // Per-head q/k norms and RoPE the kernel applies (sinter-fuse-decode-qk-norm).
+  auto heads = attention.getQ().getDefiningOp<graph::SplitQkvHeadsOp>();
+  bool qkNorm = heads && heads.getNormInAttention();
+  int split = kn::attention_decode_split(length, hq, hkv, d, smCount, qkNorm);
   if (!kn::attention_decode_supported(hq, hkv, d, q->offset, k->offset, v->offset, stride, length,
                                       split, batch))
     return attention.emitError("no attention_decode configuration for ")
@@ -180,13 +185,29 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
       intParam(builder, stride),    intParam(builder, length),
       intParam(builder, split),     strParam(builder, std::to_string(floatBits(scale)) + "u"),
       strParam(builder, keyMask ? "true" : "false"), intParam(builder, batch)};
+  Value qNorm, kNorm, cos, sin;
+  if (qkNorm) {
+    auto qWeight = bufferOf(heads.getQNorm()), kWeight = bufferOf(heads.getKNorm());
+    auto tables = ropeTableBuffers(attention, heads, batch, /*allowF32=*/true);
+    if (failed(qWeight) || failed(kWeight) || failed(tables))
+      return failure();
+    qNorm = *qWeight;
+    kNorm = *kWeight;
+    std::tie(cos, sin) = *tables;
+    float eps = heads.getNormEpsilon()->convertToFloat();
+    params.append({strParam(builder, "true"),
+                   strParam(builder, cxxType(getElementTypeOrSelf(qNorm))),
+                   strParam(builder, cxxType(getElementTypeOrSelf(cos))),
+                   strParam(builder, std::to_string(floatBits(eps)) + "u")});
+  }
   Location loc = builder.getFusedLoc({kWrite.getLoc(), vWrite.getLoc(), attention.getLoc()});
   SmallVector<unsigned> writes = {2, 3, 4};
   if (partials)
     writes.append({5, 6});
   StringRef kernel = clustered ? "attention_decode_clustered" : "attention_decode";
   return emitKernel(loc, kernel, params,
-                    {q->buffer, *position, *kState, *vState, out, partials, counters, keyMask},
+                    {q->buffer, *position, *kState, *vState, out, partials, counters, keyMask,
+                     qNorm, kNorm, cos, sin},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
                     lp.shared_bytes, writes);
 }

@@ -1,5 +1,6 @@
 // The head split of a fused QKV projection: no launch (the heads are read in place), except
-// that q / k norms are a qk_norm_rope launch normalizing and rotating them in place.
+// that q / k norms are a qk_norm_rope launch normalizing and rotating them in place (unless the
+// decode attention applies them: norm_in_attention).
 #include "LaunchLowering.h"
 
 #include "mlir/IR/TypeUtilities.h"
@@ -13,7 +14,7 @@ LogicalResult FunctionLowering::lowerSplitQkvHeads(graph::SplitQkvHeadsOp split)
   if (!linear || !wantsKernel(linear) || !buffers.count(split.getQkv()))
     return split.emitError("the heads are read in place: the qkv operand must be a bf16 linear "
                            "with a constant weight");
-  if (!split.hasNorm())
+  if (!split.hasNorm() || split.getNormInAttention())
     return success();
   auto qkvType = split.getQkv().getType();
   int64_t m = qkvType.getDimSize(0) * qkvType.getDimSize(1), rowStride = qkvType.getDimSize(2);

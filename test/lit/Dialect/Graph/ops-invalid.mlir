@@ -528,6 +528,14 @@ func.func @split_qkv_heads_one_norm(%qkv: tensor<1x6x128xbf16>, %w: tensor<16xbf
 
 // -----
 
+func.func @split_qkv_heads_norm_in_attention_without_norm(%qkv: tensor<1x1x128xbf16>) {
+  // expected-error @+1 {{norm_in_attention needs q/k norms and rope tables}}
+  %r:3 = "sinter.split_qkv_heads"(%qkv) <{operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>, norm_in_attention}> : (tensor<1x1x128xbf16>) -> (tensor<1x4x1x16xbf16>, tensor<1x2x1x16xbf16>, tensor<1x2x1x16xbf16>)
+  return
+}
+
+// -----
+
 func.func @split_qkv_heads_norm_no_epsilon(%qkv: tensor<1x6x128xbf16>, %w: tensor<16xbf16>) {
   // expected-error @+1 {{takes both norm weights and an epsilon, or none}}
   %r:3 = "sinter.split_qkv_heads"(%qkv, %w, %w) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 1>}> : (tensor<1x6x128xbf16>, tensor<16xbf16>, tensor<16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)

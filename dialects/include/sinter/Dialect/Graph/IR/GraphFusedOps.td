@@ -104,11 +104,16 @@ def Graph_SplitQkvHeadsOp : Graph_Op<"split_qkv_heads", [AttrSizedOperandSegment
     sinter-fuse-qkv-heads for the attention kernels: the projection's kernel writes the
     rotated columns (with norms, a qk_norm_rope launch after it normalizes and rotates them in
     place), and the attention and cache-write kernels read each head in place at its column
-    offset, so the split itself is no launch.
+    offset, so the split itself is no launch. With `norm_in_attention` (set by
+    sinter-fuse-decode-qk-norm: per-head norms and whole-head rotation, q read by one decode
+    attention and k only written into the cache it reads) the meaning is the same, but the
+    decode attention kernel normalizes and rotates q and the new key itself: the projection's
+    output keeps the raw heads and no qk_norm_rope launch runs.
   }];
   let arguments = (ins Graph_FloatTensor:$qkv, Optional<Graph_FloatTensor>:$cos,
                        Optional<Graph_FloatTensor>:$sin, Optional<Graph_FloatTensor>:$q_norm,
-                       Optional<Graph_FloatTensor>:$k_norm, OptionalAttr<F32Attr>:$norm_epsilon);
+                       Optional<Graph_FloatTensor>:$k_norm, OptionalAttr<F32Attr>:$norm_epsilon,
+                       UnitAttr:$norm_in_attention);
   let results = (outs Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v);
   let assemblyFormat = [{
     $qkv (`rope` `(` $cos^ `,` $sin `)`)? (`norm` `(` $q_norm^ `,` $k_norm `)`)? attr-dict `:`
