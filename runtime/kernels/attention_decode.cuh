@@ -38,9 +38,7 @@ __device__ __forceinline__ void decode_merge(float &m, float &l, float (&a)[N], 
   for (int k = 0; k < N; ++k) a[k] = a[k] * ca + ao[k] * cb;
   m = mn;
 }
-} // namespace detail
 
-namespace detail {
 // QK_NORM: the GROUP query heads of a kv head (q: consecutive heads of D) and its new key (k),
 // each normalized over its D columns as qk_norm_rope does (weights q_norm / k_norm [D], bf16 or
 // fp32) and then rotated with this sequence's table row cos / sin [D] as rope_rows does, into
