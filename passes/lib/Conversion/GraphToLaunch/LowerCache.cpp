@@ -131,12 +131,12 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
   auto qType = attention.getQ().getType(), cacheType = kWrite.getState().getType();
   int64_t batch = cacheType.getDimSize(0), hq = qType.getDimSize(1), hkv = cacheType.getDimSize(1),
           d = qType.getDimSize(3), length = cacheLength(kWrite), stride = q->rowStride;
-  // The split of one sequence for every batch size: a batch of 8 at 1024 positions ran its
-  // 128 blocks of 512 keys at half the copy bandwidth (results/attention_decode_s28c.log);
-  // more, shorter splits keep more loads in flight.
   // Per-head q/k norms and RoPE the kernel applies (sinter-fuse-decode-qk-norm).
   auto heads = attention.getQ().getDefiningOp<graph::SplitQkvHeadsOp>();
   bool qkNorm = heads && heads.getNormInAttention();
+  // The split of one sequence for every batch size: a batch of 8 at 1024 positions ran its
+  // 128 blocks of 512 keys at half the copy bandwidth (results/attention_decode_s28c.log);
+  // more, shorter splits keep more loads in flight.
   int split = kn::attention_decode_split(length, hq, hkv, d, smCount, qkNorm);
   if (!kn::attention_decode_supported(hq, hkv, d, q->offset, k->offset, v->offset, stride, length,
                                       split, batch))
