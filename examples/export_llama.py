@@ -133,6 +133,15 @@ def parse_args(argv=None):
     p.add_argument("--decode-out", metavar="PATH", default=None,
                    help="with --kv-cache: path of the decode graph (default: OUT with .onnx "
                         "replaced by .decode.onnx)")
+    p.add_argument("--chunk", type=int, metavar="C", default=None,
+                   help="with --kv-cache: also export a chunk graph (--chunk-out): input_ids "
+                        "[B, C], cache_position [C] (C consecutive slots), past_* -> logits "
+                        "[B, C, vocab], present_*; writes the C slots and each token attends to "
+                        "the slots up to its own. A prompt of any length then runs as chunks "
+                        "of C (prefill in ceil(n / C) runs, not one decode run a token)")
+    p.add_argument("--chunk-out", metavar="PATH", default=None,
+                   help="with --chunk: path of the chunk graph (default: OUT with .onnx "
+                        "replaced by .chunk.onnx)")
     p.add_argument("--decode-dump", metavar="TXT", default=None,
                    help="with --kv-cache: node-by-node dump of the decode graph (--dump dumps "
                         "the prefill graph)")
@@ -192,6 +201,14 @@ def parse_args(argv=None):
             p.error(f"--kv-cache {a.kv_cache} leaves no room to decode after --seq {a.seq}")
         if a.seq + a.kv_check_steps > a.kv_cache:
             a.kv_check_steps = a.kv_cache - a.seq
+        if a.chunk_out is not None and a.chunk is None:
+            p.error("--chunk-out names the chunk graph of --chunk C: give --chunk")
+        if a.chunk is not None and not 2 <= a.chunk <= a.kv_cache - a.seq:
+            p.error(f"--chunk {a.chunk}: a chunk is 2 to {a.kv_cache - a.seq} tokens (the "
+                    f"cache's {a.kv_cache} slots after the --seq {a.seq} prompt; one token is "
+                    f"the decode graph)")
+    elif a.chunk is not None or a.chunk_out is not None:
+        p.error("--chunk and --chunk-out need --kv-cache")
     return a
 
 
@@ -362,6 +379,9 @@ def sidecar_argv(a):
     if not a.from_pretrained:
         v.pop("from_pretrained", None)
         v.pop("tokenizer_json", None)
+    if a.chunk is None:  # likewise --chunk
+        v.pop("chunk", None)
+        v.pop("chunk_out", None)
     return v
 
 
@@ -929,6 +949,38 @@ def hf_generate_reference(model, prompt, steps, tokens=None):
     return prefill, decode, fed
 
 
+def hf_chunk_reference(model, prompt, chunks):
+    """Hugging Face's forward with a DynamicCache: the prompt, then each chunk [1, C] after it.
+    Returns [chunk logits [1, C, V]]."""
+    import torch
+    from transformers import DynamicCache
+    try:
+        cache = DynamicCache(config=model.config)
+    except TypeError:
+        cache = DynamicCache()
+    out = []
+    with torch.no_grad():
+        cache = model(input_ids=prompt, past_key_values=cache, use_cache=True).past_key_values
+        for c in chunks:
+            r = model(input_ids=c, past_key_values=cache, use_cache=True)
+            cache = r.past_key_values
+            out.append(r.logits)
+    return out
+
+
+def chunk_generate(run_prefill, run_chunk, prompt, chunks, caches):
+    """The prompt through prefill, then each chunk [B, C] at the next C positions through
+    run_chunk(ids, positions [C], caches): [chunk logits] as float32 numpy."""
+    import numpy as np
+    outs = run_prefill(prompt, caches)
+    caches, pos, got = list(outs[1:]), prompt.shape[1], []
+    for c in chunks:
+        outs = run_chunk(c, np.arange(pos, pos + c.shape[1], dtype=np.int64), caches)
+        got.append(np.asarray(outs[0], dtype=np.float32))
+        caches, pos = list(outs[1:]), pos + c.shape[1]
+    return got
+
+
 def kv_generate(run_prefill, run_decode, prompt, tokens, caches):
     """Teacher-forced generation through prefill/decode callables (numpy or torch in, the
     graphs' outputs back): returns (prefill logits, [decode logits]) as float32 numpy."""
@@ -965,7 +1017,10 @@ def main_kv(a, cfg):
 
     out = a.out
     dec_out = a.decode_out or ((out[:-5] if out.endswith(".onnx") else out) + ".decode.onnx")
-    for p_ in (out, dec_out):
+    chunk_out = None
+    if a.chunk:
+        chunk_out = a.chunk_out or ((out[:-5] if out.endswith(".onnx") else out) + ".chunk.onnx")
+    for p_ in (out, dec_out, chunk_out or out):
         os.makedirs(os.path.dirname(os.path.abspath(p_)), exist_ok=True)
     max_len, seq = a.kv_cache, a.seq
     ids, _ = example_inputs(a)
@@ -979,13 +1034,25 @@ def main_kv(a, cfg):
     n_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     use_ext = n_bytes > EXTERNAL_DATA_THRESHOLD
 
+    # --chunk: the decode module at C positions (its mask and cache writes take any count);
+    # the checks run chunk_count chunks of random tokens after the prompt.
+    chunk_count = min(2, (max_len - seq) // a.chunk) if a.chunk else 0
+    gc = torch.Generator().manual_seed(a.seed + 5)
+    chunks = [torch.randint(0, a.vocab, (a.batch, a.chunk), generator=gc, dtype=torch.int64)
+              for _ in range(chunk_count)]
+    graph_specs = [
+        ("prefill", out, prefill, (ids, *caches), ["input_ids"] + past, [a.batch, seq]),
+        ("decode", dec_out, decode,
+         (ids[:, :1].clone(), torch.tensor([seq], dtype=torch.int64), *caches),
+         ["input_ids", "cache_position"] + past, [a.batch, 1])]
+    if a.chunk:
+        graph_specs.append(
+            ("chunk", chunk_out, decode,
+             (chunks[0], torch.arange(seq, seq + a.chunk, dtype=torch.int64), *caches),
+             ["input_ids", "cache_position"] + past, [a.batch, a.chunk]))
     graphs = {}
     with torch.no_grad():
-        for name, path, mod, args, in_names, out_shape in (
-                ("prefill", out, prefill, (ids, *caches), ["input_ids"] + past, [a.batch, seq]),
-                ("decode", dec_out, decode,
-                 (ids[:, :1].clone(), torch.tensor([seq], dtype=torch.int64), *caches),
-                 ["input_ids", "cache_position"] + past, [a.batch, 1])):
+        for name, path, mod, args, in_names, out_shape in graph_specs:
             try:
                 prog = torch.onnx.export(
                     mod, args, dynamo=True, opset_version=a.opset, input_names=in_names,
@@ -1012,7 +1079,7 @@ def main_kv(a, cfg):
     steps = a.kv_check_steps
     g = torch.Generator().manual_seed(a.seed + 3)
     tokens = torch.randint(0, a.vocab, (steps,), generator=g, dtype=torch.int64).tolist()
-    torch_check, ort_result, ref = "skipped", "skipped", None
+    torch_check, ort_result, ref, ref_chunks = "skipped", "skipped", None, None
     if not a.no_ort_check and not use_ext:
         ref_pre, ref_dec, tokens = hf_generate_reference(model, ids, steps, tokens)
         ref = (ref_pre.float().numpy(), [d.float().numpy() for d in ref_dec])
@@ -1042,6 +1109,18 @@ def main_kv(a, cfg):
             raise SystemExit(f"[export_llama] error: the export wrappers differ from Hugging "
                              f"Face's forward by more than {bound:.3e} ({torch_check}); the "
                              f"graphs would not be this model")
+        if chunks:
+            ref_chunks = [c.float().numpy() for c in hf_chunk_reference(model, ids, chunks)]
+            got = chunk_generate(t_prefill, t_decode, ids.numpy(), [c.numpy() for c in chunks],
+                                 zero_caches(cfg, max_len, dt))
+            chunk_diffs = [float(np.max(np.abs(g_ - r_))) for g_, r_ in zip(got, ref_chunks)]
+            chunk_check = "max_abs_diff " + ", ".join(f"{d:.3e}" for d in chunk_diffs)
+            torch_check += f"; chunks of {a.chunk}: {chunk_check}"
+            print(f"[export_llama] chunk wrapper (torch) vs HF DynamicCache, {chunk_count} "
+                  f"chunks of {a.chunk} after the prompt: {chunk_check}")
+            if max(chunk_diffs) > bound:
+                raise SystemExit(f"[export_llama] error: the chunk wrapper differs from Hugging "
+                                 f"Face's forward by more than {bound:.3e} ({chunk_check})")
         try:
             import onnxruntime as ort
             provs = [p_ for p_ in ("CUDAExecutionProvider", "CPUExecutionProvider")
@@ -1063,6 +1142,18 @@ def main_kv(a, cfg):
             got = kv_generate(o_prefill, o_decode, ids.numpy(), tokens,
                               [c.numpy() for c in zero_caches(cfg, max_len, dt)])
             ort_result = f"{provs[0]}: max_abs_diff " + _fmt_diffs(*_max_diffs(got, ref))
+            if chunks:
+                s_chunk = ort.InferenceSession(chunk_out, providers=provs)
+
+                def o_chunk(i_, pos, c):
+                    return s_chunk.run(None, {"input_ids": i_, "cache_position": pos,
+                                              **dict(zip(past, c))})
+
+                got = chunk_generate(o_prefill, o_chunk, ids.numpy(),
+                                     [c.numpy() for c in chunks],
+                                     [c.numpy() for c in zero_caches(cfg, max_len, dt)])
+                ort_result += ", chunks [" + ", ".join(
+                    f"{float(np.max(np.abs(g_ - r_))):.3e}" for g_, r_ in zip(got, ref_chunks)) + "]"
             ort_result += f" (ref max |x| {float(np.max(np.abs(ref[0]))):.3e})"
         except Exception as e:
             ort_result = f"failed: {type(e).__name__}: {str(e)[:300]}"
@@ -1091,6 +1182,17 @@ def main_kv(a, cfg):
         arrays[pstem + ".logits_exact.npy"] = exact_pre.float().numpy()
         arrays[dstem + ".logits_exact.npy"] = np.stack(
             [d.float().numpy() for d in exact_dec]).astype(np.float32)
+        if chunks:
+            cstem = chunk_out[:-5] if chunk_out.endswith(".onnx") else chunk_out
+            if ref_chunks is None:
+                ref_chunks = [c.float().numpy() for c in hf_chunk_reference(model, ids, chunks)]
+            exact_chunks = hf_chunk_reference(copy.deepcopy(model).to(torch.float64), ids, chunks)
+            arrays[cstem + ".input_ids.npy"] = torch.stack(chunks).numpy()
+            arrays[cstem + ".cache_position.npy"] = np.arange(
+                seq, seq + chunk_count * a.chunk, dtype=np.int64).reshape(chunk_count, a.chunk)
+            arrays[cstem + ".logits.npy"] = np.stack(ref_chunks).astype(np.float32)
+            arrays[cstem + ".logits_exact.npy"] = np.stack(
+                [c.float().numpy() for c in exact_chunks]).astype(np.float32)
         for path, arr in arrays.items():
             np.save(path, arr)
             ref_files[os.path.basename(path)] = list(arr.shape)
@@ -1103,11 +1205,11 @@ def main_kv(a, cfg):
     tok_name = copy_tokenizer(a, out)
     cache_io = {n: cache_shape + [a.dtype] for n in past}
     cache_out = {n: cache_shape + [a.dtype] for n in present}
-    for name in ("prefill", "decode"):
+    for name in graphs:
         g = graphs[name]
         inputs = {"input_ids": g["ids_shape"] + ["int64"]}
-        if name == "decode":
-            inputs["cache_position"] = [1, "int64"]
+        if name != "prefill":
+            inputs["cache_position"] = [g["ids_shape"][1], "int64"]
         inputs.update(cache_io)
         side = {
             "model": model_description(model, a),
@@ -1116,10 +1218,13 @@ def main_kv(a, cfg):
                 "max_len": max_len, "layers": cfg.num_hidden_layers, "shape": cache_shape,
                 "dtype": a.dtype, "prefill": os.path.basename(out),
                 "decode": os.path.basename(dec_out),
+                **({"chunk": os.path.basename(chunk_out)} if chunk_out else {}),
                 "state_pairs": dict(zip(past, present)),
                 "semantics": "prefill: positions 0..seq-1 written to cache slots 0..seq-1, "
                              "causal attention over the prompt; decode: writes slot "
-                             "cache_position, attends to slots 0..cache_position",
+                             "cache_position, attends to slots 0..cache_position" +
+                             ("; chunk: writes the slots cache_position[0..C), each token "
+                              "attends to the slots up to its own" if chunk_out else ""),
             },
             "seed": a.seed, "input_ids_seed": a.seed + 1, "dtype": a.dtype,
             "init": init_description(a),
@@ -1145,7 +1250,8 @@ def main_kv(a, cfg):
                          "onnx": onnx.__version__},
             "config": cfg.to_dict(),
             "argv": {k: (os.path.basename(os.path.normpath(v)) if k in (
-                "out", "dump", "decode_out", "decode_dump", "from_pretrained", "tokenizer_json")
+                "out", "dump", "decode_out", "decode_dump", "from_pretrained", "tokenizer_json",
+                "chunk_out")
                 and v else v) for k, v in sidecar_argv(a).items()},
         }
         if tok_name:

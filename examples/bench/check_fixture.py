@@ -13,7 +13,9 @@ takes the stem of its prefill export and finds the decode one beside it:
     python3 examples/bench/check_fixture.py build/kv.so examples/fixtures/llama_tiny_kv
 
 runs prefill on STEM_prefill.input_ids.npy, then the decode steps of STEM_decode.input_ids.npy
-at STEM_decode.cache_position.npy, each compared with the saved logits. A library compiled
+at STEM_decode.cache_position.npy, each compared with the saved logits; a library with a
+"chunk" entry (export_llama.py --chunk) also runs prefill then the chunks of
+STEM_chunk.input_ids.npy at STEM_chunk.cache_position.npy on a fresh cache. A library compiled
 with --weights=external loads the weights file beside it (or --weights FILE; with
 --allow-new-weights, a file of other values, e.g. another LoRA adapter's).
 """
@@ -142,6 +144,16 @@ def check_kv(a, np, torch, sinter_ctypes):
     prefill_inputs = inputs_of("prefill", "prefill")
     step_inputs = inputs_of("decode", "decode")
     positions = np.load(a.stem + "_decode.cache_position.npy")
+    chunk_ref = chunk_inputs = None
+    if "chunk" in model.entries:
+        if not os.path.exists(a.stem + "_chunk.logits.npy"):
+            raise SystemExit(f"check_fixture.py: the library has a chunk entry but there is no "
+                             f"{a.stem}_chunk.logits.npy")
+        chunk_ref = np.load(a.stem + "_chunk.logits.npy").astype(np.float32)
+        chunk_inputs = inputs_of("chunk", "chunk")
+        chunk_positions = np.load(a.stem + "_chunk.cache_position.npy")
+        if exact is not None:
+            exact = exact + (np.load(a.stem + "_chunk.logits_exact.npy"),)
     ok = True
     for mode in ("direct", "graph"):
         ctx = model.context(mode)
@@ -155,6 +167,14 @@ def check_kv(a, np, torch, sinter_ctypes):
             out = ctx.run_entry("decode", [torch.from_numpy(x[i]).cuda() for x in step_inputs])[0]
             torch.cuda.synchronize()
             steps.append(out.float().cpu().numpy())
+        chunks = []
+        if chunk_ref is not None:  # a fresh cache: the prompt, then the chunks after it
+            ctx.reset_state()
+            ctx.run_entry("prefill", [torch.from_numpy(x).cuda() for x in prefill_inputs])
+            for i in range(chunk_ref.shape[0]):
+                out = ctx.run_entry("chunk", [torch.from_numpy(x[i]).cuda() for x in chunk_inputs])[0]
+                torch.cuda.synchronize()
+                chunks.append(out.float().cpu().numpy())
         ctx.close()
         if exact is not None:
             # The project's rule over the prompt and every step together; a padded prompt
@@ -165,14 +185,25 @@ def check_kv(a, np, torch, sinter_ctypes):
             if "attention_mask" in names:
                 kept = prefill_inputs[names.index("attention_mask")].reshape(-1).astype(bool)
             got_all = np.concatenate([prefill.reshape(-1, V)[kept]] +
-                                     [x.reshape(-1, V) for x in steps])
-            ref_all = np.concatenate([ref.reshape(-1, V)[kept], step_ref.reshape(-1, V)])
-            exact_all = np.concatenate([exact[0].reshape(-1, V)[kept], exact[1].reshape(-1, V)])
+                                     [x.reshape(-1, V) for x in steps + chunks])
+            ref_all = np.concatenate([ref.reshape(-1, V)[kept], step_ref.reshape(-1, V)] +
+                                     ([chunk_ref.reshape(-1, V)] if chunks else []))
+            exact_all = np.concatenate([exact[0].reshape(-1, V)[kept]] +
+                                       [e.reshape(-1, V) for e in exact[1:]])
+            if chunks:
+                # The chunks alone too: a wrong chunk entry must not hide among the steps.
+                print("  chunks:", end=" ")
+                ok &= check_against_exact(a, np.concatenate([x.reshape(-1, V) for x in chunks]),
+                                          chunk_ref.reshape(-1, V), exact[-1].reshape(-1, V), np)
             ok &= check_against_exact(a, got_all, ref_all, exact_all, np)
             continue
         ok &= compare("prefill", prefill, ref, a.bound, np)
         for i, got in enumerate(steps):
             ok &= compare(f"decode at position {int(positions[i][0])}", got, step_ref[i],
+                          a.bound, np)
+        for i, got in enumerate(chunks):
+            at = chunk_positions[i]
+            ok &= compare(f"chunk at positions {int(at[0])}..{int(at[-1])}", got, chunk_ref[i],
                           a.bound, np)
     model.close()
     print("OK" if ok else "FAIL")

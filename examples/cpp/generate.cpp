@@ -75,7 +75,8 @@ int main(int argc, char **argv) {
                                           : sinter::Model::load(lib.api(), weights, allow_new_values);
     sinter::Generator generator(model, mode == "graph" ? SINTER_MODE_GRAPH : SINTER_MODE_DIRECT);
     std::cout << "library: " << so << "\n  " << lib.build_info() << "\n  prefill length "
-              << generator.prefill_length() << ", cache length " << generator.cache_length()
+              << generator.prefill_length() << ", chunk length " << generator.chunk_length()
+              << ", cache length " << generator.cache_length()
               << ", mode " << mode << "\n";
     const std::vector<int64_t> warm = generator.generate(prompt, options);
     std::cout << "tokens:";

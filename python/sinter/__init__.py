@@ -17,11 +17,11 @@ from ._ctypes_api import (ABI_MAJOR, MODE_DIRECT, MODE_GRAPH, Context, Entry,  #
                           LaunchInfo, Model, SamplingParams, TensorInfo, sampling_params)
 from ._dlpack import DeviceTensor  # noqa: F401
 from ._errors import STATUS_NAMES, SinterArgumentError, SinterError  # noqa: F401
-from .generate import GenerationStats, Generator, load_tokenizer  # noqa: F401
+from .generate import GenerationStats, Generator, load_tokenizer, plan_prompt  # noqa: F401
 
 __version__ = "0.1.0"
 
 __all__ = ["ABI_MAJOR", "MODE_DIRECT", "MODE_GRAPH", "Context", "DeviceTensor", "Entry",
            "GenerationStats", "Generator", "LaunchInfo", "Model", "STATUS_NAMES",
            "SamplingParams", "SinterArgumentError", "SinterError", "TensorInfo",
-           "load_tokenizer", "sampling_params"]
+           "load_tokenizer", "plan_prompt", "sampling_params"]

@@ -9,15 +9,19 @@
 
 The library's contract (batch 1): entry "decode" (input_ids int64 [1, 1], cache_position int64
 [1] -> logits [1, 1, V], next_token int64 [1, 1]) and optionally "prefill" (input_ids int64
-[1, S] -> logits [1, S, V], next_token [1, 1]; writes cache positions [0, S)); the KV cache is
-the context's state, its length the third dimension of the state regions.
+[1, S] -> logits [1, S, V], next_token [1, 1]; writes cache positions [0, S)) and "chunk"
+(input_ids [1, C], cache_position [C] -> next_token [1, 1]; writes the C positions given:
+export_llama.py --chunk); the KV cache is the context's state, its length the third dimension
+of the state regions.
 
 A library compiled from a with-past export with `--cache-length` also takes attention_mask
 (prefill [1, S]: ones; decode [1, L]: ones at the slots written so far and at this one) and
 position_ids (prefill 0 .. S-1; decode the position): the generator feeds them too.
 
 The loop: reset the state, set the sampler, prefill the first S prompt tokens when there are at
-least S, feed the rest through decode one at a time, then decode with one device buffer as both
+least S, the rest through chunk runs of C tokens (the last one ending at the prompt's end) when
+there is a chunk entry, else through decode one at a time (plan_prompt; sinter::plan_prompt in
+C++ is the same), then decode with one device buffer as both
 the decode input_ids and every run's next_token output, so that the device feeds itself. The
 host only writes the position (an async copy from pinned memory) and reads each token back
 (async copy + event, a few steps in flight), so the GPU does not wait on the host. Generation
@@ -46,6 +50,29 @@ class GenerationStats(NamedTuple):
     tokens_per_s: float       # (new_tokens - 1) / decode_s: the decode rate (0 for < 2 tokens)
     total_s: float
     stop_reason: str          # "stop", "max_new_tokens", "cache_full" or "closed"
+    chunk_runs: int = 0       # runs of the chunk entry for the prompt
+
+
+def plan_prompt(prompt_length, prefill_length, chunk_length):
+    """[(entry, start, count)]: the runs that put a prompt into the cache, in order. The prefill
+    entry (tokens [0, S)) when the prompt has at least S; chunks of C for the rest, the last one
+    ending at the prompt's end (it rewrites slots the run before wrote, from the same tokens: the
+    same keys and values); decode runs of one token for a rest shorter than C, or all of it
+    without a chunk entry. A length of 0: no such entry (runtime/include/sinter/prompt_plan.hpp
+    is the same rule)."""
+    runs, fed = [], 0
+    if 0 < prefill_length <= prompt_length:
+        runs.append(("prefill", 0, prefill_length))
+        fed = prefill_length
+    if 0 < chunk_length <= prompt_length:
+        while prompt_length - fed >= chunk_length:
+            runs.append(("chunk", fed, chunk_length))
+            fed += chunk_length
+        if fed < prompt_length:
+            runs.append(("chunk", prompt_length - chunk_length, chunk_length))
+            fed = prompt_length
+    runs += [("decode", p, 1) for p in range(fed, prompt_length)]
+    return runs
 
 
 def load_tokenizer(path):
@@ -123,7 +150,9 @@ class Generator:
             raise SinterError(1, f"{where} has no 'decode' entry (entries: "
                                  f"{', '.join(m.entries)})")
         pre = _entry_or_none(m, "prefill")
-        for e, names in ((dec, ("input_ids", "cache_position")), (pre, ("input_ids",))):
+        chunk = _entry_or_none(m, "chunk")
+        for e, names in ((dec, ("input_ids", "cache_position")), (pre, ("input_ids",)),
+                         (chunk, ("input_ids", "cache_position"))):
             if e is None:
                 continue
             for n in names:
@@ -145,8 +174,9 @@ class Generator:
         if tuple(_io(dec.inputs, "input_ids").shape) != (1, 1) or \
                 tuple(_io(dec.inputs, "cache_position").shape) != (1,):
             raise SinterError(1, f"{where}: decode needs input_ids [1, 1] and cache_position [1]")
-        self.decode_entry, self.prefill_entry = dec, pre
+        self.decode_entry, self.prefill_entry, self.chunk_entry = dec, pre, chunk
         self.prefill_len = pre and _io(pre.inputs, "input_ids").shape[1] or 0
+        self.chunk_len = chunk and _io(chunk.inputs, "input_ids").shape[1] or 0
         self.vocab_size = _io(dec.outputs, "logits").shape[-1]
         caches = [s for s in m.states if not s.name.startswith(".") and len(s.shape) == 4]
         if not caches:
@@ -160,7 +190,13 @@ class Generator:
             S = self.prefill_len
             expected[pre.name] = {"input_ids": (1, S), "attention_mask": (1, S),
                                   "position_ids": (1, S)}
-        for e in (dec, pre):
+        if chunk is not None:
+            C = self.chunk_len
+            if not 2 <= C <= self.cache_len:
+                raise SinterError(1, f"{where}: entry 'chunk': input_ids [1, {C}]: a chunk takes "
+                                     f"2 to {self.cache_len} (the cache length) tokens")
+            expected[chunk.name] = {"input_ids": (1, C), "cache_position": (C,)}
+        for e in (dec, pre, chunk):
             if e is None:
                 continue
             for i in e.inputs:
@@ -225,6 +261,16 @@ class Generator:
             self._prefill = self.ctx.bind_entry("prefill", {i.name: pfeeds[i.name]
                                                             for i in pre.inputs},
                                                 pouts, stream=self._stream)
+        self._chunk = None
+        if self.chunk_entry is not None:
+            ch, C = self.chunk_entry, self.chunk_len
+            self._chunk_ids = DeviceTensor.empty((1, C), "int64", rt)
+            self._chunk_pos = DeviceTensor.empty((C,), "int64", rt)
+            couts = {o.name: (self._tok if o.name == "next_token" else
+                              DeviceTensor.empty(o.shape, o.dtype, rt)) for o in ch.outputs}
+            cfeeds = {"input_ids": self._chunk_ids, "cache_position": self._chunk_pos}
+            self._chunk = self.ctx.bind_entry("chunk", {i.name: cfeeds[i.name] for i in ch.inputs},
+                                              couts, stream=self._stream)
 
     def _decode_at(self, position):
         """Enqueues the decode run that writes cache slot `position` (its input_ids already
@@ -328,10 +374,10 @@ class Generator:
         reason = "closed"
         t0 = time.perf_counter()
         t_first = t_end = None
-        prefilled = 0
+        prefilled = chunk_runs = 0
         total = min(max_new, L - n + 1)  # decode writes positions n .. n + total - 2 < L
         if total <= 0:
-            self._finish(ids, out, prefilled, t0, t0, t0, "max_new_tokens")
+            self._finish(ids, out, prefilled, 0, t0, t0, t0, "max_new_tokens")
             return
         try:
             for i, t in enumerate(ids):
@@ -339,21 +385,31 @@ class Generator:
             ctx.reset_state(stream=s)
             ctx.set_sampling(params.temperature, params.top_k, params.top_p,
                              params.repetition_penalty, params.seed, stream=s)
-            first = 0
             if self.feeds_mask:
                 rt.memcpy_async(self._mask.ptr, ctypes.addressof(self._pinned["zeros"]), 8 * L,
                                 _cuda.H2D, s)
-            if self._prefill is not None and n >= S:
-                rt.memcpy_async(self._prefill_ids.ptr, prompt_base, 8 * S, _cuda.H2D, s)
-                self._prefill()
-                if self.feeds_mask:
-                    rt.memcpy_async(self._mask.ptr, ctypes.addressof(self._pinned["ones"]), 8 * S,
+            for entry, start, count in plan_prompt(n, S if self._prefill is not None else 0,
+                                                   self.chunk_len if self._chunk is not None else 0):
+                if entry == "decode":
+                    # The prompt token replaces the next_token of the run before (stream order).
+                    rt.memcpy_async(tok, prompt_base + 8 * start, 8, _cuda.H2D, s)
+                    self._decode_at(start)
+                    continue
+                if entry == "prefill":
+                    rt.memcpy_async(self._prefill_ids.ptr, prompt_base, 8 * count, _cuda.H2D, s)
+                    self._prefill()
+                    prefilled = count
+                else:
+                    rt.memcpy_async(self._chunk_ids.ptr, prompt_base + 8 * start, 8 * count,
                                     _cuda.H2D, s)
-                first = prefilled = S
-            for i in range(first, n):
-                # The prompt token replaces the next_token of the run before (stream order).
-                rt.memcpy_async(tok, prompt_base + 8 * i, 8, _cuda.H2D, s)
-                self._decode_at(i)
+                    rt.memcpy_async(self._chunk_pos.ptr,
+                                    ctypes.addressof(self._pinned["pos"]) + 8 * start, 8 * count,
+                                    _cuda.H2D, s)
+                    self._chunk()
+                    chunk_runs += 1
+                if self.feeds_mask:  # the decode steps after it see the slots it wrote
+                    rt.memcpy_async(self._mask.ptr + 8 * start,
+                                    ctypes.addressof(self._pinned["ones"]), 8 * count, _cuda.H2D, s)
 
             def read_back(g):
                 rt.memcpy_async(out_base + 8 * g, tok, 8, _cuda.D2H, s)
@@ -385,16 +441,16 @@ class Generator:
                 rt.stream_synchronize(s)  # runs queued past a stop id end before the next use
             finally:
                 t_end = time.perf_counter()
-                self._finish(ids, out, prefilled, t0, t_first or t_end, t_end, reason)
+                self._finish(ids, out, prefilled, chunk_runs, t0, t_first or t_end, t_end, reason)
 
-    def _finish(self, ids, out, prefilled, t0, t_first, t_end, reason):
+    def _finish(self, ids, out, prefilled, chunk_runs, t0, t_first, t_end, reason):
         dec = t_end - t_first
         self.last_ids = list(out)
         self.last_stats = GenerationStats(
             prompt_tokens=len(ids), new_tokens=len(out), prefill_tokens=prefilled,
             time_to_first_token_s=t_first - t0, decode_s=dec,
             tokens_per_s=(len(out) - 1) / dec if len(out) > 1 and dec > 0 else 0.0,
-            total_s=t_end - t0, stop_reason=reason)
+            total_s=t_end - t0, stop_reason=reason, chunk_runs=chunk_runs)
 
     # ---- lifetime -----------------------------------------------------------------------------
     def close(self):
@@ -410,7 +466,7 @@ class Generator:
                 rt.stream_synchronize(self._stream)
             except Exception:
                 pass
-        self._decode = self._prefill = None
+        self._decode = self._prefill = self._chunk = None
         if self.ctx is not None:
             self.ctx.close()
             self.ctx = None
@@ -425,7 +481,7 @@ class Generator:
             if self._stream is not None:
                 rt.stream_destroy(self._stream)
                 self._stream = None
-        self._tok = self._pos = self._prefill_ids = None
+        self._tok = self._pos = self._prefill_ids = self._chunk_ids = self._chunk_pos = None
         if self._own_model and self.model is not None:
             self.model.close()
             self.model = None

@@ -1,4 +1,5 @@
 """Shared helpers of the sinter package's CPU tests (plain unittest, no pytest)."""
+import atexit
 import ctypes
 import importlib.util
 import itertools
@@ -128,6 +129,7 @@ def build_stub(cuda=False):
             why = "no C compiler (cc) to build the stub model"
     if cc:
         d = tempfile.mkdtemp(prefix="sinter_stub_")
+        atexit.register(shutil.rmtree, d, True)  # the loaded .so stays mapped; the name goes
         out = os.path.join(d, "stub_model.so")
         inc = ["-I", os.path.join(REPO, "runtime", "include")]
         if os.environ.get("DLPACK_INCLUDE_DIR"):
@@ -160,20 +162,27 @@ def stub_next(token, pos, V, temperature=0.0, seed=0, counter=0):
     return v % V
 
 
-def expected_tokens(prompt, max_new, S, L, V, stop=(), temperature=0.0, seed=0):
+def expected_tokens(prompt, max_new, S, L, V, stop=(), temperature=0.0, seed=0, C=0):
     """What Generator.generate must return with the stub model, and the runs it makes:
-    [(entry, token, position)], entry 0 = prefill, 1 = decode."""
+    [(entry, token, position)] (the run's last token and position), entry 0 = prefill,
+    1 = decode, 2 = chunk (of C tokens, when the stub has one)."""
     n = len(prompt)
     counter, runs = 0, []
+    last_of_runs, fed = [], 0  # (entry, the last prompt index it takes)
     if n >= S:
-        tok = stub_next(prompt[S - 1], S - 1, V, temperature, seed, counter)
-        runs.append((0, prompt[S - 1], S - 1))
-        counter, start = 1, S
-    else:
-        start = 0
-    for i in range(start, n):
+        last_of_runs.append((0, S - 1))
+        fed = S
+    if C and n >= C:
+        while n - fed >= C:
+            fed += C
+            last_of_runs.append((2, fed - 1))
+        if fed < n:  # the last chunk ends at the prompt's end
+            last_of_runs.append((2, n - 1))
+            fed = n
+    last_of_runs += [(1, i) for i in range(fed, n)]
+    for entry, i in last_of_runs:
         tok = stub_next(prompt[i], i, V, temperature, seed, counter)
-        runs.append((1, prompt[i], i))
+        runs.append((entry, prompt[i], i))
         counter += 1
     out = [tok]
     total = min(max_new, L - n + 1)

@@ -2,7 +2,9 @@
  * (runtime/include/sinter/sinter.h, compiled against it so the struct layouts are the header's)
  * without CUDA. Tensors are host memory (the tests swap the package's CUDA runtime for one on
  * host memory). Entries "prefill" (input_ids [1, S] -> logits [1, S, V], next_token [1, 1]) and
- * "decode" (input_ids [1, 1], cache_position [1] -> logits [1, 1, V], next_token [1, 1]); state
+ * "decode" (input_ids [1, 1], cache_position [1] -> logits [1, 1, V], next_token [1, 1]), and
+ * after stub_configure_chunk(C) "chunk" (input_ids [1, C], cache_position [C]: C consecutive
+ * slots after written ones -> logits [1, C, V], next_token [1, 1]); state
  * regions past_key_0 [1, 2, L, 4] and ".scratch". next_token is a fixed function of the last
  * input token, its position and the sampling parameters (stub_next below); every run is
  * recorded for stub_trace. Configured by stub_configure before sinter_model_load.
@@ -23,7 +25,7 @@
 #define MAX_L 256
 #define MAX_TRACE 4096
 
-static int cfg_sampler = 1, cfg_S = 4, cfg_L = 12, cfg_V = 50;
+static int cfg_sampler = 1, cfg_S = 4, cfg_L = 12, cfg_V = 50, cfg_C = 0;
 static char last_error[256];
 
 struct sinter_model {
@@ -82,7 +84,9 @@ void stub_configure(int has_sampler, int prefill_len, int cache_len, int vocab) 
   cfg_S = prefill_len;
   cfg_L = cache_len < MAX_L ? cache_len : MAX_L;
   cfg_V = vocab;
+  cfg_C = 0;
 }
+void stub_configure_chunk(int chunk_len) { cfg_C = chunk_len < MAX_L ? chunk_len : MAX_L; }
 /* sizeof and offsetof of sinter_sampling_params, as the C compiler lays it out. */
 void stub_sampling_layout(uint64_t out[7]) {
   out[0] = sizeof(sinter_sampling_params);
@@ -128,8 +132,10 @@ sinter_status sinter_model_destroy(sinter_model *m) {
   return SINTER_OK;
 }
 
-/* entry 0 = prefill, 1 = decode */
+/* entry 0 = prefill, 1 = decode, 2 = chunk */
+static uint32_t n_entries(void) { return cfg_C ? 3 : 2; }
 static uint32_t n_in(uint32_t e) { return e == 0 ? 1 : 2; }
+static int64_t tokens_of(uint32_t e) { return e == 0 ? cfg_S : e == 1 ? 1 : cfg_C; }
 static void desc(sinter_tensor_desc *d, const char *name, int code, int bits, int ndim,
                  int64_t a, int64_t b, int64_t c, int64_t e) {
   memset(d, 0, sizeof *d);
@@ -145,45 +151,47 @@ static void desc(sinter_tensor_desc *d, const char *name, int code, int bits, in
   for (int i = ndim; i < SINTER_TENSOR_MAX_NDIM; ++i) d->shape[i] = 0;
 }
 
-uint32_t sinter_model_num_entries(const sinter_model *m) { return m ? 2 : 0; }
+uint32_t sinter_model_num_entries(const sinter_model *m) { return m ? n_entries() : 0; }
 const char *sinter_model_entry_name(const sinter_model *m, uint32_t e) {
   (void)m;
-  return e == 0 ? "prefill" : e == 1 ? "decode" : NULL;
+  return e == 0 ? "prefill" : e == 1 ? "decode" : e < n_entries() ? "chunk" : NULL;
 }
 sinter_status sinter_model_find_entry(const sinter_model *m, const char *name, uint32_t *out) {
   (void)m;
   if (!strcmp(name, "prefill")) *out = 0;
   else if (!strcmp(name, "decode")) *out = 1;
-  else return fail(SINTER_INVALID_ARGUMENT, "no such entry (entries: prefill, decode)");
+  else if (!strcmp(name, "chunk") && cfg_C) *out = 2;
+  else return fail(SINTER_INVALID_ARGUMENT, "no such entry");
   return SINTER_OK;
 }
 uint32_t sinter_model_entry_num_inputs(const sinter_model *m, uint32_t e) {
   (void)m;
-  return e < 2 ? n_in(e) : 0;
+  return e < n_entries() ? n_in(e) : 0;
 }
 uint32_t sinter_model_entry_num_outputs(const sinter_model *m, uint32_t e) {
   (void)m;
-  return e < 2 ? (cfg_sampler ? 2 : 1) : 0;
+  return e < n_entries() ? (cfg_sampler ? 2 : 1) : 0;
 }
 sinter_status sinter_model_entry_input_info(const sinter_model *m, uint32_t e, uint32_t i,
                                             sinter_tensor_desc *out) {
   (void)m;
-  if (e > 1 || i >= n_in(e)) return fail(SINTER_INVALID_ARGUMENT, "input index");
-  if (i == 0) desc(out, "input_ids", kDLInt, 64, 2, 1, e == 0 ? cfg_S : 1, 0, 0);
-  else desc(out, "cache_position", kDLInt, 64, 1, 1, 0, 0, 0);
+  if (e >= n_entries() || i >= n_in(e)) return fail(SINTER_INVALID_ARGUMENT, "input index");
+  if (i == 0) desc(out, "input_ids", kDLInt, 64, 2, 1, tokens_of(e), 0, 0);
+  else desc(out, "cache_position", kDLInt, 64, 1, tokens_of(e), 0, 0, 0);
   return SINTER_OK;
 }
 sinter_status sinter_model_entry_output_info(const sinter_model *m, uint32_t e, uint32_t i,
                                              sinter_tensor_desc *out) {
   (void)m;
-  if (e > 1 || i >= (cfg_sampler ? 2u : 1u)) return fail(SINTER_INVALID_ARGUMENT, "output index");
-  if (i == 0) desc(out, "logits", kDLFloat, 32, 3, 1, e == 0 ? cfg_S : 1, cfg_V, 0);
+  if (e >= n_entries() || i >= (cfg_sampler ? 2u : 1u))
+    return fail(SINTER_INVALID_ARGUMENT, "output index");
+  if (i == 0) desc(out, "logits", kDLFloat, 32, 3, 1, tokens_of(e), cfg_V, 0);
   else desc(out, "next_token", kDLInt, 64, 2, 1, 1, 0, 0);
   return SINTER_OK;
 }
 uint32_t sinter_model_entry_num_launches(const sinter_model *m, uint32_t e) {
   (void)m;
-  return e < 2 ? 3 : 0;
+  return e < n_entries() ? 3 : 0;
 }
 uint32_t sinter_model_num_inputs(const sinter_model *m) { return sinter_model_entry_num_inputs(m, 0); }
 uint32_t sinter_model_num_outputs(const sinter_model *m) { return sinter_model_entry_num_outputs(m, 0); }
@@ -251,25 +259,29 @@ sinter_status sinter_context_set_sampling(sinter_context *c, const sinter_sampli
 
 sinter_status sinter_run_entry(sinter_context *c, uint32_t e, const DLTensor *in, uint32_t nin,
                                const DLTensor *out, uint32_t nout, void *stream) {
-  if (e > 1) return fail(SINTER_INVALID_ARGUMENT, "entry");
+  if (e >= n_entries()) return fail(SINTER_INVALID_ARGUMENT, "entry");
   if (nin != n_in(e) || nout != (cfg_sampler ? 2u : 1u))
     return fail(SINTER_INVALID_ARGUMENT, "wrong tensor count");
+  const int64_t count = tokens_of(e);
   int64_t ids[MAX_L];
-  if (read_in(ids, &in[0], (e == 0 ? cfg_S : 1) * sizeof(int64_t), stream))
+  if (read_in(ids, &in[0], (size_t)count * sizeof(int64_t), stream))
     return fail(SINTER_CUDA_ERROR, "stub: reading input_ids failed");
-  int64_t token, pos;
+  int64_t token = ids[count - 1], pos = count - 1;
   if (e == 0) {
     for (int i = 0; i < cfg_S; ++i) c->written[i] = 1;
-    token = ids[cfg_S - 1];
-    pos = cfg_S - 1;
   } else {
-    token = ids[0];
-    if (read_in(&pos, &in[1], sizeof pos, stream))
+    int64_t positions[MAX_L];
+    if (read_in(positions, &in[1], (size_t)count * sizeof(int64_t), stream))
       return fail(SINTER_CUDA_ERROR, "stub: reading cache_position failed");
-    if (pos < 0 || pos >= cfg_L) return fail(SINTER_INVALID_ARGUMENT, "stub: cache_position out of range");
-    for (int64_t i = 0; i < pos; ++i)
-      if (!c->written[i]) return fail(SINTER_INTERNAL, "stub: decode past a position never written");
-    c->written[pos] = 1;
+    pos = positions[count - 1];
+    if (positions[0] < 0 || pos >= cfg_L)
+      return fail(SINTER_INVALID_ARGUMENT, "stub: cache_position out of range");
+    for (int64_t i = 1; i < count; ++i)
+      if (positions[i] != positions[0] + i)
+        return fail(SINTER_INVALID_ARGUMENT, "stub: chunk positions not consecutive");
+    for (int64_t i = 0; i < positions[0]; ++i)
+      if (!c->written[i]) return fail(SINTER_INTERNAL, "stub: a run past a position never written");
+    for (int64_t i = positions[0]; i <= pos; ++i) c->written[i] = 1;
   }
   if (c->n_trace < MAX_TRACE) {
     c->trace[c->n_trace][0] = e;
@@ -277,7 +289,7 @@ sinter_status sinter_run_entry(sinter_context *c, uint32_t e, const DLTensor *in
     c->trace[c->n_trace][2] = pos;
   }
   c->n_trace++;
-  if (clear_out(&out[0], (size_t)(e == 0 ? cfg_S : 1) * cfg_V * sizeof(float), stream))
+  if (clear_out(&out[0], (size_t)count * cfg_V * sizeof(float), stream))
     return fail(SINTER_CUDA_ERROR, "stub: clearing logits failed");
   if (cfg_sampler) { /* written after input_ids was read: the buffers may be one */
     int64_t next = stub_next(token, pos, c->params.temperature, c->params.seed, c->counter);

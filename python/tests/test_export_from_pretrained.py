@@ -180,6 +180,28 @@ class KvBatchArgumentsTest(unittest.TestCase):
         self.expect_refused("--no-ort-check", "--pad", "left")
 
 
+class ChunkArgumentsTest(unittest.TestCase):
+    """--chunk C: a chunk graph beside prefill and decode; one line and exit 2 without
+    --kv-cache, or with a C that is not 2 .. the cache slots after the prompt."""
+
+    def expect_refused(self, message, *args):
+        r = run_export("--out", "/tmp/unused.onnx", *args)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertIn(message, r.stderr)
+
+    def test_needs_kv_cache(self):
+        self.expect_refused("--chunk and --chunk-out need --kv-cache", "--chunk", "4")
+        self.expect_refused("--chunk and --chunk-out need --kv-cache", "--chunk-out", "c.onnx")
+        self.expect_refused("--chunk-out names the chunk graph of --chunk C", "--kv-cache", "32",
+                            "--chunk-out", "c.onnx")
+
+    def test_chunk_length(self):
+        for c in ("1", "27"):
+            self.expect_refused(f"--chunk {c}: a chunk is 2 to 26 tokens (the cache's 32 slots "
+                                f"after the --seq 6 prompt", "--kv-cache", "32", "--chunk", c)
+
+
 _NEEDS = have("torch", "transformers", "onnxruntime", "onnxscript", "onnx", "tokenizers",
               "numpy")
 

@@ -5,8 +5,10 @@ The library: $SINTER_TEST_KV_SO (a prefill/decode library of the committed fixtu
 examples/fixtures/llama_tiny_kv_f32_{prefill,decode}.onnx; compiled with `sinter compile
 prefill=... decode=... -o X.so`, no GPU needed to compile), else compiled here with
 $SINTER_BIN (default build/bin/sinter) when it exists. Skipped without a GPU or a library."""
+import atexit
 import ctypes
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -25,7 +27,9 @@ def library():
     sinter_bin = os.environ.get("SINTER_BIN", os.path.join(REPO, "build", "bin", "sinter"))
     if not os.path.isfile(sinter_bin):
         return None, f"no library: set SINTER_TEST_KV_SO or build {sinter_bin}"
-    out = os.path.join(tempfile.mkdtemp(prefix="sinter_gpu_lib_"), "kv_tiny.so")
+    tmp = tempfile.mkdtemp(prefix="sinter_gpu_lib_")
+    atexit.register(shutil.rmtree, tmp, True)
+    out = os.path.join(tmp, "kv_tiny.so")
     r = subprocess.run([sinter_bin, "compile", f"prefill={FIXTURE}_prefill.onnx",
                         f"decode={FIXTURE}_decode.onnx", "-o", out], capture_output=True,
                        text=True)

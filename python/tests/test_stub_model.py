@@ -133,12 +133,19 @@ class GeneratorTest(StubCase):
         self.addCleanup(g.close)
         return g
 
+    chunk = 0  # the stub's chunk entry length (0: none)
+
+    def setUp(self):
+        super().setUp()
+        if self.chunk:
+            self.lib.stub_configure_chunk(self.chunk)
+
     def check(self, g, prompt, max_new=8, **kw):
         before = len(self.trace(g.ctx))
         got = g.generate(prompt, max_new_tokens=max_new, **kw)
         want, runs = expected_tokens(prompt, max_new, S, L, V, stop=set(kw.get("stop", ())),
                                      temperature=kw.get("temperature", 0.0),
-                                     seed=kw.get("seed", 0))
+                                     seed=kw.get("seed", 0), C=self.chunk)
         self.assertEqual(got, want, f"prompt {prompt}")
         # Every expected run happened in order (runs queued past a stop id may follow).
         self.assertEqual(self.trace(g.ctx)[before:before + len(runs)], runs)
@@ -261,11 +268,68 @@ class GeneratorTest(StubCase):
         self.assertIn(path, str(cm.exception))
 
 
+class PlanPromptTest(unittest.TestCase):
+    """The prompt plan itself (the same rule as sinter::plan_prompt, tested in C++ too)."""
+
+    def test_plans(self):
+        plan = sinter.plan_prompt
+        self.assertEqual(plan(3, 0, 0), [("decode", 0, 1), ("decode", 1, 1), ("decode", 2, 1)])
+        self.assertEqual(plan(5, 4, 0), [("prefill", 0, 4), ("decode", 4, 1)])
+        self.assertEqual(plan(11, 4, 3), [("prefill", 0, 4), ("chunk", 4, 3), ("chunk", 7, 3),
+                                          ("chunk", 8, 3)])
+        self.assertEqual(plan(10, 4, 3), [("prefill", 0, 4), ("chunk", 4, 3), ("chunk", 7, 3)])
+        self.assertEqual(plan(5, 4, 3), [("prefill", 0, 4), ("chunk", 2, 3)])
+        self.assertEqual(plan(2, 4, 3), [("decode", 0, 1), ("decode", 1, 1)])
+        self.assertEqual(plan(3, 4, 3), [("chunk", 0, 3)])
+        self.assertEqual(plan(7, 0, 3), [("chunk", 0, 3), ("chunk", 3, 3), ("chunk", 4, 3)])
+        for n in range(1, 40):
+            for S in (0, 1, 4, 9):
+                for C in (0, 2, 3, 8):
+                    runs = plan(n, S, C)
+                    covered = set()
+                    for entry, start, count in runs:
+                        self.assertLessEqual(start, len(covered))  # no slot left unwritten
+                        self.assertLessEqual(start + count, n)
+                        covered |= set(range(start, start + count))
+                    self.assertEqual(covered, set(range(n)))
+                    self.assertEqual(runs[-1][1] + runs[-1][2], n)  # ends at the last token
+
+
+class GeneratorChunkTest(GeneratorTest):
+    """The generator with a chunk entry of 3 tokens (prefill 4, cache 12)."""
+    chunk = 3
+
+    def test_shape_and_defaults(self):
+        g = self.gen()
+        self.assertEqual((g.prefill_len, g.chunk_len, g.cache_len), (S, 3, L))
+
+    def test_prompt_longer_than_prefill(self):
+        g = self.gen()
+        self.check(g, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], max_new=2)
+        runs = self.trace(g.ctx)
+        # prefill [0, 4), chunks [4, 7) and [7, 10), then [8, 11) ending at the prompt's end
+        self.assertEqual(runs[:4], [(0, 4, 3), (2, 7, 6), (2, 10, 9), (2, 11, 10)])
+        st = g.last_stats
+        self.assertEqual((st.prefill_tokens, st.chunk_runs), (S, 3))
+
+    def test_prompt_shorter_than_prefill(self):
+        g = self.gen()
+        self.check(g, [3, 1, 2], max_new=4)  # one chunk at slot 0, no prefill
+        self.assertEqual(self.trace(g.ctx)[0], (2, 2, 2))
+        self.assertEqual((g.last_stats.prefill_tokens, g.last_stats.chunk_runs), (0, 1))
+        self.check(g, [3, 1], max_new=4)     # shorter than a chunk: decode
+        self.assertEqual(g.last_stats.chunk_runs, 0)
+
+
 class GpuModelApiTest(ModelApiTest):
     cuda = True
 
 
 class GpuGeneratorTest(GeneratorTest):
+    cuda = True
+
+
+class GpuGeneratorChunkTest(GeneratorChunkTest):
     cuda = True
 
 

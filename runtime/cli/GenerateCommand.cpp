@@ -101,8 +101,12 @@ int sinterGenerateCommand(const std::string &soPath, const SinterGenerateOptions
       out << (i ? "," : " ") << tokens[i];
     const sinter::GenerateStats &s = generator.last_stats();
     out << "\n"
-        << s.new_tokens << " new tokens after a prompt of " << s.prompt_tokens << " ("
-        << std::fixed << std::setprecision(3) << s.prompt_ms << " ms); decode "
+        << s.new_tokens << " new tokens after a prompt of " << s.prompt_tokens << " (";
+    if (s.prefill_tokens) out << s.prefill_tokens << " through prefill, ";
+    if (s.chunk_runs)
+      out << s.chunk_runs << " chunk run" << (s.chunk_runs > 1 ? "s" : "") << " of "
+          << generator.chunk_length() << ", ";
+    out << std::fixed << std::setprecision(3) << s.prompt_ms << " ms); decode "
         << std::setprecision(1) << s.tokens_per_second() << " tokens/s\n";
     return 0;
   } catch (const sinter::Error &e) {

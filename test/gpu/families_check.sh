@@ -21,10 +21,12 @@ for m in "$dir"/*.onnx; do
   n=$(basename "$m" .onnx)
   stem=${m%.onnx}
   case $n in
-    *_kv_decode) continue ;;
-    # A KV export: both graphs in one library, checked prefill then decode step by step.
+    *_kv_decode|*_kv_chunk) continue ;;
+    # A KV export: its graphs in one library, checked prefill then decode step by step (and
+    # prefill then the chunks, with a chunk graph).
     *_kv_prefill) n=${n%_prefill}; stem=${stem%_prefill}
-                  m="prefill=$m,decode=${m%_prefill.onnx}_decode.onnx" ;;
+                  m="prefill=$m,decode=${m%_prefill.onnx}_decode.onnx"
+                  [ -f "${stem}_chunk.onnx" ] && m="$m,chunk=${stem}_chunk.onnx" ;;
   esac
   jobs+=("$n $m $stem")
   case $n in

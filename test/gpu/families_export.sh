@@ -7,7 +7,8 @@
 #
 # With KV=1, exports prefill + decode graphs with a 32-entry KV cache instead (batch 1; every
 # family), ARCH_DTYPE_kv_{prefill,decode}.onnx, checked against Hugging Face's own forward with
-# a DynamicCache.
+# a DynamicCache, and a chunk graph of CHUNK tokens (default 8; CHUNK=0: none),
+# ARCH_DTYPE_kv_chunk.onnx, checked on two chunks after the prompt.
 #
 #   [KV=1] test/gpu/families_export.sh OUTDIR [ARCHS] [DTYPES] [BATCHES]
 set -euo pipefail
@@ -36,7 +37,8 @@ export_one() {
     "$python" "$here/examples/export_llama.py" --arch "$arch" --dtype "$dtype" \
       --layers 2 --hidden 64 --intermediate 128 --heads 4 --kv-heads "$kv" --head-dim 16 \
       --vocab 256 --max-position 64 --seq 6 --kv-cache 32 --save-reference \
-      --out "${stem}_prefill.onnx" --decode-out "${stem}_decode.onnx" >"$stem.export.log" 2>&1 ||
+      --out "${stem}_prefill.onnx" --decode-out "${stem}_decode.onnx" \
+      ${CHUNK:+--chunk "$CHUNK" --chunk-out "${stem}_chunk.onnx"} >"$stem.export.log" 2>&1 ||
       echo "export failed: $stem (see $stem.export.log)"
     return 0
   fi
@@ -49,6 +51,7 @@ export_one() {
     --out "$stem.onnx" >"$stem.export.log" 2>&1 || echo "export failed: $stem (see $stem.export.log)"
 }
 export -f export_one
-export out here python KV
+[ "${CHUNK:-8}" = 0 ] && CHUNK= || CHUNK=${CHUNK:-8}
+export out here python KV CHUNK
 printf '%s\n' "${jobs[@]}" | xargs -P "${JOBS:-2}" -L1 bash -c 'export_one "$@"' _
 ls "$out"/*.onnx | wc -l

@@ -13,6 +13,10 @@
 #      `sinter generate X.so --prompt-ids 1,2,3 --max-new-tokens 32` prints HF's tokens on its
 #      `tokens:` line; a sampled run (temperature, top-k, top-p, repetition penalty) twice with
 #      one seed gives identical tokens, in graph and direct mode alike.
+#   3. (GPU) WORK/tiny_chunk.so, the same model with a chunk entry of 4 tokens (export --chunk 4):
+#      greedy tokens equal HF's for prompts of 5 to 30 tokens (prefill, chunks ending at the
+#      prompt's end, decode for what is shorter than a chunk), in graph and direct mode, and
+#      `sinter generate` reports the chunk runs.
 # Prints one PASS/FAIL line per check; exit 0 when all pass, 1 if one fails, 77 (skipped)
 # where phase 2 cannot run (no torch with a CUDA device).
 #
@@ -32,15 +36,21 @@ if [ ! -f "$work/ckpt/config.json" ]; then
   "$python" python/tests/make_tiny_checkpoint.py "$work/ckpt" >"$work/checkpoint.log" 2>&1 ||
     die "make_tiny_checkpoint" "$work/checkpoint.log"
 fi
-if [ ! -f "$work/tiny_decode.onnx" ]; then
+if [ ! -f "$work/tiny_chunk.onnx" ]; then
   "$python" examples/export_llama.py --from-pretrained "$work/ckpt" --kv-cache 64 --seq 8 \
     --out "$work/tiny_prefill.onnx" --decode-out "$work/tiny_decode.onnx" \
+    --chunk 4 --chunk-out "$work/tiny_chunk.onnx" \
     >"$work/export.log" 2>&1 || die "export --from-pretrained" "$work/export.log"
   grep -h "onnxruntime vs" "$work/export.log"
 fi
 if [ ! -f "$work/tiny.so" ]; then
   "$sinter" compile --sample prefill="$work/tiny_prefill.onnx" decode="$work/tiny_decode.onnx" \
     -o "$work/tiny.so" >"$work/compile.log" 2>&1 || die "sinter compile --sample" "$work/compile.log"
+fi
+if [ ! -f "$work/tiny_chunk.so" ]; then
+  "$sinter" compile --sample prefill="$work/tiny_prefill.onnx" decode="$work/tiny_decode.onnx" \
+    chunk="$work/tiny_chunk.onnx" -o "$work/tiny_chunk.so" >"$work/compile_chunk.log" 2>&1 ||
+    die "sinter compile --sample with a chunk entry" "$work/compile_chunk.log"
 fi
 cp "$work/tiny_prefill.tokenizer.json" "$work/tiny.tokenizer.json" ||
   die "the export wrote no tokenizer"
@@ -158,6 +168,32 @@ print(f"generate-check: (another seed: {'differs' if other != runs['graph'][0] e
 report(runs["graph"][0] != hf_greedy(ids) or other != runs["graph"][0],
        "sampling is not greedy")
 for g in gens.values():
+    g.close()
+
+# a chunk entry: the prompt through prefill and chunks of 4 (the last ending at its end)
+chunked = {m: sinter.Generator(f"{work}/tiny_chunk.so", mode=m) for m in ("graph", "direct")}
+report(chunked["graph"].chunk_len == 4, "chunk library shape", f"chunk {chunked['graph'].chunk_len}")
+for n in (3, 5, 8, 11, 13, 16, 30):
+    ids = [(37 * i + 11) % 256 for i in range(n)]
+    want = hf_greedy(ids)
+    for mode, g in chunked.items():
+        got = g.generate(ids, max_new_tokens=N)
+        ok, why = same_or_near_tie(ids, got, want)
+        st = g.last_stats
+        plan = sinter.plan_prompt(n, 8, 4)
+        runs = sum(1 for r in plan if r[0] == "chunk")
+        report(ok and st.chunk_runs == runs, f"chunked greedy {mode}, prompt of {n}",
+               why or f"{len(got)} tokens = HF, {st.chunk_runs} chunk runs")
+r = subprocess.run([sinter_bin, "generate", f"{work}/tiny_chunk.so", "--prompt-ids",
+                    ",".join(str(t) for t in range(1, 14)), "--max-new-tokens", "8"],
+                   capture_output=True, text=True)
+report(r.returncode == 0 and "through prefill, 2 chunk runs of 4" in r.stdout,
+       "sinter generate reports the chunk runs", (r.stdout or r.stderr).strip()[-200:])
+line = next((l for l in r.stdout.splitlines() if l.startswith("tokens:")), "")
+report(line[len("tokens:"):].strip() == ",".join(
+    str(t) for t in chunked["graph"].generate(list(range(1, 14)), max_new_tokens=8)),
+       "sinter generate = Generator, chunked")
+for g in chunked.values():
     g.close()
 print(f"generate-check: {'all passed' if not failures else 'FAILED: ' + ', '.join(failures)}")
 sys.exit(1 if failures else 0)

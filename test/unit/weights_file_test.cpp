@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace st = sinter::safetensors;
 using sinter::rt::load_model;
@@ -21,8 +22,20 @@ using sinter::test::fake_program;
 
 namespace {
 
+// Every file a test names here is removed when the test binary exits (the "huge" one is a
+// sparse 4 GB file): repeated runs would otherwise fill the temp directory.
+struct TempFiles {
+  std::vector<std::string> paths;
+  ~TempFiles() {
+    for (const std::string &p : paths) ::unlink(p.c_str());
+  }
+};
+
 std::string temp_path(const std::string &name) {
-  return ::testing::TempDir() + "sinter_wf_" + std::to_string(::getpid()) + "_" + name;
+  static TempFiles files;
+  std::string path = ::testing::TempDir() + "sinter_wf_" + std::to_string(::getpid()) + "_" + name;
+  files.paths.push_back(path);
+  return path;
 }
 
 // The fake program's 160-byte blob described by a two-tensor table: w f32[4,8] at 0, b f32[8]

@@ -21,7 +21,9 @@
 //
 // How a generation runs (batch 1): the context's state is reset and the sampling parameters
 // set; the prompt's first S tokens go through the "prefill" entry when it has S <= prompt
-// tokens (S: its input_ids length), every other prompt token through "decode" at its position.
+// tokens (S: its input_ids length), the rest through the "chunk" entry C tokens a run when the
+// library has one (input_ids [1, C], cache_position [C]: export_llama.py --chunk), and what is
+// left through "decode" one token a run (sinter::plan_prompt, prompt_plan.hpp).
 // From then on every decode run reads its input_ids from the device buffer the previous run
 // wrote its next_token to, and the positions come from a pinned table by asynchronous copies:
 // the host only enqueues. Each new token is copied back asynchronously; the host reads it
@@ -29,6 +31,7 @@
 // GPU does not wait for the host between tokens.
 #pragma once
 
+#include "sinter/prompt_plan.hpp"
 #include "sinter/sinter.hpp"
 
 #include <cuda_runtime_api.h>
@@ -51,6 +54,8 @@ struct GenerateStats {
   int64_t new_tokens = 0;
   double prompt_ms = 0; // GPU time from the reset to the first new token
   double decode_ms = 0; // GPU time from the first new token to the last
+  int64_t prefill_tokens = 0; // prompt tokens through the prefill entry (0 or S)
+  int64_t chunk_runs = 0;     // runs of the chunk entry for the prompt
   double tokens_per_second() const {
     return decode_ms > 0 && new_tokens > 1 ? (new_tokens - 1) * 1000.0 / decode_ms : 0.0;
   }
@@ -78,9 +83,11 @@ public:
       cuda(cudaMallocHost(reinterpret_cast<void **>(&host_tokens_),
                           kTokensInFlight * sizeof(int64_t)),
            "cudaMallocHost");
-      decode_ = bind_entry("decode", /*prefill=*/false);
+      decode_ = bind_entry("decode", Role::kDecode);
       if (has_entry("prefill"))
-        prefill_ = bind_entry("prefill", /*prefill=*/true);
+        prefill_ = bind_entry("prefill", Role::kPrefill);
+      if (has_entry("chunk"))
+        chunk_ = bind_entry("chunk", Role::kChunk);
       for (cudaEvent_t &e : token_events_) cuda(cudaEventCreate(&e), "cudaEventCreate");
       for (cudaEvent_t &e : timing_events_) cuda(cudaEventCreate(&e), "cudaEventCreate");
       context_ = Context(model, mode);
@@ -97,6 +104,8 @@ public:
   int64_t cache_length() const { return cache_length_; }
   // The prompt length of the prefill entry (0 without one).
   int64_t prefill_length() const { return prefill_.ids_length; }
+  // The tokens a run of the chunk entry takes (0 without one).
+  int64_t chunk_length() const { return chunk_.ids_length; }
   const GenerateStats &last_stats() const { return stats_; }
 
   // The new tokens after `prompt`: up to options.max_new_tokens, fewer at a stop token, when
@@ -121,19 +130,27 @@ public:
     cuda(cudaEventRecord(timing_events_[0], stream_), "cudaEventRecord");
     context_.reset_state(stream_);
     context_.set_sampling(options.sampling, stream_);
-    int64_t fed = 0;
     if (mask_)
       cuda(cudaMemsetAsync(mask_, 0, size_t(cache_length_) * sizeof(int64_t), stream_),
            "cudaMemsetAsync");
-    if (prefill_.entry != kNoEntry && n >= prefill_.ids_length) {
-      copy_to_device(prefill_.ids, host_prompt(0), prefill_.ids_length * sizeof(int64_t));
-      context_.run_entry(prefill_.entry, prefill_.inputs, prefill_.outputs, stream_);
-      fed = prefill_.ids_length;
-      if (mask_) copy_to_device(mask_, pinned_ones(), size_t(fed) * sizeof(int64_t));
-    }
-    for (; fed < n; ++fed) {
-      copy_to_device(token_, host_prompt(fed), sizeof(int64_t));
-      run_decode(fed);
+    for (const PromptRun &run : plan_prompt(n, prefill_.ids_length, chunk_.ids_length)) {
+      const size_t bytes = size_t(run.count) * sizeof(int64_t);
+      if (run.entry == PromptRun::kPrefill) {
+        copy_to_device(prefill_.ids, host_prompt(0), bytes);
+        context_.run_entry(prefill_.entry, prefill_.inputs, prefill_.outputs, stream_);
+        stats_.prefill_tokens = run.count;
+      } else if (run.entry == PromptRun::kChunk) {
+        copy_to_device(chunk_.ids, host_prompt(run.start), bytes);
+        copy_to_device(chunk_.positions, &positions_[run.start], bytes);
+        context_.run_entry(chunk_.entry, chunk_.inputs, chunk_.outputs, stream_);
+        ++stats_.chunk_runs;
+      } else {
+        copy_to_device(token_, host_prompt(run.start), sizeof(int64_t));
+        run_decode(run.start);
+        continue; // run_decode sets the slot's mask entry
+      }
+      // The decode steps after it see the slots this run wrote.
+      if (mask_) copy_to_device(static_cast<int64_t *>(mask_) + run.start, pinned_ones(), bytes);
     }
     cuda(cudaEventRecord(timing_events_[1], stream_), "cudaEventRecord");
 
@@ -192,11 +209,14 @@ private:
     stream_ = nullptr;
   }
 
+  enum class Role { kPrefill, kChunk, kDecode };
+
   struct BoundEntry {
     uint32_t entry = kNoEntry;
     std::vector<sinter_tensor_desc> input_descs, output_descs; // own the shapes DLTensors point to
     std::vector<DLTensor> inputs, outputs;
     void *ids = nullptr;
+    void *positions = nullptr; // the chunk's cache_position [C]
     int64_t ids_length = 0;
   };
 
@@ -253,11 +273,12 @@ private:
     return ones_;
   }
 
-  // The entry's I/O bound to this generator's buffers: input_ids (and, for decode,
+  // The entry's I/O bound to this generator's buffers: input_ids (and, for decode and chunk,
   // cache_position) in, next_token to the shared token buffer, any other output to a buffer of
   // its own. A --cache-length library's attention_mask and position_ids: constant buffers in
   // the prompt, the mask and the position the decode steps update.
-  BoundEntry bind_entry(const char *name, bool prefill) {
+  BoundEntry bind_entry(const char *name, Role role) {
+    const bool prefill = role == Role::kPrefill, chunk = role == Role::kChunk;
     BoundEntry b;
     b.entry = model_->find_entry(name);
     const std::string where = std::string("generate: entry '") + name + "': ";
@@ -265,19 +286,28 @@ private:
       b.input_descs.push_back(model_->entry_input(b.entry, i));
     for (uint32_t i = 0; i < model_->entry_num_outputs(b.entry); ++i)
       b.output_descs.push_back(model_->entry_output(b.entry, i));
+    int64_t chunk_tokens = -1; // a chunk's cache_position has input_ids' length, in any order
+    for (const sinter_tensor_desc &d : b.input_descs)
+      if (std::string(d.name) == "input_ids" && d.ndim == 2) chunk_tokens = d.shape[1];
     for (const sinter_tensor_desc &d : b.input_descs) {
       const std::string n = d.name;
       void *data = nullptr;
       if (n == "input_ids" && is_i64(d) && d.ndim == 2 && d.shape[0] == 1) {
         b.ids_length = d.shape[1];
-        if (!prefill && b.ids_length != 1)
+        if (role == Role::kDecode && b.ids_length != 1)
           throw Error(SINTER_INVALID_ARGUMENT, where + "input_ids must be [1, 1], got " + describe(d));
-        data = prefill ? (b.ids = device_buffer(size_t(numel(d)) * 8)) : token_;
-      } else if (n == "cache_position" && !prefill && is_i64(d) && numel(d) == 1) {
+        if (chunk && !(b.ids_length >= 2 && b.ids_length <= cache_length_))
+          throw Error(SINTER_INVALID_ARGUMENT, where + "input_ids must be [1, C] with 2 <= C <= " +
+                                                   "the cache length, got " + describe(d));
+        data = role == Role::kDecode ? token_ : (b.ids = device_buffer(size_t(numel(d)) * 8));
+      } else if (n == "cache_position" && chunk && is_i64(d) && d.ndim == 1 &&
+                 d.shape[0] == chunk_tokens) {
+        data = b.positions = device_buffer(size_t(d.shape[0]) * sizeof(int64_t));
+      } else if (n == "cache_position" && role == Role::kDecode && is_i64(d) && numel(d) == 1) {
         data = position_;
-      } else if (n == "position_ids" && !prefill && is_i64(d) && numel(d) == 1) {
+      } else if (n == "position_ids" && role == Role::kDecode && is_i64(d) && numel(d) == 1) {
         data = step_position_ = device_buffer(sizeof(int64_t));
-      } else if (n == "attention_mask" && !prefill && is_i64(d) && d.ndim == 2 &&
+      } else if (n == "attention_mask" && role == Role::kDecode && is_i64(d) && d.ndim == 2 &&
                  d.shape[0] == 1 && d.shape[1] == cache_length_) {
         data = mask_ = device_buffer(size_t(cache_length_) * sizeof(int64_t));
       } else if ((n == "attention_mask" || n == "position_ids") && prefill && is_i64(d) &&
@@ -292,6 +322,7 @@ private:
                     where + "cannot feed input " + describe(d) +
                         " (generation takes batch 1: int64 input_ids [1, S]" +
                         (prefill ? std::string(", attention_mask and position_ids [1, S]")
+                         : chunk ? std::string(" and cache_position [C]")
                                  : " and cache_position [1]; attention_mask [1, " +
                                        std::to_string(cache_length_) +
                                        "] and position_ids [1, 1]") +
@@ -310,6 +341,9 @@ private:
       }
       b.outputs.push_back(tensor(d, data));
     }
+    if (chunk && !b.positions)
+      throw Error(SINTER_INVALID_ARGUMENT, where + "needs an int64 cache_position [C] input (the "
+                                                   "C slots the chunk writes)");
     if (b.ids_length == 0 || !has_next)
       throw Error(SINTER_INVALID_ARGUMENT, where + "needs an int64 input_ids input and a "
                                                    "next_token [1, 1] output (batch 1, --sample)");
@@ -347,7 +381,7 @@ private:
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
   Context context_;
-  BoundEntry prefill_, decode_;
+  BoundEntry prefill_, decode_, chunk_;
   void *token_ = nullptr, *position_ = nullptr;
   void *step_position_ = nullptr, *mask_ = nullptr; // decode's position_ids, attention_mask [1, L]
   std::vector<void *> device_buffers_;
