@@ -6,9 +6,12 @@
 # when coverage grows). onnx and numpy are pinned and go to a venv in build/conformance-venv.
 # Results: build/conformance/summary.json, build/conformance/skipped.txt. Then Sinter's own node
 # tests (test/conformance/make_extra_node_tests.py) in the same phase: every one must compile.
+# Last, both sets in the fold phase (every input an initializer; the host folds each import
+# and the folded outputs must equal the expected ones): no mismatch allowed, at least
+# SINTER_FOLD_MIN_PASS of the suite's tests fold, and the extra tests' do not fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-min_pass="${SINTER_CONFORMANCE_MIN_PASS:-900}"
+min_pass="${SINTER_CONFORMANCE_MIN_PASS:-915}"
 source scripts/onnx-venv.sh
 "$venv/bin/python" test/conformance/run_node_tests.py --phase source --jobs "${SINTER_JOBS:-2}" \
   --work build/conformance --json build/conformance/summary.json --quiet \
@@ -19,3 +22,17 @@ rm -rf build/conformance-extra
   --from-testdata build/conformance-extra/cases --work build/conformance-extra/work \
   --json build/conformance-extra/summary.json --quiet \
   --min-pass "$(ls build/conformance-extra/cases/node | wc -l)"
+"$venv/bin/python" test/conformance/run_node_tests.py --phase fold --jobs "${SINTER_JOBS:-2}" \
+  --work build/conformance-fold --json build/conformance-fold/summary.json --quiet \
+  --allow-failures --min-pass "${SINTER_FOLD_MIN_PASS:-485}"
+"$venv/bin/python" - build/conformance-fold/summary.json <<'PY'
+import json, sys
+tests = json.load(open(sys.argv[1]))["tests"]
+bad = sorted(n for n, r in tests.items() if r["status"] == "FAIL")
+for n in bad:
+    print(f"fold mismatch: {n}: {tests[n]['detail']}")
+sys.exit(1 if bad else 0)
+PY
+"$venv/bin/python" test/conformance/run_node_tests.py --phase fold --jobs "${SINTER_JOBS:-2}" \
+  --from-testdata build/conformance-extra/cases --work build/conformance-extra/fold \
+  --json build/conformance-extra/fold.json --quiet

@@ -39,6 +39,7 @@ struct CompileArgs {
       dtype, weightDtype;
   std::vector<std::string> shapes, dims;
   bool noMergeLora = false, sample = false, lastLogits = false, timing = false;
+  bool printConstants = false;
   int64_t cacheLength = 0;
 };
 
@@ -114,11 +115,12 @@ int writeText(const std::string &output, const std::string &text) {
   return 0;
 }
 
-int printModule(mlir::ModuleOp module, const std::string &output) {
+int printModule(mlir::ModuleOp module, const std::string &output, bool printConstants) {
   std::string text;
   llvm::raw_string_ostream os(text);
   mlir::OpPrintingFlags flags;
-  flags.elideLargeElementsAttrs(16);
+  if (!printConstants)
+    flags.elideLargeElementsAttrs(16);
   module.print(os, flags);
   return writeText(output, text);
 }
@@ -282,14 +284,14 @@ int runCompile(const CompileArgs &args) {
   }
   timer.done("import");
   if (*phase == sinter::Phase::Import)
-    return printModule(*module, args.output);
+    return printModule(*module, args.output, args.printConstants);
 
   for (sinter::Phase p : {sinter::Phase::Graph, sinter::Phase::Launch}) {
     if (failed(sinter::runPhase(*module, p, config, target, args.timing)))
       return phaseError(p);
     timer.done(sinter::phaseName(p));
     if (*phase == p)
-      return printModule(*module, args.output);
+      return printModule(*module, args.output, args.printConstants);
   }
 
   sinter::EmittedProgram program;
@@ -355,6 +357,9 @@ int main(int argc, char **argv) {
                          "Output: the .so for --compile-to=binary; the IR or source file otherwise (default stdout)");
   compileCmd->add_option("--compile-to", compile.compileTo,
                          "Stop after this phase and print its result: import, graph, launch, source, binary (default)");
+  compileCmd->add_flag("--print-constants", compile.printConstants,
+                       "With --compile-to import, graph or launch: print every constant in "
+                       "full (default: those of more than 16 elements are elided)");
   compileCmd->add_option("--config", compile.configFile,
                          "YAML compile config (keys: precision, activations, dtype, weight_dtype, merge_lora, sample, last_logits, cache_length, target, weights, shapes, dims)");
   compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");

@@ -11,7 +11,10 @@ on constant int8 / uint8 / int4 / fp8 weights (per tensor, per axis, in blocks) 
 and com.microsoft MatMulNBits (2, 4 and 8 bits, packed or float zero points or none, K not a
 multiple of the block, act-order g_idx, bias, float16). Expected outputs come from numpy in
 float64 (the quantized cases agree with onnxruntime 1.32 on CPU with graph optimizations off to
-~1e-7; its default QDQ fusion quantizes the activations too).
+~1e-7; its default QDQ fusion quantizes the activations too). Conv beyond the suite's four
+in-scope tests: groups (depthwise too), dilations, 1-D and 3-D, bias, every auto_pad, a 1x1
+(no window table), a ViT-style patch embedding, batch 2 and f16, against a float64 numpy
+reference that onnxruntime (when installed) must agree with.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -261,6 +264,85 @@ def rounded_function_cases(root, rng):
           [("y", (0.5 * xd * (1 + np.tanh(u))).astype(np.float16))], opset=20)
 
 
+def conv_reference(x, w, b, strides, pads, dilations, group):
+    """Direct convolution in float64: pads = [begin..., end...] per spatial dimension."""
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    n, c = x.shape[:2]
+    m, kernel = w.shape[0], w.shape[2:]
+    r = len(kernel)
+    xp = np.pad(x64, [(0, 0), (0, 0)] + [(pads[i], pads[i + r]) for i in range(r)])
+    out = [(xp.shape[2 + i] - (dilations[i] * (kernel[i] - 1) + 1)) // strides[i] + 1
+           for i in range(r)]
+    y = np.zeros((n, m, *out))
+    cg, mg = c // group, m // group
+    for g in range(group):
+        for k in np.ndindex(*kernel):
+            window = [slice(None), slice(g * cg, (g + 1) * cg)] + [
+                slice(k[i] * dilations[i], k[i] * dilations[i] + strides[i] * (out[i] - 1) + 1,
+                      strides[i]) for i in range(r)]
+            wk = w64[(slice(g * mg, (g + 1) * mg), slice(None)) + k]
+            y[:, g * mg:(g + 1) * mg] += np.einsum("mc,nc...->nm...", wk, xp[tuple(window)])
+    if b is not None:
+        y += b.astype(np.float64).reshape(1, m, *[1] * r)
+    return y
+
+
+def same_pads(size, kernel, stride, dilation, upper):
+    """ONNX auto_pad SAME_UPPER / SAME_LOWER as explicit [begin..., end...]."""
+    begin, end = [], []
+    for d, k, s, dl in zip(size, kernel, stride, dilation):
+        total = max(0, ((d + s - 1) // s - 1) * s + dl * (k - 1) + 1 - d)
+        begin.append(total // 2 if upper else total - total // 2)
+        end.append(total - begin[-1])
+    return begin + end
+
+
+def conv_cases(root, rng):
+    cases = [  # name, x shape, w shape, bias, attributes
+        ("groups_dilation_bias", (2, 4, 9, 8), (6, 2, 3, 3), True,
+         dict(group=2, dilations=[2, 2], pads=[1, 2, 1, 0])),
+        ("depthwise_stride2_same_lower", (1, 3, 7, 6), (3, 1, 3, 3), True,
+         dict(group=3, strides=[2, 2], auto_pad="SAME_LOWER")),
+        ("same_upper_stride3", (1, 2, 8, 10), (3, 2, 2, 4), False,
+         dict(strides=[3, 3], auto_pad="SAME_UPPER")),
+        ("valid_rect_kernel", (2, 3, 6, 9), (2, 3, 1, 4), True, dict(auto_pad="VALID")),
+        ("1d_stride2_pads", (2, 3, 10), (4, 3, 3), True, dict(strides=[2], pads=[1, 2])),
+        ("3d", (1, 2, 4, 5, 3), (3, 2, 2, 3, 1), True,
+         dict(strides=[1, 2, 1], pads=[0, 1, 0, 1, 1, 0])),
+        ("1x1", (1, 8, 5, 5), (4, 8, 1, 1), True, {}),
+        ("patch_embedding", (1, 3, 32, 32), (16, 3, 8, 8), True,
+         dict(strides=[8, 8], kernel_shape=[8, 8])),
+    ]
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        ort = None
+    for name, xs, ws, has_bias, attrs in cases + [("f16_pads_bias", (1, 4, 6, 6), (5, 4, 3, 3),
+                                                    True, dict(pads=[1, 1, 1, 1]))]:
+        dtype = np.float16 if name.startswith("f16") else np.float32
+        x = (rng.random(xs) * 2 - 1).astype(dtype)
+        w = (rng.random(ws) * 2 - 1).astype(dtype)
+        b = (rng.random(ws[0]) * 2 - 1).astype(dtype) if has_bias else None
+        r = len(ws) - 2
+        strides = attrs.get("strides", [1] * r)
+        dilations = attrs.get("dilations", [1] * r)
+        pads = attrs.get("pads", [0] * 2 * r)
+        if attrs.get("auto_pad", "").startswith("SAME"):
+            pads = same_pads(xs[2:], ws[2:], strides, dilations, attrs["auto_pad"] == "SAME_UPPER")
+        y = conv_reference(x, w, b, strides, pads, dilations, attrs.get("group", 1)).astype(dtype)
+        inputs = [("x", x), ("w", w)] + ([("b", b)] if has_bias else [])
+        node = helper.make_node("Conv", [n for n, _ in inputs], ["y"], **attrs)
+        write(root, f"test_sinter_conv_{name}", [node], inputs, [("y", y)], opset=22)
+        if ort is not None:  # the external reference agrees with numpy's
+            model = str(Path(root) / "node" / f"test_sinter_conv_{name}" / "model.onnx")
+            got = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(
+                None, dict(inputs))[0]
+            tol = 2e-2 if dtype == np.float16 else 1e-5
+            if not np.allclose(got.astype(np.float64), y.astype(np.float64), rtol=tol, atol=tol):
+                sys.exit(f"make_extra_node_tests: onnxruntime disagrees with the numpy "
+                         f"convolution on test_sinter_conv_{name}")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -325,6 +407,7 @@ def main():
     quantized_cases(root, rng)
     transpose_cases(root, rng)
     rounded_function_cases(root, rng)
+    conv_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -10,6 +10,11 @@ ops are all in SCOPE, and drives `sinter compile` on each:
   --phase binary   compile to a .so, then load it (examples/bench/sinter_ctypes.py, torch on a
                    GPU) and run every data set, comparing with the expected outputs;
                    passed = every output matched. --no-run stops after the .so (no GPU needed).
+  --phase fold     make every input an initializer (data set 0's values) and compile to the
+                   graph phase with --print-constants: the host folds each import, and the
+                   folded outputs are compared with the expected ones (folded_outputs.py).
+                   Checks imports' decompositions without a GPU; a test whose graph does not
+                   fold entirely (an op without a host folder) is a SKIP with that reason.
 
 Prints one line per test (PASS / FAIL / COMPILE-FAIL / SKIP), a summary, and a closing line
 `N passed, M failed`. See test/conformance/README.md.
@@ -55,6 +60,7 @@ SCOPE = frozenset("""
     Transpose Reshape Flatten Squeeze Unsqueeze Slice Concat Split Gather GatherElements
     GatherND ScatterND Expand Tile Pad Range Shape Size ConstantOfShape Trilu
     MatMul Gemm Cast CastLike Identity Dropout Attention Constant DequantizeLinear
+    Conv
 """.split())
 # Ops of onnxruntime's contrib domain the importer takes (Sinter's own node tests use them).
 MICROSOFT_SCOPE = frozenset({"MatMulNBits"})
@@ -373,6 +379,8 @@ def prepare(case, work_dir, phase):
     value_of = {vi.name: inputs0[k] for k, vi in enumerate(graph_inputs)}
 
     const_names = {name for name in compile_time_values(graph) if name in value_of}
+    if phase == "fold":
+        const_names = set(value_of)
     constified = [vi.name for vi in graph_inputs if vi.name in const_names]
     for name in constified:
         dtype, arr = value_of[name]
@@ -407,6 +415,10 @@ def prepare(case, work_dir, phase):
     if phase == "source":
         out_path = test_dir / "program.cu"
         cmd_tail = ["--compile-to=source", "-o", str(out_path)]
+    elif phase == "fold":
+        out_path = test_dir / "graph.mlir"
+        cmd_tail = ["--compile-to=graph", "--print-constants", "-o", str(out_path)]
+        write_io(case, test_dir, graph_inputs, const_names)
     else:
         out_path = test_dir / "model.so"
         cmd_tail = ["--compile-to=binary", "-o", str(out_path)]
@@ -510,6 +522,31 @@ def compare(actual, expected, dtype, rtol, atol):
         if finite.size:
             text += f", max abs diff {finite.max():.3g} (rtol {rtol:g}, atol {atol:g})"
     return text
+
+
+def check_folded(graph_path):
+    """(status, detail) of a fold-phase test: its folded outputs against data set 0's."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from folded_outputs import folded_outputs
+
+    try:
+        got, why = folded_outputs(graph_path.read_text())
+    except ValueError as e:
+        return "FAIL", f"the folded outputs do not read back: {e}"
+    if got is None:
+        return "SKIP", f"does not fold on the host: {why}"
+    desc = json.loads((graph_path.parent / "io.json").read_text())
+    arrays = np.load(graph_path.parent / "io.npz")
+    expected = desc["data_sets"][0]["outputs"]
+    if len(got) != len(expected):
+        return "FAIL", f"{len(got)} outputs, expected {len(expected)}"
+    for (dtype, actual), (name, want_dtype, key) in zip(got, expected):
+        if dtype != want_dtype:
+            return "FAIL", f"output '{name}' is {dtype}, expected {want_dtype}"
+        reason = compare(actual, arrays[key], dtype, desc["rtol"], desc["atol"])
+        if reason:
+            return "FAIL", f"output '{name}': {reason}"
+    return "PASS", None
 
 
 def worker_main(tasks_path, results_path):
@@ -670,7 +707,7 @@ def main():
         return worker_main(sys.argv[2], sys.argv[3])
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--phase", choices=["source", "binary"], default="source")
+    ap.add_argument("--phase", choices=["source", "binary", "fold"], default="source")
     ap.add_argument("--sinter", default=str(REPO / "build" / "bin" / "sinter"))
     ap.add_argument("--work", default=str(REPO / "build" / "conformance"),
                     help="work folder: WORK/<test>/model.onnx, program.cu / model.so (default build/conformance)")
@@ -788,7 +825,13 @@ def main():
                 print(f"  compiled {done}/{len(jobs)}: {n_ok} reached {args.phase} ({time.monotonic() - t1:.0f} s)",
                       flush=True)
 
-    if args.phase == "source" or args.no_run:
+    if args.phase == "fold":
+        for name, r in results.items():
+            if r["status"] == "COMPILED":
+                r["status"], r["detail"] = check_folded(Path(r["out"]))
+                if r["status"] == "SKIP":
+                    skipped[name] = r["detail"]
+    elif args.phase == "source" or args.no_run:
         for name, r in results.items():
             if r["status"] == "COMPILED":
                 r["status"] = "PASS"

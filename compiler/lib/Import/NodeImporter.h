@@ -151,6 +151,7 @@ void registerShapeImports(OpImportRegistry &registry);
 void registerTensorImports(OpImportRegistry &registry);
 void registerGenericImports(OpImportRegistry &registry);
 void registerQuantizedImports(OpImportRegistry &registry);
+void registerConvImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

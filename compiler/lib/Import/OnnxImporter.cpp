@@ -35,6 +35,7 @@ const OpImportRegistry &registry() {
     registerTensorImports(r);
     registerGenericImports(r);
     registerQuantizedImports(r);
+    registerConvImports(r);
     return r;
   }();
   return instance;

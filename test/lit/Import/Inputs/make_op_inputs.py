@@ -152,6 +152,13 @@ for op in ["ReduceMax", "ReduceMin"]:
          [vi("y", [2, 1, 4], BOOL)], [ints("a", [1])])
 save("Pad", [helper.make_node("Pad", ["x", "p", "v"], ["y"])], [vi("x", [3, 4])], [vi("y", [4, 7])],
      [ints("p", [1, 2, 0, 1]), numpy_helper.from_array(np.array(1.5, np.float32), "v")])
+# Conv: padding, strides, groups, bias (the window table, the appended zero and a grouped
+# product); a 1x1 without a window table.
+save("Conv", [helper.make_node("Conv", ["x", "w", "b"], ["y"], group=2, strides=[2, 1],
+                               pads=[1, 0, 1, 2])],
+     [vi("x", [2, 4, 5, 6]), vi("w", [6, 2, 3, 3]), vi("b", [6])], [vi("y", [2, 6, 3, 6])])
+save("Conv1x1", [helper.make_node("Conv", ["x", "w"], ["y"])],
+     [vi("x", [1, 8, 4, 4]), vi("w", [3, 8, 1, 1])], [vi("y", [1, 3, 4, 4])])
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 
@@ -163,8 +170,27 @@ def save_negative(name, nodes, inputs, outputs, inits=(), opset=18):
     onnx.save(m, name + ".onnx")
 
 
-save_negative("conv_out_of_scope", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv0")],
-              [vi("x", [1, 1, 4, 4]), vi("w", [1, 1, 3, 3])], [vi("y", [1, 1, 2, 2])])
+save_negative("conv_transpose_out_of_scope",
+              [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv0")],
+              [vi("x", [1, 1, 4, 4]), vi("w", [1, 1, 3, 3])], [vi("y", [1, 1, 6, 6])])
+conv_io = dict(inputs=[vi("x", [1, 4, 5, 5]), vi("w", [6, 2, 3, 3])], outputs=[vi("y", [1, 6, 3, 3])])
+save_negative("conv_bad_group", [helper.make_node("Conv", ["x", "w"], ["y"], group=3, name="conv_g")],
+              **conv_io)
+save_negative("conv_bad_auto_pad", [helper.make_node("Conv", ["x", "w"], ["y"], group=2,
+                                                     auto_pad="SAME", name="conv_ap")], **conv_io)
+save_negative("conv_kernel_shape", [helper.make_node("Conv", ["x", "w"], ["y"], group=2,
+                                                     kernel_shape=[3, 2], name="conv_ks")], **conv_io)
+save_negative("conv_window_too_large", [helper.make_node("Conv", ["x", "w"], ["y"], group=2,
+                                                         dilations=[3, 1], name="conv_dil")],
+              **conv_io)
+save_negative("conv_pads_and_auto_pad",
+              [helper.make_node("Conv", ["x", "w"], ["y"], group=2, auto_pad="VALID",
+                                pads=[1, 1, 1, 1], name="conv_pp")], **conv_io)
+save_negative("conv_table_too_large",
+              [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1], name="conv_big")],
+              [vi("x", [1, 1, 4096, 4096]), vi("w", [1, 1, 3, 3])], [vi("y", [1, 1, 4096, 4096])])
+save_negative("conv_int", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv_i")],
+              [vi("x", [1, 1, 4, 4], I64), vi("w", [1, 1, 3, 3], I64)], [vi("y", [1, 1, 2, 2], I64)])
 save_negative("split_bad_sizes", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=1, name="split0")],
               [vi("x", [2, 6])], [vi("y", [2, 2]), vi("z", [2, 3])], [ints("s", [2, 3])])
 save_negative("gelu_bad_approximate", [helper.make_node("Gelu", ["x"], ["y"], approximate="erf", name="gelu0")],
