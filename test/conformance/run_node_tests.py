@@ -60,7 +60,8 @@ SCOPE = frozenset("""
     Transpose Reshape Flatten Squeeze Unsqueeze Slice Concat Split Gather GatherElements
     GatherND ScatterND Expand Tile Pad Range Shape Size ConstantOfShape Trilu
     MatMul Gemm Cast CastLike Identity Dropout Attention Constant DequantizeLinear
-    Conv
+    Conv MaxPool AveragePool GlobalMaxPool GlobalAveragePool BatchNormalization
+    InstanceNormalization GroupNormalization
 """.split())
 # Ops of onnxruntime's contrib domain the importer takes (Sinter's own node tests use them).
 MICROSOFT_SCOPE = frozenset({"MatMulNBits"})
@@ -292,6 +293,10 @@ def classify(case):
         return "out", "ops " + ",".join(outside)
     if training_dropout(case):
         return "out", "Dropout in training mode (random output; the scope is inference Dropout)"
+    if any(node.op_type == "BatchNormalization" and
+           any(a.name == "training_mode" and a.i for a in node.attribute)
+           for node in case.model.graph.node):
+        return "out", "BatchNormalization in training mode (batch statistics; the scope is inference)"
     if case.problem:
         return "skip", case.problem
     for vi in list(graph.input) + list(graph.output):

@@ -152,6 +152,8 @@ void registerTensorImports(OpImportRegistry &registry);
 void registerGenericImports(OpImportRegistry &registry);
 void registerQuantizedImports(OpImportRegistry &registry);
 void registerConvImports(OpImportRegistry &registry);
+void registerPoolImports(OpImportRegistry &registry);
+void registerChannelNormImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

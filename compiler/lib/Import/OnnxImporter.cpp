@@ -36,6 +36,8 @@ const OpImportRegistry &registry() {
     registerGenericImports(r);
     registerQuantizedImports(r);
     registerConvImports(r);
+    registerPoolImports(r);
+    registerChannelNormImports(r);
     return r;
   }();
   return instance;

@@ -3,9 +3,11 @@
 // tables; they must not assume that the op verifies (the importer folds before it verifies),
 // so every index read is bounds-checked and anything unexpected returns no fold.
 #include "sinter/Dialect/Graph/IR/ElementsFolding.h"
+
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace sinter::graph;
@@ -363,6 +365,146 @@ OpFoldResult TriluOp::fold(FoldAdaptor a) {
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
+
+namespace {
+
+/// For each input element of `in`, the flat index of the output element a reduction over
+/// `axes` sends it to; empty when an axis is out of range.
+std::vector<int64_t> reductionTargets(ArrayRef<int64_t> in, ArrayRef<int64_t> axes,
+                                      int64_t &outputs) {
+  Shape reduced(in);
+  SmallVector<bool> isReduced(in.size(), false);
+  for (int64_t axis : axes) {
+    if (axis < 0 || axis >= (int64_t)in.size())
+      return {};
+    reduced[axis] = 1;
+    isReduced[axis] = true;
+  }
+  outputs = product(reduced);
+  Shape outStrides = stridesOf(reduced);
+  std::vector<int64_t> target(product(in));
+  for (int64_t i = 0, n = target.size(); i < n; ++i) {
+    int64_t rest = i, dst = 0;
+    for (int64_t d = in.size() - 1; d >= 0; --d) {
+      int64_t c = rest % in[d];
+      rest /= in[d];
+      if (!isReduced[d])
+        dst += c * outStrides[d];
+    }
+    target[i] = dst;
+  }
+  return target;
+}
+
+} // namespace
+
+OpFoldResult ReduceOp::fold(FoldAdaptor a) {
+  RankedTensorType inType = getInput().getType();
+  if (!isFoldableSize(inType) || !isFoldableSize(getType()))
+    return {};
+  auto values = readValues(a.getInput());
+  if (!values || (int64_t)values->size() != inType.getNumElements())
+    return {};
+  int64_t outN = 0;
+  std::vector<int64_t> target = reductionTargets(inType.getShape(), getAxes(), outN);
+  if (target.size() != values->size() || outN != getType().getNumElements())
+    return {};
+  StringRef kind = getKind();
+  HostValues out;
+  out.isFloat = values->isFloat;
+  if (values->isFloat) {
+    // In double: the kernels accumulate in f32, so these are at least as exact.
+    const bool maxLike = kind == "max", minLike = kind == "min";
+    double init = kind == "prod" ? 1.0 : maxLike || kind == "log_sum_exp" ? -INFINITY
+                : minLike ? INFINITY : 0.0;
+    if (kind == "log_sum_exp")
+      init = 0.0; // a sum of exponentials, logged below
+    std::vector<double> acc(outN, init);
+    std::vector<int64_t> count(outN, 0);
+    for (size_t i = 0; i < target.size(); ++i) {
+      double x = values->floats[i], &r = acc[target[i]];
+      ++count[target[i]];
+      if (kind == "sum" || kind == "mean") r += x;
+      else if (kind == "prod") r *= x;
+      else if (maxLike) r = (std::isnan(x) || x > r) && !std::isnan(r) ? x : r;
+      else if (minLike) r = (std::isnan(x) || x < r) && !std::isnan(r) ? x : r;
+      else if (kind == "l1") r += std::fabs(x);
+      else if (kind == "l2" || kind == "sum_square") r += x * x;
+      else if (kind == "log_sum_exp") r += std::exp(x);
+      else return {};
+    }
+    for (int64_t o = 0; o < outN; ++o) {
+      double r = acc[o];
+      if (kind == "mean") r = count[o] ? r / count[o] : NAN;
+      else if (kind == "l2") r = std::sqrt(r);
+      else if (kind == "log_sum_exp") r = std::log(r);
+      out.floats.push_back(r);
+    }
+  } else {
+    if (kind != "sum" && kind != "max" && kind != "min" && kind != "prod")
+      return {};
+    int64_t init = kind == "prod" ? 1 : kind == "max" ? std::numeric_limits<int64_t>::min()
+                 : kind == "min" ? std::numeric_limits<int64_t>::max() : 0;
+    std::vector<int64_t> acc(outN, init);
+    for (size_t i = 0; i < target.size(); ++i) {
+      int64_t x = values->ints[i], &r = acc[target[i]];
+      // Wrapping like the kernels' int64 accumulators.
+      if (kind == "sum") r = int64_t(uint64_t(r) + uint64_t(x));
+      else if (kind == "prod") r = int64_t(uint64_t(r) * uint64_t(x));
+      else if (kind == "max") r = std::max(r, x);
+      else r = std::min(r, x);
+    }
+    out.ints = std::move(acc);
+  }
+  return makeElements(getType(), out);
+}
+
+OpFoldResult LayerNormalizationOp::fold(FoldAdaptor a) {
+  RankedTensorType type = getInput().getType();
+  if (!isFoldableSize(type) || !a.getInput() || !a.getScale() || (getBias() && !a.getBias()))
+    return {};
+  auto x = readValues(a.getInput()), scale = readValues(a.getScale());
+  std::optional<HostValues> bias;
+  if (getBias())
+    bias = readValues(a.getBias());
+  const int64_t axis = getAxis();
+  if (!x || !scale || (getBias() && !bias) || axis < 0 || axis >= type.getRank() ||
+      (int64_t)x->size() != type.getNumElements())
+    return {};
+  ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
+  const int64_t width = product(normalized);
+  auto scaleShape = cast<RankedTensorType>(getScale().getType()).getShape();
+  if ((int64_t)scale->size() != product(scaleShape) || scaleShape.size() > normalized.size() ||
+      (bias && (int64_t)bias->size() !=
+                   product(cast<RankedTensorType>(getBias().getType()).getShape())))
+    return {};
+  // In double, with f32's epsilon (the kernels keep f32 statistics).
+  const double eps = getEpsilon().convertToFloat();
+  HostValues out;
+  out.isFloat = true;
+  for (int64_t row = 0; width > 0 && row < (int64_t)x->size() / width; ++row) {
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < width; ++i)
+      mean += x->asDouble(row * width + i);
+    mean /= width;
+    for (int64_t i = 0; i < width; ++i) {
+      double d = x->asDouble(row * width + i) - mean;
+      var += d * d;
+    }
+    const double inv = 1.0 / std::sqrt(var / width + eps);
+    for (int64_t i = 0; i < width; ++i) {
+      double y = (x->asDouble(row * width + i) - mean) * inv *
+                 scale->asDouble(broadcastSourceIndex(i, normalized, scaleShape));
+      if (bias)
+        y += bias->asDouble(broadcastSourceIndex(
+            i, normalized, cast<RankedTensorType>(getBias().getType()).getShape()));
+      out.floats.push_back(y);
+    }
+  }
+  if ((int64_t)out.floats.size() != type.getNumElements())
+    return {};
+  return makeElements(getType(), out);
+}
 
 OpFoldResult ReduceMeanOp::fold(FoldAdaptor a) {
   if (getAxes().empty() && getInput().getType() == getType())

@@ -159,6 +159,24 @@ save("Conv", [helper.make_node("Conv", ["x", "w", "b"], ["y"], group=2, strides=
      [vi("x", [2, 4, 5, 6]), vi("w", [6, 2, 3, 3]), vi("b", [6])], [vi("y", [2, 6, 3, 6])])
 save("Conv1x1", [helper.make_node("Conv", ["x", "w"], ["y"])],
      [vi("x", [1, 8, 4, 4]), vi("w", [3, 8, 1, 1])], [vi("y", [1, 3, 4, 4])])
+save("MaxPool", [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                                  pads=[1, 1, 1, 1], ceil_mode=1)],
+     [vi("x", [1, 2, 6, 6])], [vi("y", [1, 2, 4, 4])])
+save("AveragePool", [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2],
+                                      pads=[1, 0], count_include_pad=1)],
+     [vi("x", [2, 3, 5])], [vi("y", [2, 3, 5])], opset=19)
+save("GlobalAveragePool", [helper.make_node("GlobalAveragePool", ["x"], ["y"])],
+     [vi("x", [2, 3, 4, 5])], [vi("y", [2, 3, 1, 1])])
+save("GlobalMaxPool", [helper.make_node("GlobalMaxPool", ["x"], ["y"])],
+     [vi("x", [2, 3, 4, 5])], [vi("y", [2, 3, 1, 1])])
+save("BatchNormalization", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"])],
+     [vi("x", [2, 3, 4, 4]), vi("s", [3]), vi("b", [3]), vi("m", [3]), vi("v", [3])],
+     [vi("y", [2, 3, 4, 4])])
+save("InstanceNormalization", [helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"])],
+     [vi("x", [2, 3, 4, 4]), vi("s", [3]), vi("b", [3])], [vi("y", [2, 3, 4, 4])])
+save("GroupNormalization", [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
+                                             num_groups=2)],
+     [vi("x", [2, 4, 3, 3]), vi("s", [4]), vi("b", [4])], [vi("y", [2, 4, 3, 3])], opset=21)
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 
@@ -189,6 +207,27 @@ save_negative("conv_pads_and_auto_pad",
 save_negative("conv_table_too_large",
               [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1], name="conv_big")],
               [vi("x", [1, 1, 4096, 4096]), vi("w", [1, 1, 3, 3])], [vi("y", [1, 1, 4096, 4096])])
+save_negative("maxpool_indices", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
+                                                   name="pool_i")],
+              [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3]), vi("i", [1, 1, 3, 3], I64)])
+save_negative("pool_no_kernel", [helper.make_node("AveragePool", ["x"], ["y"], name="pool_k")],
+              [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3])])
+save_negative("pool_ceil_auto_pad", [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2],
+                                                      ceil_mode=1, auto_pad="SAME_UPPER",
+                                                      name="pool_c")],
+              [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 4, 4])])
+save_negative("batchnorm_training", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"],
+                                                      ["y"], training_mode=1, name="bn_t")],
+              [vi("x", [2, 3]), vi("s", [3]), vi("b", [3]), vi("m", [3]), vi("v", [3])],
+              [vi("y", [2, 3])])
+save_negative("batchnorm_bad_scale", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"],
+                                                       ["y"], name="bn_s")],
+              [vi("x", [2, 3]), vi("s", [4]), vi("b", [3]), vi("m", [3]), vi("v", [3])],
+              [vi("y", [2, 3])])
+save_negative("groupnorm_groups", [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
+                                                    num_groups=3, name="gn_g")],
+              [vi("x", [1, 4, 2, 2]), vi("s", [4]), vi("b", [4])], [vi("y", [1, 4, 2, 2])],
+              opset=21)
 save_negative("conv_int", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv_i")],
               [vi("x", [1, 1, 4, 4], I64), vi("w", [1, 1, 3, 3], I64)], [vi("y", [1, 1, 2, 2], I64)])
 save_negative("split_bad_sizes", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=1, name="split0")],

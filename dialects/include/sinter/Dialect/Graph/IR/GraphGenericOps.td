@@ -49,6 +49,7 @@ def Graph_ReduceOp : Graph_Op<"reduce"> {
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$kind $input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_ArgReduceOp : Graph_Op<"arg_reduce"> {
@@ -90,6 +91,7 @@ def Graph_LayerNormalizationOp : Graph_Op<"layer_normalization"> {
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = "$input `,` $scale (`bias` $bias^)? attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_GatherElementsOp : Graph_Op<"gather_elements"> {

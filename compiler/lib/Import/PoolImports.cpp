@@ -1,0 +1,121 @@
+// Import of MaxPool, AveragePool, GlobalMaxPool and GlobalAveragePool as ops the generic tier
+// compiles: a compile-time table gathers each output position's window ([N, C, outputs,
+// window]), one reduction over the window's axis pools it. Entries outside the input read one
+// appended value: -inf for the maximum, 0 for the average, whose divisor per output position
+// is the count of entries inside the input (or, with count_include_pad, inside the padded
+// input), a constant.
+#include "NodeImporter.h"
+#include "SlidingWindow.h"
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace sinter::import {
+namespace {
+
+FailureOr<RankedTensorType> poolInput(NodeImporter &n) {
+  auto x = n.inputType(0);
+  if (!x || failed(requireFloat(n, x, "input X")))
+    return failure();
+  if (x.getRank() < 3)
+    return n.fail("X [" + shapeText(x.getShape()) +
+                  "] must be [batch, channels, spatial...] with at least one spatial dimension");
+  return x;
+}
+
+template <bool isMax> LogicalResult importPool(NodeImporter &n) {
+  auto x = poolInput(n);
+  if (failed(x))
+    return failure();
+  if (n.node.output_size() > 1 && !n.node.output(1).empty())
+    return n.fail("the Indices output is not supported (only Y)");
+  const int64_t rank = x->getRank() - 2;
+  auto kernel = n.attrInts("kernel_shape");
+  if (!kernel)
+    return n.fail("attribute 'kernel_shape' is required");
+  if ((int64_t)kernel->size() != rank)
+    return n.fail("attribute 'kernel_shape' has " + Twine(kernel->size()) + " entries for " +
+                  Twine(rank) + " spatial dimensions");
+  const bool ceilMode = n.attrInt("ceil_mode", 0) != 0;
+  bool includePad = false;
+  if (isMax)
+    (void)n.attrInt("storage_order", 0); // orders only the Indices output
+  else
+    includePad = n.attrInt("count_include_pad", 0) != 0;
+  auto window = readSlidingWindow(n, x->getShape(), *kernel, ceilMode);
+  if (failed(window))
+    return failure();
+
+  Type et = x->getElementType();
+  const int64_t batch = x->getDimSize(0), channels = x->getDimSize(1);
+  const int64_t inputs = window->inputVolume(), outputs = window->outputVolume(),
+                kernels = window->kernelVolume();
+  WindowTable table = windowTable(n.builder.getContext(), *window, /*outputMajor=*/true);
+  Value values = n.reshape(*n.input(0), {batch, channels, inputs});
+  if (!isMax && !et.isF32()) // one rounding, after the division, as the f32 average rounds
+    values = CastOp::create(n.builder, n.loc, n.tensorType({batch, channels, inputs},
+                                                           n.builder.getF32Type()), values);
+  Type work = cast<RankedTensorType>(values.getType()).getElementType();
+  if (table.readsOutside) {
+    auto fillType = n.tensorType({batch, channels, 1}, work);
+    Value fill = n.constant(DenseElementsAttr::get(
+        fillType, n.builder.getFloatAttr(work, isMax ? -INFINITY : 0.0)));
+    values = ConcatOp::create(n.builder, n.loc, n.tensorType({batch, channels, inputs + 1}, work),
+                              ValueRange{values, fill}, n.builder.getI64IntegerAttr(2));
+  }
+  Value windows = GatherOp::create(n.builder, n.loc,
+                                   n.tensorType({batch, channels, outputs, kernels}, work), values,
+                                   n.constant(table.indices), n.builder.getI64IntegerAttr(2));
+  auto pooledType = n.tensorType({batch, channels, outputs}, work);
+  Value pooled = ReduceOp::create(n.builder, n.loc, pooledType, windows,
+                                  n.builder.getStringAttr(isMax ? "max" : "sum"),
+                                  n.builder.getDenseI64ArrayAttr({3}),
+                                  n.builder.getBoolAttr(false));
+  if (!isMax) {
+    const std::vector<int64_t> &count = includePad ? table.insidePadded : table.insideInput;
+    std::vector<float> divisor(count.begin(), count.end());
+    auto divisorType = n.tensorType({outputs}, work);
+    pooled = DivOp::create(n.builder, n.loc, pooledType, pooled,
+                           n.constant(DenseElementsAttr::get(divisorType, ArrayRef(divisor))));
+    if (work != et)
+      pooled = CastOp::create(n.builder, n.loc, n.tensorType({batch, channels, outputs}, et),
+                              pooled);
+  }
+  SmallVector<int64_t> shape = {batch, channels};
+  shape.append(window->outputSize.begin(), window->outputSize.end());
+  return n.setOutput(0, n.reshape(pooled, shape));
+}
+
+template <bool isMax> LogicalResult importGlobalPool(NodeImporter &n) {
+  auto x = poolInput(n);
+  if (failed(x))
+    return failure();
+  SmallVector<int64_t> axes, shape = {x->getDimSize(0), x->getDimSize(1)};
+  for (int64_t d = 2; d < x->getRank(); ++d) {
+    axes.push_back(d);
+    shape.push_back(1);
+  }
+  auto type = n.tensorType(shape, x->getElementType());
+  if (isMax)
+    return n.setResult(ReduceOp::create(n.builder, n.loc, type, *n.input(0),
+                                        n.builder.getStringAttr("max"),
+                                        n.builder.getDenseI64ArrayAttr(axes),
+                                        n.builder.getBoolAttr(true)));
+  return n.setResult(ReduceMeanOp::create(n.builder, n.loc, type, *n.input(0),
+                                          n.builder.getDenseI64ArrayAttr(axes),
+                                          n.builder.getBoolAttr(true)));
+}
+
+} // namespace
+
+void registerPoolImports(OpImportRegistry &r) {
+  r["MaxPool"] = {importPool<true>, 12};
+  r["AveragePool"] = {importPool<false>, 11};
+  r["GlobalMaxPool"] = {importGlobalPool<true>, 1};
+  r["GlobalAveragePool"] = {importGlobalPool<false>, 1};
+}
+
+} // namespace sinter::import
