@@ -154,6 +154,7 @@ void registerQuantizedImports(OpImportRegistry &registry);
 void registerConvImports(OpImportRegistry &registry);
 void registerPoolImports(OpImportRegistry &registry);
 void registerChannelNormImports(OpImportRegistry &registry);
+void registerRotaryImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

@@ -38,6 +38,7 @@ const OpImportRegistry &registry() {
     registerConvImports(r);
     registerPoolImports(r);
     registerChannelNormImports(r);
+    registerRotaryImports(r);
     return r;
   }();
   return instance;

@@ -177,6 +177,10 @@ save("InstanceNormalization", [helper.make_node("InstanceNormalization", ["x", "
 save("GroupNormalization", [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"],
                                              num_groups=2)],
      [vi("x", [2, 4, 3, 3]), vi("s", [4]), vi("b", [4])], [vi("y", [2, 4, 3, 3])], opset=21)
+save("RotaryEmbedding", [helper.make_node("RotaryEmbedding", ["x", "c", "s", "p"], ["y"],
+                                          interleaved=1, rotary_embedding_dim=4)],
+     [vi("x", [1, 2, 3, 8]), vi("c", [16, 2]), vi("s", [16, 2]), vi("p", [1, 3], I64)],
+     [vi("y", [1, 2, 3, 8])], opset=23)
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 
@@ -228,6 +232,10 @@ save_negative("groupnorm_groups", [helper.make_node("GroupNormalization", ["x", 
                                                     num_groups=3, name="gn_g")],
               [vi("x", [1, 4, 2, 2]), vi("s", [4]), vi("b", [4])], [vi("y", [1, 4, 2, 2])],
               opset=21)
+save_negative("rotary_odd_dim", [helper.make_node("RotaryEmbedding", ["x", "c", "s"], ["y"],
+                                                  rotary_embedding_dim=3, name="rope")],
+              [vi("x", [1, 2, 3, 8]), vi("c", [1, 3, 1]), vi("s", [1, 3, 1])],
+              [vi("y", [1, 2, 3, 8])], opset=23)
 save_negative("conv_int", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv_i")],
               [vi("x", [1, 1, 4, 4], I64), vi("w", [1, 1, 3, 3], I64)], [vi("y", [1, 1, 2, 2], I64)])
 save_negative("split_bad_sizes", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=1, name="split0")],
