@@ -155,6 +155,7 @@ void registerConvImports(OpImportRegistry &registry);
 void registerPoolImports(OpImportRegistry &registry);
 void registerChannelNormImports(OpImportRegistry &registry);
 void registerRotaryImports(OpImportRegistry &registry);
+void registerResizeImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

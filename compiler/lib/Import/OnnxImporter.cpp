@@ -39,6 +39,7 @@ const OpImportRegistry &registry() {
     registerPoolImports(r);
     registerChannelNormImports(r);
     registerRotaryImports(r);
+    registerResizeImports(r);
     return r;
   }();
   return instance;

@@ -181,6 +181,15 @@ save("RotaryEmbedding", [helper.make_node("RotaryEmbedding", ["x", "c", "s", "p"
                                           interleaved=1, rotary_embedding_dim=4)],
      [vi("x", [1, 2, 3, 8]), vi("c", [16, 2]), vi("s", [16, 2]), vi("p", [1, 3], I64)],
      [vi("y", [1, 2, 3, 8])], opset=23)
+def floats(name, values):
+    return numpy_helper.from_array(np.array(values, np.float32), name)
+
+
+save("ResizeLinear", [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear")],
+     [vi("x", [1, 2, 3, 4])], [vi("y", [1, 2, 6, 8])], [floats("s", [1, 1, 2, 2])])
+save("ResizeNearest", [helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="nearest",
+                                        coordinate_transformation_mode="asymmetric")],
+     [vi("x", [1, 2, 3, 4], I64)], [vi("y", [1, 2, 6, 2], I64)], [ints("z", [1, 2, 6, 2])])
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 
@@ -236,6 +245,11 @@ save_negative("rotary_odd_dim", [helper.make_node("RotaryEmbedding", ["x", "c", 
                                                   rotary_embedding_dim=3, name="rope")],
               [vi("x", [1, 2, 3, 8]), vi("c", [1, 3, 1]), vi("s", [1, 3, 1])],
               [vi("y", [1, 2, 3, 8])], opset=23)
+save_negative("resize_runtime_scales", [helper.make_node("Resize", ["x", "", "s"], ["y"], name="rs")],
+              [vi("x", [1, 1, 2, 2]), vi("s", [4])], [vi("y", [1, 1, 4, 4])])
+save_negative("resize_bad_mode", [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="bilinear",
+                                                   name="rm")],
+              [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 4])], [floats("s", [1, 1, 2, 2])])
 save_negative("conv_int", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv_i")],
               [vi("x", [1, 1, 4, 4], I64), vi("w", [1, 1, 3, 3], I64)], [vi("y", [1, 1, 2, 2], I64)])
 save_negative("split_bad_sizes", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=1, name="split0")],
