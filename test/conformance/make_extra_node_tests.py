@@ -13,8 +13,9 @@ multiple of the block, act-order g_idx, bias, float16). Expected outputs come fr
 float64 (the quantized cases agree with onnxruntime 1.32 on CPU with graph optimizations off to
 ~1e-7; its default QDQ fusion quantizes the activations too). Conv beyond the suite's four
 in-scope tests: groups (depthwise too), dilations, 1-D and 3-D, bias, every auto_pad, a 1x1
-(no window table), a ViT-style patch embedding, batch 2 and f16, against a float64 numpy
-reference that onnxruntime (when installed) must agree with.
+(no window table), a ViT-style patch embedding, batch 2 and f16, and ConvTranspose (groups, stride 2 with
+output_padding, a 4x4 upsampling, 1-D dilation), against float64 numpy references that
+onnxruntime (when installed) must agree with.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -343,6 +344,65 @@ def conv_cases(root, rng):
                          f"convolution on test_sinter_conv_{name}")
 
 
+def conv_transpose_reference(x, w, b, strides, pads, dilations, group, output_padding):
+    """Transposed convolution in float64 by scattering each input entry (pads = [begin...,
+    end...])."""
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    n, c = x.shape[:2]
+    mg, kernel = w.shape[1], w.shape[2:]
+    r = len(kernel)
+    full = [strides[i] * (x.shape[2 + i] - 1) + output_padding[i] +
+            dilations[i] * (kernel[i] - 1) + 1 for i in range(r)]
+    y = np.zeros((n, mg * group, *full))
+    cg = c // group
+    for g in range(group):
+        for i in np.ndindex(*x.shape[2:]):
+            for k in np.ndindex(*kernel):
+                o = tuple(i[d] * strides[d] + k[d] * dilations[d] for d in range(r))
+                contrib = np.einsum("nc,cm->nm", x64[(slice(None), slice(g * cg, (g + 1) * cg)) + i],
+                                    w64[(slice(g * cg, (g + 1) * cg), slice(None)) + k])
+                y[(slice(None), slice(g * mg, (g + 1) * mg)) + o] += contrib
+    y = y[(slice(None), slice(None)) + tuple(slice(pads[d], full[d] - pads[d + r])
+                                             for d in range(r))]
+    if b is not None:
+        y += b.astype(np.float64).reshape(1, -1, *[1] * r)
+    return y
+
+
+def conv_transpose_cases(root, rng):
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        ort = None
+    cases = [  # name, x, w [C, M/G, k...], bias, attributes
+        ("groups_stride2_output_padding", (2, 4, 3, 4), (4, 3, 3, 3), True,
+         dict(group=2, strides=[2, 2], pads=[1, 0, 1, 1], output_padding=[1, 0])),
+        ("upsample_4x4_stride2", (1, 3, 5, 5), (3, 2, 4, 4), True,
+         dict(strides=[2, 2], pads=[1, 1, 1, 1])),
+        ("1d_dilation", (1, 2, 6), (2, 3, 3), False, dict(dilations=[2], strides=[3])),
+    ]
+    for name, xs, ws, has_bias, attrs in cases:
+        x = (rng.random(xs) * 2 - 1).astype(np.float32)
+        w = (rng.random(ws) * 2 - 1).astype(np.float32)
+        group = attrs.get("group", 1)
+        b = (rng.random(ws[1] * group) * 2 - 1).astype(np.float32) if has_bias else None
+        r = len(ws) - 2
+        y = conv_transpose_reference(x, w, b, attrs.get("strides", [1] * r),
+                                     attrs.get("pads", [0] * 2 * r),
+                                     attrs.get("dilations", [1] * r), group,
+                                     attrs.get("output_padding", [0] * r)).astype(np.float32)
+        inputs = [("x", x), ("w", w)] + ([("b", b)] if has_bias else [])
+        node = helper.make_node("ConvTranspose", [n for n, _ in inputs], ["y"], **attrs)
+        write(root, f"test_sinter_convtranspose_{name}", [node], inputs, [("y", y)], opset=22)
+        if ort is not None:
+            model = str(Path(root) / "node" / f"test_sinter_convtranspose_{name}" / "model.onnx")
+            got = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(
+                None, dict(inputs))[0]
+            if not np.allclose(got, y, rtol=1e-5, atol=1e-5):
+                sys.exit(f"make_extra_node_tests: onnxruntime disagrees with the numpy transposed "
+                         f"convolution on test_sinter_convtranspose_{name}")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -408,6 +468,7 @@ def main():
     transpose_cases(root, rng)
     rounded_function_cases(root, rng)
     conv_cases(root, rng)
+    conv_transpose_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

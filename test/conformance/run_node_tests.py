@@ -61,7 +61,7 @@ SCOPE = frozenset("""
     GatherND ScatterND Expand Tile Pad Range Shape Size ConstantOfShape Trilu
     MatMul Gemm Cast CastLike Identity Dropout Attention Constant DequantizeLinear
     Conv MaxPool AveragePool GlobalMaxPool GlobalAveragePool BatchNormalization
-    InstanceNormalization GroupNormalization RotaryEmbedding Resize
+    InstanceNormalization GroupNormalization RotaryEmbedding Resize ConvTranspose
 """.split())
 # Ops of onnxruntime's contrib domain the importer takes (Sinter's own node tests use them).
 MICROSOFT_SCOPE = frozenset({"MatMulNBits"})

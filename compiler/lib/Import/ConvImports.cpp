@@ -12,6 +12,76 @@ using namespace sinter::graph;
 namespace sinter::import {
 namespace {
 
+/// X [N, C, D...] as [N, C, kernels, outputs]: entry (k, p) of each channel is the input
+/// entry `table` names ([kernels, outputs], the input's volume where it reads outside: one
+/// appended zero); no table: X itself (a 1x1 window at stride 1).
+Value gatherColumns(NodeImporter &n, RankedTensorType x, DenseElementsAttr table,
+                    bool readsOutside, int64_t kernels, int64_t outputs) {
+  const int64_t batch = x.getDimSize(0), channels = x.getDimSize(1);
+  int64_t inputs = 1;
+  for (int64_t d : x.getShape().drop_front(2)) inputs *= d;
+  Type et = x.getElementType();
+  Value columns = n.reshape(*n.input(0), {batch, channels, inputs});
+  if (!table)
+    return n.reshape(columns, {batch, channels, 1, inputs});
+  if (readsOutside) {
+    auto zeroType = n.tensorType({batch, channels, 1}, et);
+    Value zero = n.constant(DenseElementsAttr::get(zeroType, n.builder.getZeroAttr(et)));
+    columns = ConcatOp::create(n.builder, n.loc, n.tensorType({batch, channels, inputs + 1}, et),
+                               ValueRange{columns, zero}, n.builder.getI64IntegerAttr(2));
+  }
+  return GatherOp::create(n.builder, n.loc, n.tensorType({batch, channels, kernels, outputs}, et),
+                          columns, n.constant(table), n.builder.getI64IntegerAttr(2));
+}
+
+/// The product of the weights `w` [G, M/G, C/G * K] with `columns` [N, C, K, P] per group,
+/// as [N, M, outputSize...], plus the bias [M] when given.
+LogicalResult contract(NodeImporter &n, Value columns, Value w, int64_t groups,
+                       ArrayRef<int64_t> outputSize, Value bias) {
+  auto cols = cast<RankedTensorType>(columns.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  const int64_t batch = cols.getDimSize(0), outputs = cols.getDimSize(3);
+  const int64_t features = wType.getDimSize(0) * wType.getDimSize(1),
+                contracted = wType.getDimSize(2);
+  Type et = cols.getElementType();
+  SmallVector<int64_t> resultShape = {batch, features};
+  resultShape.append(outputSize.begin(), outputSize.end());
+  Value product;
+  if (groups == 1) {
+    // [M, C*K] @ [N, C*K, P] -> [N, M, P]
+    Value matrix = n.reshape(w, {features, contracted});
+    Value rows = n.reshape(columns, {batch, contracted, outputs});
+    product = MatMulOp::create(n.builder, n.loc, n.tensorType({batch, features, outputs}, et),
+                               matrix, rows);
+  } else {
+    // [G, M/G, C/G*K] @ [N, G, C/G*K, P] -> [N, G, M/G, P]
+    Value rows = n.reshape(columns, {batch, groups, contracted, outputs});
+    product = MatMulOp::create(n.builder, n.loc,
+                               n.tensorType({batch, groups, features / groups, outputs}, et), w,
+                               rows);
+  }
+  Value result = n.reshape(product, resultShape);
+  if (bias) {
+    SmallVector<int64_t> biasShape(outputSize.size() + 1, 1);
+    biasShape[0] = features;
+    result = AddOp::create(n.builder, n.loc, n.tensorType(resultShape, et), result,
+                           n.reshape(bias, biasShape));
+  }
+  return n.setOutput(0, result);
+}
+
+/// Input 2, the bias: a [features] vector of X's element type, or null when absent.
+FailureOr<Value> convBias(NodeImporter &n, RankedTensorType x, int64_t features) {
+  if (!n.hasInput(2))
+    return Value();
+  auto b = n.inputType(2);
+  if (!b)
+    return failure();
+  if (b.getShape() != ArrayRef<int64_t>{features} || b.getElementType() != x.getElementType())
+    return n.fail("B must be [" + Twine(features) + "] of X's element type");
+  return *n.input(2);
+}
+
 LogicalResult importConv(NodeImporter &n) {
   auto x = n.inputType(0), weight = n.inputType(1);
   if (!x || !weight)
@@ -38,66 +108,161 @@ LogicalResult importConv(NodeImporter &n) {
   if (failed(window))
     return failure();
   const int64_t kernels = window->kernelVolume(), outputs = window->outputVolume();
-  Value bias;
-  if (n.hasInput(2)) {
-    auto b = n.inputType(2);
-    if (!b)
-      return failure();
-    if (b.getShape() != ArrayRef<int64_t>{features} || b.getElementType() != x.getElementType())
-      return n.fail("B must be [" + Twine(features) + "] of X's element type");
-    bias = *n.input(2);
-  }
+  auto bias = convBias(n, x, features);
+  if (failed(bias))
+    return failure();
 
-  Type et = x.getElementType();
-  const int64_t inputs = window->inputVolume();
-  // [N, C, D...] -> [N, C, inputs] (+ one zero where the window reads padding) -> [N, C,
-  // kernels, outputs] -> [N, groups, C/groups * kernels, outputs].
-  Value columns = n.reshape(*n.input(0), {batch, channels, inputs});
-  bool identity = kernels == 1 && inputs == outputs;
+  bool identity = kernels == 1 && window->inputVolume() == outputs;
   for (int64_t i = 0; i < rank; ++i)
     identity &= window->strides[i] == 1 && window->padBefore[i] == 0;
-  if (!identity) {
-    WindowTable table = windowTable(n.builder.getContext(), *window, /*outputMajor=*/false);
-    if (table.readsOutside) {
-      auto zeroType = n.tensorType({batch, channels, 1}, et);
-      Value zero = n.constant(DenseElementsAttr::get(zeroType, n.builder.getZeroAttr(et)));
-      columns = ConcatOp::create(n.builder, n.loc, n.tensorType({batch, channels, inputs + 1}, et),
-                                 ValueRange{columns, zero}, n.builder.getI64IntegerAttr(2));
+  WindowTable table;
+  if (!identity)
+    table = windowTable(n.builder.getContext(), *window, /*outputMajor=*/false);
+  Value columns = gatherColumns(n, x, identity ? DenseElementsAttr() : table.indices,
+                          table.readsOutside, kernels, outputs);
+  // W [M, C/G, K...] is already [G, M/G, C/G * K].
+  Value w = n.reshape(*n.input(1), {groups, features / groups, groupChannels * kernels});
+  return contract(n, columns, w, groups, window->outputSize, *bias);
+}
+
+/// Python's floor division (the reference's `//` on possibly negative paddings).
+int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+LogicalResult importConvTranspose(NodeImporter &n) {
+  auto x = n.inputType(0), weight = n.inputType(1);
+  if (!x || !weight)
+    return failure();
+  if (failed(requireFloat(n, x, "input X")) || failed(requireFloat(n, weight, "input W")))
+    return failure();
+  if (x.getElementType() != weight.getElementType())
+    return n.fail("X and W have different element types");
+  const int64_t rank = x.getRank() - 2;
+  if (rank < 1 || weight.getRank() != x.getRank())
+    return n.fail("X [" + shapeText(x.getShape()) + "] and W [" + shapeText(weight.getShape()) +
+                  "] must both be [batch, channels, spatial...] with at least one spatial "
+                  "dimension");
+  const int64_t channels = x.getDimSize(1), groups = n.attrInt("group", 1);
+  if (groups < 1 || weight.getDimSize(0) != channels || channels % groups != 0)
+    return n.fail("W [" + shapeText(weight.getShape()) + "] must have X's " + Twine(channels) +
+                  " channels first, split by group " + Twine(groups));
+  const int64_t groupFeatures = weight.getDimSize(1), features = groupFeatures * groups;
+  ArrayRef<int64_t> kernel = weight.getShape().drop_front(2);
+  if (auto given = n.attrInts("kernel_shape"))
+    if (ArrayRef<int64_t>(*given) != kernel)
+      return n.fail("attribute 'kernel_shape' [" + shapeText(*given) +
+                    "] does not match the weight's spatial dimensions [" + shapeText(kernel) + "]");
+  auto listOf = [&](StringRef name, int64_t fill, size_t size) -> FailureOr<SmallVector<int64_t>> {
+    auto given = n.attrInts(name);
+    if (!given)
+      return SmallVector<int64_t>(size, fill);
+    if (given->size() != size)
+      return n.fail("attribute '" + name + "' has " + Twine(given->size()) + " entries for " +
+                    Twine(rank) + " spatial dimensions");
+    return *given;
+  };
+  auto strides = listOf("strides", 1, rank), dilations = listOf("dilations", 1, rank);
+  auto outputPadding = listOf("output_padding", 0, rank);
+  if (failed(strides) || failed(dilations) || failed(outputPadding))
+    return failure();
+  std::string autoPad = n.attrString("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return n.fail("attribute 'auto_pad' = '" + autoPad +
+                  "' (NOTSET, VALID, SAME_UPPER or SAME_LOWER)");
+  auto givenPads = n.attrInts("pads");
+  auto givenShape = n.attrInts("output_shape");
+  if (givenPads && givenPads->size() != size_t(2 * rank))
+    return n.fail("attribute 'pads' has " + Twine(givenPads->size()) + " entries for " +
+                  Twine(rank) + " spatial dimensions");
+  if (givenShape && givenShape->size() != size_t(rank))
+    return n.fail("attribute 'output_shape' has " + Twine(givenShape->size()) + " entries for " +
+                  Twine(rank) + " spatial dimensions (the spatial ones only)");
+  // As the ONNX reference: without pads, SAME_* split the total padding an output_shape (default
+  // input * stride) implies; otherwise pads (default 0) give the output size unless
+  // output_shape overrides it.
+  SmallVector<int64_t> before(rank, 0), outSize(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t in = x.getDimSize(2 + i), k = kernel[i], s = (*strides)[i], d = (*dilations)[i];
+    if (k < 1 || s < 1 || d < 1 || k > (1 << 20) || s > (1 << 20) || d > (1 << 20) ||
+        (*outputPadding)[i] < 0 || (*outputPadding)[i] > (1 << 20))
+      return n.fail("spatial dimension " + Twine(i) + ": kernel, stride and dilation must be 1 "
+                    "to 2^20 and output_padding 0 to 2^20");
+    const int64_t full = s * (in - 1) + (*outputPadding)[i] + (k - 1) * d + 1;
+    if (!givenPads && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")) {
+      outSize[i] = givenShape ? (*givenShape)[i] : in * s;
+      const int64_t total = full - outSize[i];
+      before[i] = autoPad == "SAME_UPPER" ? floorDiv(total, 2) : total - floorDiv(total, 2);
+    } else {
+      const int64_t pb = givenPads ? (*givenPads)[i] : 0, pe = givenPads ? (*givenPads)[i + rank] : 0;
+      if (pb < 0 || pe < 0 || pb > (1 << 20) || pe > (1 << 20))
+        return n.fail("attribute 'pads' must be 0 to 2^20");
+      before[i] = pb;
+      outSize[i] = givenShape ? (*givenShape)[i] : full - pb - pe;
     }
-    columns = GatherOp::create(n.builder, n.loc,
-                               n.tensorType({batch, channels, kernels, outputs}, et), columns,
-                               n.constant(table.indices), n.builder.getI64IntegerAttr(2));
+    if (outSize[i] < 1 || outSize[i] > kMaxElements)
+      return n.fail("spatial dimension " + Twine(i) + ": the output size " + Twine(outSize[i]) +
+                    " must be 1 to 2^48");
   }
-  const int64_t contracted = groupChannels * kernels;
-  SmallVector<int64_t> resultShape = {batch, features};
-  resultShape.append(window->outputSize.begin(), window->outputSize.end());
-  Value product;
-  if (groups == 1) {
-    // [M, C*K] @ [N, C*K, P] -> [N, M, P]
-    Value w = n.reshape(*n.input(1), {features, contracted});
-    columns = n.reshape(columns, {batch, contracted, outputs});
-    product = MatMulOp::create(n.builder, n.loc, n.tensorType({batch, features, outputs}, et), w,
-                               columns);
-  } else {
-    // [G, M/G, C/G*K] @ [N, G, C/G*K, P] -> [N, G, M/G, P]
-    Value w = n.reshape(*n.input(1), {groups, features / groups, contracted});
-    columns = n.reshape(columns, {batch, groups, contracted, outputs});
-    product = MatMulOp::create(n.builder, n.loc,
-                               n.tensorType({batch, groups, features / groups, outputs}, et), w,
-                               columns);
+  int64_t kernels = 1, outputs = 1, inputs = 1, entries;
+  for (int64_t i = 0; i < rank; ++i) {
+    kernels *= kernel[i];
+    inputs *= x.getDimSize(2 + i);
+    if (__builtin_mul_overflow(outputs, outSize[i], &outputs))
+      return n.fail("the output is too large");
   }
-  Value result = n.reshape(product, resultShape);
-  if (bias) {
-    SmallVector<int64_t> biasShape(rank + 1, 1);
-    biasShape[0] = features;
-    result = AddOp::create(n.builder, n.loc, n.tensorType(resultShape, et), result,
-                           n.reshape(bias, biasShape));
+  if (__builtin_mul_overflow(kernels, outputs, &entries) || entries > kMaxWindowEntries)
+    return n.fail("the window table would hold more than 2^24 entries (kernel " +
+                  shapeText(kernel) + " over output " + shapeText(outSize) + ")");
+  auto bias = convBias(n, x, features);
+  if (failed(bias))
+    return failure();
+  // Output o receives input i through kernel offset k where o = i * stride - pad + k * dilation.
+  std::vector<int64_t> table(entries);
+  bool readsOutside = false;
+  SmallVector<int64_t> offset(rank), out(rank);
+  for (int64_t j = 0; j < kernels; ++j) {
+    int64_t rest = j;
+    for (int64_t i = rank; i-- > 0;) {
+      offset[i] = rest % kernel[i];
+      rest /= kernel[i];
+    }
+    for (int64_t p = 0; p < outputs; ++p) {
+      rest = p;
+      for (int64_t i = rank; i-- > 0;) {
+        out[i] = rest % outSize[i];
+        rest /= outSize[i];
+      }
+      int64_t flat = 0;
+      bool inside = true;
+      for (int64_t i = 0; i < rank; ++i) {
+        const int64_t at = out[i] + before[i] - offset[i] * (*dilations)[i], s = (*strides)[i];
+        const int64_t source = at >= 0 && at % s == 0 ? at / s : -1;
+        inside &= source >= 0 && source < x.getDimSize(2 + i);
+        flat = flat * x.getDimSize(2 + i) + source;
+      }
+      readsOutside |= !inside;
+      table[j * outputs + p] = inside ? flat : inputs;
+    }
   }
-  return n.setOutput(0, result);
+  auto tableType = RankedTensorType::get({kernels, outputs}, n.builder.getI64Type());
+  Value columns = gatherColumns(n, x, DenseElementsAttr::get(tableType, ArrayRef(table)),
+                                readsOutside, kernels, outputs);
+  // W [C, M/G, K...] -> [G, C/G, M/G, K] -> [G, M/G, C/G, K] -> [G, M/G, C/G * K].
+  Type et = x.getElementType();
+  const int64_t groupChannels = channels / groups;
+  Value w = n.reshape(*n.input(1), {groups, groupChannels, groupFeatures, kernels});
+  w = TransposeOp::create(n.builder, n.loc,
+                          n.tensorType({groups, groupFeatures, groupChannels, kernels}, et), w,
+                          n.builder.getDenseI64ArrayAttr({0, 2, 1, 3}));
+  w = n.reshape(w, {groups, groupFeatures, groupChannels * kernels});
+  return contract(n, columns, w, groups, outSize, *bias);
 }
 
 } // namespace
 
-void registerConvImports(OpImportRegistry &r) { r["Conv"] = {importConv, 11}; }
+void registerConvImports(OpImportRegistry &r) {
+  r["Conv"] = {importConv, 11};
+  r["ConvTranspose"] = {importConvTranspose, 11};
+}
 
 } // namespace sinter::import

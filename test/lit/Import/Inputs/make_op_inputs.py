@@ -190,6 +190,9 @@ save("ResizeLinear", [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="li
 save("ResizeNearest", [helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="nearest",
                                         coordinate_transformation_mode="asymmetric")],
      [vi("x", [1, 2, 3, 4], I64)], [vi("y", [1, 2, 6, 2], I64)], [ints("z", [1, 2, 6, 2])])
+save("ConvTranspose", [helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2, 2],
+                                        pads=[1, 1, 1, 1], output_padding=[1, 1])],
+     [vi("x", [1, 2, 3, 3]), vi("w", [2, 3, 3, 3]), vi("b", [3])], [vi("y", [1, 3, 6, 6])])
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 
@@ -201,9 +204,12 @@ def save_negative(name, nodes, inputs, outputs, inits=(), opset=18):
     onnx.save(m, name + ".onnx")
 
 
-save_negative("conv_transpose_out_of_scope",
-              [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv0")],
-              [vi("x", [1, 1, 4, 4]), vi("w", [1, 1, 3, 3])], [vi("y", [1, 1, 6, 6])])
+save_negative("rnn_out_of_scope", [helper.make_node("RNN", ["x", "w", "r"], ["y"], hidden_size=2,
+                                                    name="rnn0")],
+              [vi("x", [3, 1, 2]), vi("w", [1, 2, 2]), vi("r", [1, 2, 2])], [vi("y", [3, 1, 1, 2])])
+save_negative("convtranspose_bad_weight", [helper.make_node("ConvTranspose", ["x", "w"], ["y"],
+                                                            name="deconv_w")],
+              [vi("x", [1, 2, 4, 4]), vi("w", [3, 1, 3, 3])], [vi("y", [1, 1, 6, 6])])
 conv_io = dict(inputs=[vi("x", [1, 4, 5, 5]), vi("w", [6, 2, 3, 3])], outputs=[vi("y", [1, 6, 3, 3])])
 save_negative("conv_bad_group", [helper.make_node("Conv", ["x", "w"], ["y"], group=3, name="conv_g")],
               **conv_io)
