@@ -228,6 +228,44 @@ template <const char *kind> LogicalResult importReduce(NodeImporter &n) {
                        n.builder.getDenseI64ArrayAttr(*axes), n.builder.getBoolAttr(keepdims)));
 }
 
+Value unary(NodeImporter &n, StringRef fn, Value v) {
+  return UnaryFnOp::create(n.builder, n.loc, v.getType(), v, n.builder.getStringAttr(fn),
+                           n.builder.getF32FloatAttr(0), n.builder.getF32FloatAttr(0));
+}
+
+/// ReduceLogSum: the log of ReduceSum.
+LogicalResult importReduceLogSum(NodeImporter &n) {
+  if (failed(requireFloat(n, n.inputType(0), "input data")))
+    return failure();
+  static constexpr char kSumKind[] = "sum";
+  if (failed(importReduce<kSumKind>(n)))
+    return failure();
+  return n.setOutput(0, unary(n, "log", n.state.values[n.node.output(0)]));
+}
+
+/// LpNormalization: x divided by its L1 or L2 norm along `axis` (0 where the norm is 0).
+LogicalResult importLpNormalization(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in || failed(requireFloat(n, in, "input")))
+    return failure();
+  auto axis = normalizeAxis(n, n.attrInt("axis", -1), in.getRank(), "attribute 'axis'");
+  if (failed(axis))
+    return failure();
+  const int64_t p = n.attrInt("p", 2);
+  if (p != 1 && p != 2)
+    return n.fail("attribute 'p' = " + Twine(p) + " (1 or 2)");
+  auto normType = n.tensorType(reducedShape(in.getShape(), {*axis}, true), in.getElementType());
+  Value norm = ReduceOp::create(n.builder, n.loc, normType, *n.input(0),
+                                n.builder.getStringAttr(p == 1 ? "l1" : "l2"),
+                                n.builder.getDenseI64ArrayAttr({*axis}), n.builder.getBoolAttr(true));
+  // A zero norm gives 0, not 0/0 (the ONNX reference's where(norm == 0, 0, x / norm)).
+  Value quotient = DivOp::create(n.builder, n.loc, in, *n.input(0), norm);
+  auto scalar = RankedTensorType::get({}, in.getElementType());
+  Value zero = n.constant(DenseElementsAttr::get(scalar, n.builder.getZeroAttr(in.getElementType())));
+  Value isZero = EqualOp::create(n.builder, n.loc, normType.clone(n.builder.getI1Type()), norm, zero);
+  return n.setOutput(0, WhereOp::create(n.builder, n.loc, in, isZero, zero, quotient));
+}
+
 template <bool isMax> LogicalResult importArgReduce(NodeImporter &n) {
   auto in = n.inputType(0);
   if (!in)
@@ -637,6 +675,8 @@ void registerGenericImports(OpImportRegistry &r) {
   r["ReduceL2"] = {importReduce<kL2>, 13};
   r["ReduceSumSquare"] = {importReduce<kSumSquare>, 13};
   r["ReduceLogSumExp"] = {importReduce<kLogSumExp>, 13};
+  r["ReduceLogSum"] = {importReduceLogSum, 13};
+  r["LpNormalization"] = {importLpNormalization, 1};
   r["ArgMax"] = {importArgReduce<true>, 13};
   r["ArgMin"] = {importArgReduce<false>, 13};
   r["CumSum"] = {importCumSum, 14};

@@ -156,6 +156,7 @@ void registerPoolImports(OpImportRegistry &registry);
 void registerChannelNormImports(OpImportRegistry &registry);
 void registerRotaryImports(OpImportRegistry &registry);
 void registerResizeImports(OpImportRegistry &registry);
+void registerLayoutImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

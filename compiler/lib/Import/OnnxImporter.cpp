@@ -40,6 +40,7 @@ const OpImportRegistry &registry() {
     registerChannelNormImports(r);
     registerRotaryImports(r);
     registerResizeImports(r);
+    registerLayoutImports(r);
     return r;
   }();
   return instance;

@@ -1,7 +1,7 @@
-// Import of MaxPool, AveragePool, GlobalMaxPool and GlobalAveragePool as ops the generic tier
+// Import of MaxPool, AveragePool, LpPool, GlobalMaxPool and GlobalAveragePool as ops the generic tier
 // compiles: a compile-time table gathers each output position's window ([N, C, outputs,
 // window]), one reduction over the window's axis pools it. Entries outside the input read one
-// appended value: -inf for the maximum, 0 for the average, whose divisor per output position
+// appended value: -inf for the maximum, 0 for the average and the p-norm; the average's divisor per output position
 // is the count of entries inside the input (or, with count_include_pad, inside the padded
 // input), a constant.
 #include "NodeImporter.h"
@@ -26,7 +26,10 @@ FailureOr<RankedTensorType> poolInput(NodeImporter &n) {
   return x;
 }
 
-template <bool isMax> LogicalResult importPool(NodeImporter &n) {
+enum class Pool { Max, Average, Lp };
+
+template <Pool kind> LogicalResult importPool(NodeImporter &n) {
+  constexpr bool isMax = kind == Pool::Max;
   auto x = poolInput(n);
   if (failed(x))
     return failure();
@@ -41,10 +44,13 @@ template <bool isMax> LogicalResult importPool(NodeImporter &n) {
                   Twine(rank) + " spatial dimensions");
   const bool ceilMode = n.attrInt("ceil_mode", 0) != 0;
   bool includePad = false;
+  double p = 2;
   if (isMax)
     (void)n.attrInt("storage_order", 0); // orders only the Indices output
-  else
+  else if (kind == Pool::Average)
     includePad = n.attrInt("count_include_pad", 0) != 0;
+  else if ((p = double(n.attrInt("p", 2))) < 1)
+    return n.fail("attribute 'p' = " + Twine(int64_t(p)) + " must be at least 1");
   auto window = readSlidingWindow(n, x->getShape(), *kernel, ceilMode);
   if (failed(window))
     return failure();
@@ -55,7 +61,7 @@ template <bool isMax> LogicalResult importPool(NodeImporter &n) {
                 kernels = window->kernelVolume();
   WindowTable table = windowTable(n.builder.getContext(), *window, /*outputMajor=*/true);
   Value values = n.reshape(*n.input(0), {batch, channels, inputs});
-  if (!isMax && !et.isF32()) // one rounding, after the division, as the f32 average rounds
+  if (!isMax && !et.isF32()) // one rounding, at the end, as the f32 reference rounds
     values = CastOp::create(n.builder, n.loc, n.tensorType({batch, channels, inputs},
                                                            n.builder.getF32Type()), values);
   Type work = cast<RankedTensorType>(values.getType()).getElementType();
@@ -70,20 +76,32 @@ template <bool isMax> LogicalResult importPool(NodeImporter &n) {
                                    n.tensorType({batch, channels, outputs, kernels}, work), values,
                                    n.constant(table.indices), n.builder.getI64IntegerAttr(2));
   auto pooledType = n.tensorType({batch, channels, outputs}, work);
+  auto scalar = [&](double v) {
+    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, work),
+                                             n.builder.getFloatAttr(work, v)));
+  };
+  if (kind == Pool::Lp) { // (sum |x|^p)^(1/p)
+    auto windowsType = cast<RankedTensorType>(windows.getType());
+    Value magnitude = UnaryFnOp::create(n.builder, n.loc, windowsType, windows,
+                                        n.builder.getStringAttr("abs"),
+                                        n.builder.getF32FloatAttr(0), n.builder.getF32FloatAttr(0));
+    windows = PowOp::create(n.builder, n.loc, windowsType, magnitude, scalar(p));
+  }
   Value pooled = ReduceOp::create(n.builder, n.loc, pooledType, windows,
                                   n.builder.getStringAttr(isMax ? "max" : "sum"),
                                   n.builder.getDenseI64ArrayAttr({3}),
                                   n.builder.getBoolAttr(false));
-  if (!isMax) {
+  if (kind == Pool::Lp)
+    pooled = PowOp::create(n.builder, n.loc, pooledType, pooled, scalar(1 / p));
+  if (kind == Pool::Average) {
     const std::vector<int64_t> &count = includePad ? table.insidePadded : table.insideInput;
     std::vector<float> divisor(count.begin(), count.end());
     auto divisorType = n.tensorType({outputs}, work);
     pooled = DivOp::create(n.builder, n.loc, pooledType, pooled,
                            n.constant(DenseElementsAttr::get(divisorType, ArrayRef(divisor))));
-    if (work != et)
-      pooled = CastOp::create(n.builder, n.loc, n.tensorType({batch, channels, outputs}, et),
-                              pooled);
   }
+  if (work != et)
+    pooled = CastOp::create(n.builder, n.loc, n.tensorType({batch, channels, outputs}, et), pooled);
   SmallVector<int64_t> shape = {batch, channels};
   shape.append(window->outputSize.begin(), window->outputSize.end());
   return n.setOutput(0, n.reshape(pooled, shape));
@@ -112,8 +130,9 @@ template <bool isMax> LogicalResult importGlobalPool(NodeImporter &n) {
 } // namespace
 
 void registerPoolImports(OpImportRegistry &r) {
-  r["MaxPool"] = {importPool<true>, 12};
-  r["AveragePool"] = {importPool<false>, 11};
+  r["MaxPool"] = {importPool<Pool::Max>, 12};
+  r["AveragePool"] = {importPool<Pool::Average>, 11};
+  r["LpPool"] = {importPool<Pool::Lp>, 11};
   r["GlobalMaxPool"] = {importGlobalPool<true>, 1};
   r["GlobalAveragePool"] = {importGlobalPool<false>, 1};
 }

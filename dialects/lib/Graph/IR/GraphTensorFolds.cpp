@@ -506,6 +506,40 @@ OpFoldResult LayerNormalizationOp::fold(FoldAdaptor a) {
   return makeElements(getType(), out);
 }
 
+OpFoldResult ArgReduceOp::fold(FoldAdaptor a) {
+  RankedTensorType inType = getInput().getType();
+  if (!isFoldableSize(inType) || !isFoldableSize(getType()))
+    return {};
+  auto values = readValues(a.getInput());
+  const int64_t axis = getAxis();
+  if (!values || (int64_t)values->size() != inType.getNumElements() || axis < 0 ||
+      axis >= inType.getRank())
+    return {};
+  int64_t outN = 0;
+  const int64_t axisAt[] = {axis};
+  std::vector<int64_t> target = reductionTargets(inType.getShape(), axisAt, outN);
+  if (target.size() != values->size() || outN != getType().getNumElements())
+    return {};
+  const bool isMax = getKind() == "max", last = getSelectLastIndex();
+  const int64_t inner = product(inType.getShape().drop_front(axis + 1)),
+                dim = inType.getDimSize(axis);
+  std::vector<int64_t> best(outN, -1);
+  std::vector<double> bestValue(outN, 0);
+  for (size_t i = 0; i < target.size(); ++i) {
+    const double v = values->asDouble(i);
+    const int64_t at = (int64_t(i) / inner) % dim, o = target[i];
+    const bool better = best[o] < 0 || (isMax ? v > bestValue[o] : v < bestValue[o]) ||
+                        (last && v == bestValue[o]);
+    if (better) {
+      best[o] = at;
+      bestValue[o] = v;
+    }
+  }
+  HostValues out;
+  out.ints = std::move(best);
+  return makeElements(getType(), out);
+}
+
 OpFoldResult ReduceMeanOp::fold(FoldAdaptor a) {
   if (getAxes().empty() && getInput().getType() == getType())
     return getInput();

@@ -193,6 +193,20 @@ save("ResizeNearest", [helper.make_node("Resize", ["x", "", "", "z"], ["y"], mod
 save("ConvTranspose", [helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2, 2],
                                         pads=[1, 1, 1, 1], output_padding=[1, 1])],
      [vi("x", [1, 2, 3, 3]), vi("w", [2, 3, 3, 3]), vi("b", [3])], [vi("y", [1, 3, 6, 6])])
+save("ReduceLogSum", [helper.make_node("ReduceLogSum", ["x", "a"], ["y"])], [vi("x", [3, 5])],
+     [vi("y", [3, 1])], [ints("a", [1])])
+save("LpNormalization", [helper.make_node("LpNormalization", ["x"], ["y"], p=1)], [vi("x", [3, 5])],
+     [vi("y", [3, 5])])
+save("LpPool", [helper.make_node("LpPool", ["x"], ["y"], kernel_shape=[2, 2], p=3)],
+     [vi("x", [1, 2, 4, 4])], [vi("y", [1, 2, 3, 3])])
+save("SpaceToDepth", [helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=2)],
+     [vi("x", [1, 2, 4, 6])], [vi("y", [1, 8, 2, 3])])
+save("DepthToSpace", [helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2, mode="CRD")],
+     [vi("x", [1, 8, 2, 3])], [vi("y", [1, 2, 4, 6])])
+save("OneHot", [helper.make_node("OneHot", ["i", "d", "v"], ["y"], axis=0)],
+     [vi("i", [2, 3], I64), vi("v", [2])], [vi("y", [5, 2, 3])], [ints("d", 5)])
+save("Hardmax", [helper.make_node("Hardmax", ["x"], ["y"], axis=0)], [vi("x", [3, 5])],
+     [vi("y", [3, 5])])
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 
@@ -256,6 +270,11 @@ save_negative("resize_runtime_scales", [helper.make_node("Resize", ["x", "", "s"
 save_negative("resize_bad_mode", [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="bilinear",
                                                    name="rm")],
               [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 4])], [floats("s", [1, 1, 2, 2])])
+save_negative("depthtospace_channels", [helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2,
+                                                         name="d2s")],
+              [vi("x", [1, 6, 2, 2])], [vi("y", [1, 1, 4, 4])])
+save_negative("onehot_runtime_depth", [helper.make_node("OneHot", ["i", "d", "v"], ["y"], name="oh")],
+              [vi("i", [3], I64), vi("d", [], I64), vi("v", [2])], [vi("y", [3, 4])])
 save_negative("conv_int", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv_i")],
               [vi("x", [1, 1, 4, 4], I64), vi("w", [1, 1, 3, 3], I64)], [vi("y", [1, 1, 2, 2], I64)])
 save_negative("split_bad_sizes", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=1, name="split0")],

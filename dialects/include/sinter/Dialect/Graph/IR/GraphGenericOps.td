@@ -60,6 +60,7 @@ def Graph_ArgReduceOp : Graph_Op<"arg_reduce"> {
   let results = (outs StaticShapeTensorOf<[I64]>:$output);
   let assemblyFormat = "$kind $input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_CumSumOp : Graph_Op<"cumsum"> {
