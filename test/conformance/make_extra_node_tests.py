@@ -15,7 +15,8 @@ float64 (the quantized cases agree with onnxruntime 1.32 on CPU with graph optim
 in-scope tests: groups (depthwise too), dilations, 1-D and 3-D, bias, every auto_pad, a 1x1
 (no window table), a ViT-style patch embedding, batch 2 and f16, and ConvTranspose (groups, stride 2 with
 output_padding, a 4x4 upsampling, 1-D dilation), against float64 numpy references that
-onnxruntime (when installed) must agree with.
+onnxruntime (when installed) must agree with; Einsum in f32 (diagonals, ellipsis broadcasting,
+three operands, implicit outputs) against numpy's float64 einsum.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -403,6 +404,31 @@ def conv_transpose_cases(root, rng):
                          f"convolution on test_sinter_convtranspose_{name}")
 
 
+def einsum_cases(root, rng):
+    """Einsum in f32 (the suite's are mostly float64): numpy's float64 einsum the reference."""
+    cases = [  # name, equation, operand shapes
+        ("batch_matmul", "bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+        ("inner_implicit", "i,i", [(7,), (7,)]),
+        ("outer", "i,j->ij", [(3,), (4,)]),
+        ("diagonal_trace", "ii->", [(5, 5)]),
+        ("batch_diagonal_ellipsis", "...ii->...i", [(2, 3, 4, 4)]),
+        ("ellipsis_broadcast", "...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+        ("three_operands", "ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+        ("sum_out_and_transpose", "abc->ca", [(2, 3, 4)]),
+        ("attention_scores", "bhqd,bhkd->bhqk", [(1, 2, 3, 8), (1, 2, 5, 8)]),
+        ("spaces_implicit", "ba , ca", [(3, 4), (2, 4)]),
+    ]
+    for name, equation, shapes in cases:
+        inputs = [(f"x{i}", (rng.random(sh) * 2 - 1).astype(np.float32))
+                  for i, sh in enumerate(shapes)]
+        y = np.einsum(equation.replace(" ", ""),
+                      *[a.astype(np.float64) for _, a in inputs]).astype(np.float32)
+        y = np.asarray(y, dtype=np.float32)
+        write(root, f"test_sinter_einsum_{name}",
+              [helper.make_node("Einsum", [n for n, _ in inputs], ["y"], equation=equation)],
+              inputs, [("y", y)], opset=18)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -469,6 +495,7 @@ def main():
     rounded_function_cases(root, rng)
     conv_cases(root, rng)
     conv_transpose_cases(root, rng)
+    einsum_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -187,7 +187,10 @@ LogicalResult importConvTranspose(NodeImporter &n) {
         (*outputPadding)[i] < 0 || (*outputPadding)[i] > (1 << 20))
       return n.fail("spatial dimension " + Twine(i) + ": kernel, stride and dilation must be 1 "
                     "to 2^20 and output_padding 0 to 2^20");
-    const int64_t full = s * (in - 1) + (*outputPadding)[i] + (k - 1) * d + 1;
+    int64_t full;
+    if (__builtin_mul_overflow(s, in - 1, &full) || full > kMaxElements)
+      return n.fail("spatial dimension " + Twine(i) + ": the output would exceed 2^48 entries");
+    full += (*outputPadding)[i] + (k - 1) * d + 1;
     if (!givenPads && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")) {
       outSize[i] = givenShape ? (*givenShape)[i] : in * s;
       const int64_t total = full - outSize[i];

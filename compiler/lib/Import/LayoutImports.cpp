@@ -98,6 +98,8 @@ LogicalResult importOneHot(NodeImporter &n) {
   const int64_t depth = int64_t(depthValue);
   if (depth < 1 || depth > (1 << 24))
     return n.fail("depth " + Twine(depth) + " must be 1 to 2^24");
+  if (indices.getNumElements() > (int64_t(1) << 30) / depth)
+    return n.fail("the one-hot output would hold more than 2^30 entries");
   if (values.getNumElements() != 2 || values.getRank() != 1)
     return n.fail("values must be [off_value, on_value]");
   const int64_t rank = indices.getRank() + 1;

@@ -157,6 +157,7 @@ void registerChannelNormImports(OpImportRegistry &registry);
 void registerRotaryImports(OpImportRegistry &registry);
 void registerResizeImports(OpImportRegistry &registry);
 void registerLayoutImports(OpImportRegistry &registry);
+void registerEinsumImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

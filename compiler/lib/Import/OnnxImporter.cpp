@@ -41,6 +41,7 @@ const OpImportRegistry &registry() {
     registerRotaryImports(r);
     registerResizeImports(r);
     registerLayoutImports(r);
+    registerEinsumImports(r);
     return r;
   }();
   return instance;

@@ -219,6 +219,8 @@ LogicalResult importResize(NodeImporter &n) {
       if (!((*scalesIn)[i] > 0) || !std::isfinite((*scalesIn)[i]))
         return n.fail("scales must be positive and finite");
       scale[d] = (*scalesIn)[i];
+      if (scale[d] * double(in) > double(kMaxElements))
+        return n.fail("scales make axis " + Twine(d) + " larger than 2^48");
       outSize[d] = int64_t(scale[d] * double(in));
     } else {
       if (sizesIn[i] < 1 || sizesIn[i] > kMaxElements || in < 1)
@@ -233,6 +235,8 @@ LogicalResult importResize(NodeImporter &n) {
       s = policy == "not_larger" ? std::min(s, scale[d]) : std::max(s, scale[d]);
     for (int64_t d : axes) {
       scale[d] = s;
+      if (s * double(x.getDimSize(d)) > double(kMaxElements))
+        return n.fail("keep_aspect_ratio_policy makes axis " + Twine(d) + " larger than 2^48");
       outSize[d] = int64_t(s * double(x.getDimSize(d)) + 0.5);
     }
   }

@@ -207,6 +207,8 @@ save("OneHot", [helper.make_node("OneHot", ["i", "d", "v"], ["y"], axis=0)],
      [vi("i", [2, 3], I64), vi("v", [2])], [vi("y", [5, 2, 3])], [ints("d", 5)])
 save("Hardmax", [helper.make_node("Hardmax", ["x"], ["y"], axis=0)], [vi("x", [3, 5])],
      [vi("y", [3, 5])])
+save("Einsum", [helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk->...ik")],
+     [vi("a", [2, 1, 3, 4]), vi("b", [5, 4, 2])], [vi("y", [2, 5, 3, 2])])
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 
@@ -275,6 +277,9 @@ save_negative("depthtospace_channels", [helper.make_node("DepthToSpace", ["x"], 
               [vi("x", [1, 6, 2, 2])], [vi("y", [1, 1, 4, 4])])
 save_negative("onehot_runtime_depth", [helper.make_node("OneHot", ["i", "d", "v"], ["y"], name="oh")],
               [vi("i", [3], I64), vi("d", [], I64), vi("v", [2])], [vi("y", [3, 4])])
+save_negative("einsum_bad_term", [helper.make_node("Einsum", ["a", "b"], ["y"], equation="ij,jkl->ik",
+                                                   name="es")],
+              [vi("a", [2, 3]), vi("b", [3, 4])], [vi("y", [2, 4])])
 save_negative("conv_int", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv_i")],
               [vi("x", [1, 1, 4, 4], I64), vi("w", [1, 1, 3, 3], I64)], [vi("y", [1, 1, 2, 2], I64)])
 save_negative("split_bad_sizes", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=1, name="split0")],
