@@ -145,6 +145,8 @@ LogicalResult importHardmax(NodeImporter &n) {
   auto axis = normalizeAxis(n, n.attrInt("axis", -1), x.getRank(), "attribute 'axis'");
   if (failed(axis))
     return failure();
+  if (x.getDimSize(*axis) > (1 << 24))
+    return n.fail("the axis has " + Twine(x.getDimSize(*axis)) + " entries; at most 2^24");
   SmallVector<int64_t> kept(x.getShape());
   kept[*axis] = 1;
   Value first = ArgReduceOp::create(n.builder, n.loc, n.tensorType(kept, n.builder.getI64Type()),

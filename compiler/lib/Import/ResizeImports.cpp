@@ -64,6 +64,17 @@ std::vector<double> coefficients(const ResizeMode &m, double ratio, double scale
   return c;
 }
 
+/// The taps a mode reads per output index along an axis of this scale (antialiased filters
+/// widen as they shrink); saturates past 2^30.
+int64_t tapsPerIndex(const ResizeMode &m, double scale) {
+  if (m.mode == "nearest" || (m.mode == "linear" && !m.antialias))
+    return 2;
+  if (!m.antialias)
+    return 4;
+  const double reach = (m.mode == "linear" ? 1.0 : 2.0) / std::min(scale, 1.0);
+  return reach > double(1 << 29) ? int64_t(1) << 30 : 2 * (int64_t(std::floor(reach)) + 1);
+}
+
 /// One axis: `taps` input indices (clamped) and coefficients per output index, and whether the
 /// output index lies outside the crop (tf_crop_and_resize).
 struct AxisTaps {
@@ -253,7 +264,15 @@ LogicalResult importResize(NodeImporter &n) {
   if (first == rank)
     return n.setOutput(0, *n.input(0));
 
-  // The trailing block [first, rank): taps per output position, their tensor product.
+  // The trailing block [first, rank): taps per output position, their tensor product; its size
+  // bounded before any axis's taps are computed.
+  int64_t bound = 1;
+  for (int64_t d = first; d < rank; ++d)
+    if (__builtin_mul_overflow(bound, outSize[d], &bound) ||
+        __builtin_mul_overflow(bound, tapsPerIndex(m, scale[d]), &bound) ||
+        bound > 2 * kMaxWindowEntries)
+      return n.fail("the resize table would hold more than 2^24 entries (output [" +
+                    shapeText(outSize) + "])");
   SmallVector<AxisTaps> per;
   int64_t positions = 1, taps = 1, inputs = 1;
   for (int64_t d = first; d < rank; ++d) {
