@@ -82,19 +82,28 @@ FailureOr<Value> convBias(NodeImporter &n, RankedTensorType x, int64_t features)
   return *n.input(2);
 }
 
-LogicalResult importConv(NodeImporter &n) {
-  auto x = n.inputType(0), weight = n.inputType(1);
+/// X and W of a convolution: floating point of one type, [batch, channels, spatial...] and a
+/// weight of the same rank, at least one spatial dimension.
+LogicalResult convOperands(NodeImporter &n, RankedTensorType &x, RankedTensorType &weight) {
+  x = n.inputType(0), weight = n.inputType(1);
   if (!x || !weight)
     return failure();
   if (failed(requireFloat(n, x, "input X")) || failed(requireFloat(n, weight, "input W")))
     return failure();
   if (x.getElementType() != weight.getElementType())
     return n.fail("X and W have different element types");
-  const int64_t rank = x.getRank() - 2;
-  if (rank < 1 || weight.getRank() != x.getRank())
+  if (x.getRank() < 3 || weight.getRank() != x.getRank())
     return n.fail("X [" + shapeText(x.getShape()) + "] and W [" + shapeText(weight.getShape()) +
                   "] must both be [batch, channels, spatial...] with at least one spatial "
                   "dimension");
+  return success();
+}
+
+LogicalResult importConv(NodeImporter &n) {
+  RankedTensorType x, weight;
+  if (failed(convOperands(n, x, weight)))
+    return failure();
+  const int64_t rank = x.getRank() - 2;
   const int64_t batch = x.getDimSize(0), channels = x.getDimSize(1);
   const int64_t features = weight.getDimSize(0), groupChannels = weight.getDimSize(1);
   const int64_t groups = n.attrInt("group", 1);
@@ -129,18 +138,10 @@ LogicalResult importConv(NodeImporter &n) {
 int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 LogicalResult importConvTranspose(NodeImporter &n) {
-  auto x = n.inputType(0), weight = n.inputType(1);
-  if (!x || !weight)
+  RankedTensorType x, weight;
+  if (failed(convOperands(n, x, weight)))
     return failure();
-  if (failed(requireFloat(n, x, "input X")) || failed(requireFloat(n, weight, "input W")))
-    return failure();
-  if (x.getElementType() != weight.getElementType())
-    return n.fail("X and W have different element types");
   const int64_t rank = x.getRank() - 2;
-  if (rank < 1 || weight.getRank() != x.getRank())
-    return n.fail("X [" + shapeText(x.getShape()) + "] and W [" + shapeText(weight.getShape()) +
-                  "] must both be [batch, channels, spatial...] with at least one spatial "
-                  "dimension");
   const int64_t channels = x.getDimSize(1), groups = n.attrInt("group", 1);
   if (groups < 1 || weight.getDimSize(0) != channels || channels % groups != 0)
     return n.fail("W [" + shapeText(weight.getShape()) + "] must have X's " + Twine(channels) +
@@ -151,17 +152,9 @@ LogicalResult importConvTranspose(NodeImporter &n) {
     if (ArrayRef<int64_t>(*given) != kernel)
       return n.fail("attribute 'kernel_shape' [" + shapeText(*given) +
                     "] does not match the weight's spatial dimensions [" + shapeText(kernel) + "]");
-  auto listOf = [&](StringRef name, int64_t fill, size_t size) -> FailureOr<SmallVector<int64_t>> {
-    auto given = n.attrInts(name);
-    if (!given)
-      return SmallVector<int64_t>(size, fill);
-    if (given->size() != size)
-      return n.fail("attribute '" + name + "' has " + Twine(given->size()) + " entries for " +
-                    Twine(rank) + " spatial dimensions");
-    return *given;
-  };
-  auto strides = listOf("strides", 1, rank), dilations = listOf("dilations", 1, rank);
-  auto outputPadding = listOf("output_padding", 0, rank);
+  auto strides = spatialAttribute(n, "strides", 1, rank, rank);
+  auto dilations = spatialAttribute(n, "dilations", 1, rank, rank);
+  auto outputPadding = spatialAttribute(n, "output_padding", 0, rank, rank);
   if (failed(strides) || failed(dilations) || failed(outputPadding))
     return failure();
   std::string autoPad = n.attrString("auto_pad", "NOTSET");

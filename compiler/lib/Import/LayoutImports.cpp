@@ -18,7 +18,15 @@ Value transpose(NodeImporter &n, Value v, ArrayRef<int64_t> perm) {
                              n.builder.getDenseI64ArrayAttr(perm));
 }
 
-FailureOr<int64_t> blockSize(NodeImporter &n, RankedTensorType x) {
+/// X [N, C, H, W] and the blocksize attribute of SpaceToDepth / DepthToSpace.
+struct Blocks {
+  int64_t N, C, H, W, b;
+};
+
+FailureOr<Blocks> blocks(NodeImporter &n) {
+  auto x = n.inputType(0);
+  if (!x)
+    return failure();
   if (x.getRank() != 4)
     return n.fail("input must be [N, C, H, W], got [" + shapeText(x.getShape()) + "]");
   if (!n.attr("blocksize"))
@@ -26,54 +34,47 @@ FailureOr<int64_t> blockSize(NodeImporter &n, RankedTensorType x) {
   const int64_t b = n.attrInt("blocksize", 0);
   if (b < 1 || b > (1 << 20))
     return n.fail("attribute 'blocksize' = " + Twine(b) + " must be 1 to 2^20");
-  return b;
+  return Blocks{x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3), b};
 }
 
 LogicalResult importSpaceToDepth(NodeImporter &n) {
-  auto x = n.inputType(0);
-  if (!x)
+  auto g = blocks(n);
+  if (failed(g))
     return failure();
-  auto b = blockSize(n, x);
-  if (failed(b))
-    return failure();
-  const int64_t N = x.getDimSize(0), C = x.getDimSize(1), H = x.getDimSize(2),
-                W = x.getDimSize(3);
-  if (H % *b != 0 || W % *b != 0)
-    return n.fail("blocksize " + Twine(*b) + " does not divide H " + Twine(H) + " and W " +
+  const auto [N, C, H, W, b] = *g;
+  if (H % b != 0 || W % b != 0)
+    return n.fail("blocksize " + Twine(b) + " does not divide H " + Twine(H) + " and W " +
                   Twine(W));
   const std::string mode = n.attrString("mode", "DCR");
   if (mode != "DCR" && mode != "CRD")
     return n.fail("attribute 'mode' = '" + mode + "' (DCR or CRD)");
   // DCR: the block offset is the outer part of the output channel; CRD: the inner.
-  Value v = n.reshape(*n.input(0), {N, C, H / *b, *b, W / *b, *b});
+  Value v = n.reshape(*n.input(0), {N, C, H / b, b, W / b, b});
   v = mode == "DCR" ? transpose(n, v, {0, 3, 5, 1, 2, 4}) : transpose(n, v, {0, 1, 3, 5, 2, 4});
-  return n.setOutput(0, n.reshape(v, {N, C * *b * *b, H / *b, W / *b}));
+  return n.setOutput(0, n.reshape(v, {N, C * b * b, H / b, W / b}));
 }
 
 LogicalResult importDepthToSpace(NodeImporter &n) {
-  auto x = n.inputType(0);
-  if (!x)
+  auto g = blocks(n);
+  if (failed(g))
     return failure();
-  auto b = blockSize(n, x);
-  if (failed(b))
-    return failure();
+  const auto [N, C, H, W, b] = *g;
   const std::string mode = n.attrString("mode", "DCR");
   if (mode != "DCR" && mode != "CRD")
     return n.fail("attribute 'mode' = '" + mode + "' (DCR or CRD)");
-  const int64_t N = x.getDimSize(0), C = x.getDimSize(1), H = x.getDimSize(2),
-                W = x.getDimSize(3), bb = *b * *b;
+  const int64_t bb = b * b;
   if (C % bb != 0)
     return n.fail("blocksize^2 = " + Twine(bb) + " does not divide the " + Twine(C) +
                   " channels");
   Value v;
   if (mode == "DCR") {
-    v = n.reshape(*n.input(0), {N, *b, *b, C / bb, H, W});
+    v = n.reshape(*n.input(0), {N, b, b, C / bb, H, W});
     v = transpose(n, v, {0, 3, 4, 1, 5, 2});
   } else {
-    v = n.reshape(*n.input(0), {N, C / bb, *b, *b, H, W});
+    v = n.reshape(*n.input(0), {N, C / bb, b, b, H, W});
     v = transpose(n, v, {0, 1, 4, 2, 5, 3});
   }
-  return n.setOutput(0, n.reshape(v, {N, C / bb, H * *b, W * *b}));
+  return n.setOutput(0, n.reshape(v, {N, C / bb, H * b, W * b}));
 }
 
 /// An int64 constant 0 .. size-1 laid along dimension `axis` of a rank-`rank` shape of ones.

@@ -20,6 +20,17 @@ int64_t SlidingWindow::kernelVolume() const { return volume(kernel); }
 int64_t SlidingWindow::outputVolume() const { return volume(outputSize); }
 int64_t SlidingWindow::inputVolume() const { return volume(inputSize); }
 
+FailureOr<SmallVector<int64_t>> spatialAttribute(NodeImporter &n, StringRef name, int64_t fill,
+                                                size_t size, size_t rank) {
+  auto given = n.attrInts(name);
+  if (!given)
+    return SmallVector<int64_t>(size, fill);
+  if (given->size() != size)
+    return n.fail("attribute '" + name + "' has " + Twine(given->size()) + " entries for " +
+                  Twine(rank) + " spatial dimensions");
+  return *given;
+}
+
 FailureOr<SlidingWindow> readSlidingWindow(NodeImporter &n, ArrayRef<int64_t> input,
                                            ArrayRef<int64_t> kernel, bool ceilMode) {
   const size_t rank = kernel.size();
@@ -31,18 +42,9 @@ FailureOr<SlidingWindow> readSlidingWindow(NodeImporter &n, ArrayRef<int64_t> in
       return n.fail("attribute 'kernel_shape' [" + shapeText(*given) +
                     "] does not match the weight's spatial dimensions [" + shapeText(kernel) +
                     "]");
-  auto listOf = [&](StringRef name, int64_t fill, size_t size) -> FailureOr<SmallVector<int64_t>> {
-    auto given = n.attrInts(name);
-    if (!given)
-      return SmallVector<int64_t>(size, fill);
-    if (given->size() != size)
-      return n.fail("attribute '" + name + "' has " + Twine(given->size()) + " entries for " +
-                    Twine(rank) + " spatial dimensions");
-    return *given;
-  };
-  auto strides = listOf("strides", 1, rank);
-  auto dilations = listOf("dilations", 1, rank);
-  auto pads = listOf("pads", 0, 2 * rank);
+  auto strides = spatialAttribute(n, "strides", 1, rank, rank);
+  auto dilations = spatialAttribute(n, "dilations", 1, rank, rank);
+  auto pads = spatialAttribute(n, "pads", 0, 2 * rank, rank);
   if (failed(strides) || failed(dilations) || failed(pads))
     return failure();
   w.strides = *strides;

@@ -26,6 +26,12 @@ struct SlidingWindow {
 /// `ceilMode` the output size rounds up as PyTorch's and onnxruntime's pooling do (the last
 /// window may reach past the padded input, but starts inside the input or its leading pad),
 /// and fails past kMaxWindowEntries table entries.
+/// The int list attribute `name` of `size` entries, `fill` each when absent; fails naming it
+/// when its length is not `size` (`rank` spatial dimensions).
+mlir::FailureOr<llvm::SmallVector<int64_t>> spatialAttribute(NodeImporter &n, llvm::StringRef name,
+                                                             int64_t fill, size_t size,
+                                                             size_t rank);
+
 mlir::FailureOr<SlidingWindow> readSlidingWindow(NodeImporter &n, llvm::ArrayRef<int64_t> input,
                                                  llvm::ArrayRef<int64_t> kernel, bool ceilMode);
 

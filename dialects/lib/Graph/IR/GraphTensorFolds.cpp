@@ -548,31 +548,14 @@ OpFoldResult ReduceMeanOp::fold(FoldAdaptor a) {
   if (!values || (int64_t)values->size() != getInput().getType().getNumElements() ||
       !isFoldableSize(getType()))
     return {};
-  // Output coordinate of each input element: reduced dims collapse to 0.
-  Shape reduced(in);
-  SmallVector<bool> isReduced(in.size(), false);
-  for (int64_t axis : getAxes()) {
-    if (axis < 0 || axis >= (int64_t)in.size())
-      return {};
-    reduced[axis] = 1;
-    isReduced[axis] = true;
-  }
-  int64_t outN = product(reduced);
-  if (outN != getType().getNumElements())
+  int64_t outN = 0;
+  std::vector<int64_t> target = reductionTargets(in, getAxes(), outN);
+  if (target.size() != values->size() || outN != getType().getNumElements())
     return {};
   int64_t count = outN == 0 ? 0 : (int64_t)values->size() / outN;
   std::vector<double> sums(outN, 0.0);
-  Shape outStrides = stridesOf(reduced);
-  for (int64_t i = 0, n = values->size(); i < n; ++i) {
-    int64_t rest = i, dst = 0;
-    for (int64_t d = in.size() - 1; d >= 0; --d) {
-      int64_t c = rest % in[d];
-      rest /= in[d];
-      if (!isReduced[d])
-        dst += c * outStrides[d];
-    }
-    sums[dst] += values->asDouble(i);
-  }
+  for (size_t i = 0; i < target.size(); ++i)
+    sums[target[i]] += values->asDouble(i);
   HostValues out;
   out.isFloat = true;
   for (double s : sums)
