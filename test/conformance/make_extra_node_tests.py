@@ -16,7 +16,8 @@ in-scope tests: groups (depthwise too), dilations, 1-D and 3-D, bias, every auto
 (no window table), a ViT-style patch embedding, batch 2 and f16, and ConvTranspose (groups, stride 2 with
 output_padding, a 4x4 upsampling, 1-D dilation), against float64 numpy references that
 onnxruntime (when installed) must agree with; Einsum in f32 (diagonals, ellipsis broadcasting,
-three operands, implicit outputs) against numpy's float64 einsum.
+three operands, implicit outputs) against numpy's float64 einsum; TopK (a router's 2 of 8, entries
+equal to the lowest value, int64 smallest).
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -429,6 +430,29 @@ def einsum_cases(root, rng):
               inputs, [("y", y)], opset=18)
 
 
+def topk_cases(root, rng):
+    """TopK as a router takes it (2 of 8 experts per token, f16) and with entries equal to the
+    type's lowest value left once the rest are taken (each index reported once)."""
+    def topk(x, k, axis, largest):
+        order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+        idx = np.take(order, np.arange(k), axis=axis)
+        return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
+
+    cases = [
+        ("router_f16", (rng.random((6, 8)) * 4 - 2).astype(np.float16), 2, -1, 1),
+        ("lowest_values_left", np.array([[1, -np.inf, -np.inf, 2], [-np.inf, -np.inf, 3, 3]],
+                                        np.float32), 4, 1, 1),
+        ("smallest_int64_axis0", rng.integers(-5, 5, (5, 3)).astype(np.int64), 3, 0, 0),
+    ]
+    for name, x, k, axis, largest in cases:
+        values, indices = topk(x, k, axis, largest)
+        write(root, f"test_sinter_topk_{name}",
+              [helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=axis,
+                                largest=largest)],
+              [("x", x)], [("values", values), ("indices", indices)],
+              [numpy_helper.from_array(np.array([k], np.int64), "k")])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -496,6 +520,7 @@ def main():
     conv_cases(root, rng)
     conv_transpose_cases(root, rng)
     einsum_cases(root, rng)
+    topk_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -62,7 +62,7 @@ SCOPE = frozenset("""
     MatMul Gemm Cast CastLike Identity Dropout Attention Constant DequantizeLinear
     Conv MaxPool AveragePool GlobalMaxPool GlobalAveragePool BatchNormalization
     InstanceNormalization GroupNormalization RotaryEmbedding Resize ConvTranspose
-    ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum
+    ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum TopK
 """.split())
 # Ops of onnxruntime's contrib domain the importer takes (Sinter's own node tests use them).
 MICROSOFT_SCOPE = frozenset({"MatMulNBits"})

@@ -158,6 +158,7 @@ void registerRotaryImports(OpImportRegistry &registry);
 void registerResizeImports(OpImportRegistry &registry);
 void registerLayoutImports(OpImportRegistry &registry);
 void registerEinsumImports(OpImportRegistry &registry);
+void registerTopKImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

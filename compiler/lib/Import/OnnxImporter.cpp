@@ -42,6 +42,7 @@ const OpImportRegistry &registry() {
     registerResizeImports(r);
     registerLayoutImports(r);
     registerEinsumImports(r);
+    registerTopKImports(r);
     return r;
   }();
   return instance;

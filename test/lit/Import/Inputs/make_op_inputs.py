@@ -209,6 +209,8 @@ save("Hardmax", [helper.make_node("Hardmax", ["x"], ["y"], axis=0)], [vi("x", [3
      [vi("y", [3, 5])])
 save("Einsum", [helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk->...ik")],
      [vi("a", [2, 1, 3, 4]), vi("b", [5, 4, 2])], [vi("y", [2, 5, 3, 2])])
+save("TopK", [helper.make_node("TopK", ["x", "k"], ["v", "i"])], [vi("x", [4, 8])],
+     [vi("v", [4, 2]), vi("i", [4, 2], I64)], [ints("k", [2])])
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 
@@ -280,6 +282,8 @@ save_negative("onehot_runtime_depth", [helper.make_node("OneHot", ["i", "d", "v"
 save_negative("einsum_bad_term", [helper.make_node("Einsum", ["a", "b"], ["y"], equation="ij,jkl->ik",
                                                    name="es")],
               [vi("a", [2, 3]), vi("b", [3, 4])], [vi("y", [2, 4])])
+save_negative("topk_too_large", [helper.make_node("TopK", ["x", "k"], ["v", "i"], name="tk")],
+              [vi("x", [2, 100])], [vi("v", [2, 65]), vi("i", [2, 65], I64)], [ints("k", [65])])
 save_negative("conv_int", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv_i")],
               [vi("x", [1, 1, 4, 4], I64), vi("w", [1, 1, 3, 3], I64)], [vi("y", [1, 1, 2, 2], I64)])
 save_negative("split_bad_sizes", [helper.make_node("Split", ["x", "s"], ["y", "z"], axis=1, name="split0")],
