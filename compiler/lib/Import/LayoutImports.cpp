@@ -77,15 +77,6 @@ LogicalResult importDepthToSpace(NodeImporter &n) {
   return n.setOutput(0, n.reshape(v, {N, C / bb, H * b, W * b}));
 }
 
-/// An int64 constant 0 .. size-1 laid along dimension `axis` of a rank-`rank` shape of ones.
-Value iota(NodeImporter &n, int64_t size, int64_t axis, int64_t rank) {
-  SmallVector<int64_t> shape(rank, 1), values(size);
-  shape[axis] = size;
-  for (int64_t i = 0; i < size; ++i) values[i] = i;
-  return n.constant(DenseElementsAttr::get(n.tensorType(shape, n.builder.getI64Type()),
-                                           ArrayRef(values)));
-}
-
 LogicalResult importOneHot(NodeImporter &n) {
   auto indices = n.inputType(0), values = n.inputType(2);
   if (!indices || !values)
@@ -125,7 +116,7 @@ LogicalResult importOneHot(NodeImporter &n) {
   SmallVector<int64_t> outShape(indices.getShape());
   outShape.insert(outShape.begin() + *axis, depth);
   Value hot = EqualOp::create(n.builder, n.loc, n.tensorType(outShape, n.builder.getI1Type()),
-                              n.reshape(idx, expanded), iota(n, depth, *axis, rank));
+                              n.reshape(idx, expanded), n.iota(depth, *axis, rank));
   Type et = values.getElementType();
   auto pick = [&](int64_t i) -> Value {
     return SliceOp::create(n.builder, n.loc, n.tensorType({1}, et), *n.input(2),
@@ -155,7 +146,7 @@ LogicalResult importHardmax(NodeImporter &n) {
                                     n.builder.getI64IntegerAttr(*axis), n.builder.getBoolAttr(true),
                                     n.builder.getBoolAttr(false));
   Value hot = EqualOp::create(n.builder, n.loc, x.clone(n.builder.getI1Type()), first,
-                              iota(n, x.getDimSize(*axis), *axis, x.getRank()));
+                              n.iota(x.getDimSize(*axis), *axis, x.getRank()));
   return n.setOutput(0, CastOp::create(n.builder, n.loc, x, hot));
 }
 

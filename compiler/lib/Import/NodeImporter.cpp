@@ -134,6 +134,14 @@ Value NodeImporter::reshape(Value value, ArrayRef<int64_t> shape) {
                                   value, constant(DenseElementsAttr::get(shapeType, shape)));
 }
 
+Value NodeImporter::iota(int64_t size, int64_t axis, int64_t rank) {
+  SmallVector<int64_t> shape(rank, 1), values(size);
+  shape[axis] = size;
+  for (int64_t i = 0; i < size; ++i)
+    values[i] = i;
+  return constant(DenseElementsAttr::get(tensorType(shape, builder.getI64Type()), ArrayRef(values)));
+}
+
 std::string NodeImporter::attrString(StringRef name, StringRef defaultValue) const {
   const auto *a = typedAttr(*this, name, onnx::AttributeProto::STRING);
   return a ? a->s() : defaultValue.str();

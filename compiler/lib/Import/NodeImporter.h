@@ -115,6 +115,9 @@ public:
   mlir::Value constant(mlir::DenseElementsAttr value);
   /// `value` reshaped (a view) to `shape`.
   mlir::Value reshape(mlir::Value value, llvm::ArrayRef<int64_t> shape);
+  /// An int64 constant 0 .. size-1 laid along dimension `axis` of a rank-`rank` shape of ones
+  /// (compared with an index to mark its position along that axis).
+  mlir::Value iota(int64_t size, int64_t axis, int64_t rank);
 
   mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape, mlir::Type elementType) {
     return mlir::RankedTensorType::get(shape, elementType);

@@ -61,10 +61,7 @@ LogicalResult importTopK(NodeImporter &n) {
         et, largest ? APInt::getSignedMinValue(et.getIntOrFloatBitWidth())
                     : APInt::getSignedMaxValue(et.getIntOrFloatBitWidth()));
   Value worstValue = scalar(worst, et);
-  SmallVector<int64_t> iotaShape(rank, 1), iotaValues(dim);
-  iotaShape[*axis] = dim;
-  for (int64_t i = 0; i < dim; ++i) iotaValues[i] = i;
-  Value iota = n.constant(DenseElementsAttr::get(n.tensorType(iotaShape, i64), ArrayRef(iotaValues)));
+  Value iota = n.iota(dim, *axis, rank);
   Value zero32 = scalar(n.builder.getI32IntegerAttr(0), i32);
   Value taken = n.constant(DenseElementsAttr::get(full(i1), n.builder.getBoolAttr(false)));
   StringRef kind = largest ? "max" : "min";
