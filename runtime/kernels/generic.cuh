@@ -29,7 +29,12 @@ __device__ __forceinline__ float widen(float x) { return x; }
 __device__ __forceinline__ double widen(double x) { return x; }
 __device__ __forceinline__ long long widen(long long x) { return x; }
 __device__ __forceinline__ int widen(int x) { return x; }
+__device__ __forceinline__ short widen(short x) { return x; }
 __device__ __forceinline__ signed char widen(signed char x) { return x; }
+__device__ __forceinline__ unsigned long long widen(unsigned long long x) { return x; }
+__device__ __forceinline__ unsigned int widen(unsigned int x) { return x; }
+__device__ __forceinline__ unsigned short widen(unsigned short x) { return x; }
+__device__ __forceinline__ unsigned char widen(unsigned char x) { return x; }
 __device__ __forceinline__ bool widen(bool x) { return x; }
 
 template <typename Storage> struct Narrow {
@@ -182,6 +187,9 @@ __device__ __forceinline__ double fn_ceil(double x, float, float) { return ceil(
 __device__ __forceinline__ float fn_round(float x, float, float) { return rintf(x); }
 __device__ __forceinline__ double fn_round(double x, float, float) { return rint(x); }
 __device__ __forceinline__ bool fn_not(bool x, float, float) { return !x; }
+template <typename T> __device__ __forceinline__ T fn_bitwise_not(T x, float, float) {
+  return T(~x);
+}
 template <typename T> __device__ __forceinline__ bool fn_is_inf(T x, float pos, float neg) {
   return (pos != 0.f && x == T(CUDART_INF)) || (neg != 0.f && x == -T(CUDART_INF));
 }
@@ -251,6 +259,22 @@ template <typename T> __device__ __forceinline__ bool fn_greater_or_equal(T a, T
 }
 __device__ __forceinline__ bool fn_or(bool a, bool b) { return a || b; }
 __device__ __forceinline__ bool fn_xor(bool a, bool b) { return a != b; }
+template <typename T> __device__ __forceinline__ T fn_prelu(T a, T b) {
+  return a < T(0) ? T(a * b) : a;
+}
+template <typename T> __device__ __forceinline__ T fn_bitwise_and(T a, T b) { return T(a & b); }
+template <typename T> __device__ __forceinline__ T fn_bitwise_or(T a, T b) { return T(a | b); }
+template <typename T> __device__ __forceinline__ T fn_bitwise_xor(T a, T b) { return T(a ^ b); }
+// Shifts by the width or more (or by a negative count) give 0, or for a right shift of a
+// negative value -1, as the host folder's do; right shifts of signed values are arithmetic.
+template <typename T> __device__ __forceinline__ T fn_bitshift_left(T a, T b) {
+  return (unsigned long long)b >= sizeof(T) * 8 ? T(0) : T((unsigned long long)a << b);
+}
+template <typename T> __device__ __forceinline__ T fn_bitshift_right(T a, T b) {
+  if ((unsigned long long)b >= sizeof(T) * 8)
+    return T(0) > T(a) ? T(-1) : T(0);
+  return T(a >> b);
+}
 
 // Reduction of one value per thread over the kThreadsPerRow threads of a row: aligned groups
 // of lanes when kThreadsPerRow <= 32, consecutive whole warps otherwise (a block may hold

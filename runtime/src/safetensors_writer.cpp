@@ -22,7 +22,13 @@ const char *dtype_for_sinter(int32_t d) {
   case (0 << 8) | 32: return "I32";
   case (6 << 8) | 8: return "BOOL";
   case (10 << 8) | 8: return "F8_E4M3"; // e4m3fn, as safetensors names torch.float8_e4m3fn
-  case (1 << 8) | 8: return "U8";       // int4 weights, two to a byte
+  case (1 << 8) | 8: return "U8";       // uint8, and int4 weights two to a byte
+  case (2 << 8) | 64: return "F64";
+  case (0 << 8) | 16: return "I16";
+  case (0 << 8) | 8: return "I8";
+  case (1 << 8) | 16: return "U16";
+  case (1 << 8) | 32: return "U32";
+  case (1 << 8) | 64: return "U64";
   default: return nullptr;
   }
 }

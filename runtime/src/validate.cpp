@@ -35,10 +35,12 @@ void fill_launch_info(const sinter_launch_desc &l, sinter_launch_info *out) {
 
 uint64_t dtype_bytes(int32_t d) {
   switch (d) {
-  case SINTER_DTYPE_F32: case SINTER_DTYPE_I32: return 4;
-  case SINTER_DTYPE_F16: case SINTER_DTYPE_BF16: return 2;
-  case SINTER_DTYPE_I64: return 8;
-  case SINTER_DTYPE_BOOL: case SINTER_DTYPE_F8_E4M3: case SINTER_DTYPE_U8: return 1;
+  case SINTER_DTYPE_F32: case SINTER_DTYPE_I32: case SINTER_DTYPE_U32: return 4;
+  case SINTER_DTYPE_F16: case SINTER_DTYPE_BF16: case SINTER_DTYPE_I16: case SINTER_DTYPE_U16:
+    return 2;
+  case SINTER_DTYPE_I64: case SINTER_DTYPE_U64: case SINTER_DTYPE_F64: return 8;
+  case SINTER_DTYPE_BOOL: case SINTER_DTYPE_F8_E4M3: case SINTER_DTYPE_U8: case SINTER_DTYPE_I8:
+    return 1;
   default: return 0;
   }
 }
@@ -50,7 +52,8 @@ const char *dtype_name(DLDataType t, char *buf, size_t size) {
     const char *name;
   };
   static const Named kNames[] = {{0, 64, "int64"},   {0, 32, "int32"},    {0, 16, "int16"},
-                                 {0, 8, "int8"},     {1, 8, "uint8"},     {2, 32, "float32"},
+                                 {0, 8, "int8"},     {1, 8, "uint8"},     {1, 16, "uint16"},
+                                 {1, 32, "uint32"},  {1, 64, "uint64"},     {2, 32, "float32"},
                                  {2, 16, "float16"}, {2, 64, "float64"},  {4, 16, "bfloat16"},
                                  {6, 8, "bool"},     {10, 8, "float8_e4m3fn"}};
   if (t.lanes == 1)

@@ -63,6 +63,7 @@ SCOPE = frozenset("""
     Conv MaxPool AveragePool GlobalMaxPool GlobalAveragePool BatchNormalization
     InstanceNormalization GroupNormalization RotaryEmbedding Resize ConvTranspose
     ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum TopK
+    PRelu BitwiseNot BitwiseAnd BitwiseOr BitwiseXor BitShift QuantizeLinear
 """.split())
 # Ops of onnxruntime's contrib domain the importer takes (Sinter's own node tests use them).
 MICROSOFT_SCOPE = frozenset({"MatMulNBits"})
@@ -76,8 +77,10 @@ DTYPE_NAMES = {
     24: "float8e8m0", 25: "uint2", 26: "int2",
 }
 ONNX_CODES = {name: code for code, name in DTYPE_NAMES.items()}
-SUPPORTED_DTYPES = frozenset({"float32", "float16", "bfloat16", "int64", "int32", "bool"})
-EXACT_DTYPES = frozenset({"int64", "int32", "bool"})
+SUPPORTED_DTYPES = frozenset({"float32", "float16", "bfloat16", "float64", "int64", "int32",
+                              "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool"})
+EXACT_DTYPES = frozenset({"int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
+                          "uint8", "bool"})
 
 # Tolerances: |actual - expected| <= atol + rtol * |expected| elementwise, NaN == NaN, and
 # integer/bool outputs exactly. The test's own rtol/atol apply (the ONNX node tests all say

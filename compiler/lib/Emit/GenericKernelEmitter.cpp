@@ -39,14 +39,24 @@ std::string storageType(Type t) {
     return "sinter::generic::bf16";
   if (t.isF64())
     return "double";
+  if (t.isInteger(1))
+    return "bool";
+  if (t.isUnsignedInteger(64))
+    return "unsigned long long";
+  if (t.isUnsignedInteger(32))
+    return "unsigned int";
+  if (t.isUnsignedInteger(16))
+    return "unsigned short";
+  if (t.isUnsignedInteger(8))
+    return "unsigned char";
   if (t.isInteger(64))
     return "long long";
   if (t.isInteger(32))
     return "int";
+  if (t.isInteger(16))
+    return "short";
   if (t.isInteger(8))
     return "signed char";
-  if (t.isInteger(1))
-    return "bool";
   return "";
 }
 
@@ -998,7 +1008,12 @@ LogicalResult KernelWriter::writeRow() {
   Operation *row = plan.rowOp;
   Value x = row->getOperand(0);
   Type xt = elementOf(x);
-  std::string acc = xt.isF64() ? "double" : isa<FloatType>(xt) ? "float" : "long long";
+  // Integers accumulate in 64 bits (uint64 unsigned, so that its maximum and minimum see
+  // values past INT64_MAX as large).
+  std::string acc = xt.isF64()                  ? "double"
+                    : isa<FloatType>(xt)        ? "float"
+                    : xt.isUnsignedInteger(64) ? "unsigned long long"
+                                                : "long long";
   int64_t tpr = plan.threadsPerRow;
   std::string tprText = std::to_string(tpr);
   line("const int lane = threadIdx.x % " + tprText + ";");
@@ -1055,9 +1070,12 @@ LogicalResult KernelWriter::writeRow() {
          llvm::formatv(combine.c_str(), "a", "b").str() + "; });");
     return success();
   };
-  std::string inf = acc == "long long" ? "9223372036854775807LL" : "(" + acc + ")CUDART_INF";
-  std::string ninf =
-      acc == "long long" ? "(-9223372036854775807LL - 1)" : "-(" + acc + ")CUDART_INF";
+  std::string inf = acc == "long long"            ? "9223372036854775807LL"
+                    : acc == "unsigned long long" ? "18446744073709551615ULL"
+                                                  : "(" + acc + ")CUDART_INF";
+  std::string ninf = acc == "long long"            ? "(-9223372036854775807LL - 1)"
+                     : acc == "unsigned long long" ? "0ULL"
+                                                   : "-(" + acc + ")CUDART_INF";
   const char *sum = "{0} + {1}";
   const char *maxOf = "sinter::generic::max_({0}, {1})";
   const char *minOf = "sinter::generic::fn_min({0}, {1})";

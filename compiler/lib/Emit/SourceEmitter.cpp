@@ -44,11 +44,11 @@ int32_t dtypeValue(Type t) {
   if (t.isF32()) return (2 << 8) | 32;
   if (t.isF16()) return (2 << 8) | 16;
   if (t.isBF16()) return (4 << 8) | 16;
-  if (t.isInteger(64)) return 64;
-  if (t.isInteger(32)) return 32;
+  if (t.isF64()) return (2 << 8) | 64;
   if (t.isInteger(1)) return (6 << 8) | 8;
   if (isa<Float8E4M3FNType>(t)) return (10 << 8) | 8;
-  if (t.isUnsignedInteger(8)) return (1 << 8) | 8;
+  if (auto integer = dyn_cast<IntegerType>(t))
+    return (integer.isUnsigned() ? 1 << 8 : 0) | int32_t(integer.getWidth());
   return 0;
 }
 
@@ -56,11 +56,17 @@ const char *dtypeEnum(Type t) {
   if (t.isF32()) return "SINTER_DTYPE_F32";
   if (t.isF16()) return "SINTER_DTYPE_F16";
   if (t.isBF16()) return "SINTER_DTYPE_BF16";
-  if (t.isInteger(64)) return "SINTER_DTYPE_I64";
-  if (t.isInteger(32)) return "SINTER_DTYPE_I32";
+  if (t.isF64()) return "SINTER_DTYPE_F64";
   if (t.isInteger(1)) return "SINTER_DTYPE_BOOL";
   if (isa<Float8E4M3FNType>(t)) return "SINTER_DTYPE_F8_E4M3";
+  if (t.isUnsignedInteger(64)) return "SINTER_DTYPE_U64";
+  if (t.isUnsignedInteger(32)) return "SINTER_DTYPE_U32";
+  if (t.isUnsignedInteger(16)) return "SINTER_DTYPE_U16";
   if (t.isUnsignedInteger(8)) return "SINTER_DTYPE_U8";
+  if (t.isInteger(64)) return "SINTER_DTYPE_I64";
+  if (t.isInteger(32)) return "SINTER_DTYPE_I32";
+  if (t.isInteger(16)) return "SINTER_DTYPE_I16";
+  if (t.isInteger(8)) return "SINTER_DTYPE_I8";
   return nullptr;
 }
 
@@ -166,9 +172,9 @@ private:
     auto &inputs = entry.inputs, &outputs = entry.outputs;
     for (BlockArgument arg : func.getArguments()) {
       auto type = cast<MemRefType>(arg.getType());
-      // fp8 and packed int4 (ui8) are weight types only.
+      // fp8 is a weight type only.
       if (!dtypeEnum(type.getElementType()) || isa<Float8E4M3FNType>(type.getElementType()) ||
-          type.getElementType().isUnsignedInteger(8) || type.getRank() > 8)
+          type.getRank() > 8)
         return func.emitError("unsupported I/O type ") << type;
       auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "sinter.name");
       bool isOutput = func.getArgAttr(arg.getArgNumber(), "launch.output") != nullptr;

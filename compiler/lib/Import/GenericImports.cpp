@@ -63,6 +63,18 @@ template <const char *fn, bool predicate = false> LogicalResult importBinaryFn(N
   return failed(v) ? failure() : n.setOutput(0, *v);
 }
 
+LogicalResult importBitShift(NodeImporter &n) {
+  auto lhs = n.input(0), rhs = n.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  std::string direction = n.attrString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return n.fail("attribute 'direction' = '" + direction + "' (LEFT or RIGHT)");
+  auto v = binaryFn(n, direction == "LEFT" ? "bitshift_left" : "bitshift_right", *lhs, *rhs,
+                    false);
+  return failed(v) ? failure() : n.setOutput(0, *v);
+}
+
 LogicalResult importMod(NodeImporter &n) {
   auto lhs = n.input(0), rhs = n.input(1);
   if (failed(lhs) || failed(rhs))
@@ -576,7 +588,9 @@ LogicalResult importPad(NodeImporter &n) {
     else if (c.getElementType().isInteger(1))
       value = *c.getValues<bool>().begin();
     else
-      value = (double)(*c.getValues<APInt>().begin()).getSExtValue();
+      value = c.getElementType().isUnsignedInteger()
+                  ? (double)(*c.getValues<APInt>().begin()).getZExtValue()
+                  : (double)(*c.getValues<APInt>().begin()).getSExtValue();
   }
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d)
@@ -617,7 +631,9 @@ constexpr char kAbs[] = "abs", kExp[] = "exp", kLog[] = "log", kTanh[] = "tanh",
                kAtan[] = "atan", kSinh[] = "sinh", kCosh[] = "cosh", kAsinh[] = "asinh",
                kAcosh[] = "acosh", kAtanh[] = "atanh", kSoftsign[] = "softsign",
                kSelu[] = "selu", kCelu[] = "celu", kThresholdedRelu[] = "thresholded_relu",
-               kMish[] = "mish", kSwish[] = "swish";
+               kMish[] = "mish", kSwish[] = "swish", kPRelu[] = "prelu",
+               kBitwiseNot[] = "bitwise_not", kBitwiseAnd[] = "bitwise_and",
+               kBitwiseOr[] = "bitwise_or", kBitwiseXor[] = "bitwise_xor";
 
 } // namespace
 
@@ -661,6 +677,12 @@ void registerGenericImports(OpImportRegistry &r) {
   r["Or"] = {importBinaryFn<kOr>};
   r["Xor"] = {importBinaryFn<kXor>};
   r["Mod"] = {importMod};
+  r["PRelu"] = {importBinaryFn<kPRelu>, 9};
+  r["BitwiseNot"] = {importUnaryFn<kBitwiseNot>, 18};
+  r["BitwiseAnd"] = {importBinaryFn<kBitwiseAnd>, 18};
+  r["BitwiseOr"] = {importBinaryFn<kBitwiseOr>, 18};
+  r["BitwiseXor"] = {importBinaryFn<kBitwiseXor>, 18};
+  r["BitShift"] = {importBitShift, 11};
   r["Min"] = {importMinMax<false>, 13};
   r["Max"] = {importMinMax<true>, 13};
   r["Clip"] = {importClip, 11};

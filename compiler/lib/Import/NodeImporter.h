@@ -154,6 +154,7 @@ void registerShapeImports(OpImportRegistry &registry);
 void registerTensorImports(OpImportRegistry &registry);
 void registerGenericImports(OpImportRegistry &registry);
 void registerQuantizedImports(OpImportRegistry &registry);
+void registerQuantizeImports(OpImportRegistry &registry);
 void registerConvImports(OpImportRegistry &registry);
 void registerPoolImports(OpImportRegistry &registry);
 void registerChannelNormImports(OpImportRegistry &registry);

@@ -35,6 +35,7 @@ const OpImportRegistry &registry() {
     registerTensorImports(r);
     registerGenericImports(r);
     registerQuantizedImports(r);
+    registerQuantizeImports(r);
     registerConvImports(r);
     registerPoolImports(r);
     registerChannelNormImports(r);
@@ -394,14 +395,17 @@ private:
     return dropQuantizedConstants(func);
   }
 
-  /// uint8 and fp8 constants (the types constantElementTypeFor adds) are quantized weights:
+  /// fp8 constants (the type constantElementTypeFor adds) are quantized weights:
   /// DequantizeLinear and MatMulNBits read their values at import, and the graph dialect has no
-  /// tensors of those types, so they are dropped; one that any other op reads is an error.
+  /// tensors of that type, so they are dropped; one that any other op reads is an error. The
+  /// uint8 weights those ops read are dropped too (uint8 tensors are otherwise ordinary).
   LogicalResult dropQuantizedConstants(func::FuncOp func) {
     SmallVector<graph::ConstantOp> dropped;
     WalkResult walk = func.walk([&](graph::ConstantOp c) {
       Type et = cast<ShapedType>(c.getType()).getElementType();
-      if (!et.isUnsignedInteger(8) && !isa<Float8E4M3FNType>(et))
+      if (et.isUnsignedInteger(8) && c->use_empty())
+        dropped.push_back(c);
+      if (!isa<Float8E4M3FNType>(et))
         return WalkResult::advance();
       if (!c->use_empty()) {
         Operation *user = *c->getUsers().begin();
@@ -413,10 +417,9 @@ private:
           reader += loc.getName().str() + "'";
         else if (!isa<func::ReturnOp>(user))
           reader = "an op";
-        (void)fail(name + " of type " +
-                   (et.isUnsignedInteger(8) ? std::string("uint8") : std::string("float8e4m3fn")) +
-                   " is read by " + reader + ": constants of this type are supported only as "
-                   "quantized weights (DequantizeLinear, com.microsoft MatMulNBits)");
+        (void)fail(name + " of type float8e4m3fn is read by " + reader +
+                   ": constants of this type are supported only as quantized weights "
+                   "(DequantizeLinear, com.microsoft MatMulNBits)");
         return WalkResult::interrupt();
       }
       dropped.push_back(c);

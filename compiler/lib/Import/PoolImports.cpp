@@ -16,9 +16,12 @@ using namespace sinter::graph;
 namespace sinter::import {
 namespace {
 
-FailureOr<RankedTensorType> poolInput(NodeImporter &n) {
+/// X of a pool; MaxPool also takes 8-bit integers (opset 12).
+FailureOr<RankedTensorType> poolInput(NodeImporter &n, bool takesInt8) {
   auto x = n.inputType(0);
-  if (!x || failed(requireFloat(n, x, "input X")))
+  if (!x)
+    return failure();
+  if (!(takesInt8 && x.getElementType().isInteger(8)) && failed(requireFloat(n, x, "input X")))
     return failure();
   if (x.getRank() < 3)
     return n.fail("X [" + shapeText(x.getShape()) +
@@ -30,7 +33,7 @@ enum class Pool { Max, Average, Lp };
 
 template <Pool kind> LogicalResult importPool(NodeImporter &n) {
   constexpr bool isMax = kind == Pool::Max;
-  auto x = poolInput(n);
+  auto x = poolInput(n, isMax);
   if (failed(x))
     return failure();
   if (n.node.output_size() > 1 && !n.node.output(1).empty())
@@ -67,8 +70,14 @@ template <Pool kind> LogicalResult importPool(NodeImporter &n) {
   Type work = cast<RankedTensorType>(values.getType()).getElementType();
   if (table.readsOutside) {
     auto fillType = n.tensorType({batch, channels, 1}, work);
-    Value fill = n.constant(DenseElementsAttr::get(
-        fillType, n.builder.getFloatAttr(work, isMax ? -INFINITY : 0.0)));
+    // The maximum's padding is the type's lowest value: -inf, or an integer type's minimum.
+    auto integer = dyn_cast<IntegerType>(work);
+    Attribute lowest =
+        !integer ? Attribute(n.builder.getFloatAttr(work, isMax ? -INFINITY : 0.0))
+        : integer.isUnsigned()
+            ? n.builder.getIntegerAttr(work, APInt::getMinValue(integer.getWidth()))
+            : n.builder.getIntegerAttr(work, APInt::getSignedMinValue(integer.getWidth()));
+    Value fill = n.constant(DenseElementsAttr::get(fillType, lowest));
     values = ConcatOp::create(n.builder, n.loc, n.tensorType({batch, channels, inputs + 1}, work),
                               ValueRange{values, fill}, n.builder.getI64IntegerAttr(2));
   }
@@ -108,7 +117,7 @@ template <Pool kind> LogicalResult importPool(NodeImporter &n) {
 }
 
 template <bool isMax> LogicalResult importGlobalPool(NodeImporter &n) {
-  auto x = poolInput(n);
+  auto x = poolInput(n, false);
   if (failed(x))
     return failure();
   SmallVector<int64_t> axes, shape = {x->getDimSize(0), x->getDimSize(1)};

@@ -3,6 +3,7 @@
 // into a constant of the float type they produce, so the linear that reads it compiles like any
 // other (and --weight-dtype may quantize it again for the kernels).
 #include "NodeImporter.h"
+#include "QuantizationLayout.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -58,25 +59,19 @@ std::vector<uint8_t> bytesOf(DenseElementsAttr a) {
 bool isFloat16Or32(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
 
 /// DequantizeLinear(x, x_scale, x_zero_point): y = (x - x_zero_point) * x_scale, per tensor,
-/// per axis or per block along one axis, for a constant x (a quantized weight).
+/// per axis or per block along one axis.
 LogicalResult importDequantizeLinear(NodeImporter &n) {
   auto xType = n.inputType(0), scaleType = n.inputType(1);
   if (!xType || !scaleType)
     return failure();
-  DenseElementsAttr x = n.constantInput(0), scale = n.constantInput(1);
-  if (!x)
-    return n.fail("x is not a constant: only quantized weights (constant x) dequantize; "
-                  "quantized activations are not supported");
-  if (!scale)
-    return n.fail("x_scale is not a constant");
   if (!isFloat16Or32(scaleType.getElementType()))
     return n.fail("x_scale must be float, float16 or bfloat16");
-  DenseElementsAttr zero;
   if (n.hasInput(2)) {
-    zero = n.constantInput(2);
-    if (!zero)
-      return n.fail("x_zero_point is not a constant");
-    if (zero.getElementType() != x.getElementType() || zero.getType().getShape() != scaleType.getShape())
+    auto zeroType = n.inputType(2);
+    if (!zeroType)
+      return failure();
+    if (zeroType.getElementType() != xType.getElementType() ||
+        zeroType.getShape() != scaleType.getShape())
       return n.fail("x_zero_point must have x's element type and x_scale's shape");
   }
   Type outType = scaleType.getElementType();
@@ -87,43 +82,18 @@ LogicalResult importDequantizeLinear(NodeImporter &n) {
         return n.fail("output_dtype " + Twine(dtype) + " is not float, float16 or bfloat16");
     }
   }
-  const int64_t rank = xType.getRank();
-  const int64_t blockSize = n.opset() >= 21 ? n.attrInt("block_size", 0) : 0;
-  auto layout = [&] {
-    std::string s = "x " + shapeText(xType.getShape()) + ", x_scale " +
-                    shapeText(scaleType.getShape());
-    if (blockSize)
-      s += ", block_size " + std::to_string(blockSize);
-    return s;
-  };
-  // scaleIndex(i): the scale of flat element i of x.
-  enum class Layout { PerTensor, PerAxis, Blocked } kind;
-  int64_t axis = 0;
-  const int64_t axisAttribute = n.attrInt("axis", 1); // ignored by per-tensor scales
-  if (scaleType.getNumElements() == 1 && scaleType.getRank() <= 1 && blockSize == 0) {
-    kind = Layout::PerTensor;
-  } else {
-    auto normalized = normalizeAxis(n, axisAttribute, rank, "axis");
-    if (failed(normalized))
-      return failure();
-    axis = *normalized;
-    if (blockSize == 0) {
-      if (scaleType.getRank() != 1 || scaleType.getDimSize(0) != xType.getDimSize(axis))
-        return n.fail("unsupported quantization layout (" + layout() + ", axis " + Twine(axis) +
-                      "): per-axis scales need shape [" + Twine(xType.getDimSize(axis)) + "]");
-      kind = Layout::PerAxis;
-    } else {
-      bool ok = blockSize > 0 && scaleType.getRank() == rank;
-      for (int64_t d = 0; ok && d < rank; ++d)
-        ok = scaleType.getDimSize(d) ==
-             (d == axis ? (xType.getDimSize(d) + blockSize - 1) / blockSize : xType.getDimSize(d));
-      if (!ok)
-        return n.fail("unsupported quantization layout (" + layout() + ", axis " + Twine(axis) +
-                      "): blocked scales need x's shape with dimension " + Twine(axis) +
-                      " divided by the block size, rounded up");
-      kind = Layout::Blocked;
-    }
-  }
+  // Constant operands (quantized weights) dequantize here, into a constant; anything known
+  // only at run time (quantized activations) becomes the ops of the definition.
+  DenseElementsAttr x = n.constantInput(0), scale = n.constantInput(1);
+  DenseElementsAttr zero = n.hasInput(2) ? n.constantInput(2) : DenseElementsAttr();
+  if (!x || !scale || (n.hasInput(2) && !zero))
+    return importDequantizeAtRunTime(n, outType);
+  auto quantLayout = readQuantizationLayout(n, xType, scaleType);
+  if (failed(quantLayout))
+    return failure();
+  const QuantizationLayout::Kind kind = quantLayout->kind;
+  const int64_t rank = xType.getRank(), axis = quantLayout->axis,
+                blockSize = quantLayout->blockSize;
   const std::vector<double> xs = valuesOf(x), scales = valuesOf(scale);
   const std::vector<double> zeros = zero ? valuesOf(zero) : std::vector<double>();
   int64_t inner = 1; // elements after `axis`
@@ -134,9 +104,9 @@ LogicalResult importDequantizeLinear(NodeImporter &n) {
   std::vector<float> out(xs.size());
   for (size_t i = 0; i < xs.size(); ++i) {
     size_t s = 0;
-    if (kind == Layout::PerAxis) {
+    if (kind == QuantizationLayout::PerAxis) {
       s = size_t((int64_t(i) / inner) % axisLen);
-    } else if (kind == Layout::Blocked) {
+    } else if (kind == QuantizationLayout::Blocked) {
       const int64_t outer = int64_t(i) / (inner * axisLen);
       const int64_t along = (int64_t(i) / inner) % axisLen;
       s = size_t((outer * blocks + along / blockSize) * inner + int64_t(i) % inner);

@@ -369,7 +369,8 @@ LogicalResult importRange(NodeImporter &n) {
     DenseElementsAttr c = n.constantInput(i);
     if (isa<FloatType>(et))
       return (*c.getValues<APFloat>().begin()).convertToDouble();
-    return (double)(*c.getValues<APInt>().begin()).getSExtValue();
+    const APInt v = *c.getValues<APInt>().begin();
+    return et.isUnsignedInteger() ? (double)v.getZExtValue() : (double)v.getSExtValue();
   };
   double start = scalar(0), limit = scalar(1), delta = scalar(2);
   if (delta == 0)

@@ -21,7 +21,12 @@ Type elementTypeFor(MLIRContext *context, int onnxType) {
   case onnx::TensorProto::DOUBLE: return b.getF64Type();
   case onnx::TensorProto::INT64: return b.getI64Type();
   case onnx::TensorProto::INT32: return b.getI32Type();
+  case onnx::TensorProto::INT16: return b.getIntegerType(16);
   case onnx::TensorProto::INT8: return b.getIntegerType(8);
+  case onnx::TensorProto::UINT64: return b.getIntegerType(64, /*isSigned=*/false);
+  case onnx::TensorProto::UINT32: return b.getIntegerType(32, /*isSigned=*/false);
+  case onnx::TensorProto::UINT16: return b.getIntegerType(16, /*isSigned=*/false);
+  case onnx::TensorProto::UINT8: return b.getIntegerType(8, /*isSigned=*/false);
   case onnx::TensorProto::BOOL: return b.getI1Type();
   default: return {};
   }
@@ -30,7 +35,6 @@ Type elementTypeFor(MLIRContext *context, int onnxType) {
 Type constantElementTypeFor(MLIRContext *context, int onnxType) {
   Builder b(context);
   switch (onnxType) {
-  case onnx::TensorProto::UINT8: return b.getIntegerType(8, /*isSigned=*/false);
   case kOnnxFloat8E4M3FN: return b.getType<Float8E4M3FNType>();
   // 4-bit integers widen to 8 bits, one value a byte.
   case kOnnxUint4: return b.getIntegerType(8, /*isSigned=*/false);
@@ -50,8 +54,9 @@ std::string dataTypeText(int onnxType) {
   else if (onnx::TensorProto_DataType_IsValid(onnxType) &&
            onnxType != onnx::TensorProto::UNDEFINED)
     text += " (" + onnx::TensorProto_DataType_Name(onnxType) + ")";
-  return text + "; supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, INT8, BOOL "
-                "(and for constants UINT8, FLOAT8E4M3FN, INT4, UINT4)";
+  return text + "; supported: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, INT16, INT8, "
+                "UINT64, UINT32, UINT16, UINT8, BOOL (and for constants FLOAT8E4M3FN, INT4, "
+                "UINT4)";
 }
 
 std::string shapeText(ArrayRef<int64_t> shape) {
@@ -210,9 +215,13 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
               shapeText(shape) + " needs " + std::to_string(count);
       return false;
     };
+    // UINT32 and UINT64 live in uint64_data; the other integers narrower than 64 bits in
+    // int32_data.
+    const bool inUint64 = et.isUnsignedInteger(64) || et.isUnsignedInteger(32);
     int have = et.isF32()          ? tensor.float_data_size()
                : et.isF64()        ? tensor.double_data_size()
-               : et.isInteger(64) ? tensor.int64_data_size()
+               : inUint64          ? tensor.uint64_data_size()
+               : et.isInteger(64)  ? tensor.int64_data_size()
                                    : tensor.int32_data_size();
     if (packed4) {
       if ((uint64_t)have != bytes) {
@@ -230,6 +239,11 @@ FailureOr<DenseElementsAttr> tensorFromProto(const onnx::TensorProto &tensor,
       std::memcpy(raw.data(), tensor.float_data().data(), bytes);
     } else if (et.isF64()) {
       std::memcpy(raw.data(), tensor.double_data().data(), bytes);
+    } else if (inUint64) {
+      for (uint64_t i = 0; i < count; ++i) {
+        uint64_t v = tensor.uint64_data(i);
+        std::memcpy(&raw[i * storageBytes(et)], &v, storageBytes(et)); // little-endian
+      }
     } else if (et.isInteger(64)) {
       std::memcpy(raw.data(), tensor.int64_data().data(), bytes);
     } else if (packed4) {

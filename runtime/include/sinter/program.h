@@ -27,9 +27,15 @@ typedef enum sinter_dtype {
   SINTER_DTYPE_BOOL = (6 << 8) | 8,
   /* kDLFloat8_e4m3fn (DLPack 1.1): fp8 weights (--weight-dtype fp8); never an input or output */
   SINTER_DTYPE_F8_E4M3 = (10 << 8) | 8,
-  /* kDLUInt, 8 bits: int4 weights packed two to a byte (--weight-dtype int4); never an input
-     or output */
-  SINTER_DTYPE_U8 = (1 << 8) | 8
+  /* kDLUInt, 8 bits: uint8 tensors, and int4 weights packed two to a byte (--weight-dtype
+     int4) */
+  SINTER_DTYPE_U8 = (1 << 8) | 8,
+  SINTER_DTYPE_F64 = (2 << 8) | 64,
+  SINTER_DTYPE_I16 = (0 << 8) | 16,
+  SINTER_DTYPE_I8 = (0 << 8) | 8,
+  SINTER_DTYPE_U16 = (1 << 8) | 16,
+  SINTER_DTYPE_U32 = (1 << 8) | 32,
+  SINTER_DTYPE_U64 = (1 << 8) | 64
 } sinter_dtype;
 
 /* Where a buffer lives. Arena and weight offsets are bytes; I/O buffers are the tensors

@@ -45,8 +45,9 @@ std::optional<HostValues> readValues(Attribute attr) {
       assign(dense.getValues<int64_t>());
     else {
       out.ints.reserve(dense.getNumElements());
+      // Unsigned values read zero-extended (a uint64 past INT64_MAX wraps to negative).
       for (const APInt &v : dense.getValues<APInt>())
-        out.ints.push_back(v.getSExtValue());
+        out.ints.push_back(signExtended ? v.getSExtValue() : int64_t(v.getZExtValue()));
     }
   } else {
     return std::nullopt;
@@ -120,7 +121,8 @@ DenseElementsAttr makeElements(RankedTensorType type, const HostValues &values) 
   SmallVector<APInt> data;
   data.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i)
-    data.push_back(APInt(it.getWidth(), values.asInt(i), true));
+    data.push_back(APInt(it.getWidth(), uint64_t(values.asInt(i)), /*isSigned=*/false,
+                         /*implicitTrunc=*/true));
   return DenseElementsAttr::get(type, data);
 }
 

