@@ -13,6 +13,7 @@ cudaDataType_t cuda_type(int32_t dtype) {
   switch (dtype) {
   case SINTER_DTYPE_F16: return CUDA_R_16F;
   case SINTER_DTYPE_BF16: return CUDA_R_16BF;
+  case SINTER_DTYPE_F64: return CUDA_R_64F;
   default: return CUDA_R_32F;
   }
 }
@@ -23,6 +24,7 @@ sinter_status fail_lt(cublasStatus_t st, const char *what) {
 }
 
 const float kOne = 1.0f, kZero = 0.0f;
+const double kOneF64 = 1.0, kZeroF64 = 0.0;
 
 } // namespace
 
@@ -40,11 +42,15 @@ uint64_t gemm_operand_bytes(const sinter_gemm_desc &g, char which) {
 
 sinter_status gemm_plan_init(const sinter_gemm_desc &g, GemmPlan &plan) {
   // strict: plain fp32 FMA; tf32: fp32 storage on TF32 tensor cores; native: 16-bit operands,
-  // fp32 accumulation. The scale type (alpha/beta) is fp32 in every case.
-  const cublasComputeType_t compute =
-      g.precision == SINTER_PRECISION_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  // fp32 accumulation; f64: f64 throughout. The scale type (alpha/beta) is fp32 except for f64.
+  plan.f64 = g.dtype == SINTER_DTYPE_F64;
+  const cublasComputeType_t compute = plan.f64 ? CUBLAS_COMPUTE_64F
+                                      : g.precision == SINTER_PRECISION_TF32
+                                          ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                          : CUBLAS_COMPUTE_32F;
   const cudaDataType_t type = cuda_type(g.dtype);
-  cublasStatus_t st = cublasLtMatmulDescCreate(&plan.op, compute, CUDA_R_32F);
+  cublasStatus_t st =
+      cublasLtMatmulDescCreate(&plan.op, compute, plan.f64 ? CUDA_R_64F : CUDA_R_32F);
   if (st != CUBLAS_STATUS_SUCCESS)
     return fail_lt(st, "cublasLtMatmulDescCreate");
   plan.has_bias = g.bias.space != SINTER_BUFFER_NONE;
@@ -101,8 +107,10 @@ cublasStatus_t gemm_enqueue(cublasLtHandle_t handle, GemmPlan &plan, void *works
     if (st != CUBLAS_STATUS_SUCCESS)
       return st;
   }
-  return cublasLtMatmul(handle, plan.op, &kOne, plan.b, plan.layout_b, plan.a, plan.layout_a,
-                        plan.has_residual ? &kOne : &kZero,
+  const void *one = plan.f64 ? static_cast<const void *>(&kOneF64) : &kOne;
+  const void *zero = plan.f64 ? static_cast<const void *>(&kZeroF64) : &kZero;
+  return cublasLtMatmul(handle, plan.op, one, plan.b, plan.layout_b, plan.a, plan.layout_a,
+                        plan.has_residual ? one : zero,
                         plan.has_residual ? plan.residual : plan.c, plan.layout_c, plan.c,
                         plan.layout_c, &plan.algo, workspace, workspace_bytes, stream);
 }

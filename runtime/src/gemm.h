@@ -22,6 +22,7 @@ struct GemmPlan {
   // through one `void **` type.
   void *a = nullptr, *b = nullptr, *bias = nullptr, *c = nullptr, *residual = nullptr;
   bool has_bias = false;
+  bool f64 = false;          // f64 operands: f64 compute and alpha/beta as doubles
   bool has_residual = false; // beta = 1 with the residual as cuBLASLt's C, c as its D
   bool bias_is_io = false; // bias pointer must be re-set on the descriptor each run
 };

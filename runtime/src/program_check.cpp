@@ -109,7 +109,8 @@ sinter_status check_gemm(const LaunchScope &p, uint32_t i, const sinter_gemm_des
     return fail(SINTER_INTERNAL, "malformed program: %slaunch %u gemm has m=%lld n=%lld k=%lld",
                 in, i, static_cast<long long>(g.m), static_cast<long long>(g.n),
                 static_cast<long long>(g.k));
-  if (g.dtype != SINTER_DTYPE_F32 && g.dtype != SINTER_DTYPE_F16 && g.dtype != SINTER_DTYPE_BF16)
+  if (g.dtype != SINTER_DTYPE_F32 && g.dtype != SINTER_DTYPE_F16 && g.dtype != SINTER_DTYPE_BF16 &&
+      g.dtype != SINTER_DTYPE_F64)
     return fail(SINTER_INTERNAL, "malformed program: %slaunch %u gemm has dtype %d", in, i,
                 g.dtype);
   if (g.precision < SINTER_PRECISION_STRICT || g.precision > SINTER_PRECISION_NATIVE)
@@ -117,7 +118,7 @@ sinter_status check_gemm(const LaunchScope &p, uint32_t i, const sinter_gemm_des
                 g.precision);
   if (g.precision == SINTER_PRECISION_TF32 && g.dtype != SINTER_DTYPE_F32)
     return fail(SINTER_INTERNAL,
-                "malformed program: %slaunch %u gemm asks tf32 for a 16-bit dtype", in, i);
+                "malformed program: %slaunch %u gemm asks tf32 for a dtype other than f32", in, i);
   const uint64_t e = dtype_bytes(g.dtype);
   const uint64_t m = uint64_t(g.m), n = uint64_t(g.n), k = uint64_t(g.k);
   // Byte sizes of a, b and c; a product that wraps would let a huge operand pass the checks.

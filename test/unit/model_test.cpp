@@ -160,7 +160,7 @@ const BadProgram kBadPrograms[] = {
        l[0].gemm.dtype = SINTER_DTYPE_BF16;
        l[0].gemm.precision = SINTER_PRECISION_TF32;
      },
-     "launch 0 gemm asks tf32 for a 16-bit dtype"},
+     "launch 0 gemm asks tf32 for a dtype other than f32"},
     {"c in weights", [](sinter_program &, auto &l) { l[0].gemm.c = {SINTER_BUFFER_WEIGHTS, 0, 0}; },
      "launch 0 writes c into the weights"},
     {"arena overflow", [](sinter_program &p, auto &) { p.arena_bytes = 63; },

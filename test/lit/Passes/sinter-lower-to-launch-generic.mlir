@@ -50,7 +50,7 @@ func.func @broadcasts(%a: tensor<2x3x4xf16>, %b: tensor<4x5xf16>, %c: tensor<2x1
 
 // Negative: integer matrix products have no library path.
 func.func @integer(%a: tensor<2x2xi64>, %b: tensor<2x2xi64>) -> tensor<2x2xi64> {
-  // expected-error @+1 {{matrix products on 'i64' are not supported (f32, f16, bf16)}}
+  // expected-error @+1 {{matrix products on 'i64' are not supported (f32, f16, bf16, f64)}}
   %y = sinter.matmul %a, %b : (tensor<2x2xi64>, tensor<2x2xi64>) -> tensor<2x2xi64>
   return %y : tensor<2x2xi64>
 }

@@ -78,8 +78,11 @@ LogicalResult GemmOp::verify() {
   StringRef p = getPrecision();
   if (p != "strict" && p != "tf32" && p != "native")
     return emitOpError("precision must be strict, tf32 or native, got '") << p << "'";
-  if (p != "native" && !in.getElementType().isF32())
-    return emitOpError("precision '") << p << "' needs f32 operands";
+  Type et = in.getElementType();
+  if (p == "tf32" && !et.isF32())
+    return emitOpError("precision 'tf32' needs f32 operands");
+  if (p == "strict" && !et.isF32() && !et.isF64())
+    return emitOpError("precision 'strict' needs f32 or f64 operands");
   return success();
 }
 

@@ -110,6 +110,10 @@ private:
   /// activation after a library GEMM.
   mlir::LogicalResult emitGenericUnary(mlir::Location loc, mlir::Value x, mlir::Value out,
                                        int64_t m, int64_t n, llvm::StringRef fn);
+  /// x [m, n] + bias [n] into out: the bias of an f64 library GEMM (cuBLASLt's bias
+  /// epilogue is not used for f64).
+  mlir::LogicalResult emitGenericBias(mlir::Location loc, mlir::Value x, mlir::Value bias,
+                                      mlir::Value out, int64_t m, int64_t n);
   /// A generated LayerNorm of x's [m, k] rows (scale and shift [k]) into a new buffer: a
   /// LayerNorm prologue before a library GEMM.
   mlir::FailureOr<mlir::Value> emitGenericLayerNorm(mlir::Location loc, mlir::Value x,

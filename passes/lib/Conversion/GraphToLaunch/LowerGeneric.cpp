@@ -158,6 +158,18 @@ LogicalResult FunctionLowering::emitGenericUnary(Location loc, Value x, Value ou
   });
 }
 
+LogicalResult FunctionLowering::emitGenericBias(Location loc, Value x, Value bias, Value out,
+                                                int64_t m, int64_t n) {
+  Type et = cast<MemRefType>(x.getType()).getElementType();
+  auto rows = RankedTensorType::get({m, n}, et);
+  auto row = RankedTensorType::get({n}, et);
+  return emitGeneric(loc, {x, bias}, {out}, [&](OpBuilder &b, ValueRange args) {
+    Value sum = graph::AddOp::create(b, loc, rows, viewAs(b, loc, args[0], rows),
+                                     viewAs(b, loc, args[1], row));
+    return SmallVector<Value>{sum};
+  });
+}
+
 FailureOr<Value> FunctionLowering::emitGenericLayerNorm(Location loc, Value x, Value scale,
                                                         Value shift, int64_t m, int64_t k,
                                                         float epsilon) {
@@ -179,8 +191,9 @@ FailureOr<Value> FunctionLowering::emitGenericLayerNorm(Location loc, Value x, V
 
 LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp matmul) {
   Type et = matmul.getType().getElementType();
-  if (!et.isF32() && !et.isF16() && !et.isBF16())
-    return matmul.emitError("matrix products on ") << et << " are not supported (f32, f16, bf16)";
+  if (!et.isF32() && !et.isF16() && !et.isBF16() && !et.isF64())
+    return matmul.emitError("matrix products on ")
+           << et << " are not supported (f32, f16, bf16, f64)";
   if (failed(requireModelActivations(matmul, "a matrix product of activations")))
     return failure();
   // numpy matmul: a vector operand is a one-row (left) or one-column (right) matrix.
@@ -235,7 +248,8 @@ LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp matmul) {
     return failure();
   Value out = destinationFor(matmul.getResult());
   buffers[matmul.getResult()] = out;
-  StringRef mode = et.isF32() ? precision : StringRef("native");
+  // f64 products are plain f64 FMA (strict); --precision picks the f32 mode.
+  StringRef mode = et.isF32() ? precision : et.isF64() ? StringRef("strict") : StringRef("native");
   launch::GemmOp::create(builder, matmul.getLoc(), *input, *weight, Value(), Value(), out,
                          builder.getI64IntegerAttr(m), builder.getI64IntegerAttr(n),
                          builder.getI64IntegerAttr(k), builder.getStringAttr(mode),

@@ -234,8 +234,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
 LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
   auto inType = linear.getInput().getType();
   Type et = inType.getElementType();
-  StringRef mode = et.isF32() ? precision : StringRef("native");
-  if (!et.isF32() && !et.isBF16() && !et.isF16())
+  StringRef mode = et.isF32() ? precision : et.isF64() ? StringRef("strict") : StringRef("native");
+  if (!et.isF32() && !et.isBF16() && !et.isF16() && !et.isF64())
     return linear.emitError("linear on ") << et << " is not supported";
   // sinter-fuse-linear-swiglu and -activation fuse only what the bf16 lowering takes.
   if (linear.getGateUpColumns() || linear.getActivation())
@@ -266,9 +266,18 @@ LogicalResult FunctionLowering::lowerGemm(graph::LinearOp linear) {
                                                             std::to_string(m) + " rows")))
     return failure();
   Value out = destinationFor(linear.getResult());
-  launch::GemmOp::create(builder, linear.getLoc(), *input, *weight, *bias, *residual, out,
+  // f64: the product (and residual) first, the bias after it in a generated kernel.
+  Value product = out, gemmBias = *bias;
+  if (et.isF64() && gemmBias) {
+    product = launch::AllocOp::create(builder, linear.getLoc(), MemRefType::get({m, n}, et),
+                                      IntegerAttr());
+    gemmBias = Value();
+  }
+  launch::GemmOp::create(builder, linear.getLoc(), *input, *weight, gemmBias, *residual, product,
                          builder.getI64IntegerAttr(m), builder.getI64IntegerAttr(n),
                          builder.getI64IntegerAttr(k), builder.getStringAttr(mode));
+  if (product != out && failed(emitGenericBias(linear.getLoc(), product, *bias, out, m, n)))
+    return failure();
   buffers[linear.getResult()] = out;
   return success();
 }

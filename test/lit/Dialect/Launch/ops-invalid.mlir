@@ -64,6 +64,14 @@ func.func @gemm_tf32_bf16(%x: memref<2x8xbf16>, %w: memref<8x4xbf16>, %y: memref
 
 // -----
 
+func.func @gemm_strict_bf16(%x: memref<2x8xbf16>, %w: memref<8x4xbf16>, %y: memref<2x4xbf16>) {
+  // expected-error @+1 {{precision 'strict' needs f32 or f64 operands}}
+  launch.gemm %x, %w -> %y {m = 2 : i64, n = 4 : i64, k = 8 : i64, precision = "strict"} : memref<2x8xbf16>, memref<8x4xbf16> -> memref<2x4xbf16>
+  return
+}
+
+// -----
+
 func.func @gemm_zero(%x: memref<2x8xf32>, %w: memref<8x4xf32>, %y: memref<2x4xf32>) {
   // expected-error @+1 {{m, n and k must be positive}}
   launch.gemm %x, %w -> %y {m = 0 : i64, n = 4 : i64, k = 8 : i64, precision = "strict"} : memref<2x8xf32>, memref<8x4xf32> -> memref<2x4xf32>

@@ -232,6 +232,12 @@ save("QuantizeLinearBlocked", [helper.make_node("QuantizeLinear", ["x", "s"], ["
      [vi("x", [2, 4]), vi("s", [2, 2])], [vi("y", [2, 4], U8)], opset=21)
 save("DequantizeLinearActivation", [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"])],
      [vi("x", [2, 3], U8), vi("s", []), vi("z", [], U8)], [vi("y", [2, 3])])
+save("GemmDouble", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], [vi("x", [4, 8], F64)],
+     [vi("y", [4, 3], F64)], [numpy_helper.from_array(np.linspace(-1, 1, 24).reshape(3, 8), "w"),
+                              numpy_helper.from_array(np.array([0.5, -0.5, 2.0]), "b")])
+save("MatMulDouble", [helper.make_node("MatMul", ["a", "b"], ["y"])], [vi("a", [2, 4, 8], F64),
+                                                                       vi("b", [2, 8, 3], F64)],
+     [vi("y", [2, 4, 3], F64)])
 save("CastUint8Double", [helper.make_node("Cast", ["x"], ["y"], to=F64)], [vi("x", [3, 5], U8)],
      [vi("y", [3, 5], F64)])
 

@@ -54,7 +54,8 @@ def Launch_AllocOp : Launch_Op<"alloc", [Pure]> {
 def Launch_GemmOp : Launch_Op<"gemm", [AttrSizedOperandSegments]> {
   let summary = "A cuBLASLt matrix product: output[m, n] = input[m, k] @ weight[k, n] (+ bias[n]) (+ residual[m, n])";
   let description = [{
-    Row-major operands. `precision` is the math the library may use: "strict" (fp32 FMA),
+    Row-major operands. `precision` is the math the library may use: "strict" (fp32 FMA;
+    f64 FMA for f64 operands),
     "tf32" (tensor cores, 10-bit mantissa inputs) or "native" (the operand type's own
     tensor-core path, for bf16/f16). The algorithm is chosen once when the model loads.
     With `batch` > 1 the product runs `batch` times over consecutive [m, k], [k, n] and
