@@ -12,6 +12,7 @@
 
 #include <cctype>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
 
 using namespace mlir;
 using namespace sinter::import;
@@ -69,6 +70,14 @@ public:
     if (failed(parse(bytes, name, model)) || failed(checkVersions(model)))
       return nullptr;
     state.modelDir = modelDir.empty() ? "." : modelDir;
+    for (const onnx::FunctionProto &function : model.functions()) {
+      std::string domain = function.domain().empty() ? "ai.onnx" : function.domain();
+      if (!functions.try_emplace({domain, function.name()}, &function).second) {
+        (void)fail("the model defines function '" + function.name() + "' of domain '" + domain +
+                   "' twice");
+        return nullptr;
+      }
+    }
 
     OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
     builder.setInsertionPointToEnd(module->getBody());
@@ -435,12 +444,21 @@ private:
   }
 
   LogicalResult importNode(const onnx::NodeProto &node, int index) {
-    std::string name = nodeName(node, index);
+    return importNode(node, nodeName(node, index));
+  }
+
+  LogicalResult importNode(const onnx::NodeProto &node, const std::string &name) {
     std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
     auto describe = [&] {
       return "node '" + name + "' (" + node.op_type() + ", domain '" + domain + "', opset " +
              std::to_string(state.opset) + ")";
     };
+    // A model-local function of a custom domain is called by its name; one that shares a
+    // standard op's name and domain is that op's definition, used where Sinter lacks the op.
+    auto function = functions.find({domain, node.op_type()});
+    if (function != functions.end() &&
+        (domain != "ai.onnx" || !registry().count(node.op_type())))
+      return inlineFunction(node, name, *function->second, describe());
     if (domain != "ai.onnx" && domain != "com.microsoft")
       return fail(describe() + ": unsupported domain '" + domain + "'");
     const OpImportRegistry &ops = domain == "ai.onnx" ? registry() : microsoftRegistry();
@@ -483,8 +501,127 @@ private:
     return success();
   }
 
+  /// FunctionProto.attribute_proto (field 11, IR 9): the function's attributes with default
+  /// values. This onnx.proto predates the field, so it is read from the kept unknown fields.
+  static std::vector<onnx::AttributeProto>
+  functionAttributeDefaults(const onnx::FunctionProto &function) {
+    constexpr uint32_t kAttributeProtoField = 11;
+    std::vector<onnx::AttributeProto> defaults;
+    const std::string &unknown = function.unknown_fields();
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(unknown.data()),
+                                              int(unknown.size()));
+    while (uint32_t tag = in.ReadTag()) {
+      using google::protobuf::internal::WireFormatLite;
+      if (WireFormatLite::GetTagFieldNumber(tag) == kAttributeProtoField &&
+          WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+        std::string bytes;
+        uint32_t length = 0;
+        if (!in.ReadVarint32(&length) || !in.ReadString(&bytes, int(length)))
+          break;
+        onnx::AttributeProto attribute;
+        if (attribute.ParseFromString(bytes))
+          defaults.push_back(std::move(attribute));
+      } else if (!WireFormatLite::SkipField(&in, tag)) {
+        break;
+      }
+    }
+    return defaults;
+  }
+
+  /// Imports a call of a model-local function as its body: the function's inputs and
+  /// outputs are the call's, its other values get names no other value has, and attributes
+  /// that refer to the call's (ref_attr_name) take its values. The body's ops read the
+  /// function's own default-domain opset.
+  LogicalResult inlineFunction(const onnx::NodeProto &call, const std::string &name,
+                               const onnx::FunctionProto &function, const std::string &describe) {
+    constexpr int kMaxDepth = 32;
+    if (inlineDepth == 0)
+      outermostCall = describe;
+    if (inlineDepth >= kMaxDepth)
+      return fail(outermostCall + ": function calls nest deeper than " + Twine(kMaxDepth) +
+                  " (a recursive function?)");
+    if (call.input_size() > function.input_size() || call.output_size() > function.output_size())
+      return fail(describe + ": the call has " + Twine(call.input_size()) + " inputs and " +
+                  Twine(call.output_size()) + " outputs, function '" + function.name() +
+                  "' declares " + Twine(function.input_size()) + " and " +
+                  Twine(function.output_size()));
+    std::map<std::string, std::string> renamed;
+    for (int i = 0; i < function.input_size(); ++i)
+      renamed[function.input(i)] = i < call.input_size() ? call.input(i) : "";
+    for (int i = 0; i < function.output_size(); ++i)
+      renamed[function.output(i)] = i < call.output_size() ? call.output(i) : "";
+    const std::string prefix = name + "#" + std::to_string(inlineCount++) + "/";
+    auto rename = [&](const std::string &value) {
+      if (value.empty())
+        return value;
+      auto it = renamed.find(value);
+      return it != renamed.end() ? it->second : prefix + value;
+    };
+    // The call's attributes, over the function's defaults (FunctionProto.attribute_proto,
+    // field 11 since IR 9: newer than this onnx.proto, so read from the unknown fields).
+    std::map<std::string, onnx::AttributeProto> callAttributes;
+    for (onnx::AttributeProto &fallback : functionAttributeDefaults(function))
+      callAttributes[fallback.name()] = std::move(fallback);
+    for (const onnx::AttributeProto &a : call.attribute())
+      callAttributes[a.name()] = a;
+    int64_t bodyOpset = state.opset;
+    for (const auto &opset : function.opset_import())
+      if (opset.domain().empty() || opset.domain() == "ai.onnx")
+        bodyOpset = opset.version();
+    if (bodyOpset < kMinOpset || bodyOpset > kMaxOpset)
+      return fail(describe + ": function '" + function.name() + "' imports opset " +
+                  Twine(bodyOpset) + " (supported " + Twine(kMinOpset) + "-" + Twine(kMaxOpset) +
+                  ")");
+    const int64_t callerOpset = state.opset;
+    state.opset = bodyOpset;
+    ++inlineDepth;
+    LogicalResult result = success();
+    // Calls nested a few levels deep can multiply into more nodes than any model has.
+    constexpr int64_t kMaxInlinedNodes = int64_t(1) << 20;
+    for (int i = 0; i < function.node_size() && succeeded(result); ++i) {
+      if (++inlinedNodes > kMaxInlinedNodes) {
+        result = fail(outermostCall + ": function calls expand to more than " +
+                      Twine(kMaxInlinedNodes) + " nodes");
+        break;
+      }
+      onnx::NodeProto body = function.node(i);
+      for (std::string &in : *body.mutable_input())
+        in = rename(in);
+      for (std::string &out : *body.mutable_output())
+        out = rename(out);
+      google::protobuf::RepeatedPtrField<onnx::AttributeProto> attributes;
+      for (const onnx::AttributeProto &a : body.attribute()) {
+        if (a.ref_attr_name().empty()) {
+          *attributes.Add() = a;
+          continue;
+        }
+        auto it = callAttributes.find(a.ref_attr_name());
+        if (it == callAttributes.end())
+          continue; // not given by the call: the op's default
+        onnx::AttributeProto *bound = attributes.Add();
+        *bound = it->second;
+        bound->set_name(a.name());
+      }
+      body.mutable_attribute()->Swap(&attributes);
+      std::string bodyName = name + "/" + nodeName(body, i);
+      for (const auto &out : body.output())
+        if (!out.empty())
+          state.producers[out] = bodyName;
+      result = importNode(body, bodyName);
+    }
+    --inlineDepth;
+    state.opset = callerOpset;
+    return result;
+  }
+
   MLIRContext &context;
   const ImportOptions &options;
+  /// The model's local functions by (domain, name).
+  std::map<std::pair<std::string, std::string>, const onnx::FunctionProto *> functions;
+  int inlineDepth = 0;
+  int inlineCount = 0;
+  int64_t inlinedNodes = 0;
+  std::string outermostCall; // for the message when calls nest too deep
   /// options.dimValues and, for a --cache-length entry, its past and sequence lengths.
   std::map<std::string, int64_t> dimValues;
   std::string &error;

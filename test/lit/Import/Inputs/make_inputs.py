@@ -176,7 +176,58 @@ def newer_versions():
               "range_stash_f16.onnx")
 
 
+def local_functions():
+    """Model-local functions: attributes by reference with a default (attribute_proto), a
+    function calling another, a recursive one, and a call with more inputs than declared."""
+    F = TensorProto.FLOAT
+    scale = helper.make_node("Constant", [], ["a"])
+    ref = helper.make_attribute("value_float", 0.0)
+    ref.ref_attr_name = "alpha"
+    scale.attribute.append(ref)
+    scaled_tanh = helper.make_function(
+        "local", "ScaledTanh", ["x"], ["y"],
+        [helper.make_node("Tanh", ["x"], ["t"]), scale, helper.make_node("Mul", ["t", "a"], ["y"])],
+        [helper.make_opsetid("", 18)], attributes=[],
+        attribute_protos=[helper.make_attribute("alpha", 2.0)])
+    twice = helper.make_function(
+        "local", "Twice", ["x"], ["y"],
+        [helper.make_node("ScaledTanh", ["x"], ["m"], domain="local", alpha=0.5),
+         helper.make_node("ScaledTanh", ["m"], ["y"], domain="local")],
+        [helper.make_opsetid("", 18), helper.make_opsetid("local", 1)])
+    opsets = [helper.make_opsetid("", 18), helper.make_opsetid("local", 1)]
+    g = helper.make_graph(
+        [helper.make_node("ScaledTanh", ["x"], ["a"], domain="local", name="call1"),
+         helper.make_node("ScaledTanh", ["a"], ["b"], domain="local", name="call2", alpha=3.0),
+         helper.make_node("Twice", ["b"], ["c"], domain="local", name="call3")],
+        "g", [vi("x", [2, 3])], [vi("c", [2, 3])])
+    onnx.save(helper.make_model(g, opset_imports=opsets, functions=[scaled_tanh, twice]),
+              "local_functions.onnx")
+    recursive = helper.make_function(
+        "local", "Forever", ["x"], ["y"], [helper.make_node("Forever", ["x"], ["y"], domain="local")],
+        opsets)
+    g = helper.make_graph([helper.make_node("Forever", ["x"], ["y"], domain="local", name="rec")],
+                          "g", [vi("x", [2])], [vi("y", [2])])
+    onnx.save(helper.make_model(g, opset_imports=opsets, functions=[recursive]),
+              "function_recursive.onnx")
+    g = helper.make_graph([helper.make_node("Twice", ["x", "x"], ["y"], domain="local", name="two")],
+                          "g", [vi("x", [2])], [vi("y", [2])])
+    onnx.save(helper.make_model(g, opset_imports=opsets, functions=[scaled_tanh, twice]),
+              "function_arity.onnx")
+    # 30 levels, each calling the one below twice: 2^29 nodes once inlined.
+    levels = [helper.make_function("local", "F0", ["x"], ["y"], [helper.make_node("Neg", ["x"], ["y"])],
+                                   opsets)]
+    for i in range(1, 30):
+        levels.append(helper.make_function(
+            "local", f"F{i}", ["x"], ["y"],
+            [helper.make_node(f"F{i - 1}", ["x"], ["m"], domain="local"),
+             helper.make_node(f"F{i - 1}", ["m"], ["y"], domain="local")], opsets))
+    g = helper.make_graph([helper.make_node("F29", ["x"], ["y"], domain="local", name="bomb")],
+                          "g", [vi("x", [2])], [vi("y", [2])])
+    onnx.save(helper.make_model(g, opset_imports=opsets, functions=levels), "function_bomb.onnx")
+
+
 def main():
+    local_functions()
     onnx.save(model([helper.make_node("FooBar", ["x"], ["y"], name="mystery")],
                     [vi("x", [2])], [vi("y", [2])]), "unknown_op.onnx")
     onnx.save(model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
