@@ -17,7 +17,10 @@ in-scope tests: groups (depthwise too), dilations, 1-D and 3-D, bias, every auto
 output_padding, a 4x4 upsampling, 1-D dilation), against float64 numpy references that
 onnxruntime (when installed) must agree with; Einsum in f32 (diagonals, ellipsis broadcasting,
 three operands, implicit outputs) against numpy's float64 einsum; TopK (a router's 2 of 8, entries
-equal to the lowest value, int64 smallest).
+equal to the lowest value, int64 smallest); RNN / GRU / LSTM with sequence_lens, clip, other
+activations, linear_before_reset, input_forget, peepholes, batch-first layout and initial
+states, against a float64 numpy transcription of the operator definitions that onnxruntime
+(when installed) must agree with.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -453,6 +456,153 @@ def topk_cases(root, rng):
               [numpy_helper.from_array(np.array([k], np.int64), "k")])
 
 
+ACTIVATIONS = {
+    "Sigmoid": lambda x, a, b: 1 / (1 + np.exp(-x)),
+    "Tanh": lambda x, a, b: np.tanh(x),
+    "Relu": lambda x, a, b: np.maximum(x, 0),
+    "LeakyRelu": lambda x, a, b: np.where(x >= 0, x, a * x),
+    "HardSigmoid": lambda x, a, b: np.clip(a * x + b, 0, 1),
+    "Affine": lambda x, a, b: a * x + b,
+    "ScaledTanh": lambda x, a, b: a * np.tanh(b * x),
+    "Softsign": lambda x, a, b: x / (1 + np.abs(x)),
+}
+DEFAULT_ALPHA_BETA = {"LeakyRelu": (0.01, 0), "HardSigmoid": (0.2, 0.5), "Affine": (1, 0),
+                      "ScaledTanh": (1, 0)}
+
+
+def recurrent_reference(cell, x, w, r, b=None, lens=None, h0=None, c0=None, p=None,
+                        direction="forward", activations=None, alphas=(), betas=(), clip=None,
+                        linear_before_reset=0, input_forget=0, layout=0):
+    """RNN / GRU / LSTM as the ONNX operator definitions state them, in float64: Y, Y_h (and
+    Y_c for LSTM), with sequence_lens (steps past a length keep the state, Y = 0)."""
+    x, w, r = (a.astype(np.float64) for a in (x, w, r))
+    if layout:
+        x = x.transpose(1, 0, 2)
+        h0 = None if h0 is None else h0.transpose(1, 0, 2)
+        c0 = None if c0 is None else c0.transpose(1, 0, 2)
+    steps, batch, _ = x.shape
+    dirs = 2 if direction == "bidirectional" else 1
+    hidden = r.shape[2]
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[cell]
+    per = {"RNN": 1, "GRU": 2, "LSTM": 3}[cell]
+    if activations is None:
+        activations = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"],
+                       "LSTM": ["Sigmoid", "Tanh", "Tanh"]}[cell] * dirs
+    fns, ai, bi = [], 0, 0
+    for name in activations:
+        a, bb = DEFAULT_ALPHA_BETA.get(name, (0, 0))
+        if name in ("LeakyRelu", "HardSigmoid", "Affine", "ScaledTanh") and ai < len(alphas):
+            a, ai = alphas[ai], ai + 1
+        if name in ("HardSigmoid", "Affine", "ScaledTanh") and bi < len(betas):
+            bb, bi = betas[bi], bi + 1
+        fns.append(lambda v, f=ACTIVATIONS[name], a=a, bb=bb: f(v, a, bb))
+    cl = (lambda v: np.clip(v, -clip, clip)) if clip is not None else (lambda v: v)
+    lens = np.full(batch, steps) if lens is None else lens
+    y = np.zeros((steps, dirs, batch, hidden))
+    yh, yc = np.zeros((dirs, batch, hidden)), np.zeros((dirs, batch, hidden))
+    for d in range(dirs):
+        f = fns[d * per:(d + 1) * per]
+        bias = np.zeros(2 * gates * hidden) if b is None else b[d].astype(np.float64)
+        wb, rb = bias[:gates * hidden], bias[gates * hidden:]
+        h = np.zeros((batch, hidden)) if h0 is None else h0[d].astype(np.float64)
+        c = np.zeros((batch, hidden)) if c0 is None else c0[d].astype(np.float64)
+        pp = np.zeros(3 * hidden) if p is None else p[d].astype(np.float64)
+        order = range(steps - 1, -1, -1) if (direction == "reverse" or d == 1) else range(steps)
+        for t in order:
+            xw = x[t] @ w[d].T + wb
+            live = (t < lens)[:, None]
+            if cell == "RNN":
+                nh, nc = f[0](cl(xw + h @ r[d].T + rb)), c
+            elif cell == "GRU":
+                hs = slice(0, hidden), slice(hidden, 2 * hidden), slice(2 * hidden, 3 * hidden)
+                z = f[0](cl(xw[:, hs[0]] + h @ r[d][hs[0]].T + rb[hs[0]]))
+                rr = f[0](cl(xw[:, hs[1]] + h @ r[d][hs[1]].T + rb[hs[1]]))
+                if linear_before_reset:
+                    cand = xw[:, hs[2]] + rr * (h @ r[d][hs[2]].T + rb[hs[2]])
+                else:
+                    cand = xw[:, hs[2]] + (rr * h) @ r[d][hs[2]].T + rb[hs[2]]
+                nh, nc = (1 - z) * f[1](cl(cand)) + z * h, c
+            else:
+                g = xw + h @ r[d].T + rb
+                gi, go, gf, gc = (g[:, k * hidden:(k + 1) * hidden] for k in range(4))
+                i = f[0](cl(gi + pp[:hidden] * c))
+                fg = 1 - i if input_forget else f[0](cl(gf + pp[2 * hidden:] * c))
+                nc = fg * c + i * f[1](cl(gc))
+                o = f[0](cl(go + pp[hidden:2 * hidden] * nc))
+                nh = o * f[2](nc)
+            y[t, d] = np.where(live, nh, 0)
+            h, c = np.where(live, nh, h), np.where(live, nc, c)
+        yh[d], yc[d] = h, c
+    if layout:
+        y, yh, yc = y.transpose(2, 0, 1, 3), yh.transpose(1, 0, 2), yc.transpose(1, 0, 2)
+    return y, yh, yc
+
+
+def recurrent_cases(root, rng):
+    """What the suite's 18 recurrent tests leave out: sequence_lens (forward, reverse and
+    bidirectional), clip, other activations with alpha / beta, GRU's linear_before_reset,
+    LSTM's input_forget and peepholes with a batch-first layout and initial states."""
+    def case(name, cell, steps, batch, inputs, hidden, lens=None, h0=False, c0=False,
+             peep=False, **attrs):
+        dirs = 2 if attrs.get("direction") == "bidirectional" else 1
+        gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[cell]
+        layout = attrs.get("layout", 0)
+        rnd = lambda *s: (rng.random(s) * 1.6 - 0.8).astype(np.float32)
+        x = rnd(steps, batch, inputs) if not layout else rnd(batch, steps, inputs)
+        w, r, b = rnd(dirs, gates * hidden, inputs), rnd(dirs, gates * hidden, hidden), \
+            rnd(dirs, 2 * gates * hidden)
+        state = (lambda: rnd(dirs, batch, hidden)) if not layout else (lambda: rnd(batch, dirs, hidden))
+        named = [("X", x), ("W", w), ("R", r), ("B", b)]
+        extra = {"lens": None, "h0": state() if h0 else None, "c0": state() if c0 else None,
+                 "p": rnd(dirs, 3 * hidden) if peep else None}
+        if lens is not None:
+            extra["lens"] = np.array(lens, np.int32)
+        for key, onnx_name in (("lens", "sequence_lens"), ("h0", "initial_h"), ("c0", "initial_c"),
+                               ("p", "P")):
+            if cell != "LSTM" and key in ("c0", "p"):
+                continue
+            named.append((onnx_name, extra[key]))
+        while named and named[-1][1] is None:
+            named.pop()
+        node_inputs = [nm if a is not None else "" for nm, a in named]
+        feeds = [(nm, a) for nm, a in named if a is not None]
+        ref_attrs = {k: v for k, v in attrs.items() if k not in ("activation_alpha", "activation_beta")}
+        y, yh, yc = recurrent_reference(cell, x, w, r, b, extra["lens"], extra["h0"], extra["c0"],
+                                        extra["p"], alphas=attrs.get("activation_alpha", ()),
+                                        betas=attrs.get("activation_beta", ()), **ref_attrs)
+        outs = [("Y", y.astype(np.float32)), ("Y_h", yh.astype(np.float32))]
+        if cell == "LSTM":
+            outs.append(("Y_c", yc.astype(np.float32)))
+        node = helper.make_node(cell, node_inputs, [nm for nm, _ in outs], hidden_size=hidden, **attrs)
+        write(root, name, [node], feeds, outs)
+        if layout:  # onnxruntime has no batch-first recurrent ops
+            return
+        try:  # onnxruntime, where installed, must agree with the reference
+            import onnxruntime as ort
+        except ImportError:
+            return
+        model = str(Path(root) / "node" / name / "model.onnx")
+        got = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(
+            None, dict(feeds))
+        for (nm, want), have in zip(outs, got):
+            assert np.allclose(have, want, atol=2e-5), (name, nm, np.abs(have - want).max())
+
+    case("test_sinter_lstm_sequence_lens_bidirectional", "LSTM", 5, 3, 4, 6, lens=[5, 2, 3],
+         direction="bidirectional")
+    case("test_sinter_gru_sequence_lens_reverse", "GRU", 4, 3, 5, 4, lens=[1, 4, 2],
+         direction="reverse", h0=True)
+    case("test_sinter_rnn_sequence_lens_clip", "RNN", 6, 2, 3, 5, lens=[6, 3], clip=0.5)
+    case("test_sinter_gru_linear_before_reset", "GRU", 3, 2, 4, 3, linear_before_reset=1, h0=True)
+    case("test_sinter_lstm_peepholes_batch_first_states", "LSTM", 4, 2, 3, 5, h0=True, c0=True,
+         peep=True, layout=1)
+    case("test_sinter_lstm_input_forget_activations", "LSTM", 3, 2, 3, 4, input_forget=1,
+         activations=["HardSigmoid", "ScaledTanh", "Affine"], activation_alpha=[0.3, 0.9, 1.5],
+         activation_beta=[0.4, 1.1, -0.2])
+    case("test_sinter_gru_bidirectional_leaky", "GRU", 3, 2, 3, 4, direction="bidirectional",
+         activations=["Sigmoid", "LeakyRelu", "HardSigmoid", "Softsign"],
+         activation_alpha=[0.1, 0.25], activation_beta=[0.45])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -521,6 +671,7 @@ def main():
     conv_transpose_cases(root, rng)
     einsum_cases(root, rng)
     topk_cases(root, rng)
+    recurrent_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -63,7 +63,7 @@ SCOPE = frozenset("""
     Conv MaxPool AveragePool GlobalMaxPool GlobalAveragePool BatchNormalization
     InstanceNormalization GroupNormalization RotaryEmbedding Resize ConvTranspose
     ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum TopK
-    PRelu BitwiseNot BitwiseAnd BitwiseOr BitwiseXor BitShift QuantizeLinear
+    PRelu BitwiseNot BitwiseAnd BitwiseOr BitwiseXor BitShift QuantizeLinear RNN GRU LSTM
 """.split())
 # Ops of onnxruntime's contrib domain the importer takes (Sinter's own node tests use them).
 MICROSOFT_SCOPE = frozenset({"MatMulNBits"})

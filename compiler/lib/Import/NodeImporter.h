@@ -155,6 +155,7 @@ void registerTensorImports(OpImportRegistry &registry);
 void registerGenericImports(OpImportRegistry &registry);
 void registerQuantizedImports(OpImportRegistry &registry);
 void registerQuantizeImports(OpImportRegistry &registry);
+void registerRecurrentImports(OpImportRegistry &registry);
 void registerConvImports(OpImportRegistry &registry);
 void registerPoolImports(OpImportRegistry &registry);
 void registerChannelNormImports(OpImportRegistry &registry);

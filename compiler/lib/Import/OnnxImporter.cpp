@@ -37,6 +37,7 @@ const OpImportRegistry &registry() {
     registerGenericImports(r);
     registerQuantizedImports(r);
     registerQuantizeImports(r);
+    registerRecurrentImports(r);
     registerConvImports(r);
     registerPoolImports(r);
     registerChannelNormImports(r);

@@ -238,6 +238,13 @@ save("GemmDouble", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)],
 save("MatMulDouble", [helper.make_node("MatMul", ["a", "b"], ["y"])], [vi("a", [2, 4, 8], F64),
                                                                        vi("b", [2, 8, 3], F64)],
      [vi("y", [2, 4, 3], F64)])
+for cell, gates in (("RNN", 1), ("GRU", 3), ("LSTM", 4)):
+    outs = ["y", "h"] + (["c"] if cell == "LSTM" else [])
+    save(cell, [helper.make_node(cell, ["x", "w", "r", "b", "lens"], outs, hidden_size=4,
+                                 direction="bidirectional")],
+         [vi("x", [3, 2, 5]), vi("w", [2, gates * 4, 5]), vi("r", [2, gates * 4, 4]),
+          vi("b", [2, 8 * gates]), vi("lens", [2], TensorProto.INT32)],
+         [vi("y", [3, 2, 2, 4]), vi("h", [2, 2, 4])] + ([vi("c", [2, 2, 4])] if cell == "LSTM" else []))
 save("CastUint8Double", [helper.make_node("Cast", ["x"], ["y"], to=F64)], [vi("x", [3, 5], U8)],
      [vi("y", [3, 5], F64)])
 
@@ -249,9 +256,8 @@ def save_negative(name, nodes, inputs, outputs, inits=(), opset=18):
     onnx.save(m, name + ".onnx")
 
 
-save_negative("rnn_out_of_scope", [helper.make_node("RNN", ["x", "w", "r"], ["y"], hidden_size=2,
-                                                    name="rnn0")],
-              [vi("x", [3, 1, 2]), vi("w", [1, 2, 2]), vi("r", [1, 2, 2])], [vi("y", [3, 1, 1, 2])])
+save_negative("gridsample_out_of_scope", [helper.make_node("GridSample", ["x", "g"], ["y"], name="grid0")],
+              [vi("x", [1, 1, 3, 3]), vi("g", [1, 2, 2, 2])], [vi("y", [1, 1, 2, 2])])
 save_negative("convtranspose_bad_weight", [helper.make_node("ConvTranspose", ["x", "w"], ["y"],
                                                             name="deconv_w")],
               [vi("x", [1, 2, 4, 4]), vi("w", [3, 1, 3, 3])], [vi("y", [1, 1, 6, 6])])
@@ -283,6 +289,14 @@ save_negative("quantize_int32", [helper.make_node("QuantizeLinear", ["x", "s", "
 save_negative("quantize_bad_axis_scale", [helper.make_node("QuantizeLinear", ["x", "s"], ["y"], axis=0,
                                                            name="quant1")],
               [vi("x", [2, 3]), vi("s", [3])], [vi("y", [2, 3], U8)])
+save_negative("lstm_bad_activation", [helper.make_node("LSTM", ["x", "w", "r"], ["y"], hidden_size=2,
+                                                       activations=["Sigmoid", "Gelu", "Tanh"],
+                                                       name="lstm0")],
+              [vi("x", [2, 1, 3]), vi("w", [1, 8, 3]), vi("r", [1, 8, 2])], [vi("y", [2, 1, 1, 2])])
+save_negative("gru_too_many_steps", [helper.make_node("GRU", ["x", "w", "r"], ["y"], hidden_size=2,
+                                                      direction="bidirectional", name="gru0")],
+              [vi("x", [3000, 1, 3]), vi("w", [2, 6, 3]), vi("r", [2, 6, 2])],
+              [vi("y", [3000, 2, 1, 2])])
 save_negative("maxpool_indices", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
                                                    name="pool_i")],
               [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3]), vi("i", [1, 1, 3, 3], I64)])
