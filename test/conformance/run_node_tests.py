@@ -64,6 +64,8 @@ SCOPE = frozenset("""
     InstanceNormalization GroupNormalization RotaryEmbedding Resize ConvTranspose
     ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum TopK
     PRelu BitwiseNot BitwiseAnd BitwiseOr BitwiseXor BitShift QuantizeLinear RNN GRU LSTM
+    ScatterElements ReverseSequence CenterCropPad EyeLike HannWindow HammingWindow BlackmanWindow
+    MeanVarianceNormalization LRN SwiGLU
 """.split())
 # Ops of onnxruntime's contrib domain the importer takes (Sinter's own node tests use them).
 MICROSOFT_SCOPE = frozenset({"MatMulNBits"})
@@ -105,6 +107,7 @@ CONST_OPERANDS = {
     "ReduceProd": [1], "ReduceL1": [1], "ReduceL2": [1], "ReduceLogSum": [1],
     "ReduceLogSumExp": [1], "ReduceSumSquare": [1], "Clip": [1, 2], "CumSum": [1], "Trilu": [1],
     "Dropout": [1, 2], "TopK": [1], "OneHot": [1], "Resize": [1, 2, 3], "Upsample": [1],
+    "HannWindow": [0], "HammingWindow": [0], "BlackmanWindow": [0], "CenterCropPad": [1],
 }
 
 PROGRESS_EVERY = 50

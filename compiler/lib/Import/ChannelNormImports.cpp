@@ -2,7 +2,8 @@
 // use: BatchNormalization (inference: the running statistics, an affine map per channel),
 // InstanceNormalization (each (sample, channel) row normalized) and GroupNormalization (each
 // group of channels of a sample), the last two as a LayerNormalization over a reshaped view
-// followed by the per-channel scale and bias.
+// followed by the per-channel scale and bias. Also MeanVarianceNormalization and LRN (a sum
+// over neighbouring channels).
 #include "NodeImporter.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
@@ -126,7 +127,89 @@ LogicalResult importGroupNormalization(NodeImporter &n) {
 
 } // namespace
 
+/// MeanVarianceNormalization: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9) over `axes`, the
+/// ops of its ONNX function body.
+LogicalResult importMeanVarianceNormalization(NodeImporter &n) {
+  auto x = n.inputType(0);
+  if (!x || failed(requireFloat(n, x, "input X")))
+    return failure();
+  SmallVector<int64_t> given = n.attrInts("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  auto axes = normalizeAxes(n, given, x.getRank(), "axes");
+  if (failed(axes))
+    return failure();
+  ArrayRef<int64_t> shape = x.getShape();
+  auto full = x, reduced = x.clone(reducedShape(shape, *axes, /*keepdims=*/true));
+  auto mean = [&](Value v) -> Value {
+    return ReduceMeanOp::create(n.builder, n.loc, reduced, v,
+                                n.builder.getDenseI64ArrayAttr(*axes),
+                                n.builder.getBoolAttr(true));
+  };
+  auto scalar = [&](double v) {
+    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, x.getElementType()),
+                                             n.builder.getFloatAttr(x.getElementType(), v)));
+  };
+  Value in = *n.input(0);
+  Value m = mean(in);
+  Value meanOfSquares = mean(MulOp::create(n.builder, n.loc, full, in, in));
+  Value variance = SubOp::create(n.builder, n.loc, reduced, meanOfSquares,
+                                 MulOp::create(n.builder, n.loc, reduced, m, m));
+  Value deviation = AddOp::create(n.builder, n.loc, reduced,
+                                  SqrtOp::create(n.builder, n.loc, reduced, variance),
+                                  scalar(1e-9));
+  return n.setResult(DivOp::create(n.builder, n.loc, full,
+                                   SubOp::create(n.builder, n.loc, full, in, m), deviation));
+}
+
+/// LRN: X / (bias + alpha / size * sum of X^2 over a window of `size` channels)^beta, the
+/// window from c - floor((size - 1) / 2) to c + ceil((size - 1) / 2), cut at the ends: the
+/// squares padded with zeros along the channels, the window a sum of `size` shifted slices.
+LogicalResult importLRN(NodeImporter &n) {
+  auto x = channelInput(n, 3);
+  if (failed(x))
+    return failure();
+  const int64_t size = n.attrInt("size", 0);
+  const int64_t channels = x->getDimSize(1);
+  if (size < 1 || size > 4096)
+    return n.fail("attribute 'size' = " + Twine(size) + " (1 to 4096)");
+  const float alpha = n.attrFloat("alpha", 1e-4f), beta = n.attrFloat("beta", 0.75f),
+              bias = n.attrFloat("bias", 1.0f);
+  Type et = x->getElementType();
+  ArrayRef<int64_t> shape = x->getShape();
+  const int64_t rank = shape.size(), front = (size - 1) / 2, back = size - 1 - front;
+  Value in = *n.input(0);
+  Value squares = MulOp::create(n.builder, n.loc, *x, in, in);
+  SmallVector<int64_t> before(rank, 0), after(rank, 0), padded(shape);
+  before[1] = front;
+  after[1] = back;
+  padded[1] = channels + size - 1;
+  Value wide = PadOp::create(n.builder, n.loc, x->clone(padded), squares,
+                             n.builder.getDenseI64ArrayAttr(before),
+                             n.builder.getDenseI64ArrayAttr(after),
+                             n.builder.getStringAttr("constant"), n.builder.getF64FloatAttr(0.0));
+  Value sum;
+  for (int64_t k = 0; k < size; ++k) {
+    SmallVector<int64_t> starts(rank, 0), ends(padded), steps(rank, 1);
+    starts[1] = k;
+    ends[1] = k + channels;
+    Value shifted = SliceOp::create(n.builder, n.loc, *x, wide,
+                                    n.builder.getDenseI64ArrayAttr(starts),
+                                    n.builder.getDenseI64ArrayAttr(ends),
+                                    n.builder.getDenseI64ArrayAttr(steps));
+    sum = sum ? AddOp::create(n.builder, n.loc, *x, sum, shifted).getResult() : shifted;
+  }
+  auto scalar = [&](double v) {
+    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, et),
+                                             n.builder.getFloatAttr(et, v)));
+  };
+  Value base = AddOp::create(n.builder, n.loc, *x, scalar(bias),
+                             MulOp::create(n.builder, n.loc, *x, sum, scalar(alpha / size)));
+  Value denominator = PowOp::create(n.builder, n.loc, *x, base, scalar(beta));
+  return n.setResult(DivOp::create(n.builder, n.loc, *x, in, denominator));
+}
+
 void registerChannelNormImports(OpImportRegistry &r) {
+  r["MeanVarianceNormalization"] = {importMeanVarianceNormalization, 13};
+  r["LRN"] = {importLRN, 13};
   r["BatchNormalization"] = {importBatchNormalization, 14};
   r["InstanceNormalization"] = {importInstanceNormalization, 6};
   // Opset 21: scale and bias per channel (18's were per group).

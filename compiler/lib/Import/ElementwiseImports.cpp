@@ -76,6 +76,19 @@ LogicalResult importCast(NodeImporter &n) {
   return n.setResult(CastOp::create(n.builder, n.loc, n.tensorType(in.getShape(), et), *n.input(0)));
 }
 
+/// SwiGLU(A, B) = A * sigmoid(alpha * A) * B, A and B of one shape (opset 28).
+LogicalResult importSwiGLU(NodeImporter &n) {
+  auto a = n.inputType(0), b = n.inputType(1);
+  if (!a || !b || failed(requireFloat(n, a, "A")))
+    return failure();
+  if (a != b)
+    return n.fail("A and B must have one shape and type");
+  Value gate = UnaryFnOp::create(n.builder, n.loc, a, *n.input(0), n.builder.getStringAttr("swish"),
+                                 n.builder.getF32FloatAttr(n.attrFloat("alpha", 1.0f)),
+                                 n.builder.getF32FloatAttr(0));
+  return n.setResult(MulOp::create(n.builder, n.loc, a, gate, *n.input(1)));
+}
+
 LogicalResult importWhere(NodeImporter &n) {
   auto c = n.inputType(0), x = n.inputType(1), y = n.inputType(2);
   if (!c || !x || !y || failed(requireSameElementType(n, 1, 2)))
@@ -151,6 +164,7 @@ void registerElementwiseImports(OpImportRegistry &r) {
   r["IsNaN"] = {importUnary<IsNaNOp, true>};
   r["Cast"] = {importCast};
   r["Where"] = {importWhere};
+  r["SwiGLU"] = {importSwiGLU, 28};
   r["Constant"] = {importConstant};
   r["Identity"] = {importIdentity};
 }

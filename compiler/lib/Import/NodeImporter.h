@@ -156,6 +156,8 @@ void registerGenericImports(OpImportRegistry &registry);
 void registerQuantizedImports(OpImportRegistry &registry);
 void registerQuantizeImports(OpImportRegistry &registry);
 void registerRecurrentImports(OpImportRegistry &registry);
+void registerIndexingImports(OpImportRegistry &registry);
+void registerGeneratorImports(OpImportRegistry &registry);
 void registerConvImports(OpImportRegistry &registry);
 void registerPoolImports(OpImportRegistry &registry);
 void registerChannelNormImports(OpImportRegistry &registry);

@@ -38,6 +38,8 @@ const OpImportRegistry &registry() {
     registerQuantizedImports(r);
     registerQuantizeImports(r);
     registerRecurrentImports(r);
+    registerIndexingImports(r);
+    registerGeneratorImports(r);
     registerConvImports(r);
     registerPoolImports(r);
     registerChannelNormImports(r);

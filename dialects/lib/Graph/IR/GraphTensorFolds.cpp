@@ -562,3 +562,73 @@ OpFoldResult ReduceMeanOp::fold(FoldAdaptor a) {
     out.floats.push_back(count == 0 ? NAN : s / count);
   return makeElements(getType(), out);
 }
+
+OpFoldResult GatherElementsOp::fold(FoldAdaptor a) {
+  auto indices = readIndices(a.getIndices());
+  auto in = getInput().getType().getShape();
+  auto out = getType().getShape();
+  const int64_t axis = getAxis();
+  if (!indices || axis < 0 || axis >= (int64_t)in.size() || in.size() != out.size())
+    return {};
+  // Output element i at coordinates c reads the input at c with c[axis] = indices[i].
+  return remap(a.getInput(), getType(), [&](int64_t i) -> int64_t {
+    int64_t rest = i, source = 0, stride = 1;
+    for (int64_t d = (int64_t)out.size() - 1; d >= 0; --d) {
+      int64_t c = rest % out[d];
+      rest /= out[d];
+      if (d == axis && (c = resolveIndex((*indices)[i], in[d])) < 0)
+        return -1;
+      if (c >= in[d])
+        return -1;
+      source += c * stride;
+      stride *= in[d];
+    }
+    return source;
+  });
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor a) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getInput());
+  RankedTensorType type = getType();
+  if (!dense || !isFoldableSize(type) || dense.getElementType() != type.getElementType())
+    return {};
+  auto values = readValues(dense);
+  if (!values)
+    return {};
+  auto in = getInput().getType().getShape(), out = type.getShape();
+  ArrayRef<int64_t> before = getBefore();
+  StringRef mode = getMode();
+  const int64_t rank = in.size(), count = type.getNumElements();
+  HostValues result;
+  result.isFloat = values->isFloat;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i, source = 0, stride = 1;
+    bool outside = false;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      int64_t c = rest % out[d] - before[d];
+      rest /= out[d];
+      const int64_t dim = in[d];
+      if (c < 0 || c >= dim) {
+        if (mode == "constant" || dim == 0) {
+          outside = true;
+        } else if (mode == "edge") {
+          c = c < 0 ? 0 : dim - 1;
+        } else if (mode == "wrap") {
+          c = ((c % dim) + dim) % dim;
+        } else { // reflect: period 2 * (dim - 1)
+          const int64_t period = 2 * (dim - 1);
+          c = period == 0 ? 0 : ((c % period) + period) % period;
+          if (c >= dim)
+            c = period - c;
+        }
+      }
+      source += c * stride;
+      stride *= dim;
+    }
+    if (result.isFloat)
+      result.floats.push_back(outside ? getValue().convertToDouble() : values->floats[source]);
+    else
+      result.ints.push_back(outside ? int64_t(getValue().convertToDouble()) : values->ints[source]);
+  }
+  return makeElements(type, result);
+}

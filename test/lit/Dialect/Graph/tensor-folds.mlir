@@ -243,3 +243,39 @@ func.func @reduce_mean_noop(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = sinter.reduce_mean %x {axes = array<i64>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// gather_elements: each output element reads its own index along the axis (negative from
+// the end); an index out of range does not fold.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK: sinter.constant dense<{{\[}}[3, 1], [4, 6]]> : tensor<2x2xi32>
+// CHECK: sinter.gather_elements
+func.func @gather_elements() -> (tensor<2x2xi32>, tensor<1x1xi32>) {
+  %x = sinter.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
+  %i = sinter.constant dense<[[2, 0], [0, -1]]> : tensor<2x2xi64>
+  %0 = sinter.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3xi32>, tensor<2x2xi64>) -> tensor<2x2xi32>
+  %bad = sinter.constant dense<[[3]]> : tensor<1x1xi64>
+  %1 = sinter.gather_elements %x, %bad {axis = 1 : i64} : (tensor<2x3xi32>, tensor<1x1xi64>) -> tensor<1x1xi32>
+  return %0, %1 : tensor<2x2xi32>, tensor<1x1xi32>
+}
+
+// -----
+
+// pad in every mode, and a negative amount that crops.
+// CHECK-LABEL: func.func @pad_modes
+// CHECK-DAG: sinter.constant dense<[9, 1, 2, 3, 9, 9]> : tensor<6xi32>
+// CHECK-DAG: sinter.constant dense<[2, 1, 2, 3, 2, 1]> : tensor<6xi32>
+// CHECK-DAG: sinter.constant dense<[1, 1, 2, 3, 3, 3]> : tensor<6xi32>
+// CHECK-DAG: sinter.constant dense<[3, 1, 2, 3, 1, 2]> : tensor<6xi32>
+// CHECK-DAG: sinter.constant dense<[2, 3]> : tensor<2xi32>
+// CHECK-NOT: sinter.pad
+func.func @pad_modes() -> (tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<2xi32>) {
+  %x = sinter.constant dense<[1, 2, 3]> : tensor<3xi32>
+  %0 = sinter.pad "constant" %x {before = array<i64: 1>, after = array<i64: 2>, value = 9.0 : f64} : (tensor<3xi32>) -> tensor<6xi32>
+  %1 = sinter.pad "reflect" %x {before = array<i64: 1>, after = array<i64: 2>} : (tensor<3xi32>) -> tensor<6xi32>
+  %2 = sinter.pad "edge" %x {before = array<i64: 1>, after = array<i64: 2>} : (tensor<3xi32>) -> tensor<6xi32>
+  %3 = sinter.pad "wrap" %x {before = array<i64: 1>, after = array<i64: 2>} : (tensor<3xi32>) -> tensor<6xi32>
+  %4 = sinter.pad "constant" %x {before = array<i64: -1>, after = array<i64: 0>} : (tensor<3xi32>) -> tensor<2xi32>
+  return %0, %1, %2, %3, %4 : tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<2xi32>
+}

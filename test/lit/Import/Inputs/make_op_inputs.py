@@ -245,6 +245,24 @@ for cell, gates in (("RNN", 1), ("GRU", 3), ("LSTM", 4)):
          [vi("x", [3, 2, 5]), vi("w", [2, gates * 4, 5]), vi("r", [2, gates * 4, 4]),
           vi("b", [2, 8 * gates]), vi("lens", [2], TensorProto.INT32)],
          [vi("y", [3, 2, 2, 4]), vi("h", [2, 2, 4])] + ([vi("c", [2, 2, 4])] if cell == "LSTM" else []))
+save("ScatterElements", [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1,
+                                          reduction="add")],
+     [vi("x", [3, 5]), vi("i", [3, 2], I64), vi("u", [3, 2])], [vi("y", [3, 5])])
+save("ReverseSequence", [helper.make_node("ReverseSequence", ["x", "lens"], ["y"], time_axis=1,
+                                          batch_axis=0)],
+     [vi("x", [3, 5, 2]), vi("lens", [3], I64)], [vi("y", [3, 5, 2])])
+save("CenterCropPad", [helper.make_node("CenterCropPad", ["x", "s"], ["y"], axes=[-2, -1])],
+     [vi("x", [2, 5, 4])], [vi("y", [2, 3, 7])], [ints("s", [3, 7])])
+save("EyeLike", [helper.make_node("EyeLike", ["x"], ["e"], k=1, dtype=TensorProto.INT32),
+                 helper.make_node("Cast", ["e"], ["c"], to=F), helper.make_node("Add", ["x", "c"], ["y"])],
+     [vi("x", [3, 4])], [vi("y", [3, 4])])
+save("HannWindow", [helper.make_node("HannWindow", ["n"], ["w"]), helper.make_node("Mul", ["x", "w"], ["y"])],
+     [vi("x", [2, 8])], [vi("y", [2, 8])], [numpy_helper.from_array(np.array(8, np.int64), "n")])
+save("MeanVarianceNormalization", [helper.make_node("MeanVarianceNormalization", ["x"], ["y"])],
+     [vi("x", [2, 3, 4, 5])], [vi("y", [2, 3, 4, 5])])
+save("LRN", [helper.make_node("LRN", ["x"], ["y"], size=3)], [vi("x", [2, 6, 3, 3])], [vi("y", [2, 6, 3, 3])])
+save("SwiGLU", [helper.make_node("SwiGLU", ["a", "b"], ["y"], alpha=1.702)], [vi("a", [3, 8]), vi("b", [3, 8])],
+     [vi("y", [3, 8])], opset=28)
 save("CastUint8Double", [helper.make_node("Cast", ["x"], ["y"], to=F64)], [vi("x", [3, 5], U8)],
      [vi("y", [3, 5], F64)])
 
@@ -297,6 +315,14 @@ save_negative("gru_too_many_steps", [helper.make_node("GRU", ["x", "w", "r"], ["
                                                       direction="bidirectional", name="gru0")],
               [vi("x", [3000, 1, 3]), vi("w", [2, 6, 3]), vi("r", [2, 6, 2])],
               [vi("y", [3000, 2, 1, 2])])
+save_negative("reversesequence_axes", [helper.make_node("ReverseSequence", ["x", "l"], ["y"], time_axis=2,
+                                                        name="rev0")],
+              [vi("x", [2, 3, 4]), vi("l", [3], I64)], [vi("y", [2, 3, 4])])
+save_negative("scatterelements_rank", [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"],
+                                                        name="scatter1")],
+              [vi("x", [4, 3]), vi("i", [2], I64), vi("u", [2])], [vi("y", [4, 3])])
+save_negative("window_size_input", [helper.make_node("HannWindow", ["n"], ["y"], name="hann0")],
+              [vi("n", [], I64)], [vi("y", [8])])
 save_negative("maxpool_indices", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
                                                    name="pool_i")],
               [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3]), vi("i", [1, 1, 3, 3], I64)])

@@ -105,6 +105,7 @@ def Graph_GatherElementsOp : Graph_Op<"gather_elements"> {
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_PadOp : Graph_Op<"pad"> {
@@ -119,6 +120,7 @@ def Graph_PadOp : Graph_Op<"pad"> {
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$mode $input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_FusionGroupOp : Graph_Op<"fusion_group", [
