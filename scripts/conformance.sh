@@ -11,7 +11,7 @@
 # SINTER_FOLD_MIN_PASS of the suite's tests fold, and the extra tests' do not fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-min_pass="${SINTER_CONFORMANCE_MIN_PASS:-1310}"
+min_pass="${SINTER_CONFORMANCE_MIN_PASS:-1400}"
 source scripts/onnx-venv.sh
 "$venv/bin/python" test/conformance/run_node_tests.py --phase source --jobs "${SINTER_JOBS:-2}" \
   --work build/conformance --json build/conformance/summary.json --quiet \
@@ -24,7 +24,7 @@ rm -rf build/conformance-extra
   --min-pass "$(ls build/conformance-extra/cases/node | wc -l)"
 "$venv/bin/python" test/conformance/run_node_tests.py --phase fold --jobs "${SINTER_JOBS:-2}" \
   --work build/conformance-fold --json build/conformance-fold/summary.json --quiet \
-  --allow-failures --min-pass "${SINTER_FOLD_MIN_PASS:-1070}"
+  --allow-failures --min-pass "${SINTER_FOLD_MIN_PASS:-1375}"
 "$venv/bin/python" - build/conformance-fold/summary.json <<'PY'
 import json, sys
 tests = json.load(open(sys.argv[1]))["tests"]

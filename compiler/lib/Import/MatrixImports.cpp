@@ -117,7 +117,7 @@ void registerMatrixImports(OpImportRegistry &r) {
   r["MatMul"] = {importMatMul};
   r["Gemm"] = {importGemm};
   r["Transpose"] = {importTranspose};
-  r["Reshape"] = {importReshape, 14};
+  r["Reshape"] = {importReshape, 5}; // 14 added allowzero (0 before: a 0 copies the dimension)
 }
 
 } // namespace sinter::import

@@ -158,6 +158,7 @@ void registerQuantizeImports(OpImportRegistry &registry);
 void registerRecurrentImports(OpImportRegistry &registry);
 void registerIndexingImports(OpImportRegistry &registry);
 void registerGeneratorImports(OpImportRegistry &registry);
+void registerLossImports(OpImportRegistry &registry);
 void registerConvImports(OpImportRegistry &registry);
 void registerPoolImports(OpImportRegistry &registry);
 void registerChannelNormImports(OpImportRegistry &registry);

@@ -40,6 +40,7 @@ const OpImportRegistry &registry() {
     registerRecurrentImports(r);
     registerIndexingImports(r);
     registerGeneratorImports(r);
+    registerLossImports(r);
     registerConvImports(r);
     registerPoolImports(r);
     registerChannelNormImports(r);

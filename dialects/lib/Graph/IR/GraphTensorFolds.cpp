@@ -632,3 +632,85 @@ OpFoldResult PadOp::fold(FoldAdaptor a) {
   }
   return makeElements(type, result);
 }
+
+namespace {
+/// Calls `line(first, stride)` for every line of `shape` along `axis`: the line's entries are
+/// first + k * stride for k < shape[axis].
+void forEachLine(ArrayRef<int64_t> shape, int64_t axis,
+                 llvm::function_ref<void(int64_t, int64_t)> line) {
+  const int64_t inner = product(shape.drop_front(axis + 1)),
+                outer = product(shape.take_front(axis));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i)
+      line(o * shape[axis] * inner + i, inner);
+}
+
+/// Softmax (log = false) or log-softmax of `input` along `axis`, in double.
+OpFoldResult foldSoftmax(Attribute input, RankedTensorType type, int64_t axis, bool log) {
+  auto x = readValues(input);
+  if (!x || !isFoldableSize(type) || axis < 0 || axis >= type.getRank() ||
+      (int64_t)x->size() != type.getNumElements())
+    return {};
+  const int64_t length = type.getDimSize(axis);
+  HostValues out;
+  out.isFloat = true;
+  out.floats.assign(x->size(), 0.0);
+  forEachLine(type.getShape(), axis, [&](int64_t first, int64_t stride) {
+    double top = -INFINITY, sum = 0;
+    for (int64_t k = 0; k < length; ++k)
+      top = std::max(top, x->asDouble(first + k * stride));
+    for (int64_t k = 0; k < length; ++k)
+      sum += std::exp(x->asDouble(first + k * stride) - top);
+    for (int64_t k = 0; k < length; ++k) {
+      const double shifted = x->asDouble(first + k * stride) - top;
+      out.floats[first + k * stride] = log ? shifted - std::log(sum) : std::exp(shifted) / sum;
+    }
+  });
+  return makeElements(type, out);
+}
+} // namespace
+
+OpFoldResult SoftmaxOp::fold(FoldAdaptor a) {
+  return foldSoftmax(a.getInput(), getType(), getAxis(), /*log=*/false);
+}
+
+OpFoldResult LogSoftmaxOp::fold(FoldAdaptor a) {
+  return foldSoftmax(a.getInput(), getType(), getAxis(), /*log=*/true);
+}
+
+OpFoldResult CumSumOp::fold(FoldAdaptor a) {
+  auto x = readValues(a.getInput());
+  RankedTensorType type = getType();
+  const int64_t axis = getAxis();
+  if (!x || !isFoldableSize(type) || axis < 0 || axis >= type.getRank() ||
+      (int64_t)x->size() != type.getNumElements())
+    return {};
+  const int64_t length = type.getDimSize(axis);
+  HostValues out;
+  out.isFloat = x->isFloat;
+  if (out.isFloat)
+    out.floats.assign(x->size(), 0.0);
+  else
+    out.ints.assign(x->size(), 0);
+  forEachLine(type.getShape(), axis, [&](int64_t first, int64_t stride) {
+    double sum = 0;
+    int64_t isum = 0;
+    for (int64_t step = 0; step < length; ++step) {
+      const int64_t k = getReverse() ? length - 1 - step : step, at = first + k * stride;
+      if (out.isFloat) {
+        if (getExclusive())
+          out.floats[at] = sum;
+        sum += x->floats[at];
+        if (!getExclusive())
+          out.floats[at] = sum;
+      } else {
+        if (getExclusive())
+          out.ints[at] = isum;
+        isum = int64_t(uint64_t(isum) + uint64_t(x->ints[at])); // wraps as the kernels do
+        if (!getExclusive())
+          out.ints[at] = isum;
+      }
+    }
+  });
+  return makeElements(type, out);
+}

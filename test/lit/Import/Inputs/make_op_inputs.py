@@ -263,6 +263,12 @@ save("MeanVarianceNormalization", [helper.make_node("MeanVarianceNormalization",
 save("LRN", [helper.make_node("LRN", ["x"], ["y"], size=3)], [vi("x", [2, 6, 3, 3])], [vi("y", [2, 6, 3, 3])])
 save("SwiGLU", [helper.make_node("SwiGLU", ["a", "b"], ["y"], alpha=1.702)], [vi("a", [3, 8]), vi("b", [3, 8])],
      [vi("y", [3, 8])], opset=28)
+save("NegativeLogLikelihoodLoss", [helper.make_node("NegativeLogLikelihoodLoss", ["x", "t", "w"], ["y"],
+                                                    ignore_index=1)],
+     [vi("x", [3, 5, 2]), vi("t", [3, 2], I64), vi("w", [5])], [vi("y", [])])
+save("SoftmaxCrossEntropyLoss", [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y", "p"],
+                                                  reduction="none")],
+     [vi("x", [3, 5]), vi("t", [3], I64)], [vi("y", [3]), vi("p", [3, 5])])
 save("CastUint8Double", [helper.make_node("Cast", ["x"], ["y"], to=F64)], [vi("x", [3, 5], U8)],
      [vi("y", [3, 5], F64)])
 
@@ -323,6 +329,9 @@ save_negative("scatterelements_rank", [helper.make_node("ScatterElements", ["x",
               [vi("x", [4, 3]), vi("i", [2], I64), vi("u", [2])], [vi("y", [4, 3])])
 save_negative("window_size_input", [helper.make_node("HannWindow", ["n"], ["y"], name="hann0")],
               [vi("n", [], I64)], [vi("y", [8])])
+save_negative("nll_bad_reduction", [helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"],
+                                                      reduction="max", name="nll0")],
+              [vi("x", [3, 5]), vi("t", [3], I64)], [vi("y", [])])
 save_negative("maxpool_indices", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
                                                    name="pool_i")],
               [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3]), vi("i", [1, 1, 3, 3], I64)])

@@ -71,6 +71,7 @@ def Graph_CumSumOp : Graph_Op<"cumsum"> {
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_LogSoftmaxOp : Graph_Op<"log_softmax"> {
@@ -79,6 +80,7 @@ def Graph_LogSoftmaxOp : Graph_Op<"log_softmax"> {
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_LayerNormalizationOp : Graph_Op<"layer_normalization"> {

@@ -239,6 +239,7 @@ def Graph_SoftmaxOp : Graph_Op<"softmax"> {
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_RMSNormalizationOp : Graph_Op<"rms_normalization"> {
