@@ -46,7 +46,7 @@ except ImportError as e:
     sys.exit(f"run_node_tests.py: {e}; it needs onnx and numpy (scripts/conformance.sh makes a venv with "
              f"them in build/conformance-venv, or: pip install onnx numpy)")
 
-OPSET_MIN, OPSET_MAX = 13, 28  # the importer's default-domain range
+OPSET_MIN, OPSET_MAX = 7, 28  # the importer's default-domain range (7-12 through LegacyForms.cpp)
 
 SCOPE = frozenset("""
     Abs Neg Exp Log Sqrt Reciprocal Sin Cos Tanh Sigmoid Erf Relu LeakyRelu Elu Softplus
@@ -181,6 +181,66 @@ def load_onnx_package(name_filter):
         cases.append(Case(tc.name, tc.model, data_sets, getattr(tc, "rtol", None),
                           getattr(tc, "atol", None)))
     return cases
+
+
+def downgrade(cases, opset):
+    """The cases written for a later opset than `opset`, converted down to it by onnx's
+    version converter (expanded function tests left out: their bodies are the same ops). The
+    converter keeps some nodes whose meaning changed (Softmax's axis before 13): where
+    onnxruntime is installed, its outputs on the converted model are the expected ones."""
+    import warnings
+
+    from onnx import version_converter
+
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        ort = None
+
+    out = []
+    for case in cases:
+        if case.name.endswith("_expanded") or (default_opset(case.model) or 0) <= opset:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = version_converter.convert_version(case.model, opset)
+                onnx.checker.check_model(model)
+        except Exception:  # the converter has no adapter for some op or version
+            continue
+        if default_opset(model) != opset:
+            continue
+        data_sets = case.data_sets
+        if ort is not None:
+            data_sets = reference_outputs(ort, model, data_sets)
+            if data_sets is None:
+                continue
+        out.append(Case(f"{case.name}_opset{opset}", model, data_sets, case.rtol, case.atol,
+                        case.problem))
+    return out
+
+
+def reference_outputs(ort, model, data_sets):
+    """data_sets with onnxruntime's outputs of `model` (CPU, no graph optimizations); None
+    when onnxruntime cannot run it or a value is bfloat16 (kept as bit patterns here)."""
+    inits = {i.name for i in model.graph.initializer}
+    names = [v.name for v in model.graph.input if v.name not in inits]
+    try:
+        opts = ort.SessionOptions()
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        session = ort.InferenceSession(model.SerializeToString(), opts,
+                                       providers=["CPUExecutionProvider"])
+        result = []
+        for ins, outs in data_sets:
+            if any(d == "bfloat16" or a is None for d, a in list(ins) + list(outs)):
+                return None
+            got = session.run(None, {n: a for n, (_, a) in zip(names, ins)})
+            if len(got) != len(outs):
+                return None
+            result.append((ins, [(d, np.asarray(g).astype(a.dtype)) for (d, a), g in zip(outs, got)]))
+        return result
+    except Exception:
+        return None
 
 
 def load_testdata_dir(root, name_filter):
@@ -728,6 +788,10 @@ def main():
     ap.add_argument("--filter", default=None, help="only tests whose name matches this regex (re.search)")
     ap.add_argument("--from-testdata", metavar="DIR", default=None,
                     help="read DIR/node/<test>/ (libonnx-testdata layout) instead of the onnx package")
+    ap.add_argument("--downgrade-to", type=int, metavar="OPSET", default=None,
+                    help="convert each test written for a later opset down to OPSET with onnx's version "
+                         "converter (tests it cannot convert are left out), named <test>_opsetOPSET: "
+                         "the opset 7-12 import path on the suite's own cases")
     ap.add_argument("--json", default=None, help="write the summary and per-test results here")
     ap.add_argument("--skip-list", default=None, help="write the SKIP lines here (default WORK/skipped.txt)")
     ap.add_argument("--no-run", action="store_true", help="binary phase: compile the .so files only (no GPU needed)")
@@ -764,6 +828,9 @@ def main():
         cases = load_onnx_package(name_filter)
         source = f"onnx {onnx.__version__} collect_testcases"
     print(f"collected {len(cases)} node tests from {source} in {time.monotonic() - t0:.1f} s", flush=True)
+    if args.downgrade_to is not None:
+        cases = downgrade(cases, args.downgrade_to)
+        print(f"{len(cases)} converted down to opset {args.downgrade_to}", flush=True)
 
     out_of_scope = collections.Counter()
     missing_ops = collections.Counter()

@@ -210,7 +210,7 @@ LogicalResult importLRN(NodeImporter &n) {
 void registerChannelNormImports(OpImportRegistry &r) {
   r["MeanVarianceNormalization"] = {importMeanVarianceNormalization, 13};
   r["LRN"] = {importLRN, 13};
-  r["BatchNormalization"] = {importBatchNormalization, 14};
+  r["BatchNormalization"] = {importBatchNormalization, 9}; // 14 added only training_mode
   r["InstanceNormalization"] = {importInstanceNormalization, 6};
   // Opset 21: scale and bias per channel (18's were per group).
   r["GroupNormalization"] = {importGroupNormalization, 21};

@@ -154,7 +154,7 @@ void registerElementwiseImports(OpImportRegistry &r) {
   r["Pow"] = {importBinary<PowOp, false, /*sameTypes=*/false>};
   r["And"] = {importBinary<AndOp>};
   r["Equal"] = {importBinary<EqualOp, true>};
-  r["LessOrEqual"] = {importBinary<LessOrEqualOp, true>, 16};
+  r["LessOrEqual"] = {importBinary<LessOrEqualOp, true>, 12}; // 16 added bf16 only
   r["Cos"] = {importUnary<CosOp>};
   r["Sin"] = {importUnary<SinOp>};
   r["Sqrt"] = {importUnary<SqrtOp>};

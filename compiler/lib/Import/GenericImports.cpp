@@ -701,7 +701,7 @@ void registerGenericImports(OpImportRegistry &r) {
   r["LpNormalization"] = {importLpNormalization, 1};
   r["ArgMax"] = {importArgReduce<true>, 13};
   r["ArgMin"] = {importArgReduce<false>, 13};
-  r["CumSum"] = {importCumSum, 14};
+  r["CumSum"] = {importCumSum, 11}; // 14 added bf16 only
   r["LayerNormalization"] = {importLayerNormalization, 17};
   r["Flatten"] = {importFlatten, 13};
   r["Split"] = {importSplit, 13};

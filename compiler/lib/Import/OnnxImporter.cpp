@@ -1,5 +1,6 @@
 #include "sinter/Compiler/OnnxImporter.h"
 
+#include "LegacyForms.h"
 #include "NodeImporter.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
@@ -25,7 +26,9 @@ constexpr int64_t kMinIrVersion = 3, kMaxIrVersion = 14;
 // nonpad_kv_seqlen and sliding windows, new ops, and attributes for the new types (Cast's
 // round_mode) or for 16-bit accumulation (Range's stash_type); IR versions 13 and 14 add
 // element types only. An attribute no import reads is an error (importNode).
-constexpr int64_t kMinOpset = 13, kMaxOpset = 28;
+// Opsets 7 to 12 import through LegacyForms.cpp's rewrite into opset 13's forms.
+constexpr int64_t kMinOpset = 7, kMaxOpset = 28;
+constexpr int64_t kFirstModernOpset = 13;
 
 const OpImportRegistry &registry() {
   static const OpImportRegistry instance = [] {
@@ -455,7 +458,7 @@ private:
     std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
     auto describe = [&] {
       return "node '" + name + "' (" + node.op_type() + ", domain '" + domain + "', opset " +
-             std::to_string(state.opset) + ")";
+             std::to_string(legacyOpset ? legacyOpset : state.opset) + ")";
     };
     // A model-local function of a custom domain is called by its name; one that shares a
     // standard op's name and domain is that op's definition, used where Sinter lacks the op.
@@ -463,6 +466,8 @@ private:
     if (function != functions.end() &&
         (domain != "ai.onnx" || !registry().count(node.op_type())))
       return inlineFunction(node, name, *function->second, describe());
+    if (domain == "ai.onnx" && state.opset < kFirstModernOpset)
+      return importLegacyNode(node, name, describe());
     if (domain != "ai.onnx" && domain != "com.microsoft")
       return fail(describe() + ": unsupported domain '" + domain + "'");
     const OpImportRegistry &ops = domain == "ai.onnx" ? registry() : microsoftRegistry();
@@ -503,6 +508,37 @@ private:
         return fail(describe() + ": " + diagnostic);
     }
     return success();
+  }
+
+  /// A node of opset 7..12: rewritten into opset 13's forms, each resulting node imported
+  /// with opset 13's semantics (messages still name the model's opset).
+  LogicalResult importLegacyNode(const onnx::NodeProto &node, const std::string &name,
+                                 const std::string &describe) {
+    std::string rewriteError;
+    auto typeOf = [&](const std::string &value) -> RankedTensorType {
+      auto it = state.values.find(value);
+      return it == state.values.end() ? RankedTensorType()
+                                      : dyn_cast<RankedTensorType>(it->second.getType());
+    };
+    auto nodes = rewriteLegacyNode(node, state.opset, name, typeOf, rewriteError);
+    if (failed(nodes))
+      return fail(describe + ": " + rewriteError);
+    const int64_t sourceOpset = state.opset, outerLegacy = legacyOpset;
+    legacyOpset = sourceOpset;
+    state.opset = kFirstModernOpset;
+    LogicalResult result = success();
+    for (const onnx::NodeProto &rewritten : *nodes) {
+      // The node itself keeps its name; the rewrite's helper nodes are named after it.
+      const std::string &rewrittenName = rewritten.name().empty() ? name : rewritten.name();
+      for (const auto &out : rewritten.output())
+        if (!out.empty() && !state.producers.count(out))
+          state.producers[out] = rewrittenName;
+      if (failed(result = importNode(rewritten, rewrittenName)))
+        break;
+    }
+    state.opset = sourceOpset;
+    legacyOpset = outerLegacy;
+    return result;
   }
 
   /// FunctionProto.attribute_proto (field 11, IR 9): the function's attributes with default
@@ -625,6 +661,7 @@ private:
   int inlineDepth = 0;
   int inlineCount = 0;
   int64_t inlinedNodes = 0;
+  int64_t legacyOpset = 0; // while importing a rewritten opset 7..12 node: that opset
   std::string outermostCall; // for the message when calls nest too deep
   /// options.dimValues and, for a --cache-length entry, its past and sequence lengths.
   std::map<std::string, int64_t> dimValues;

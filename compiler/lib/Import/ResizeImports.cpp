@@ -34,6 +34,8 @@ std::vector<double> coefficients(const ResizeMode &m, double ratio, double scale
     if (m.nearest == "round_prefer_floor") return {double(ratio <= 0.5), double(ratio > 0.5)};
     if (m.nearest == "round_prefer_ceil") return {double(ratio < 0.5), double(ratio >= 0.5)};
     if (m.nearest == "floor") return {1, 0};
+    if (m.nearest == "sinter.legacy") // Upsample / Resize-10: floor enlarging, ceil shrinking
+      return scale >= 1 ? std::vector<double>{1, 0} : std::vector<double>{0, 1};
     return {0, 1}; // ceil
   }
   std::vector<double> c;
@@ -174,8 +176,9 @@ LogicalResult importResize(NodeImporter &n) {
   const std::string policy = n.attrString("keep_aspect_ratio_policy", "stretch");
   if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
     return n.fail("attribute 'mode' = '" + m.mode + "' (nearest, linear or cubic)");
+  // "sinter.legacy" comes only from LegacyForms.cpp's rewrite of Upsample and Resize-10.
   if (m.nearest != "round_prefer_floor" && m.nearest != "round_prefer_ceil" &&
-      m.nearest != "floor" && m.nearest != "ceil")
+      m.nearest != "floor" && m.nearest != "ceil" && m.nearest != "sinter.legacy")
     return n.fail("attribute 'nearest_mode' = '" + m.nearest + "'");
   static const char *kTransforms[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
                                       "align_corners", "asymmetric", "tf_crop_and_resize"};

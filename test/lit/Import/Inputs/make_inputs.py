@@ -226,12 +226,40 @@ def local_functions():
     onnx.save(helper.make_model(g, opset_imports=opsets, functions=levels), "function_bomb.onnx")
 
 
+def legacy_opsets():
+    """Nodes of opsets 7-12 in their older forms (attributes that later became inputs,
+    Softmax's flattening axis, Upsample, Resize-10), and one they cannot express."""
+    F = TensorProto.FLOAT
+    node = helper.make_node
+    onnx.save(model([node("Unsqueeze", ["x"], ["u"], axes=[0]),
+                     node("Squeeze", ["u"], ["s"], axes=[0]),
+                     node("Pad", ["s"], ["p"], pads=[0, 1, 0, 1], value=2.0),
+                     node("Slice", ["p"], ["c"], starts=[0, 1], ends=[2, 4], axes=[0, 1]),
+                     node("Clip", ["c"], ["k"], min=-1.0, max=1.5),
+                     node("TopK", ["k"], ["v", "i"], k=2, axis=1),
+                     node("Dropout", ["v"], ["y"], ratio=0.3)],
+                    [vi("x", [2, 3])], [vi("y", [2, 2]), vi("i", [2, 2], TensorProto.INT64)],
+                    opset=9, ir=4), "legacy_attributes.onnx")
+    onnx.save(model([node("Softmax", ["x"], ["y"], axis=1)], [vi("x", [2, 3, 4])],
+                    [vi("y", [2, 3, 4])], opset=11, ir=6), "legacy_softmax.onnx")
+    onnx.save(model([node("Upsample", ["x", "s"], ["y"], mode="nearest")], [vi("x", [1, 1, 2, 2])],
+                    [vi("y", [1, 1, 4, 6])],
+                    [numpy_helper.from_array(np.array([1, 1, 2, 3], np.float32), "s")],
+                    opset=9, ir=4), "legacy_upsample.onnx")
+    onnx.save(model([node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], spatial=0,
+                          name="bn0")],
+                    [vi("x", [2, 3, 4]), vi("s", [3, 4]), vi("b", [3, 4]), vi("m", [3, 4]),
+                     vi("v", [3, 4])], [vi("y", [2, 3, 4])], opset=7, ir=3),
+              "legacy_batchnorm_spatial.onnx")
+
+
 def main():
+    legacy_opsets()
     local_functions()
     onnx.save(model([helper.make_node("FooBar", ["x"], ["y"], name="mystery")],
                     [vi("x", [2])], [vi("y", [2])]), "unknown_op.onnx")
     onnx.save(model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
-                    [vi("x", [2])], [vi("y", [2])], opset=7, ir=3), "old_opset.onnx")
+                    [vi("x", [2])], [vi("y", [2])], opset=6, ir=3), "old_opset.onnx")
     onnx.save(model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
                     [vi("x", ["batch", 2])], [vi("y", ["batch", 2])]), "dynamic_input.onnx")
     # A derived dimension written as a sum, as torch's exporter writes a with-past mask.
