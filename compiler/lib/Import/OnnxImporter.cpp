@@ -462,10 +462,8 @@ private:
     };
     // A model-local function of a custom domain is called by its name; one that shares a
     // standard op's name and domain is that op's definition, used where Sinter lacks the op.
-    auto function = functions.find({domain, node.op_type()});
-    if (function != functions.end() &&
-        (domain != "ai.onnx" || !registry().count(node.op_type())))
-      return inlineFunction(node, name, *function->second, describe());
+    if (const onnx::FunctionProto *function = calledFunction(node))
+      return inlineFunction(node, name, *function, describe());
     if (domain == "ai.onnx" && state.opset < kFirstModernOpset)
       return importLegacyNode(node, name, describe());
     if (domain != "ai.onnx" && domain != "com.microsoft")
@@ -541,6 +539,35 @@ private:
     return result;
   }
 
+  static constexpr int64_t kMaxInlinedNodes = int64_t(1) << 20;
+
+  /// The local function a node calls, or null.
+  const onnx::FunctionProto *calledFunction(const onnx::NodeProto &node) {
+    std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
+    auto it = functions.find({domain, node.op_type()});
+    if (it == functions.end() || (domain == "ai.onnx" && registry().count(node.op_type())))
+      return nullptr;
+    return it->second;
+  }
+
+  /// How many nodes `function` becomes once every call in it is inlined, saturating past
+  /// kMaxInlinedNodes; -1 when it calls itself, directly or through other functions.
+  int64_t expandedSize(const onnx::FunctionProto &function) {
+    auto known = expandedSizes.find(&function);
+    if (known != expandedSizes.end())
+      return known->second;
+    expandedSizes[&function] = -1; // while counting: reaching it again is a cycle
+    int64_t total = 0;
+    for (const onnx::NodeProto &node : function.node()) {
+      const onnx::FunctionProto *callee = calledFunction(node);
+      const int64_t size = callee ? expandedSize(*callee) : 1;
+      if (size < 0)
+        return -1; // stays marked: every caller of a cycle is itself unbounded
+      total = std::min(total + size, kMaxInlinedNodes + 1);
+    }
+    return expandedSizes[&function] = total;
+  }
+
   /// FunctionProto.attribute_proto (field 11, IR 9): the function's attributes with default
   /// values. This onnx.proto predates the field, so it is read from the kept unknown fields.
   static std::vector<onnx::AttributeProto>
@@ -574,12 +601,11 @@ private:
   /// function's own default-domain opset.
   LogicalResult inlineFunction(const onnx::NodeProto &call, const std::string &name,
                                const onnx::FunctionProto &function, const std::string &describe) {
-    constexpr int kMaxDepth = 32;
+    constexpr int kMaxDepth = 256; // recursion is refused before this (expandedSize)
     if (inlineDepth == 0)
       outermostCall = describe;
     if (inlineDepth >= kMaxDepth)
-      return fail(outermostCall + ": function calls nest deeper than " + Twine(kMaxDepth) +
-                  " (a recursive function?)");
+      return fail(outermostCall + ": function calls nest deeper than " + Twine(kMaxDepth));
     if (call.input_size() > function.input_size() || call.output_size() > function.output_size())
       return fail(describe + ": the call has " + Twine(call.input_size()) + " inputs and " +
                   Twine(call.output_size()) + " outputs, function '" + function.name() +
@@ -616,8 +642,18 @@ private:
     state.opset = bodyOpset;
     ++inlineDepth;
     LogicalResult result = success();
-    // Calls nested a few levels deep can multiply into more nodes than any model has.
-    constexpr int64_t kMaxInlinedNodes = int64_t(1) << 20;
+    // Calls nested a few levels deep can multiply into more nodes than any model has: the
+    // count is known before anything is imported.
+    const int64_t size = expandedSize(function);
+    if (size < 0 || inlinedNodes + size > kMaxInlinedNodes) {
+      state.opset = callerOpset;
+      --inlineDepth;
+      return fail(outermostCall + (size < 0 ? ": function '" + function.name() +
+                                                   "' calls itself (directly or through "
+                                                   "other functions)"
+                                             : ": function calls expand to more than " +
+                                                   std::to_string(kMaxInlinedNodes) + " nodes"));
+    }
     for (int i = 0; i < function.node_size() && succeeded(result); ++i) {
       if (++inlinedNodes > kMaxInlinedNodes) {
         result = fail(outermostCall + ": function calls expand to more than " +
@@ -661,6 +697,7 @@ private:
   int inlineDepth = 0;
   int inlineCount = 0;
   int64_t inlinedNodes = 0;
+  std::map<const onnx::FunctionProto *, int64_t> expandedSizes;
   int64_t legacyOpset = 0; // while importing a rewritten opset 7..12 node: that opset
   std::string outermostCall; // for the message when calls nest too deep
   /// options.dimValues and, for a --cache-length entry, its past and sequence lengths.
