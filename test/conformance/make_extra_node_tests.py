@@ -20,7 +20,8 @@ three operands, implicit outputs) against numpy's float64 einsum; TopK (a router
 equal to the lowest value, int64 smallest); RNN / GRU / LSTM with sequence_lens, clip, other
 activations, linear_before_reset, input_forget, peepholes, batch-first layout and initial
 states, against a float64 numpy transcription of the operator definitions that onnxruntime
-(when installed) must agree with.
+(when installed) must agree with; If, Loop and Scan (run-time and compile-time conditions,
+carried values, scan outputs, an If in a Loop body, reverse scans), against onnxruntime.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -603,6 +604,83 @@ def recurrent_cases(root, rng):
          activation_alpha=[0.1, 0.25], activation_beta=[0.45])
 
 
+def control_flow_cases(root, rng):
+    """If with a condition known at run time (both branches, a select) and one computed from a
+    shape, Loop with a carried value, a scan output, an outer value and an If inside its body,
+    Scan in reverse along axis 1: onnxruntime's outputs are the expected ones (these cases are
+    left out where it is not installed)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        print("make_extra_node_tests: onnxruntime not installed; no control-flow cases")
+        return
+    F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
+    vi = helper.make_tensor_value_info
+
+    def case(name, nodes, inputs, outputs, inits=()):
+        graph = helper.make_graph(nodes, name, [vi(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+                                                 for n, a in inputs],
+                                  [vi(n, t, s) for n, t, s in outputs], list(inits))
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        model.ir_version = 9
+        got = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, dict(inputs))
+        write(root, name, nodes, inputs, [(n, g) for (n, _, _), g in zip(outputs, got)], inits)
+
+    def branch(name, nodes, outs):
+        return helper.make_graph(nodes, name, [], [vi(n, F, s) for n, s in outs])
+
+    x = (rng.random((3, 4)) * 2 - 1).astype(np.float32)
+    then_g = branch("then", [helper.make_node("Relu", ["x"], ["t"])], [("t", [3, 4])])
+    else_g = branch("else", [helper.make_node("Neg", ["x"], ["e"])], [("e", [3, 4])])
+    for flag in (True, False):
+        case(f"test_sinter_if_runtime_cond_{str(flag).lower()}",
+             [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+             [("c", np.array(flag)), ("x", x)], [("y", F, [3, 4])])
+    # The condition from the input's shape: known when compiling, one branch imported.
+    case("test_sinter_if_shape_cond",
+         [helper.make_node("Shape", ["x"], ["s"]),
+          helper.make_node("Gather", ["s", "one"], ["d"], axis=0),
+          helper.make_node("Greater", ["d", "three"], ["c"]),
+          helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+         [("x", x)], [("y", F, [3, 4])],
+         [numpy_helper.from_array(np.array(1, np.int64), "one"),
+          numpy_helper.from_array(np.array(3, np.int64), "three")])
+    # Loop: 4 iterations of acc = acc * 0.5 + x (x from the outer scope), a scan output of
+    # each acc, and inside the body an If on the iteration number.
+    inner_then = branch("inner_then", [helper.make_node("Identity", ["acc_next"], ["o"])], [("o", [3, 4])])
+    inner_else = branch("inner_else", [helper.make_node("Neg", ["acc_next"], ["o2"])], [("o2", [3, 4])])
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["acc_in", "half"], ["h"]),
+         helper.make_node("Add", ["h", "x"], ["acc_next"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Less", ["i", "two"], ["early"]),
+         helper.make_node("If", ["early"], ["acc_out"], then_branch=inner_then, else_branch=inner_else),
+         helper.make_node("Identity", ["acc_out"], ["scan_out"])],
+        "body", [vi("i", I64, []), vi("cond_in", B, []), vi("acc_in", F, [3, 4])],
+        [vi("cond_out", B, []), vi("acc_out", F, [3, 4]), vi("scan_out", F, [3, 4])],
+        [numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+         numpy_helper.from_array(np.array(2, np.int64), "two")])
+    case("test_sinter_loop_carried_scan_nested_if",
+         [helper.make_node("Loop", ["m", "cond", "acc0"], ["acc", "accs"], body=body)],
+         [("x", x), ("acc0", np.zeros((3, 4), np.float32))],
+         [("acc", F, [3, 4]), ("accs", F, [4, 3, 4])],
+         [numpy_helper.from_array(np.array(4, np.int64), "m"),
+          numpy_helper.from_array(np.array(True), "cond")])
+    # Scan: running sum over axis 1 of [2, 5, 3] in reverse, the per-step sums stacked on axis 1.
+    scan_body = helper.make_graph(
+        [helper.make_node("Add", ["sum_in", "step"], ["sum_out"]),
+         helper.make_node("Identity", ["sum_out"], ["each"])],
+        "scan_body", [vi("sum_in", F, [2, 3]), vi("step", F, [2, 3])],
+        [vi("sum_out", F, [2, 3]), vi("each", F, [2, 3])])
+    seq = (rng.random((2, 5, 3)) * 2 - 1).astype(np.float32)
+    case("test_sinter_scan_reverse_axis1",
+         [helper.make_node("Scan", ["s0", "seq"], ["total", "sums"], body=scan_body, num_scan_inputs=1,
+                           scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1])],
+         [("s0", np.zeros((2, 3), np.float32)), ("seq", seq)],
+         [("total", F, [2, 3]), ("sums", F, [2, 5, 3])])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -672,6 +750,7 @@ def main():
     einsum_cases(root, rng)
     topk_cases(root, rng)
     recurrent_cases(root, rng)
+    control_flow_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -175,6 +175,9 @@ LogicalResult Rewriter::rewrite(int64_t opset) {
       return fail("attribute 'spatial' = " + std::to_string(spatial->i()) +
                   " (per-element statistics) is not supported (only 1)");
     removeAttributes(n, {"spatial"});
+  } else if (op == "Scan" && opset < 9) {
+    return fail("Scan of opset 8 (a batch axis and sequence_lens) is not supported; opset 9's "
+                "Scan is");
   } else if (op == "Scatter") {
     n.set_op_type("ScatterElements"); // Scatter (9, 10) is ScatterElements without reduction
   } else if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {

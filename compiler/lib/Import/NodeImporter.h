@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,10 @@ struct GraphState {
   llvm::StringMap<std::string> producers;
   int64_t opset = 0;
   std::string modelDir;
+  /// Imports one node of a subgraph (If, Loop, Scan) through the importer's own path; the
+  /// importer sets it, and `importError` gives the message of its last failure.
+  std::function<mlir::LogicalResult(const onnx::NodeProto &, const std::string &)> importNode;
+  std::function<std::string()> importError;
 };
 
 /// What an op import function sees of the node it imports. Every accessor that can fail
@@ -159,6 +164,7 @@ void registerRecurrentImports(OpImportRegistry &registry);
 void registerIndexingImports(OpImportRegistry &registry);
 void registerGeneratorImports(OpImportRegistry &registry);
 void registerLossImports(OpImportRegistry &registry);
+void registerControlFlowImports(OpImportRegistry &registry);
 void registerConvImports(OpImportRegistry &registry);
 void registerPoolImports(OpImportRegistry &registry);
 void registerChannelNormImports(OpImportRegistry &registry);

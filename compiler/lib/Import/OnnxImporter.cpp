@@ -44,6 +44,7 @@ const OpImportRegistry &registry() {
     registerIndexingImports(r);
     registerGeneratorImports(r);
     registerLossImports(r);
+    registerControlFlowImports(r);
     registerConvImports(r);
     registerPoolImports(r);
     registerChannelNormImports(r);
@@ -70,7 +71,19 @@ class ModelImporter {
 public:
   ModelImporter(MLIRContext &context, const ImportOptions &options, std::string &error)
       : context(context), options(options), dimValues(options.dimValues), error(error),
-        builder(&context) {}
+        builder(&context) {
+    // A subgraph's nodes are written against the model's opset: inside a rewritten opset
+    // 7..12 node, they go through the rewrite themselves.
+    state.importNode = [this](const onnx::NodeProto &node, const std::string &name) {
+      const int64_t opset = state.opset, legacy = legacyOpset;
+      if (legacy)
+        state.opset = legacy, legacyOpset = 0;
+      LogicalResult result = importNode(node, name);
+      state.opset = opset, legacyOpset = legacy;
+      return result;
+    };
+    state.importError = [this] { return this->error; };
+  }
 
   OwningOpRef<ModuleOp> run(StringRef bytes, const std::string &name, const std::string &modelDir) {
     onnx::ModelProto model;

@@ -253,7 +253,40 @@ def legacy_opsets():
               "legacy_batchnorm_spatial.onnx")
 
 
+def control_flow():
+    """If, Loop and Scan: inlined and unrolled when their conditions and trip counts are known
+    when compiling; the forms that are not."""
+    F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
+    node = helper.make_node
+    then_g = helper.make_graph([node("Relu", ["x"], ["t"])], "then", [], [vi("t", [2, 3])])
+    else_g = helper.make_graph([node("Neg", ["x"], ["e"])], "else", [], [vi("e", [2, 3])])
+    onnx.save(model([node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+                    [vi("c", [], B), vi("x", [2, 3])], [vi("y", [2, 3])]), "if_runtime.onnx")
+    onnx.save(model([node("Shape", ["x"], ["s"]), node("Gather", ["s", "zero"], ["d"], axis=0),
+                     node("Equal", ["d", "two"], ["c"]),
+                     node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+                    [vi("x", [2, 3])], [vi("y", [2, 3])],
+                    [numpy_helper.from_array(np.array(0, np.int64), "zero"),
+                     numpy_helper.from_array(np.array(2, np.int64), "two")]), "if_known.onnx")
+    wide_g = helper.make_graph([node("Concat", ["x", "x"], ["w"], axis=0)], "wide", [],
+                               [vi("w", [4, 3])])
+    onnx.save(model([node("If", ["c"], ["y"], then_branch=wide_g, else_branch=else_g, name="if0")],
+                    [vi("c", [], B), vi("x", [2, 3])], [vi("y", [2, 3])]), "if_shapes_differ.onnx")
+    body = helper.make_graph(
+        [node("Add", ["acc_in", "x"], ["acc_out"]), node("Identity", ["cond_in"], ["cond_out"]),
+         node("Identity", ["acc_out"], ["each"])],
+        "body", [vi("i", [], I64), vi("cond_in", [], B), vi("acc_in", [2, 3])],
+        [vi("cond_out", [], B), vi("acc_out", [2, 3]), vi("each", [2, 3])])
+    onnx.save(model([node("Loop", ["m", "", "x"], ["acc", "all"], body=body)],
+                    [vi("x", [2, 3])], [vi("acc", [2, 3]), vi("all", [3, 2, 3])],
+                    [numpy_helper.from_array(np.array(3, np.int64), "m")]), "loop_unrolled.onnx")
+    onnx.save(model([node("Loop", ["m", "", "x"], ["acc", "all"], body=body, name="loop0")],
+                    [vi("x", [2, 3]), vi("m", [], I64)], [vi("acc", [2, 3]), vi("all", [3, 2, 3])]),
+              "loop_runtime_count.onnx")
+
+
 def main():
+    control_flow()
     legacy_opsets()
     local_functions()
     onnx.save(model([helper.make_node("FooBar", ["x"], ["y"], name="mystery")],

@@ -1,0 +1,376 @@
+// Import of If, Loop and Scan by inlining their subgraphs: an If whose condition is known when
+// compiling imports the branch taken (otherwise both branches, and a Where picks per output
+// when their outputs agree in type); Loop and Scan unroll over a trip count known when
+// compiling, each iteration a renamed copy of the body. Subgraph nodes import through the
+// same path as the graph's (GraphState::importNode), so they read outer values by name.
+#include "NodeImporter.h"
+#include "sinter/Dialect/Graph/IR/GraphOps.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace sinter::graph;
+
+namespace sinter::import {
+namespace {
+
+/// The most iterations a Loop or Scan unrolls to.
+constexpr int64_t kMaxIterations = 4096;
+
+/// Every name `graph` defines (its inputs, initializers and node outputs), nested subgraphs
+/// included.
+void collectDefinitions(const onnx::GraphProto &graph, std::set<std::string> &names) {
+  for (const auto &in : graph.input())
+    names.insert(in.name());
+  for (const auto &init : graph.initializer())
+    names.insert(init.name());
+  for (const auto &node : graph.node()) {
+    for (const auto &out : node.output())
+      if (!out.empty())
+        names.insert(out);
+    for (const auto &a : node.attribute()) {
+      if (a.has_g())
+        collectDefinitions(a.g(), names);
+      for (const auto &g : a.graphs())
+        collectDefinitions(g, names);
+    }
+  }
+}
+
+/// Prefixes every name of `graph` that is in `defined` (references to outer values keep
+/// theirs), nested subgraphs included.
+void renameDefinitions(onnx::GraphProto &graph, const std::set<std::string> &defined,
+                       const std::string &prefix) {
+  auto rename = [&](std::string *name) {
+    if (!name->empty() && defined.count(*name))
+      *name = prefix + *name;
+  };
+  for (auto &in : *graph.mutable_input())
+    rename(in.mutable_name());
+  for (auto &out : *graph.mutable_output())
+    rename(out.mutable_name());
+  for (auto &init : *graph.mutable_initializer())
+    rename(init.mutable_name());
+  for (auto &node : *graph.mutable_node()) {
+    for (auto &in : *node.mutable_input())
+      rename(&in);
+    for (auto &out : *node.mutable_output())
+      rename(&out);
+    if (!node.name().empty())
+      node.set_name(prefix + node.name());
+    for (auto &a : *node.mutable_attribute()) {
+      if (a.has_g())
+        renameDefinitions(*a.mutable_g(), defined, prefix);
+      for (auto &g : *a.mutable_graphs())
+        renameDefinitions(g, defined, prefix);
+    }
+  }
+}
+
+/// Imports `graph` (already renamed where needed) with its inputs bound to `inputs`; returns
+/// its outputs' values.
+FailureOr<SmallVector<Value>> importSubgraph(NodeImporter &n, const onnx::GraphProto &graph,
+                                             ArrayRef<Value> inputs, const std::string &what) {
+  if ((size_t)graph.input_size() != inputs.size())
+    return n.fail(what + " has " + Twine(graph.input_size()) + " inputs; " +
+                  Twine(inputs.size()) + " are bound");
+  for (int i = 0; i < graph.input_size(); ++i) {
+    if (n.state.values.count(graph.input(i).name()))
+      return n.fail(what + ": input '" + graph.input(i).name() + "' redefines a value");
+    n.state.values[graph.input(i).name()] = inputs[i]; // constants stay known: keyed by value
+  }
+  for (const auto &init : graph.initializer()) {
+    std::string error;
+    auto value = tensorFromProto(init, n.builder.getContext(), n.state.modelDir, error);
+    if (failed(value))
+      return n.fail(what + ": initializer " + error);
+    if (n.state.values.count(init.name()))
+      return n.fail(what + ": initializer '" + init.name() + "' redefines a value");
+    n.state.values[init.name()] = n.constant(*value);
+  }
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    std::string name = node.name().empty() ? what + "/" + node.op_type() + "_" + std::to_string(i)
+                                           : node.name();
+    for (const auto &out : node.output())
+      if (!out.empty())
+        n.state.producers[out] = name;
+    if (failed(n.state.importNode(node, name)))
+      return n.fail("in " + what + ": " + n.state.importError());
+  }
+  SmallVector<Value> outputs;
+  for (const auto &out : graph.output()) {
+    auto it = n.state.values.find(out.name());
+    if (it == n.state.values.end())
+      return n.fail(what + ": output '" + out.name() + "' is never produced");
+    outputs.push_back(it->second);
+  }
+  return outputs;
+}
+
+/// `body` with every name it defines prefixed for iteration `index` of the node `name`.
+onnx::GraphProto iterationCopy(const onnx::GraphProto &body, const std::string &name,
+                               int64_t index) {
+  std::set<std::string> defined;
+  collectDefinitions(body, defined);
+  onnx::GraphProto copy = body;
+  renameDefinitions(copy, defined, name + "#" + std::to_string(index) + "/");
+  return copy;
+}
+
+/// The node's name as the importer gave it (its own, or op type and index): unique in the
+/// graph, so it prefixes the names of each inlined copy.
+std::string nodeLabel(NodeImporter &n) {
+  if (auto named = dyn_cast<NameLoc>(n.loc))
+    return named.getName().str();
+  return n.node.name().empty() ? n.node.op_type() : n.node.name();
+}
+
+FailureOr<bool> constantBool(NodeImporter &n, Value v) {
+  auto it = n.state.constants.find(v);
+  if (it == n.state.constants.end())
+    return failure();
+  auto dense = dyn_cast<DenseElementsAttr>(it->second);
+  if (!dense || dense.getNumElements() != 1 || !dense.getElementType().isInteger(1))
+    return failure();
+  return *dense.getValues<bool>().begin();
+}
+
+LogicalResult importIf(NodeImporter &n) {
+  const onnx::AttributeProto *thenBranch = n.attr("then_branch"), *elseBranch = n.attr("else_branch");
+  if (!thenBranch || !elseBranch || !thenBranch->has_g() || !elseBranch->has_g())
+    return n.fail("attributes then_branch and else_branch (graphs) are required");
+  auto condType = n.inputType(0);
+  if (!condType)
+    return failure();
+  if (!condType.getElementType().isInteger(1) || condType.getNumElements() != 1)
+    return n.fail("cond must be one bool");
+  const int outputs = n.node.output_size();
+  if (thenBranch->g().output_size() != outputs || elseBranch->g().output_size() != outputs)
+    return n.fail("each branch must have the node's " + Twine(outputs) + " outputs");
+  auto known = constantBool(n, *n.input(0));
+  if (succeeded(known)) {
+    auto values = importSubgraph(n, *known ? thenBranch->g() : elseBranch->g(), {},
+                                 nodeLabel(n) + (*known ? "/then" : "/else"));
+    if (failed(values))
+      return failure();
+    for (int i = 0; i < outputs; ++i)
+      if (failed(n.setOutput(i, (*values)[i])))
+        return failure();
+    return success();
+  }
+  // Known only at run time: both branches, then a select per output.
+  auto thenValues = importSubgraph(n, thenBranch->g(), {}, nodeLabel(n) + "/then");
+  if (failed(thenValues))
+    return failure();
+  auto elseValues = importSubgraph(n, elseBranch->g(), {}, nodeLabel(n) + "/else");
+  if (failed(elseValues))
+    return failure();
+  Value cond = n.reshape(*n.input(0), {});
+  for (int i = 0; i < outputs; ++i) {
+    Value a = (*thenValues)[i], b = (*elseValues)[i];
+    if (a.getType() != b.getType())
+      return n.fail("the condition is known only at run time and output " + Twine(i) +
+                    " differs between the branches (" + shapeText(cast<RankedTensorType>(a.getType()).getShape()) +
+                    " and " + shapeText(cast<RankedTensorType>(b.getType()).getShape()) +
+                    "): Sinter compiles both branches and selects, which needs one type");
+    if (failed(n.setOutput(i, WhereOp::create(n.builder, n.loc, a.getType(), cond, a, b))))
+      return failure();
+  }
+  return success();
+}
+
+/// `values` (each of one shape) stacked along a new axis at `axis`, in order.
+Value stack(NodeImporter &n, ArrayRef<Value> values, int64_t axis) {
+  auto type = cast<RankedTensorType>(values.front().getType());
+  SmallVector<int64_t> one(type.getShape()), all(type.getShape());
+  one.insert(one.begin() + axis, 1);
+  all.insert(all.begin() + axis, int64_t(values.size()));
+  SmallVector<Value> parts;
+  for (Value v : values)
+    parts.push_back(n.reshape(v, one));
+  if (parts.size() == 1)
+    return parts.front();
+  return ConcatOp::create(n.builder, n.loc, type.clone(all), parts, n.builder.getI64IntegerAttr(axis));
+}
+
+LogicalResult importLoop(NodeImporter &n) {
+  const onnx::AttributeProto *bodyAttr = n.attr("body");
+  if (!bodyAttr || !bodyAttr->has_g())
+    return n.fail("attribute 'body' (a graph) is required");
+  const onnx::GraphProto &body = bodyAttr->g();
+  const int carried = n.numInputs() - 2;
+  if (carried < 0)
+    return n.fail("Loop needs its M and cond inputs (either may be empty)");
+  if (body.input_size() != carried + 2 || body.output_size() < carried + 1)
+    return n.fail("the body must have " + Twine(carried + 2) + " inputs and at least " +
+                  Twine(carried + 1) + " outputs");
+  const int scans = body.output_size() - 1 - carried;
+  if (n.node.output_size() > carried + scans)
+    return n.fail("the node has more outputs than the body's carried values and scan outputs");
+  if (!n.hasInput(0))
+    return n.fail("a Loop without a trip count M: Sinter unrolls loops, so M must be known when "
+                  "compiling");
+  if (!n.constantInput(0))
+    return n.fail("the trip count M is known only at run time: Sinter unrolls loops, so M must "
+                  "be known when compiling");
+  auto trips = n.constantInts(0);
+  if (failed(trips))
+    return failure();
+  if (trips->size() != 1 || trips->front() < 0 || trips->front() > kMaxIterations)
+    return n.fail("trip count M = " + Twine(trips->empty() ? -1 : trips->front()) +
+                  ": Sinter unrolls at most " + Twine(kMaxIterations) + " iterations");
+  Type i64 = n.builder.getI64Type(), i1 = n.builder.getI1Type();
+  Value cond = n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i1), true));
+  if (n.hasInput(1)) {
+    auto known = constantBool(n, *n.input(1));
+    if (failed(known))
+      return n.fail("the loop condition is known only at run time: Sinter unrolls loops, so it "
+                    "must be known when compiling");
+    if (!*known)
+      trips->front() = 0;
+    cond = n.reshape(*n.input(1), {});
+  }
+  SmallVector<Value> state;
+  for (int i = 0; i < carried; ++i) {
+    auto v = n.input(2 + i);
+    if (failed(v))
+      return failure();
+    state.push_back(*v);
+  }
+  SmallVector<SmallVector<Value>> scanned(scans);
+  for (int64_t k = 0; k < trips->front(); ++k) {
+    onnx::GraphProto copy = iterationCopy(body, nodeLabel(n), k);
+    SmallVector<Value> inputs = {n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i64), k)),
+                                 cond};
+    inputs.append(state.begin(), state.end());
+    auto outputs = importSubgraph(n, copy, inputs, nodeLabel(n) + " iteration " + std::to_string(k));
+    if (failed(outputs))
+      return failure();
+    for (int i = 0; i < carried; ++i) {
+      if ((*outputs)[1 + i].getType() != state[i].getType())
+        return n.fail("loop-carried value " + Twine(i) + " changes type in iteration " + Twine(k));
+      state[i] = (*outputs)[1 + i];
+    }
+    for (int j = 0; j < scans; ++j)
+      scanned[j].push_back((*outputs)[1 + carried + j]);
+    auto next = constantBool(n, (*outputs)[0]);
+    if (failed(next))
+      return n.fail("the body's condition output is known only at run time: Sinter unrolls "
+                    "loops, so it must be known when compiling");
+    cond = n.reshape((*outputs)[0], {});
+    if (!*next)
+      break;
+  }
+  for (int i = 0; i < n.node.output_size(); ++i) {
+    if (n.node.output(i).empty())
+      continue;
+    if (i < carried) {
+      if (failed(n.setOutput(i, state[i])))
+        return failure();
+    } else if (scanned[i - carried].empty()) {
+      return n.fail("scan output " + Twine(i - carried) + " of a loop that runs no iteration has "
+                    "no shape");
+    } else if (failed(n.setOutput(i, stack(n, scanned[i - carried], 0)))) {
+      return failure();
+    }
+  }
+  return success();
+}
+
+LogicalResult importScan(NodeImporter &n) {
+  const onnx::AttributeProto *bodyAttr = n.attr("body");
+  if (!bodyAttr || !bodyAttr->has_g())
+    return n.fail("attribute 'body' (a graph) is required");
+  const onnx::GraphProto &body = bodyAttr->g();
+  const int64_t scanInputs = n.attrInt("num_scan_inputs", 0);
+  const int states = int(n.numInputs()) - int(scanInputs);
+  if (scanInputs < 1 || states < 0)
+    return n.fail("attribute 'num_scan_inputs' = " + Twine(scanInputs) + " for " +
+                  Twine(n.numInputs()) + " inputs");
+  const int scanOutputs = body.output_size() - states;
+  if (body.input_size() != states + scanInputs || scanOutputs < 0)
+    return n.fail("the body's inputs and outputs do not match the node's states and scans");
+  auto listOr = [&](StringRef name, int64_t count) -> SmallVector<int64_t> {
+    if (auto given = n.attrInts(name))
+      return *given;
+    return SmallVector<int64_t>(count, 0);
+  };
+  SmallVector<int64_t> inAxes = listOr("scan_input_axes", scanInputs),
+                       inDirections = listOr("scan_input_directions", scanInputs),
+                       outAxes = listOr("scan_output_axes", scanOutputs),
+                       outDirections = listOr("scan_output_directions", scanOutputs);
+  if ((int64_t)inAxes.size() != scanInputs || (int64_t)inDirections.size() != scanInputs ||
+      (int64_t)outAxes.size() != scanOutputs || (int64_t)outDirections.size() != scanOutputs)
+    return n.fail("the scan axes and directions must have one entry per scan input / output");
+  SmallVector<Value> state, sequences;
+  for (int i = 0; i < states; ++i)
+    state.push_back(*n.input(i));
+  int64_t length = -1;
+  for (int j = 0; j < scanInputs; ++j) {
+    auto type = n.inputType(states + j);
+    if (!type)
+      return failure();
+    auto axis = normalizeAxis(n, inAxes[j], type.getRank(), "scan_input_axes entry");
+    if (failed(axis))
+      return failure();
+    inAxes[j] = *axis;
+    if (length >= 0 && type.getDimSize(*axis) != length)
+      return n.fail("the scan inputs have different lengths");
+    length = type.getDimSize(*axis);
+    sequences.push_back(*n.input(states + j));
+  }
+  if (length > kMaxIterations)
+    return n.fail(Twine(length) + " scan steps: Sinter unrolls at most " + Twine(kMaxIterations));
+  SmallVector<SmallVector<Value>> scanned(scanOutputs);
+  for (int64_t t = 0; t < length; ++t) {
+    SmallVector<Value> inputs(state);
+    for (int j = 0; j < scanInputs; ++j) {
+      auto type = cast<RankedTensorType>(sequences[j].getType());
+      const int64_t at = inDirections[j] ? length - 1 - t : t;
+      SmallVector<int64_t> sliced(type.getShape());
+      sliced.erase(sliced.begin() + inAxes[j]);
+      auto index = n.constant(DenseElementsAttr::get(RankedTensorType::get({}, n.builder.getI64Type()), at));
+      inputs.push_back(GatherOp::create(n.builder, n.loc, type.clone(sliced), sequences[j], index,
+                                        n.builder.getI64IntegerAttr(inAxes[j])));
+    }
+    onnx::GraphProto copy = iterationCopy(body, nodeLabel(n), t);
+    auto outputs = importSubgraph(n, copy, inputs, nodeLabel(n) + " step " + std::to_string(t));
+    if (failed(outputs))
+      return failure();
+    for (int i = 0; i < states; ++i)
+      state[i] = (*outputs)[i];
+    for (int j = 0; j < scanOutputs; ++j)
+      scanned[j].push_back((*outputs)[states + j]);
+  }
+  for (int i = 0; i < n.node.output_size(); ++i) {
+    if (n.node.output(i).empty())
+      continue;
+    if (i < states) {
+      if (failed(n.setOutput(i, state[i])))
+        return failure();
+      continue;
+    }
+    const int j = i - states;
+    if (scanned[j].empty())
+      return n.fail("a scan of length 0 has no output shape");
+    SmallVector<Value> ordered(scanned[j]);
+    if (outDirections[j])
+      std::reverse(ordered.begin(), ordered.end());
+    const int64_t rank = cast<RankedTensorType>(ordered.front().getType()).getRank() + 1;
+    auto axis = normalizeAxis(n, outAxes[j], rank, "scan_output_axes entry");
+    if (failed(axis) || failed(n.setOutput(i, stack(n, ordered, *axis))))
+      return failure();
+  }
+  return success();
+}
+
+} // namespace
+
+void registerControlFlowImports(OpImportRegistry &r) {
+  r["If"] = {importIf, 11};
+  r["Loop"] = {importLoop, 11};
+  r["Scan"] = {importScan, 9};
+}
+
+} // namespace sinter::import
