@@ -188,6 +188,8 @@ FailureOr<int64_t> normalizationAxis(NodeImporter &n, RankedTensorType input) {
 }
 
 LogicalResult requireFloat(NodeImporter &n, RankedTensorType type, const llvm::Twine &what) {
+  if (!type) // the input accessor has recorded why
+    return failure();
   if (!isa<FloatType>(type.getElementType()))
     return n.fail(what + " must be floating point");
   return success();
