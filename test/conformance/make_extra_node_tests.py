@@ -681,6 +681,33 @@ def control_flow_cases(root, rng):
          [("total", F, [2, 3]), ("sums", F, [2, 5, 3])])
 
 
+def maxpool_indices_cases(root, rng):
+    """MaxPool's Indices output beyond the suite's two 2-D cases: 1-D and 3-D windows with pads,
+    strides, dilations and ceil_mode, both storage orders, batch and channels above 1, against
+    onnxruntime (left out where it is not installed)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        print("make_extra_node_tests: onnxruntime not installed; no MaxPool Indices cases")
+        return
+    for name, shape, attrs in (
+            ("1d_pads_ceil", (2, 3, 11), dict(kernel_shape=[3], strides=[2], pads=[1, 1], ceil_mode=1)),
+            ("3d_dilated", (2, 2, 5, 6, 7), dict(kernel_shape=[2, 2, 3], dilations=[1, 2, 1],
+                                                 strides=[1, 2, 2])),
+            ("2d_storage_order_1", (1, 2, 6, 5), dict(kernel_shape=[3, 2], pads=[1, 0, 1, 1],
+                                                      storage_order=1))):
+        x = (rng.random(shape) * 4 - 2).astype(np.float32)
+        node = helper.make_node("MaxPool", ["x"], ["y", "i"], **attrs)
+        graph = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                                   helper.make_tensor_value_info("i", TensorProto.INT64, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        model.ir_version = 9
+        y, i = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, {"x": x})
+        write(root, f"test_sinter_maxpool_indices_{name}", [node], [("x", x)], [("y", y), ("i", i)])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -751,6 +778,7 @@ def main():
     topk_cases(root, rng)
     recurrent_cases(root, rng)
     control_flow_cases(root, rng)
+    maxpool_indices_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

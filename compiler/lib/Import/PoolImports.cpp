@@ -31,13 +31,65 @@ FailureOr<RankedTensorType> poolInput(NodeImporter &n, bool takesInt8) {
 
 enum class Pool { Max, Average, Lp };
 
+/// MaxPool's Indices: for each output, the flat index into X of the window entry that is the
+/// maximum (the first one on ties), over [N, C, spatial...] in row-major order, or with the
+/// spatial dimensions in column-major order for storage_order 1.
+FailureOr<Value> maxIndices(NodeImporter &n, Value windows, const WindowTable &table,
+                            RankedTensorType x, const SlidingWindow &window, int64_t storageOrder) {
+  auto windowsType = cast<RankedTensorType>(windows.getType());
+  const int64_t batch = windowsType.getDimSize(0), channels = windowsType.getDimSize(1),
+                outputs = windowsType.getDimSize(2), kernels = windowsType.getDimSize(3),
+                inputs = window.inputVolume();
+  Type i64 = n.builder.getI64Type();
+  auto i64Type = [&](ArrayRef<int64_t> shape) { return n.tensorType(shape, i64); };
+  Value slot = ArgReduceOp::create(n.builder, n.loc, i64Type({batch, channels, outputs, 1}), windows,
+                                   n.builder.getStringAttr("max"), n.builder.getI64IntegerAttr(3),
+                                   n.builder.getBoolAttr(true), n.builder.getBoolAttr(false));
+  // The table is [outputs, kernels] (output-major): entry (o, slot) of its flat form.
+  std::vector<int64_t> positions(table.indices.getValues<int64_t>().begin(),
+                                 table.indices.getValues<int64_t>().end());
+  if (storageOrder == 1) {
+    // Row-major spatial index -> the same position with the spatial dimensions reversed.
+    ArrayRef<int64_t> dims = x.getShape().drop_front(2);
+    for (int64_t &p : positions) {
+      if (p >= inputs)
+        continue;
+      int64_t rest = p, column = 0, stride = 1;
+      SmallVector<int64_t> coords(dims.size());
+      for (int64_t d = (int64_t)dims.size() - 1; d >= 0; --d)
+        coords[d] = rest % dims[d], rest /= dims[d];
+      for (size_t d = 0; d < dims.size(); ++d)
+        column += coords[d] * stride, stride *= dims[d];
+      p = column;
+    }
+  }
+  auto flatTable = n.constant(DenseElementsAttr::get(i64Type({outputs * kernels}), ArrayRef(positions)));
+  auto scalar = [&](int64_t v) {
+    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i64), v));
+  };
+  Value outputBase = MulOp::create(n.builder, n.loc, i64Type({1, 1, outputs, 1}),
+                                   n.iota(outputs, 2, 4), scalar(kernels));
+  Value entry = AddOp::create(n.builder, n.loc, i64Type({batch, channels, outputs, 1}), slot,
+                              outputBase);
+  Value spatial = GatherOp::create(n.builder, n.loc, i64Type({batch, channels, outputs, 1}),
+                                   flatTable, entry, n.builder.getI64IntegerAttr(0));
+  // (n * C + c) * inputs + spatial
+  Value plane = AddOp::create(n.builder, n.loc, i64Type({batch, channels, 1, 1}),
+                              MulOp::create(n.builder, n.loc, i64Type({batch, 1, 1, 1}),
+                                            n.iota(batch, 0, 4), scalar(channels)),
+                              n.iota(channels, 1, 4));
+  Value base = MulOp::create(n.builder, n.loc, i64Type({batch, channels, 1, 1}), plane,
+                             scalar(inputs));
+  return AddOp::create(n.builder, n.loc, i64Type({batch, channels, outputs, 1}), base, spatial)
+      .getResult();
+}
+
 template <Pool kind> LogicalResult importPool(NodeImporter &n) {
   constexpr bool isMax = kind == Pool::Max;
   auto x = poolInput(n, isMax);
   if (failed(x))
     return failure();
-  if (n.node.output_size() > 1 && !n.node.output(1).empty())
-    return n.fail("the Indices output is not supported (only Y)");
+  const bool wantsIndices = isMax && n.node.output_size() > 1 && !n.node.output(1).empty();
   const int64_t rank = x->getRank() - 2;
   auto kernel = n.attrInts("kernel_shape");
   if (!kernel)
@@ -48,8 +100,9 @@ template <Pool kind> LogicalResult importPool(NodeImporter &n) {
   const bool ceilMode = n.attrInt("ceil_mode", 0) != 0;
   bool includePad = false;
   double p = 2;
-  if (isMax)
-    (void)n.attrInt("storage_order", 0); // orders only the Indices output
+  int64_t storageOrder = 0;
+  if (isMax && (storageOrder = n.attrInt("storage_order", 0)) != 0 && storageOrder != 1)
+    return n.fail("attribute 'storage_order' = " + Twine(storageOrder) + " (0 or 1)");
   else if (kind == Pool::Average)
     includePad = n.attrInt("count_include_pad", 0) != 0;
   else if ((p = double(n.attrInt("p", 2))) < 1)
@@ -113,6 +166,11 @@ template <Pool kind> LogicalResult importPool(NodeImporter &n) {
     pooled = CastOp::create(n.builder, n.loc, n.tensorType({batch, channels, outputs}, et), pooled);
   SmallVector<int64_t> shape = {batch, channels};
   shape.append(window->outputSize.begin(), window->outputSize.end());
+  if (wantsIndices) {
+    auto indices = maxIndices(n, windows, table, *x, *window, storageOrder);
+    if (failed(indices) || failed(n.setOutput(1, n.reshape(*indices, shape))))
+      return failure();
+  }
   return n.setOutput(0, n.reshape(pooled, shape));
 }
 

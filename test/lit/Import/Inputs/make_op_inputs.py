@@ -167,6 +167,8 @@ save("AveragePool", [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=
      [vi("x", [2, 3, 5])], [vi("y", [2, 3, 5])], opset=19)
 save("GlobalAveragePool", [helper.make_node("GlobalAveragePool", ["x"], ["y"])],
      [vi("x", [2, 3, 4, 5])], [vi("y", [2, 3, 1, 1])])
+save("MaxPoolIndices", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2])],
+     [vi("x", [2, 3, 4, 4])], [vi("y", [2, 3, 3, 3]), vi("i", [2, 3, 3, 3], I64)])
 save("GlobalMaxPool", [helper.make_node("GlobalMaxPool", ["x"], ["y"])],
      [vi("x", [2, 3, 4, 5])], [vi("y", [2, 3, 1, 1])])
 save("BatchNormalization", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"])],
@@ -332,8 +334,8 @@ save_negative("window_size_input", [helper.make_node("HannWindow", ["n"], ["y"],
 save_negative("nll_bad_reduction", [helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"],
                                                       reduction="max", name="nll0")],
               [vi("x", [3, 5]), vi("t", [3], I64)], [vi("y", [])])
-save_negative("maxpool_indices", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
-                                                   name="pool_i")],
+save_negative("maxpool_storage_order", [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2],
+                                                         storage_order=2, name="pool_i")],
               [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3]), vi("i", [1, 1, 3, 3], I64)])
 save_negative("pool_no_kernel", [helper.make_node("AveragePool", ["x"], ["y"], name="pool_k")],
               [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 3, 3])])
