@@ -1,7 +1,8 @@
 // Import of quantized weights: DequantizeLinear on constants (QDQ exports) and com.microsoft
 // MatMulNBits (onnxruntime's block-quantized 2/4/8-bit weights). Both dequantize at compile time
 // into a constant of the float type they produce, so the linear that reads it compiles like any
-// other (and --weight-dtype may quantize it again for the kernels).
+// other (and --weight-dtype may quantize it again for the kernels). A DequantizeLinear whose
+// operands are known only at run time (a quantized activation) goes to QuantizeImports.cpp.
 #include "NodeImporter.h"
 #include "QuantizationLayout.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
