@@ -39,11 +39,6 @@ FailureOr<Value> perChannel(NodeImporter &n, unsigned i, StringRef what, RankedT
   return n.reshape(*n.input(i), shape);
 }
 
-Value scalar(NodeImporter &n, Type et, double value) {
-  auto type = RankedTensorType::get({}, et);
-  return n.constant(DenseElementsAttr::get(type, n.builder.getFloatAttr(et, value)));
-}
-
 LogicalResult importBatchNormalization(NodeImporter &n) {
   auto x = channelInput(n, 2);
   if (failed(x))
@@ -70,7 +65,7 @@ LogicalResult importBatchNormalization(NodeImporter &n) {
   auto channel = cast<RankedTensorType>(scale->getType()).clone(work);
   Value deviation = SqrtOp::create(n.builder, n.loc, channel,
                              AddOp::create(n.builder, n.loc, channel, widen(*var),
-                                           scalar(n, work, eps)));
+                                           n.scalar(work, eps)));
   Value y = SubOp::create(n.builder, n.loc, full, widen(*n.input(0)), widen(*mean));
   y = DivOp::create(n.builder, n.loc, full, y, deviation);
   y = MulOp::create(n.builder, n.loc, full, y, widen(*scale));
@@ -144,10 +139,6 @@ LogicalResult importMeanVarianceNormalization(NodeImporter &n) {
                                 n.builder.getDenseI64ArrayAttr(*axes),
                                 n.builder.getBoolAttr(true));
   };
-  auto scalar = [&](double v) {
-    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, x.getElementType()),
-                                             n.builder.getFloatAttr(x.getElementType(), v)));
-  };
   Value in = *n.input(0);
   Value m = mean(in);
   Value meanOfSquares = mean(MulOp::create(n.builder, n.loc, full, in, in));
@@ -155,7 +146,7 @@ LogicalResult importMeanVarianceNormalization(NodeImporter &n) {
                                  MulOp::create(n.builder, n.loc, reduced, m, m));
   Value deviation = AddOp::create(n.builder, n.loc, reduced,
                                   SqrtOp::create(n.builder, n.loc, reduced, variance),
-                                  scalar(1e-9));
+                                  n.scalar(x.getElementType(), 1e-9));
   return n.setResult(DivOp::create(n.builder, n.loc, full,
                                    SubOp::create(n.builder, n.loc, full, in, m), deviation));
 }
@@ -197,13 +188,9 @@ LogicalResult importLRN(NodeImporter &n) {
                                     n.builder.getDenseI64ArrayAttr(steps));
     sum = sum ? AddOp::create(n.builder, n.loc, *x, sum, shifted).getResult() : shifted;
   }
-  auto scalar = [&](double v) {
-    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, et),
-                                             n.builder.getFloatAttr(et, v)));
-  };
-  Value base = AddOp::create(n.builder, n.loc, *x, scalar(bias),
-                             MulOp::create(n.builder, n.loc, *x, sum, scalar(alpha / size)));
-  Value denominator = PowOp::create(n.builder, n.loc, *x, base, scalar(beta));
+  Value base = AddOp::create(n.builder, n.loc, *x, n.scalar(et, bias),
+                             MulOp::create(n.builder, n.loc, *x, sum, n.scalar(et, alpha / size)));
+  Value denominator = PowOp::create(n.builder, n.loc, *x, base, n.scalar(et, beta));
   return n.setResult(DivOp::create(n.builder, n.loc, *x, in, denominator));
 }
 

@@ -241,8 +241,7 @@ LogicalResult importLoop(NodeImporter &n) {
   SmallVector<SmallVector<Value>> scanned(scans);
   for (int64_t k = 0; k < trips->front(); ++k) {
     onnx::GraphProto copy = iterationCopy(body, nodeLabel(n), k);
-    SmallVector<Value> inputs = {n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i64), k)),
-                                 cond};
+    SmallVector<Value> inputs = {n.integerScalar(i64, k), cond};
     inputs.append(state.begin(), state.end());
     auto outputs = importSubgraph(n, copy, inputs, nodeLabel(n) + " iteration " + std::to_string(k));
     if (failed(outputs))
@@ -330,7 +329,7 @@ LogicalResult importScan(NodeImporter &n) {
       const int64_t at = inDirections[j] ? length - 1 - t : t;
       SmallVector<int64_t> sliced(type.getShape());
       sliced.erase(sliced.begin() + inAxes[j]);
-      auto index = n.constant(DenseElementsAttr::get(RankedTensorType::get({}, n.builder.getI64Type()), at));
+      Value index = n.integerScalar(n.builder.getI64Type(), at);
       inputs.push_back(GatherOp::create(n.builder, n.loc, type.clone(sliced), sequences[j], index,
                                         n.builder.getI64IntegerAttr(inAxes[j])));
     }

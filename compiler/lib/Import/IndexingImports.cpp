@@ -95,15 +95,14 @@ LogicalResult importReverseSequence(NodeImporter &n) {
   lengthShape[batchAxis] = batch;
   Value length = n.reshape(asI64(n, *n.input(1)), lengthShape);
   // A length past the time axis (invalid) reverses the whole axis instead of reading past it.
-  auto scalarType = RankedTensorType::get({}, i64);
   length = BinaryFnOp::create(n.builder, n.loc, n.tensorType(lengthShape, i64), length,
-                              n.constant(DenseElementsAttr::get(scalarType, shape[timeAxis])),
+                              n.integerScalar(i64, shape[timeAxis]),
                               n.builder.getStringAttr("min"));
   Value t = positionsAlong(n, shape, timeAxis);
   auto wide = n.tensorType(shape, i64);
   Value inside = BinaryFnOp::create(n.builder, n.loc, n.tensorType(shape, i1), t, length,
                                     n.builder.getStringAttr("less"));
-  auto one = n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i64), int64_t(1)));
+  Value one = n.integerScalar(i64, 1);
   Value mirrored = SubOp::create(n.builder, n.loc, wide,
                                  SubOp::create(n.builder, n.loc, n.tensorType(lengthShape, i64),
                                                length, one),

@@ -36,13 +36,6 @@ FailureOr<Value> negativeLogLikelihood(NodeImporter &n, Value logProb, Value tar
   if (reduction != "none" && reduction != "sum" && reduction != "mean")
     return n.fail("attribute 'reduction' = '" + reduction + "' (none, sum or mean)");
 
-  auto scalarI64 = [&](int64_t v) {
-    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i64), v));
-  };
-  auto scalarF = [&](double v) {
-    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, et),
-                                             n.builder.getFloatAttr(et, v)));
-  };
   auto wideT = n.tensorType(targetShape, i64);
   auto floatT = n.tensorType(targetShape, et);
   Value classOf = targetType.getElementType() == i64
@@ -53,11 +46,11 @@ FailureOr<Value> negativeLogLikelihood(NodeImporter &n, Value logProb, Value tar
   if (const onnx::AttributeProto *ignore = n.attr("ignore_index")) {
     (void)ignore;
     Value ignored = EqualOp::create(n.builder, n.loc, n.tensorType(targetShape, i1), classOf,
-                                    scalarI64(n.attrInt("ignore_index", 0)));
+                                    n.integerScalar(i64, n.attrInt("ignore_index", 0)));
     counted = UnaryFnOp::create(n.builder, n.loc, n.tensorType(targetShape, i1), ignored,
                                 n.builder.getStringAttr("not"), n.builder.getF32FloatAttr(0),
                                 n.builder.getF32FloatAttr(0));
-    classOf = WhereOp::create(n.builder, n.loc, wideT, ignored, scalarI64(0), classOf);
+    classOf = WhereOp::create(n.builder, n.loc, wideT, ignored, n.integerScalar(i64, 0), classOf);
   }
   SmallVector<int64_t> picked(shape);
   picked[1] = 1;
@@ -69,7 +62,7 @@ FailureOr<Value> negativeLogLikelihood(NodeImporter &n, Value logProb, Value tar
   if (weight)
     w = GatherOp::create(n.builder, n.loc, floatT, weight, classOf, n.builder.getI64IntegerAttr(0));
   if (counted)
-    w = WhereOp::create(n.builder, n.loc, floatT, counted, w ? w : scalarF(1.0), scalarF(0.0));
+    w = WhereOp::create(n.builder, n.loc, floatT, counted, w ? w : n.scalar(et, 1.0), n.scalar(et, 0.0));
   if (w)
     loss = MulOp::create(n.builder, n.loc, floatT, loss, w);
   if (reduction == "none")
@@ -89,7 +82,7 @@ FailureOr<Value> negativeLogLikelihood(NodeImporter &n, Value logProb, Value tar
     int64_t count = 1;
     for (int64_t d : targetShape)
       count *= d;
-    return DivOp::create(n.builder, n.loc, scalarType, total, scalarF(double(count))).getResult();
+    return DivOp::create(n.builder, n.loc, scalarType, total, n.scalar(et, double(count))).getResult();
   }
   return DivOp::create(n.builder, n.loc, scalarType, total, sumOf(w)).getResult();
 }

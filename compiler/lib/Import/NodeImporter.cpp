@@ -134,6 +134,16 @@ Value NodeImporter::reshape(Value value, ArrayRef<int64_t> shape) {
                                   value, constant(DenseElementsAttr::get(shapeType, shape)));
 }
 
+Value NodeImporter::scalar(Type type, double value) {
+  return constant(
+      DenseElementsAttr::get(RankedTensorType::get({}, type), builder.getFloatAttr(type, value)));
+}
+
+Value NodeImporter::integerScalar(Type type, int64_t value) {
+  return constant(DenseElementsAttr::get(RankedTensorType::get({}, type),
+                                         builder.getIntegerAttr(type, value)));
+}
+
 Value NodeImporter::iota(int64_t size, int64_t axis, int64_t rank) {
   SmallVector<int64_t> shape(rank, 1), values(size);
   shape[axis] = size;

@@ -118,6 +118,10 @@ public:
 
   /// A helper constant the import itself needs (a shape, a bound), known to later folds.
   mlir::Value constant(mlir::DenseElementsAttr value);
+  /// A rank-0 constant of float type `type` holding `value` (rounded to the type).
+  mlir::Value scalar(mlir::Type type, double value);
+  /// A rank-0 constant of integer type `type` holding `value`.
+  mlir::Value integerScalar(mlir::Type type, int64_t value);
   /// `value` reshaped (a view) to `shape`.
   mlir::Value reshape(mlir::Value value, llvm::ArrayRef<int64_t> shape);
   /// An int64 constant 0 .. size-1 laid along dimension `axis` of a rank-`rank` shape of ones

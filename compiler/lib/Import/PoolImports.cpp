@@ -64,11 +64,8 @@ FailureOr<Value> maxIndices(NodeImporter &n, Value windows, const WindowTable &t
     }
   }
   auto flatTable = n.constant(DenseElementsAttr::get(i64Type({outputs * kernels}), ArrayRef(positions)));
-  auto scalar = [&](int64_t v) {
-    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, i64), v));
-  };
   Value outputBase = MulOp::create(n.builder, n.loc, i64Type({1, 1, outputs, 1}),
-                                   n.iota(outputs, 2, 4), scalar(kernels));
+                                   n.iota(outputs, 2, 4), n.integerScalar(i64, kernels));
   Value entry = AddOp::create(n.builder, n.loc, i64Type({batch, channels, outputs, 1}), slot,
                               outputBase);
   Value spatial = GatherOp::create(n.builder, n.loc, i64Type({batch, channels, outputs, 1}),
@@ -76,10 +73,10 @@ FailureOr<Value> maxIndices(NodeImporter &n, Value windows, const WindowTable &t
   // (n * C + c) * inputs + spatial
   Value plane = AddOp::create(n.builder, n.loc, i64Type({batch, channels, 1, 1}),
                               MulOp::create(n.builder, n.loc, i64Type({batch, 1, 1, 1}),
-                                            n.iota(batch, 0, 4), scalar(channels)),
+                                            n.iota(batch, 0, 4), n.integerScalar(i64, channels)),
                               n.iota(channels, 1, 4));
   Value base = MulOp::create(n.builder, n.loc, i64Type({batch, channels, 1, 1}), plane,
-                             scalar(inputs));
+                             n.integerScalar(i64, inputs));
   return AddOp::create(n.builder, n.loc, i64Type({batch, channels, outputs, 1}), base, spatial)
       .getResult();
 }
@@ -138,23 +135,19 @@ template <Pool kind> LogicalResult importPool(NodeImporter &n) {
                                    n.tensorType({batch, channels, outputs, kernels}, work), values,
                                    n.constant(table.indices), n.builder.getI64IntegerAttr(2));
   auto pooledType = n.tensorType({batch, channels, outputs}, work);
-  auto scalar = [&](double v) {
-    return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, work),
-                                             n.builder.getFloatAttr(work, v)));
-  };
   if (kind == Pool::Lp) { // (sum |x|^p)^(1/p)
     auto windowsType = cast<RankedTensorType>(windows.getType());
     Value magnitude = UnaryFnOp::create(n.builder, n.loc, windowsType, windows,
                                         n.builder.getStringAttr("abs"),
                                         n.builder.getF32FloatAttr(0), n.builder.getF32FloatAttr(0));
-    windows = PowOp::create(n.builder, n.loc, windowsType, magnitude, scalar(p));
+    windows = PowOp::create(n.builder, n.loc, windowsType, magnitude, n.scalar(work, p));
   }
   Value pooled = ReduceOp::create(n.builder, n.loc, pooledType, windows,
                                   n.builder.getStringAttr(isMax ? "max" : "sum"),
                                   n.builder.getDenseI64ArrayAttr({3}),
                                   n.builder.getBoolAttr(false));
   if (kind == Pool::Lp)
-    pooled = PowOp::create(n.builder, n.loc, pooledType, pooled, scalar(1 / p));
+    pooled = PowOp::create(n.builder, n.loc, pooledType, pooled, n.scalar(work, 1 / p));
   if (kind == Pool::Average) {
     const std::vector<int64_t> &count = includePad ? table.insidePadded : table.insideInput;
     std::vector<float> divisor(count.begin(), count.end());

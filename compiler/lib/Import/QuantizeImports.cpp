@@ -94,11 +94,6 @@ FailureOr<std::pair<double, double>> quantizedRange(Type t) {
   return std::make_pair(-double(int64_t(1) << (bits - 1)), double((int64_t(1) << (bits - 1)) - 1));
 }
 
-Value scalarConstant(NodeImporter &n, Type et, double v) {
-  auto type = RankedTensorType::get({}, et);
-  return n.constant(DenseElementsAttr::get(type, n.builder.getFloatAttr(et, v)));
-}
-
 /// QuantizeLinear(x, y_scale, y_zero_point?): y = clamp(round_half_even(x / y_scale) +
 /// y_zero_point) to the output type's range; the division in x's type (or `precision`'s), as
 /// the reference divides.
@@ -158,8 +153,8 @@ LogicalResult importQuantizeLinear(NodeImporter &n) {
     q = CastOp::create(n.builder, n.loc, wide, q);
   if (zeroType)
     q = AddOp::create(n.builder, n.loc, wide, q, alongXAs(n, *n.input(2), *layout, shape, f32));
-  q = MaxOp::create(n.builder, n.loc, wide, q, scalarConstant(n, f32, range->first));
-  q = BinaryFnOp::create(n.builder, n.loc, wide, q, scalarConstant(n, f32, range->second),
+  q = MaxOp::create(n.builder, n.loc, wide, q, n.scalar(f32, range->first));
+  q = BinaryFnOp::create(n.builder, n.loc, wide, q, n.scalar(f32, range->second),
                          n.builder.getStringAttr("min"));
   return n.setOutput(0, CastOp::create(n.builder, n.loc, n.tensorType(shape, outType), q));
 }

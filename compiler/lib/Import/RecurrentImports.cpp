@@ -40,10 +40,7 @@ public:
   Value sub(Value a, Value b, ArrayRef<int64_t> shape) {
     return SubOp::create(n.builder, n.loc, type(shape), a, b);
   }
-  Value scalar(double v) {
-    auto t = RankedTensorType::get({}, et);
-    return n.constant(DenseElementsAttr::get(t, n.builder.getFloatAttr(et, v)));
-  }
+  Value scalar(double v) { return n.scalar(et, v); }
   Value unary(StringRef fn, Value x, ArrayRef<int64_t> shape, float alpha = 0, float beta = 0) {
     return UnaryFnOp::create(n.builder, n.loc, type(shape), x, n.builder.getStringAttr(fn),
                              n.builder.getF32FloatAttr(alpha), n.builder.getF32FloatAttr(beta));
@@ -227,8 +224,7 @@ template <Cell cell> LogicalResult importRecurrent(NodeImporter &n) {
     lengths = n.reshape(lengths, {batch, 1});
   }
   auto running = [&](int64_t t) -> Value {
-    auto stepType = RankedTensorType::get({}, n.builder.getI64Type());
-    Value step = n.constant(DenseElementsAttr::get(stepType, t));
+    Value step = n.integerScalar(n.builder.getI64Type(), t);
     return BinaryFnOp::create(n.builder, n.loc, n.tensorType({batch, 1}, n.builder.getI1Type()),
                               lengths, step, n.builder.getStringAttr("greater"));
   };
