@@ -165,6 +165,10 @@ __device__ __forceinline__ double fn_celu(double x, float alpha, float) {
 template <typename T> __device__ __forceinline__ T fn_thresholded_relu(T x, float alpha, float) {
   return x > T(alpha) ? x : T(0);
 }
+// lambd, bias: ONNX Shrink's attributes.
+template <typename T> __device__ __forceinline__ T fn_shrink(T x, float lambd, float bias) {
+  return x < T(-lambd) ? T(x + T(bias)) : (x > T(lambd) ? T(x - T(bias)) : T(0));
+}
 __device__ __forceinline__ float fn_mish(float x, float, float) {
   return x * tanhf(log1pf(expf(x)));
 }
@@ -303,13 +307,15 @@ __device__ __forceinline__ T row_reduce(T v, T identity, Combine combine) {
   return v;
 }
 
-// Running sums of one value per thread over the kThreadsPerRow threads of a row (laid out as
-// in row_reduce), from the row's first thread or, with kReverse, from its last: returns the
-// sum through this thread, sets `before` to the sum of the threads ahead of it (0 for the
-// first) and `total` to the row's sum, in every thread.
-template <int kThreadsPerRow, bool kReverse, typename T>
+// Running sums (products with kProduct) of one value per thread over the kThreadsPerRow
+// threads of a row (laid out as in row_reduce), from the row's first thread or, with kReverse,
+// from its last: returns the sum through this thread, sets `before` to the sum of the threads
+// ahead of it (the identity for the first) and `total` to the row's sum, in every thread.
+template <int kThreadsPerRow, bool kReverse, bool kProduct, typename T>
 __device__ __forceinline__ T row_scan(T v, T &before, T &total) {
   constexpr int kWarpSpan = kThreadsPerRow < 32 ? kThreadsPerRow : 32;
+  const auto combine = [](T a, T b) { return kProduct ? T(a * b) : T(a + b); };
+  const T identity = T(kProduct ? 1 : 0);
   const int position = threadIdx.x % kWarpSpan;
   T through = v;
 #pragma unroll
@@ -317,12 +323,12 @@ __device__ __forceinline__ T row_scan(T v, T &before, T &total) {
     const T other = kReverse ? __shfl_down_sync(0xffffffffu, through, offset, kWarpSpan)
                              : __shfl_up_sync(0xffffffffu, through, offset, kWarpSpan);
     if (kReverse ? position + offset < kWarpSpan : position >= offset)
-      through += other;
+      through = combine(through, other);
   }
   T ahead = kReverse ? __shfl_down_sync(0xffffffffu, through, 1, kWarpSpan)
                      : __shfl_up_sync(0xffffffffu, through, 1, kWarpSpan);
   if (kReverse ? position == kWarpSpan - 1 : position == 0)
-    ahead = T(0);
+    ahead = identity;
   total = __shfl_sync(0xffffffffu, through, kReverse ? 0 : kWarpSpan - 1, kWarpSpan);
   if constexpr (kThreadsPerRow > 32) {
     __shared__ T partial[32];
@@ -332,15 +338,15 @@ __device__ __forceinline__ T row_scan(T v, T &before, T &total) {
     if (position == 0)
       partial[warp] = total;
     __syncthreads();
-    T warps_ahead = T(0), row_total = T(0);
+    T warps_ahead = identity, row_total = identity;
     for (int w = row_first_warp; w < row_first_warp + kWarps; ++w) {
-      row_total += partial[w];
+      row_total = combine(row_total, partial[w]);
       if (kReverse ? w > warp : w < warp)
-        warps_ahead += partial[w];
+        warps_ahead = combine(warps_ahead, partial[w]);
     }
     __syncthreads();
-    through = warps_ahead + through;
-    ahead = warps_ahead + ahead;
+    through = combine(warps_ahead, through);
+    ahead = combine(warps_ahead, ahead);
     total = row_total;
   }
   before = ahead;

@@ -64,6 +64,7 @@ SCOPE = frozenset("""
     InstanceNormalization GroupNormalization RotaryEmbedding Resize ConvTranspose
     ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum TopK
     PRelu BitwiseNot BitwiseAnd BitwiseOr BitwiseXor BitShift QuantizeLinear RNN GRU LSTM
+    Shrink Scatter Upsample CumProd
     ScatterElements ReverseSequence CenterCropPad EyeLike HannWindow HammingWindow BlackmanWindow
     MeanVarianceNormalization LRN SwiGLU NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss If Loop Scan
 """.split())
@@ -105,7 +106,7 @@ CONST_OPERANDS = {
     "Pad": [1, 2, 3], "Range": [0, 1, 2], "ConstantOfShape": [0], "Squeeze": [1],
     "Unsqueeze": [1], "ReduceSum": [1], "ReduceMean": [1], "ReduceMax": [1], "ReduceMin": [1],
     "ReduceProd": [1], "ReduceL1": [1], "ReduceL2": [1], "ReduceLogSum": [1],
-    "ReduceLogSumExp": [1], "ReduceSumSquare": [1], "Clip": [1, 2], "CumSum": [1], "Trilu": [1],
+    "ReduceLogSumExp": [1], "ReduceSumSquare": [1], "Clip": [1, 2], "CumSum": [1], "CumProd": [1], "Trilu": [1],
     "Dropout": [1, 2], "TopK": [1], "OneHot": [1], "Resize": [1, 2, 3], "Upsample": [1],
     "HannWindow": [0], "HammingWindow": [0], "BlackmanWindow": [0], "CenterCropPad": [1],
     "Loop": [0, 1],  # Sinter unrolls loops: the trip count and the first condition

@@ -222,7 +222,7 @@ private:
   /// Row kernels: the current row's non-reduced index entries and statistics.
   Index rowOuterIndex;
   std::string rowMax, rowSum, rowMean, rowScale, rowResult;
-  /// CumSum: the array of this thread's running sums, one per row element it covers.
+  /// CumSum / CumProd: this thread's running sums or products, one per row element it covers.
   std::string rowScan;
   /// The index of the current row element and, when rows are cached in registers, the
   /// variable holding the row input there.
@@ -291,7 +291,7 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
     if (plan.reducesShape)
       return rowResult;
     // Read in the row's last loop, where j is the element's slot.
-    if (isa<graph::CumSumOp>(def))
+    if (isa<graph::CumulativeOp>(def))
       return bind(ct, rounded(et, "(" + ct + ")" + rowScan + "[j]"));
     auto x = rowInputAt(idx);
     if (failed(x))
@@ -1119,20 +1119,22 @@ LogicalResult KernelWriter::writeRow() {
                     "(" + acc + ")1 / sqrt(" + total + " / " + len + " + " +
                         floatLiteral(eps, Float32Type::get(row->getContext())) + ")",
                     "row_rstd");
-  } else if (auto cumsum = dyn_cast<graph::CumSumOp>(row)) {
+  } else if (auto cumulative = dyn_cast<graph::CumulativeOp>(row)) {
     // Chunk by chunk of tpr elements (from the last with reverse), every lane of the row in
     // each step's scan; the chunks' totals carry on to the next.
+    const bool product = cumulative.getKind() == "prod";
+    const std::string identity = product ? "1" : "0", combine = product ? " * " : " + ";
     std::string slots = std::to_string(perThread);
     rowScan = fresh("row_scan");
     std::string carry = fresh("carry"), step = fresh("step");
     line(acc + " " + rowScan + "[" + slots + "];");
-    line(acc + " " + carry + " = 0;");
+    line(acc + " " + carry + " = " + identity + ";");
     line("#pragma unroll");
     open("for (int " + step + " = 0; " + step + " < " + slots + "; ++" + step + ")");
-    line("const int j = " + (cumsum.getReverse() ? slots + " - 1 - " + step : step) + ";");
+    line("const int j = " + (cumulative.getReverse() ? slots + " - 1 - " + step : step) + ";");
     line("const int e = lane + j * " + tprText + ";");
     std::string v = fresh("element");
-    line(acc + " " + v + " = 0;");
+    line(acc + " " + v + " = " + identity + ";");
     open("if (e < " + std::to_string(plan.rowLength) + ")");
     auto saved = memo;
     cachedRowInput = cacheArray.empty() ? "" : cacheArray + "[j]";
@@ -1145,12 +1147,15 @@ LogicalResult KernelWriter::writeRow() {
     close();
     std::string before = fresh("before"), total = fresh("chunk_total");
     line(acc + " " + before + ", " + total + ";");
-    std::string inclusive = bind(acc, "sinter::generic::row_scan<" + tprText + ", " +
-                                          (cumsum.getReverse() ? "true" : "false") + ">(" + v +
-                                          ", " + before + ", " + total + ")",
-                                 "inclusive");
-    line(rowScan + "[j] = " + carry + " + " + (cumsum.getExclusive() ? before : inclusive) + ";");
-    line(carry + " += " + total + ";");
+    std::string inclusive =
+        bind(acc,
+             "sinter::generic::row_scan<" + tprText + ", " +
+                 (cumulative.getReverse() ? "true" : "false") + ", " +
+                 (product ? "true" : "false") + ">(" + v + ", " + before + ", " + total + ")",
+             "inclusive");
+    line(rowScan + "[j] = " + carry + combine +
+         (cumulative.getExclusive() ? before : inclusive) + ";");
+    line(carry + " = " + carry + combine + total + ";");
     close();
   } else if (auto arg = dyn_cast<graph::ArgReduceOp>(row)) {
     bool isMax = arg.getKind() == "max";

@@ -28,6 +28,8 @@ template <const char *fn, bool predicate = false> LogicalResult importUnaryFn(No
   else if (name == "selu")
     alpha = n.attrFloat("alpha", 1.67326319217681884765625f),
     beta = n.attrFloat("gamma", 1.05070102214813232421875f);
+  else if (name == "shrink")
+    alpha = n.attrFloat("lambd", 0.5f), beta = n.attrFloat("bias", 0.0f);
   else if (name == "celu" || name == "thresholded_relu" || name == "swish")
     alpha = n.attrFloat("alpha", 1.0f);
   if (name == "celu" && alpha == 0)
@@ -295,7 +297,7 @@ template <bool isMax> LogicalResult importArgReduce(NodeImporter &n) {
       n.builder.getBoolAttr(n.attrInt("select_last_index", 0) != 0)));
 }
 
-LogicalResult importCumSum(NodeImporter &n) {
+template <bool product> LogicalResult importCumulative(NodeImporter &n) {
   auto in = n.inputType(0);
   if (!in)
     return failure();
@@ -311,8 +313,9 @@ LogicalResult importCumSum(NodeImporter &n) {
     return failure();
   if (in.getElementType().isInteger(1))
     return n.fail("input x must be numeric, not bool");
-  return n.setResult(CumSumOp::create(n.builder, n.loc, in, *n.input(0),
-                                      n.builder.getI64IntegerAttr(*axis),
+  return n.setResult(CumulativeOp::create(n.builder, n.loc, in, *n.input(0),
+                                          n.builder.getStringAttr(product ? "prod" : "sum"),
+                                          n.builder.getI64IntegerAttr(*axis),
                                       n.builder.getBoolAttr(n.attrInt("exclusive", 0) != 0),
                                       n.builder.getBoolAttr(n.attrInt("reverse", 0) != 0)));
 }
@@ -631,7 +634,7 @@ constexpr char kAbs[] = "abs", kExp[] = "exp", kLog[] = "log", kTanh[] = "tanh",
                kAtan[] = "atan", kSinh[] = "sinh", kCosh[] = "cosh", kAsinh[] = "asinh",
                kAcosh[] = "acosh", kAtanh[] = "atanh", kSoftsign[] = "softsign",
                kSelu[] = "selu", kCelu[] = "celu", kThresholdedRelu[] = "thresholded_relu",
-               kMish[] = "mish", kSwish[] = "swish", kPRelu[] = "prelu",
+               kMish[] = "mish", kShrink[] = "shrink", kSwish[] = "swish", kPRelu[] = "prelu",
                kBitwiseNot[] = "bitwise_not", kBitwiseAnd[] = "bitwise_and",
                kBitwiseOr[] = "bitwise_or", kBitwiseXor[] = "bitwise_xor";
 
@@ -669,6 +672,7 @@ void registerGenericImports(OpImportRegistry &r) {
   r["Celu"] = {importUnaryFn<kCelu>, 12};
   r["ThresholdedRelu"] = {importUnaryFn<kThresholdedRelu>, 10};
   r["Mish"] = {importUnaryFn<kMish>, 18};
+  r["Shrink"] = {importUnaryFn<kShrink>, 9};
   r["Swish"] = {importUnaryFn<kSwish>, 24};
   r["Gelu"] = {importGelu, 20};
   r["Less"] = {importBinaryFn<kLess, true>};
@@ -701,7 +705,8 @@ void registerGenericImports(OpImportRegistry &r) {
   r["LpNormalization"] = {importLpNormalization, 1};
   r["ArgMax"] = {importArgReduce<true>, 13};
   r["ArgMin"] = {importArgReduce<false>, 13};
-  r["CumSum"] = {importCumSum, 11}; // 14 added bf16 only
+  r["CumSum"] = {importCumulative<false>, 11}; // 14 added bf16 only
+  r["CumProd"] = {importCumulative<true>, 26};
   r["LayerNormalization"] = {importLayerNormalization, 17};
   r["Flatten"] = {importFlatten, 13};
   r["Split"] = {importSplit, 13};

@@ -46,7 +46,7 @@ func.func @softmax_group(%x: tensor<8x4xf32>) -> tensor<4x8xf16> {
 // CHECK-LABEL: func.func @cumsum_position_ids
 // CHECK: sinter.fusion_group(%arg0)
 // CHECK: sinter.cast
-// CHECK: sinter.cumsum
+// CHECK: sinter.cumulative
 // CHECK: sinter.sub
 // CHECK: sinter.where
 // CHECK: sinter.yield
@@ -54,7 +54,7 @@ func.func @softmax_group(%x: tensor<8x4xf32>) -> tensor<4x8xf16> {
 func.func @cumsum_position_ids(%mask: tensor<2x6xi1>) -> tensor<2x6xi64> {
   %one = sinter.constant dense<1> : tensor<i64>
   %m = sinter.cast %mask : (tensor<2x6xi1>) -> tensor<2x6xi64>
-  %c = sinter.cumsum %m {axis = 1 : i64} : (tensor<2x6xi64>) -> tensor<2x6xi64>
+  %c = sinter.cumulative %m {kind = "sum", axis = 1 : i64} : (tensor<2x6xi64>) -> tensor<2x6xi64>
   %p = sinter.sub %c, %one : (tensor<2x6xi64>, tensor<i64>) -> tensor<2x6xi64>
   %w = sinter.where %mask, %p, %one : (tensor<2x6xi1>, tensor<2x6xi64>, tensor<i64>) -> tensor<2x6xi64>
   return %w : tensor<2x6xi64>
@@ -66,12 +66,12 @@ func.func @cumsum_position_ids(%mask: tensor<2x6xi1>) -> tensor<2x6xi64> {
 // kernel holds each sum only at its own element.
 // CHECK-LABEL: func.func @cumsum_then_transpose
 // CHECK: %[[SUMS:.+]] = sinter.fusion_group(%arg0)
-// CHECK: sinter.cumsum
+// CHECK: sinter.cumulative
 // CHECK: sinter.fusion_group(%[[SUMS]])
 // CHECK: sinter.transpose
 // CHECK-NOT: sinter.fusion_group
 func.func @cumsum_then_transpose(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
-  %c = sinter.cumsum %x {axis = 1 : i64, reverse = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %c = sinter.cumulative %x {kind = "sum", axis = 1 : i64, reverse = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %t = sinter.transpose %c, [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
   return %t : tensor<8x4xf32>
 }

@@ -155,10 +155,12 @@ LogicalResult ArgReduceOp::verify() {
   return verifyShape(*this, reducedShape(in.getShape(), {(int64_t)getAxis()}, getKeepdims()));
 }
 
-LogicalResult CumSumOp::verify() {
+LogicalResult CumulativeOp::verify() {
   auto in = getInput().getType();
+  if (getKind() != "sum" && getKind() != "prod")
+    return emitOpError("kind must be \"sum\" or \"prod\", not \"") << getKind() << "\"";
   if (in.getElementType().isInteger(1))
-    return emitOpError("cannot sum i1");
+    return emitOpError("cannot accumulate i1");
   if (failed(verifyAxis(*this, getAxis(), in.getRank())))
     return failure();
   if (getType() != in)

@@ -678,7 +678,7 @@ OpFoldResult LogSoftmaxOp::fold(FoldAdaptor a) {
   return foldSoftmax(a.getInput(), getType(), getAxis(), /*log=*/true);
 }
 
-OpFoldResult CumSumOp::fold(FoldAdaptor a) {
+OpFoldResult CumulativeOp::fold(FoldAdaptor a) {
   auto x = readValues(a.getInput());
   RankedTensorType type = getType();
   const int64_t axis = getAxis();
@@ -686,6 +686,7 @@ OpFoldResult CumSumOp::fold(FoldAdaptor a) {
       (int64_t)x->size() != type.getNumElements())
     return {};
   const int64_t length = type.getDimSize(axis);
+  const bool multiply = getKind() == "prod";
   HostValues out;
   out.isFloat = x->isFloat;
   if (out.isFloat)
@@ -693,20 +694,22 @@ OpFoldResult CumSumOp::fold(FoldAdaptor a) {
   else
     out.ints.assign(x->size(), 0);
   forEachLine(type.getShape(), axis, [&](int64_t first, int64_t stride) {
-    double sum = 0;
-    int64_t isum = 0;
+    double sum = multiply ? 1 : 0;
+    int64_t isum = multiply ? 1 : 0;
     for (int64_t step = 0; step < length; ++step) {
       const int64_t k = getReverse() ? length - 1 - step : step, at = first + k * stride;
       if (out.isFloat) {
         if (getExclusive())
           out.floats[at] = sum;
-        sum += x->floats[at];
+        sum = multiply ? sum * x->floats[at] : sum + x->floats[at];
         if (!getExclusive())
           out.floats[at] = sum;
       } else {
         if (getExclusive())
           out.ints[at] = isum;
-        isum = int64_t(uint64_t(isum) + uint64_t(x->ints[at])); // wraps as the kernels do
+        // Wraps as the kernels do.
+        isum = int64_t(multiply ? uint64_t(isum) * uint64_t(x->ints[at])
+                               : uint64_t(isum) + uint64_t(x->ints[at]));
         if (!getExclusive())
           out.ints[at] = isum;
       }

@@ -81,6 +81,11 @@ const ScalarFunction kFunctions[] = {
      }},
     {"thresholded_relu", 1, F::Float, false,
      [](double a, double, float alpha, float) { return a > alpha ? a : 0.0; }},
+    // alpha: lambd, beta: bias (ONNX Shrink's attributes).
+    {"shrink", 1, F::Float, false,
+     [](double a, double, float lambd, float bias) {
+       return a < -lambd ? a + bias : (a > lambd ? a - bias : 0.0);
+     }},
     {"mish", 1, F::Float, false,
      [](double a, double, float, float) { return a * std::tanh(std::log1p(std::exp(a))); }},
     {"swish", 1, F::Float, false,

@@ -16,7 +16,7 @@ namespace sinter {
 bool isRowOp(Operation *op) {
   return isa<graph::ReduceOp, graph::ReduceMeanOp, graph::ArgReduceOp, graph::SoftmaxOp,
              graph::LogSoftmaxOp, graph::LayerNormalizationOp, graph::RMSNormalizationOp,
-             graph::CumSumOp>(op);
+             graph::CumulativeOp>(op);
 }
 
 bool isElementwiseOp(Operation *op) {
@@ -59,7 +59,7 @@ SmallVector<int64_t> reducedDimsOf(Operation *op, int64_t rank) {
     dims.push_back(s.getAxis());
   else if (auto s = dyn_cast<graph::LogSoftmaxOp>(op))
     dims.push_back(s.getAxis());
-  else if (auto c = dyn_cast<graph::CumSumOp>(op))
+  else if (auto c = dyn_cast<graph::CumulativeOp>(op))
     dims.push_back(c.getAxis());
   else {
     int64_t axis = isa<graph::LayerNormalizationOp>(op)

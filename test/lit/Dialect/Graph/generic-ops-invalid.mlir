@@ -58,7 +58,7 @@ func.func @arg_axis(%x: tensor<4xf32>) -> tensor<1xi64> {
 
 func.func @cumsum_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{axis -1 is out of range for a rank-1 input}}
-  %y = sinter.cumsum %x {axis = -1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %y = sinter.cumulative %x {kind = "sum", axis = -1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
 
@@ -66,15 +66,23 @@ func.func @cumsum_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @cumsum_type(%x: tensor<4xf32>) -> tensor<4xf16> {
   // expected-error @+1 {{result type must be the input's}}
-  %y = sinter.cumsum %x {axis = 0 : i64} : (tensor<4xf32>) -> tensor<4xf16>
+  %y = sinter.cumulative %x {kind = "sum", axis = 0 : i64} : (tensor<4xf32>) -> tensor<4xf16>
   return %y : tensor<4xf16>
 }
 
 // -----
 
+func.func @cumulative_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{kind must be "sum" or "prod", not "max"}}
+  %y = sinter.cumulative %x {kind = "max", axis = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
 func.func @cumsum_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{cannot sum i1}}
-  %y = sinter.cumsum %x {axis = 0 : i64} : (tensor<4xi1>) -> tensor<4xi1>
+  // expected-error @+1 {{cannot accumulate i1}}
+  %y = sinter.cumulative %x {kind = "sum", axis = 0 : i64} : (tensor<4xi1>) -> tensor<4xi1>
   return %y : tensor<4xi1>
 }
 

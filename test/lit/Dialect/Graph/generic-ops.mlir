@@ -9,7 +9,7 @@
 // CHECK: sinter.reduce "l2" %arg3 {axes = array<i64: 0, 2>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<3xf32>
 // CHECK: sinter.arg_reduce "max" %arg3 {axis = 2 : i64, select_last_index = true} : (tensor<2x3x4xf32>) -> tensor<2x3x1xi64>
 // CHECK: sinter.log_softmax %arg3 {axis = 1 : i64}
-// CHECK: sinter.cumsum %arg3 {axis = 1 : i64, exclusive = true, reverse = true} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK: sinter.cumulative %arg3 {axis = 1 : i64, exclusive = true, kind = "sum", reverse = true} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
 // CHECK: sinter.layer_normalization %arg3, %arg4 bias %arg4 {axis = 2 : i64, epsilon = 9.99999974E-6 : f32}
 // CHECK: sinter.fusion_group(%arg0) : (tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: sinter.yield
@@ -21,7 +21,7 @@ func.func @round_trip(%x: tensor<4xf32>, %i: tensor<4xi64>, %s: tensor<1xf32>, %
   %4 = sinter.reduce "l2" %t {axes = array<i64: 0, 2>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<3xf32>
   %5 = sinter.arg_reduce "max" %t {axis = 2 : i64, select_last_index = true} : (tensor<2x3x4xf32>) -> tensor<2x3x1xi64>
   %6 = sinter.log_softmax %t {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
-  %cs = sinter.cumsum %t {axis = 1 : i64, exclusive = true, reverse = true} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %cs = sinter.cumulative %t {kind = "sum", axis = 1 : i64, exclusive = true, reverse = true} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   %7 = sinter.layer_normalization %t, %w bias %w {axis = 2 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
   %8 = sinter.fusion_group(%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):

@@ -282,19 +282,21 @@ func.func @pad_modes() -> (tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6
 
 // -----
 
-// softmax, log_softmax and cumsum (exclusive, reversed) along one axis.
+// softmax, log_softmax, a running sum (exclusive, reversed) and a running product along one axis.
 // CHECK-LABEL: func.func @row_ops
 // CHECK-DAG: sinter.constant dense<5.000000e-01> : tensor<2xf32>
 // CHECK-DAG: sinter.constant dense<-0.693147182> : tensor<2xf32>
 // CHECK-DAG: sinter.constant dense<{{\[}}[5, 3, 0], [11, 6, 0]]> : tensor<2x3xi64>
+// CHECK-DAG: sinter.constant dense<{{\[}}[1, 2, 6], [4, 20, 120]]> : tensor<2x3xi64>
 // CHECK-NOT: sinter.softmax
 // CHECK-NOT: sinter.log_softmax
-// CHECK-NOT: sinter.cumsum
-func.func @row_ops() -> (tensor<2xf32>, tensor<2xf32>, tensor<2x3xi64>) {
+// CHECK-NOT: sinter.cumulative
+func.func @row_ops() -> (tensor<2xf32>, tensor<2xf32>, tensor<2x3xi64>, tensor<2x3xi64>) {
   %x = sinter.constant dense<[1.0, 1.0]> : tensor<2xf32>
   %0 = sinter.softmax %x {axis = 0 : i64} : (tensor<2xf32>) -> tensor<2xf32>
   %1 = sinter.log_softmax %x {axis = 0 : i64} : (tensor<2xf32>) -> tensor<2xf32>
   %i = sinter.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
-  %2 = sinter.cumsum %i {axis = 1 : i64, exclusive = true, reverse = true} : (tensor<2x3xi64>) -> tensor<2x3xi64>
-  return %0, %1, %2 : tensor<2xf32>, tensor<2xf32>, tensor<2x3xi64>
+  %2 = sinter.cumulative %i {kind = "sum", axis = 1 : i64, exclusive = true, reverse = true} : (tensor<2x3xi64>) -> tensor<2x3xi64>
+  %3 = sinter.cumulative %i {kind = "prod", axis = 1 : i64} : (tensor<2x3xi64>) -> tensor<2x3xi64>
+  return %0, %1, %2, %3 : tensor<2xf32>, tensor<2xf32>, tensor<2x3xi64>, tensor<2x3xi64>
 }

@@ -51,6 +51,7 @@ for op in ["Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Ata
 unary("Selu", alpha=1.5, gamma=2.0)
 unary("Celu", alpha=0.5)
 unary("ThresholdedRelu", alpha=0.25)
+unary("Shrink", lambd=0.3, bias=0.1)
 save("Swish", [helper.make_node("Swish", ["x"], ["y"], alpha=0.5)], [vi("x", [3, 5])],
      [vi("y", [3, 5])], opset=24)
 for op in ["Sum", "Mean"]:
@@ -86,6 +87,8 @@ for op in ["ArgMax", "ArgMin"]:
     save(op, [helper.make_node(op, ["x"], ["y"], axis=1)], [vi("x", [3, 5])], [vi("y", [3, 1], I64)])
 save("CumSum", [helper.make_node("CumSum", ["x", "a"], ["y"], exclusive=1, reverse=1)], [vi("x", [3, 5])],
      [vi("y", [3, 5])], [ints("a", [1])])
+save("CumProd", [helper.make_node("CumProd", ["x", "a"], ["y"], exclusive=1)], [vi("x", [3, 5])],
+     [vi("y", [3, 5])], [ints("a", [1])], opset=26)
 save("ScatterND", [helper.make_node("ScatterND", ["x", "i", "u"], ["y"])],
      [vi("x", [4, 3]), vi("i", [2, 1], I64), vi("u", [2, 3])], [vi("y", [4, 3])])
 save("ScatterNDMax", [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction="max")],

@@ -63,9 +63,9 @@ def Graph_ArgReduceOp : Graph_Op<"arg_reduce"> {
   let hasFolder = 1;
 }
 
-def Graph_CumSumOp : Graph_Op<"cumsum"> {
-  let summary = "ONNX CumSum: running sums along `axis`, inclusive or exclusive, forward or reversed";
-  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis,
+def Graph_CumulativeOp : Graph_Op<"cumulative"> {
+  let summary = "ONNX CumSum and CumProd: running sums (`kind` \"sum\") or products (\"prod\") along `axis`, inclusive or exclusive, forward or reversed";
+  let arguments = (ins Graph_Tensor:$input, StrAttr:$kind, I64Attr:$axis,
                        DefaultValuedAttr<BoolAttr, "false">:$exclusive,
                        DefaultValuedAttr<BoolAttr, "false">:$reverse);
   let results = (outs Graph_Tensor:$output);
