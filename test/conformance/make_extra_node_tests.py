@@ -21,7 +21,9 @@ equal to the lowest value, int64 smallest); RNN / GRU / LSTM with sequence_lens,
 activations, linear_before_reset, input_forget, peepholes, batch-first layout and initial
 states, against a float64 numpy transcription of the operator definitions that onnxruntime
 (when installed) must agree with; If, Loop and Scan (run-time and compile-time conditions,
-carried values, scan outputs, an If in a Loop body, reverse scans), against onnxruntime.
+carried values, scan outputs, an If in a Loop body, reverse scans), against onnxruntime;
+onnxruntime's quantize_dynamic on an MLP (DynamicQuantizeLinear, MatMulInteger), against
+onnxruntime.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -59,6 +61,11 @@ def write(root, name, nodes, inputs, outputs, inits=(), opset=OPSET, microsoft=F
     model.ir_version = 10 if opset >= 21 else 9
     if not microsoft:  # the checker knows no contrib op
         onnx.checker.check_model(model)
+    save_case(root, name, model, inputs, outputs)
+
+
+def save_case(root, name, model, inputs, outputs):
+    """Writes `model` and its one data set (inputs / outputs: (name, array) pairs)."""
     test = Path(root) / "node" / name
     data = test / "test_data_set_0"
     data.mkdir(parents=True, exist_ok=True)
@@ -708,6 +715,43 @@ def maxpool_indices_cases(root, rng):
         write(root, f"test_sinter_maxpool_indices_{name}", [node], [("x", x)], [("y", y), ("i", i)])
 
 
+def dynamic_quantization_cases(root, rng):
+    """onnxruntime's quantize_dynamic (its tool for int8 weights) on a two-layer MLP, int8 and
+    uint8 weights: DynamicQuantizeLinear on the activations, MatMulInteger, the scales
+    multiplied back. onnxruntime's outputs are the expected ones (left out where it is not
+    installed)."""
+    try:
+        import tempfile
+        import onnxruntime as ort
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError:
+        print("make_extra_node_tests: onnxruntime not installed; no dynamic quantization cases")
+        return
+    F = TensorProto.FLOAT
+    w1 = (rng.standard_normal((48, 40)) * 0.3).astype(np.float32)
+    b1 = (rng.standard_normal(40) * 0.1).astype(np.float32)
+    w2 = (rng.standard_normal((40, 24)) * 0.3).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Add", ["h", "b1"], ["hb"]),
+         helper.make_node("Relu", ["hb"], ["r"]), helper.make_node("MatMul", ["r", "w2"], ["y"])],
+        "mlp", [helper.make_tensor_value_info("x", F, [5, 48])],
+        [helper.make_tensor_value_info("y", F, [5, 24])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
+         numpy_helper.from_array(w2, "w2")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    x = rng.standard_normal((5, 48)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx.save(model, f"{tmp}/mlp.onnx")
+        for weight_type, tag in ((QuantType.QInt8, "int8"), (QuantType.QUInt8, "uint8")):
+            quantize_dynamic(f"{tmp}/mlp.onnx", f"{tmp}/mlp_{tag}.onnx", weight_type=weight_type)
+            quantized = onnx.load(f"{tmp}/mlp_{tag}.onnx")
+            y, = ort.InferenceSession(quantized.SerializeToString(),
+                                      providers=["CPUExecutionProvider"]).run(None, {"x": x})
+            save_case(root, f"test_sinter_ort_quantize_dynamic_mlp_{tag}", quantized, [("x", x)],
+                      [("y", y)])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -779,6 +823,7 @@ def main():
     recurrent_cases(root, rng)
     control_flow_cases(root, rng)
     maxpool_indices_cases(root, rng)
+    dynamic_quantization_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -64,7 +64,7 @@ SCOPE = frozenset("""
     InstanceNormalization GroupNormalization RotaryEmbedding Resize ConvTranspose
     ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum TopK
     PRelu BitwiseNot BitwiseAnd BitwiseOr BitwiseXor BitShift QuantizeLinear RNN GRU LSTM
-    Shrink Scatter Upsample CumProd
+    Shrink Scatter Upsample CumProd MatMulInteger QLinearMatMul DynamicQuantizeLinear
     ScatterElements ReverseSequence CenterCropPad EyeLike HannWindow HammingWindow BlackmanWindow
     MeanVarianceNormalization LRN SwiGLU NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss If Loop Scan
 """.split())

@@ -177,6 +177,7 @@ void registerResizeImports(OpImportRegistry &registry);
 void registerLayoutImports(OpImportRegistry &registry);
 void registerEinsumImports(OpImportRegistry &registry);
 void registerTopKImports(OpImportRegistry &registry);
+void registerIntegerMatrixImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

@@ -53,6 +53,7 @@ const OpImportRegistry &registry() {
     registerLayoutImports(r);
     registerEinsumImports(r);
     registerTopKImports(r);
+    registerIntegerMatrixImports(r);
     return r;
   }();
   return instance;

@@ -237,6 +237,14 @@ save("QuantizeLinearBlocked", [helper.make_node("QuantizeLinear", ["x", "s"], ["
      [vi("x", [2, 4]), vi("s", [2, 2])], [vi("y", [2, 4], U8)], opset=21)
 save("DequantizeLinearActivation", [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"])],
      [vi("x", [2, 3], U8), vi("s", []), vi("z", [], U8)], [vi("y", [2, 3])])
+save("MatMulInteger", [helper.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])],
+     [vi("a", [4, 8], U8), vi("b", [8, 3], I8), vi("za", [4], U8), vi("zb", [3], I8)],
+     [vi("y", [4, 3], TensorProto.INT32)])
+save("QLinearMatMul", [helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"], ["y"])],
+     [vi("a", [4, 8], U8), vi("sa", []), vi("za", [], U8), vi("b", [8, 3], I8), vi("sb", [3]),
+      vi("zb", [3], I8), vi("sy", []), vi("zy", [], I8)], [vi("y", [4, 3], I8)])
+save("DynamicQuantizeLinear", [helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])],
+     [vi("x", [3, 5])], [vi("y", [3, 5], U8), vi("s", []), vi("z", [], U8)])
 save("GemmDouble", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], [vi("x", [4, 8], F64)],
      [vi("y", [4, 3], F64)], [numpy_helper.from_array(np.linspace(-1, 1, 24).reshape(3, 8), "w"),
                               numpy_helper.from_array(np.array([0.5, -0.5, 2.0]), "b")])
@@ -399,6 +407,18 @@ save_negative("dropout_training", [helper.make_node("Dropout", ["x", "r", "t"], 
               [vi("x", [4])], [vi("y", [4])],
               [numpy_helper.from_array(np.array(0.5, np.float32), "r"),
                numpy_helper.from_array(np.array(True), "t")])
+save_negative("matmulinteger_zero_point_shape", [helper.make_node("MatMulInteger", ["a", "b", "za"], ["y"],
+                                                                 name="mmi0")],
+              [vi("a", [4, 8], U8), vi("b", [8, 3], U8), vi("za", [8], U8)], [vi("y", [4, 3], TensorProto.INT32)])
+save_negative("matmulinteger_float", [helper.make_node("MatMulInteger", ["a", "b"], ["y"], name="mmi1")],
+              [vi("a", [4, 8]), vi("b", [8, 3], U8)], [vi("y", [4, 3], TensorProto.INT32)])
+save_negative("qlinearmatmul_scale_shape", [helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb",
+                                                                            "sy", "zy"], ["y"], name="qmm0")],
+              [vi("a", [4, 8], U8), vi("sa", [4]), vi("za", [], U8), vi("b", [8, 3], U8), vi("sb", []),
+               vi("zb", [], U8), vi("sy", []), vi("zy", [], U8)], [vi("y", [4, 3], U8)])
+save_negative("dynamicquantize_half", [helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"],
+                                                        name="dql0")],
+              [vi("x", [3, 5], H)], [vi("y", [3, 5], U8), vi("s", [], H), vi("z", [], U8)])
 save_negative("cumsum_axis_range", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum0")],
               [vi("x", [2, 3])], [vi("y", [2, 3])], [ints("a", [2])])
 save_negative("cumsum_axis_input", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum1")],
