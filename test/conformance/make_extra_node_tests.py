@@ -23,7 +23,8 @@ states, against a float64 numpy transcription of the operator definitions that o
 (when installed) must agree with; If, Loop and Scan (run-time and compile-time conditions,
 carried values, scan outputs, an If in a Loop body, reverse scans), against onnxruntime;
 onnxruntime's quantize_dynamic on an MLP (DynamicQuantizeLinear, MatMulInteger), against
-onnxruntime.
+onnxruntime; DFT (padding, truncation, odd one-sided inverse, f16) and a Whisper-style STFT,
+against numpy's float64 fft.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -752,6 +753,52 @@ def dynamic_quantization_cases(root, rng):
                       [("y", y)])
 
 
+def spectral_cases(root, rng):
+    """DFT beyond the suite's 10x10 cases: zero-padding (dft_length past the signal) along a
+    middle axis, truncation of a complex inverse, an odd-length one-sided inverse, f16; STFT
+    as Whisper's front end computes it (400-entry periodic Hann window, hop 160, one-sided).
+    Expected outputs from numpy's fft in float64."""
+    def interleave(z):
+        return np.stack([z.real, z.imag], axis=-1)
+
+    def dft_case(name, x, dft_length=None, axis=-2, inverse=0, onesided=0, expected=None):
+        inputs = [("x", x)]
+        names = ["x", "", "axis"]
+        inits = [numpy_helper.from_array(np.array(axis, np.int64), "axis")]
+        if dft_length is not None:
+            names[1] = "n"
+            inits.append(numpy_helper.from_array(np.array(dft_length, np.int64), "n"))
+        node = helper.make_node("DFT", names, ["y"], inverse=inverse, onesided=onesided)
+        write(root, name, [node], inputs, [("y", expected.astype(x.dtype))], inits, opset=20)
+
+    x = rng.standard_normal((2, 3, 12, 1)).astype(np.float32)
+    dft_case("test_sinter_dft_zero_padded_middle_axis", x, dft_length=16, axis=2,
+             expected=interleave(np.fft.fft(x[..., 0].astype(np.float64), n=16, axis=2)))
+    z = rng.standard_normal((3, 9, 4, 2)).astype(np.float32)
+    zc = z[..., 0].astype(np.float64) + 1j * z[..., 1]
+    dft_case("test_sinter_dft_inverse_truncated", z, dft_length=7, axis=1, inverse=1,
+             expected=interleave(np.fft.ifft(zc, n=7, axis=1)))
+    h = rng.standard_normal((2, 5, 2)).astype(np.float32)
+    hc = h[..., 0].astype(np.float64) + 1j * h[..., 1]
+    dft_case("test_sinter_dft_irfft_odd", h, dft_length=9, axis=1, inverse=1, onesided=1,
+             expected=np.fft.irfft(hc, n=9, axis=1)[..., np.newaxis])
+    x16 = rng.standard_normal((1, 32, 1)).astype(np.float16)
+    dft_case("test_sinter_dft_rfft_f16", x16, axis=1, onesided=1,
+             expected=interleave(np.fft.rfft(x16[..., 0].astype(np.float64), axis=1)))
+
+    signal = rng.standard_normal((1, 1600, 1)).astype(np.float32)
+    n_fft, hop = 400, 160
+    window = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)).astype(np.float32)
+    frames = 1 + (1600 - n_fft) // hop
+    framed = np.stack([signal[0, f * hop:f * hop + n_fft, 0] for f in range(frames)])
+    spectrum = np.fft.rfft(framed.astype(np.float64) * window.astype(np.float64), axis=-1)
+    node = helper.make_node("STFT", ["signal", "step", "window"], ["y"])
+    write(root, "test_sinter_stft_whisper_front_end", [node],
+          [("signal", signal), ("window", window)],
+          [("y", interleave(spectrum)[np.newaxis].astype(np.float32))],
+          [numpy_helper.from_array(np.array(hop, np.int64), "step")], opset=17)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -824,6 +871,7 @@ def main():
     control_flow_cases(root, rng)
     maxpool_indices_cases(root, rng)
     dynamic_quantization_cases(root, rng)
+    spectral_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -65,6 +65,7 @@ SCOPE = frozenset("""
     ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum TopK
     PRelu BitwiseNot BitwiseAnd BitwiseOr BitwiseXor BitShift QuantizeLinear RNN GRU LSTM
     Shrink Scatter Upsample CumProd MatMulInteger QLinearMatMul DynamicQuantizeLinear
+    DFT STFT MelWeightMatrix
     ScatterElements ReverseSequence CenterCropPad EyeLike HannWindow HammingWindow BlackmanWindow
     MeanVarianceNormalization LRN SwiGLU NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss If Loop Scan
 """.split())
@@ -106,7 +107,8 @@ CONST_OPERANDS = {
     "Pad": [1, 2, 3], "Range": [0, 1, 2], "ConstantOfShape": [0], "Squeeze": [1],
     "Unsqueeze": [1], "ReduceSum": [1], "ReduceMean": [1], "ReduceMax": [1], "ReduceMin": [1],
     "ReduceProd": [1], "ReduceL1": [1], "ReduceL2": [1], "ReduceLogSum": [1],
-    "ReduceLogSumExp": [1], "ReduceSumSquare": [1], "Clip": [1, 2], "CumSum": [1], "CumProd": [1], "Trilu": [1],
+    "ReduceLogSumExp": [1], "ReduceSumSquare": [1], "Clip": [1, 2], "CumSum": [1], "CumProd": [1], "DFT": [1, 2], "STFT": [1, 3],
+    "MelWeightMatrix": [0, 1, 2, 3, 4], "Trilu": [1],
     "Dropout": [1, 2], "TopK": [1], "OneHot": [1], "Resize": [1, 2, 3], "Upsample": [1],
     "HannWindow": [0], "HammingWindow": [0], "BlackmanWindow": [0], "CenterCropPad": [1],
     "Loop": [0, 1],  # Sinter unrolls loops: the trip count and the first condition
@@ -114,6 +116,16 @@ CONST_OPERANDS = {
 
 PROGRESS_EVERY = 50
 WORKER_TESTS_PER_PROCESS = 200  # a fresh run process after this many .so loads
+
+# Tests whose expected outputs carry the reference's own float32 rounding beyond the suite's
+# atol (1e-7): test name -> (atol used instead, why). Printed with every summary.
+REFERENCE_ROUNDING = {
+    # numpy 2 computes the reference's ifft of a complex64 signal in single precision: entries
+    # whose exact value is ~1e-14 are expected as 1.9e-7, next to entries of magnitude 54
+    # (onnxruntime 1.32 mismatches 20 entries of this test; Sinter computes DFTs in f64).
+    "test_dft_inverse": (1e-5, "the reference's ifft rounds in float32"),
+    "test_dft_inverse_opset19": (1e-5, "the reference's ifft rounds in float32"),
+}
 
 
 # ----------------------------------------------------------------------------------------
@@ -129,6 +141,8 @@ class Case:
         self.data_sets = data_sets  # [(inputs, outputs)], each [(dtype, array or None)]
         self.rtol = DEFAULT_RTOL if rtol is None else rtol
         self.atol = DEFAULT_ATOL if atol is None else atol
+        if name in REFERENCE_ROUNDING:
+            self.atol = max(self.atol, REFERENCE_ROUNDING[name][0])
         self.problem = problem  # a skip reason found while loading the data
 
 
@@ -973,6 +987,11 @@ def main():
     if run_on_gpu:
         print(f"  matched                       {passed}")
     print(f"  failed                        {failed}")
+    loosened = sorted(name for name in results if name in REFERENCE_ROUNDING)
+    if loosened:
+        print("  atol raised for the reference's own rounding: " +
+              ", ".join(f"{name} ({REFERENCE_ROUNDING[name][0]:g}: {REFERENCE_ROUNDING[name][1]})"
+                        for name in loosened))
     if compile_reasons:
         print("  compile refusals:")
         for reason, n in compile_reasons.most_common(40):

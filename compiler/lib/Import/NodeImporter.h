@@ -178,6 +178,7 @@ void registerLayoutImports(OpImportRegistry &registry);
 void registerEinsumImports(OpImportRegistry &registry);
 void registerTopKImports(OpImportRegistry &registry);
 void registerIntegerMatrixImports(OpImportRegistry &registry);
+void registerSpectralImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

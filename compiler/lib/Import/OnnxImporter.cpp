@@ -54,6 +54,7 @@ const OpImportRegistry &registry() {
     registerEinsumImports(r);
     registerTopKImports(r);
     registerIntegerMatrixImports(r);
+    registerSpectralImports(r);
     return r;
   }();
   return instance;

@@ -245,6 +245,14 @@ save("QLinearMatMul", [helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", 
       vi("zb", [3], I8), vi("sy", []), vi("zy", [], I8)], [vi("y", [4, 3], I8)])
 save("DynamicQuantizeLinear", [helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])],
      [vi("x", [3, 5])], [vi("y", [3, 5], U8), vi("s", []), vi("z", [], U8)])
+save("DFT", [helper.make_node("DFT", ["x", "", "a"], ["y"], onesided=1)], [vi("x", [2, 8, 1])],
+     [vi("y", [2, 5, 2])], [ints("a", 1)], opset=20)
+save("STFT", [helper.make_node("STFT", ["x", "s", "w"], ["y"])], [vi("x", [1, 32, 1]), vi("w", [8])],
+     [vi("y", [1, 7, 5, 2])], [ints("s", 4)], opset=17)
+save("MelWeightMatrix", [helper.make_node("MelWeightMatrix", ["b", "n", "r", "lo", "hi"], ["y"])], [],
+     [vi("y", [5, 4])], [ints("b", 4), ints("n", 8), ints("r", 8000),
+                         numpy_helper.from_array(np.array(0, np.float32), "lo"),
+                         numpy_helper.from_array(np.array(4000, np.float32), "hi")], opset=17)
 save("GemmDouble", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], [vi("x", [4, 8], F64)],
      [vi("y", [4, 3], F64)], [numpy_helper.from_array(np.linspace(-1, 1, 24).reshape(3, 8), "w"),
                               numpy_helper.from_array(np.array([0.5, -0.5, 2.0]), "b")])
@@ -419,6 +427,14 @@ save_negative("qlinearmatmul_scale_shape", [helper.make_node("QLinearMatMul", ["
 save_negative("dynamicquantize_half", [helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"],
                                                         name="dql0")],
               [vi("x", [3, 5], H)], [vi("y", [3, 5], U8), vi("s", [], H), vi("z", [], U8)])
+save_negative("dft_axis_complex", [helper.make_node("DFT", ["x", "", "a"], ["y"], name="dft0")],
+              [vi("x", [2, 8, 2])], [vi("y", [2, 8, 2])], [ints("a", 2)], opset=20)
+save_negative("dft_parts", [helper.make_node("DFT", ["x"], ["y"], name="dft1")],
+              [vi("x", [2, 8, 3])], [vi("y", [2, 8, 2])], opset=20)
+save_negative("dft_table_too_large", [helper.make_node("DFT", ["x", "n", "a"], ["y"], name="dft2")],
+              [vi("x", [1, 8192, 1])], [vi("y", [1, 8192, 2])], [ints("n", 8192), ints("a", 1)], opset=20)
+save_negative("stft_frame_too_long", [helper.make_node("STFT", ["x", "s", "", "l"], ["y"], name="stft0")],
+              [vi("x", [1, 16, 1])], [vi("y", [1, 1, 17, 2])], [ints("s", 4), ints("l", 32)], opset=17)
 save_negative("cumsum_axis_range", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum0")],
               [vi("x", [2, 3])], [vi("y", [2, 3])], [ints("a", [2])])
 save_negative("cumsum_axis_input", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum1")],
