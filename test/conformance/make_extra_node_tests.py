@@ -24,7 +24,8 @@ states, against a float64 numpy transcription of the operator definitions that o
 carried values, scan outputs, an If in a Loop body, reverse scans), against onnxruntime;
 onnxruntime's quantize_dynamic on an MLP (DynamicQuantizeLinear, MatMulInteger), against
 onnxruntime; DFT (padding, truncation, odd one-sided inverse, f16) and a Whisper-style STFT,
-against numpy's float64 fft.
+against numpy's float64 fft; GridSample (far-outside grids, every mode, reflection, 3-D, f16)
+against onnxruntime.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -799,6 +800,37 @@ def spectral_cases(root, rng):
           [numpy_helper.from_array(np.array(hop, np.int64), "step")], opset=17)
 
 
+def grid_sample_cases(root, rng):
+    """GridSample with grid points far outside the input (several reflections), every mode
+    with reflection and zeros padding, both corner alignments, a 3-D input, f16: onnxruntime's
+    outputs are the expected ones (left out where it is not installed)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        print("make_extra_node_tests: onnxruntime not installed; no GridSample cases")
+        return
+    for mode, padding, align, shape, grid_shape, dtype in (
+            ("cubic", "reflection", 0, (2, 3, 5, 7), (2, 4, 6, 2), np.float32),
+            ("cubic", "zeros", 1, (1, 2, 6, 4), (1, 5, 3, 2), np.float32),
+            ("nearest", "reflection", 1, (1, 2, 5, 6), (1, 4, 4, 2), np.float32),
+            ("linear", "reflection", 0, (1, 2, 3, 4, 5), (1, 2, 3, 4, 3), np.float32),
+            ("linear", "border", 1, (2, 2, 4, 6), (2, 3, 5, 2), np.float16)):
+        x = rng.standard_normal(shape).astype(dtype)
+        grid = (rng.random(grid_shape) * 7 - 3.5).astype(dtype)
+        node = helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode, padding_mode=padding,
+                                align_corners=align)
+        t = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+        graph = helper.make_graph([node], "gs", [helper.make_tensor_value_info("x", t, shape),
+                                                 helper.make_tensor_value_info("grid", t, grid_shape)],
+                                  [helper.make_tensor_value_info("y", t, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+        model.ir_version = 9
+        y, = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, {"x": x, "grid": grid})
+        name = f"test_sinter_gridsample_{mode}_{padding}_align{align}_{len(shape) - 2}d_{np.dtype(dtype).name}"
+        write(root, name, [node], [("x", x), ("grid", grid)], [("y", y)], opset=20)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -872,6 +904,7 @@ def main():
     maxpool_indices_cases(root, rng)
     dynamic_quantization_cases(root, rng)
     spectral_cases(root, rng)
+    grid_sample_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

@@ -179,6 +179,7 @@ void registerEinsumImports(OpImportRegistry &registry);
 void registerTopKImports(OpImportRegistry &registry);
 void registerIntegerMatrixImports(OpImportRegistry &registry);
 void registerSpectralImports(OpImportRegistry &registry);
+void registerGridSampleImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

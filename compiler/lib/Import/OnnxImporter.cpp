@@ -55,6 +55,7 @@ const OpImportRegistry &registry() {
     registerTopKImports(r);
     registerIntegerMatrixImports(r);
     registerSpectralImports(r);
+    registerGridSampleImports(r);
     return r;
   }();
   return instance;

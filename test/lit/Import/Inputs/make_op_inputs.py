@@ -253,6 +253,8 @@ save("MelWeightMatrix", [helper.make_node("MelWeightMatrix", ["b", "n", "r", "lo
      [vi("y", [5, 4])], [ints("b", 4), ints("n", 8), ints("r", 8000),
                          numpy_helper.from_array(np.array(0, np.float32), "lo"),
                          numpy_helper.from_array(np.array(4000, np.float32), "hi")], opset=17)
+save("GridSample", [helper.make_node("GridSample", ["x", "g"], ["y"], mode="cubic", padding_mode="reflection")],
+     [vi("x", [1, 2, 4, 5]), vi("g", [1, 3, 3, 2])], [vi("y", [1, 2, 3, 3])], opset=20)
 save("GemmDouble", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], [vi("x", [4, 8], F64)],
      [vi("y", [4, 3], F64)], [numpy_helper.from_array(np.linspace(-1, 1, 24).reshape(3, 8), "w"),
                               numpy_helper.from_array(np.array([0.5, -0.5, 2.0]), "b")])
@@ -301,8 +303,13 @@ def save_negative(name, nodes, inputs, outputs, inits=(), opset=18):
     onnx.save(m, name + ".onnx")
 
 
-save_negative("gridsample_out_of_scope", [helper.make_node("GridSample", ["x", "g"], ["y"], name="grid0")],
-              [vi("x", [1, 1, 3, 3]), vi("g", [1, 2, 2, 2])], [vi("y", [1, 1, 2, 2])])
+save_negative("roialign_out_of_scope", [helper.make_node("RoiAlign", ["x", "r", "i"], ["y"], name="roi0")],
+              [vi("x", [1, 1, 3, 3]), vi("r", [2, 4]), vi("i", [2], I64)], [vi("y", [2, 1, 1, 1])])
+save_negative("gridsample_bad_mode", [helper.make_node("GridSample", ["x", "g"], ["y"], mode="bilinear",
+                                                       name="grid1")],
+              [vi("x", [1, 1, 3, 3]), vi("g", [1, 2, 2, 2])], [vi("y", [1, 1, 2, 2])], opset=20)
+save_negative("gridsample_grid_shape", [helper.make_node("GridSample", ["x", "g"], ["y"], name="grid2")],
+              [vi("x", [1, 1, 3, 3]), vi("g", [1, 2, 2, 3])], [vi("y", [1, 1, 2, 2])], opset=20)
 save_negative("convtranspose_bad_weight", [helper.make_node("ConvTranspose", ["x", "w"], ["y"],
                                                             name="deconv_w")],
               [vi("x", [1, 2, 4, 4]), vi("w", [3, 1, 3, 3])], [vi("y", [1, 1, 6, 6])])
