@@ -5,7 +5,10 @@
 // nearest, brought inside the borders (clamped or reflected), then each tap's index padded
 // the same way and its weight (linear, or Keys' cubic with a = -0.75) taken per dimension.
 // Every tap combination is one GatherElements from the flattened input, weighted and summed.
+// AffineGrid, which makes such grids from affine transforms, is a product with a constant
+// grid of the output positions.
 #include "NodeImporter.h"
+#include "sinter/Dialect/Graph/IR/ElementsFolding.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
 #include <functional>
@@ -260,8 +263,77 @@ LogicalResult importGridSample(NodeImporter &n) {
   return n.setOutput(0, n.reshape(sum, outShape));
 }
 
+/// AffineGrid(theta [N, k, k + 1], size [N, C, spatial...]): the sampling grid [N,
+/// spatial..., k] of theta applied to each output position's normalized coordinates (x
+/// first) and 1, in f64 as the reference computes it (its base grid comes from np.arange).
+LogicalResult importAffineGrid(NodeImporter &n) {
+  auto thetaType = n.inputType(0);
+  if (!thetaType)
+    return failure();
+  if (failed(requireFloat(n, thetaType, "theta")))
+    return failure();
+  auto size = n.constantInts(1);
+  if (failed(size))
+    return failure();
+  const int64_t dims = int64_t(size->size()) - 2;
+  if ((dims != 2 && dims != 3) || thetaType.getRank() != 3 || thetaType.getDimSize(1) != dims ||
+      thetaType.getDimSize(2) != dims + 1 || (*size)[0] != thetaType.getDimSize(0))
+    return n.fail("theta " + shapeText(thetaType.getShape()) + " and size of " +
+                  Twine(size->size()) +
+                  " entries do not describe a 2-D ([N, 2, 3], size [N, C, "
+                  "H, W]) or 3-D ([N, 3, 4], size [N, C, D, H, W]) affine grid");
+  const bool alignCorners = n.attrInt("align_corners", 0) != 0;
+  int64_t positions = 1;
+  for (int64_t d = 0; d < dims; ++d) {
+    const int64_t length = (*size)[2 + d];
+    if (length < 1 || length > (int64_t(1) << 24) || positions * length > (int64_t(1) << 24))
+      return n.fail("the grid of size " + Twine((*size)[2 + d]) + " along dimension " +
+                    Twine(2 + d) + " is empty or above 2^24 positions");
+    positions *= length;
+  }
+  // The base grid: one row (x, y[, z], 1) per output position, the last dimension fastest.
+  std::vector<double> base(positions * (dims + 1));
+  for (int64_t p = 0; p < positions; ++p) {
+    int64_t rest = p;
+    for (int64_t d = dims - 1; d >= 0; --d) {
+      const int64_t length = (*size)[2 + d], i = rest % length;
+      rest /= length;
+      double v;
+      if (alignCorners)
+        v = length == 1 ? -1.0 : -1.0 + double(i) * (2.0 / double(length - 1));
+      else
+        v = (-1.0 + 1.0 / double(length)) + double(i) * (2.0 / double(length));
+      base[p * (dims + 1) + (dims - 1 - d)] = v;
+    }
+    base[p * (dims + 1) + dims] = 1.0;
+  }
+  Type f64 = n.builder.getF64Type();
+  HostValues host;
+  host.isFloat = true;
+  host.floats = std::move(base);
+  Value baseGrid = n.constant(makeElements(n.tensorType({positions, dims + 1}, f64), host));
+  const int64_t batch = thetaType.getDimSize(0);
+  Value theta = *n.input(0);
+  if (thetaType.getElementType() != f64)
+    theta = CastOp::create(n.builder, n.loc, thetaType.clone(f64), theta);
+  theta = TransposeOp::create(n.builder, n.loc, n.tensorType({batch, dims + 1, dims}, f64), theta,
+                              n.builder.getDenseI64ArrayAttr({0, 2, 1}));
+  auto gridType = n.tensorType({batch, positions, dims}, f64);
+  Value grid = MatMulOp::create(n.builder, n.loc, gridType, baseGrid, theta);
+  if (thetaType.getElementType() != f64)
+    grid = CastOp::create(n.builder, n.loc, gridType.clone(thetaType.getElementType()), grid);
+  SmallVector<int64_t> shape{batch};
+  for (int64_t d = 0; d < dims; ++d)
+    shape.push_back((*size)[2 + d]);
+  shape.push_back(dims);
+  return n.setOutput(0, n.reshape(grid, shape));
+}
+
 } // namespace
 
-void registerGridSampleImports(OpImportRegistry &r) { r["GridSample"] = {importGridSample, 16}; }
+void registerGridSampleImports(OpImportRegistry &r) {
+  r["GridSample"] = {importGridSample, 16};
+  r["AffineGrid"] = {importAffineGrid, 20};
+}
 
 } // namespace sinter::import

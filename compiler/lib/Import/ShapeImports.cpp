@@ -357,9 +357,6 @@ LogicalResult importRange(NodeImporter &n) {
       return n.fail("input " + Twine(i) + " ('" + n.node.input(i) +
                     "') must be a compile-time constant: the result length must be static");
   }
-  for (unsigned i = 0; i < 3; ++i)
-    if (n.inputType(i).getRank() != 0)
-      return n.fail("input " + Twine(i) + " of Range must be 0-D");
   Type et = n.inputType(0).getElementType();
   // Opset 27: a 16-bit range computes start + i * delta in stash_type, float (1) or double
   // (11), and rounds once; the range op computes it in double.
@@ -378,8 +375,11 @@ LogicalResult importRange(NodeImporter &n) {
   double len = std::max(std::ceil((limit - start) / delta), 0.0);
   if (!(len < (double)(int64_t(1) << 40)))
     return n.fail("the range length is too large or not finite");
-  auto op = RangeOp::create(n.builder, n.loc, n.tensorType({(int64_t)len}, et), *n.input(0),
-                            *n.input(1), *n.input(2));
+  // One-element tensors count as scalars, as onnxruntime takes them (ONNX's own AffineGrid
+  // function passes Split's [1]-shaped outputs).
+  auto op = RangeOp::create(n.builder, n.loc, n.tensorType({(int64_t)len}, et),
+                            n.reshape(*n.input(0), {}), n.reshape(*n.input(1), {}),
+                            n.reshape(*n.input(2), {}));
   return n.setResult(op);
 }
 

@@ -255,6 +255,10 @@ save("MelWeightMatrix", [helper.make_node("MelWeightMatrix", ["b", "n", "r", "lo
                          numpy_helper.from_array(np.array(4000, np.float32), "hi")], opset=17)
 save("GridSample", [helper.make_node("GridSample", ["x", "g"], ["y"], mode="cubic", padding_mode="reflection")],
      [vi("x", [1, 2, 4, 5]), vi("g", [1, 3, 3, 2])], [vi("y", [1, 2, 3, 3])], opset=20)
+save("AffineGrid", [helper.make_node("AffineGrid", ["t", "s"], ["y"], align_corners=1)], [vi("t", [2, 2, 3])],
+     [vi("y", [2, 4, 5, 2])], [ints("s", [2, 3, 4, 5])], opset=20)
+save("RangeOneElement", [helper.make_node("Range", ["a", "b", "c"], ["y"])], [], [vi("y", [4], I64)],
+     [ints("a", [1]), ints("b", [9]), ints("c", 2)])
 save("GemmDouble", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], [vi("x", [4, 8], F64)],
      [vi("y", [4, 3], F64)], [numpy_helper.from_array(np.linspace(-1, 1, 24).reshape(3, 8), "w"),
                               numpy_helper.from_array(np.array([0.5, -0.5, 2.0]), "b")])
@@ -442,6 +446,8 @@ save_negative("dft_table_too_large", [helper.make_node("DFT", ["x", "n", "a"], [
               [vi("x", [1, 8192, 1])], [vi("y", [1, 8192, 2])], [ints("n", 8192), ints("a", 1)], opset=20)
 save_negative("stft_frame_too_long", [helper.make_node("STFT", ["x", "s", "", "l"], ["y"], name="stft0")],
               [vi("x", [1, 16, 1])], [vi("y", [1, 1, 17, 2])], [ints("s", 4), ints("l", 32)], opset=17)
+save_negative("affinegrid_theta_shape", [helper.make_node("AffineGrid", ["t", "s"], ["y"], name="affine0")],
+              [vi("t", [2, 3, 4])], [vi("y", [2, 4, 5, 2])], [ints("s", [2, 3, 4, 5])], opset=20)
 save_negative("cumsum_axis_range", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum0")],
               [vi("x", [2, 3])], [vi("y", [2, 3])], [ints("a", [2])])
 save_negative("cumsum_axis_input", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum1")],
