@@ -376,10 +376,15 @@ LogicalResult importRange(NodeImporter &n) {
   if (!(len < (double)(int64_t(1) << 40)))
     return n.fail("the range length is too large or not finite");
   // One-element tensors count as scalars, as onnxruntime takes them (ONNX's own AffineGrid
-  // function passes Split's [1]-shaped outputs).
-  auto op = RangeOp::create(n.builder, n.loc, n.tensorType({(int64_t)len}, et),
-                            n.reshape(*n.input(0), {}), n.reshape(*n.input(1), {}),
-                            n.reshape(*n.input(2), {}));
+  // function passes Split's [1]-shaped outputs): 0-D constants of their value, which the
+  // range folds from.
+  auto operand = [&](unsigned i) -> Value {
+    if (n.inputType(i).getRank() == 0)
+      return *n.input(i);
+    return n.constant(n.constantInput(i).reshape(RankedTensorType::get({}, et)));
+  };
+  auto op = RangeOp::create(n.builder, n.loc, n.tensorType({(int64_t)len}, et), operand(0),
+                            operand(1), operand(2));
   return n.setResult(op);
 }
 
