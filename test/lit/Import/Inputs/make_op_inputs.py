@@ -259,6 +259,10 @@ save("AffineGrid", [helper.make_node("AffineGrid", ["t", "s"], ["y"], align_corn
      [vi("y", [2, 4, 5, 2])], [ints("s", [2, 3, 4, 5])], opset=20)
 save("RangeOneElement", [helper.make_node("Range", ["a", "b", "c"], ["y"])], [], [vi("y", [4], I64)],
      [ints("a", [1]), ints("b", [9]), ints("c", 2)])
+# One-element Range bounds give compile-time axes (onnx 1.23.1's RMSNormalization function).
+save("RangeOneElementAxes", [helper.make_node("Range", ["a", "b", "c"], ["axes"]),
+                             helper.make_node("ReduceMean", ["x", "axes"], ["y"])],
+     [vi("x", [2, 3, 4])], [vi("y", [2, 1, 1])], [ints("a", [1]), ints("b", [3]), ints("c", [1])])
 save("GemmDouble", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], [vi("x", [4, 8], F64)],
      [vi("y", [4, 3], F64)], [numpy_helper.from_array(np.linspace(-1, 1, 24).reshape(3, 8), "w"),
                               numpy_helper.from_array(np.array([0.5, -0.5, 2.0]), "b")])
