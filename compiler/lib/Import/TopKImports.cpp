@@ -52,14 +52,20 @@ LogicalResult importTopK(NodeImporter &n) {
   auto scalar = [&](Attribute v, Type t) {
     return n.constant(DenseElementsAttr::get(RankedTensorType::get({}, t), v));
   };
-  // The value no entry beats: -inf / +inf, or the integer type's extreme.
+  // The value no entry beats: -inf / +inf, or the integer type's extreme (0 and all ones for
+  // unsigned types, whose kernels compare unsigned).
   Attribute worst;
-  if (auto ft = dyn_cast<FloatType>(et))
+  if (auto ft = dyn_cast<FloatType>(et)) {
     worst = n.builder.getFloatAttr(et, largest ? -INFINITY : INFINITY);
-  else
-    worst = n.builder.getIntegerAttr(
-        et, largest ? APInt::getSignedMinValue(et.getIntOrFloatBitWidth())
-                    : APInt::getSignedMaxValue(et.getIntOrFloatBitWidth()));
+  } else {
+    const unsigned bits = et.getIntOrFloatBitWidth();
+    if (et.isUnsignedInteger())
+      worst = n.builder.getIntegerAttr(et, largest ? APInt::getMinValue(bits)
+                                                   : APInt::getMaxValue(bits));
+    else
+      worst = n.builder.getIntegerAttr(et, largest ? APInt::getSignedMinValue(bits)
+                                                   : APInt::getSignedMaxValue(bits));
+  }
   Value worstValue = scalar(worst, et);
   Value iota = n.iota(dim, *axis, rank);
   Value zero32 = scalar(n.builder.getI32IntegerAttr(0), i32);

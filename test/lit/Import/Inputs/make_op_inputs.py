@@ -216,6 +216,8 @@ save("Einsum", [helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,..
      [vi("a", [2, 1, 3, 4]), vi("b", [5, 4, 2])], [vi("y", [2, 5, 3, 2])])
 save("TopK", [helper.make_node("TopK", ["x", "k"], ["v", "i"])], [vi("x", [4, 8])],
      [vi("v", [4, 2]), vi("i", [4, 2], I64)], [ints("k", [2])])
+save("TopKUint64", [helper.make_node("TopK", ["x", "k"], ["v", "i"])], [vi("x", [3, 4], TensorProto.UINT64)],
+     [vi("v", [3, 2], TensorProto.UINT64), vi("i", [3, 2], I64)], [ints("k", [2])])
 save("PadReflect", [helper.make_node("Pad", ["x", "p", "", "a"], ["y"], mode="reflect")], [vi("x", [3, 4])],
      [vi("y", [3, 6])], [ints("p", [1, 1]), ints("a", [1])])
 U8, I8, U16, I16, U32, U64, F64 = (TensorProto.UINT8, TensorProto.INT8, TensorProto.UINT16,
