@@ -65,7 +65,7 @@ SCOPE = frozenset("""
     ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum TopK
     PRelu BitwiseNot BitwiseAnd BitwiseOr BitwiseXor BitShift QuantizeLinear RNN GRU LSTM
     Shrink Scatter Upsample CumProd MatMulInteger QLinearMatMul DynamicQuantizeLinear
-    DFT STFT MelWeightMatrix GridSample AffineGrid
+    DFT STFT MelWeightMatrix GridSample AffineGrid MaxUnpool Col2Im
     ScatterElements ReverseSequence CenterCropPad EyeLike HannWindow HammingWindow BlackmanWindow
     MeanVarianceNormalization LRN SwiGLU NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss If Loop Scan
 """.split())
@@ -108,7 +108,7 @@ CONST_OPERANDS = {
     "Unsqueeze": [1], "ReduceSum": [1], "ReduceMean": [1], "ReduceMax": [1], "ReduceMin": [1],
     "ReduceProd": [1], "ReduceL1": [1], "ReduceL2": [1], "ReduceLogSum": [1],
     "ReduceLogSumExp": [1], "ReduceSumSquare": [1], "Clip": [1, 2], "CumSum": [1], "CumProd": [1], "DFT": [1, 2], "STFT": [1, 3],
-    "MelWeightMatrix": [0, 1, 2, 3, 4], "AffineGrid": [1], "Trilu": [1],
+    "MelWeightMatrix": [0, 1, 2, 3, 4], "AffineGrid": [1], "MaxUnpool": [2], "Col2Im": [1, 2], "Trilu": [1],
     "Dropout": [1, 2], "TopK": [1], "OneHot": [1], "Resize": [1, 2, 3], "Upsample": [1],
     "HannWindow": [0], "HammingWindow": [0], "BlackmanWindow": [0], "CenterCropPad": [1],
     "Loop": [0, 1],  # Sinter unrolls loops: the trip count and the first condition

@@ -180,6 +180,7 @@ void registerTopKImports(OpImportRegistry &registry);
 void registerIntegerMatrixImports(OpImportRegistry &registry);
 void registerSpectralImports(OpImportRegistry &registry);
 void registerGridSampleImports(OpImportRegistry &registry);
+void registerUnpoolImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

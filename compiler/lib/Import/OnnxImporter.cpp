@@ -56,6 +56,7 @@ const OpImportRegistry &registry() {
     registerIntegerMatrixImports(r);
     registerSpectralImports(r);
     registerGridSampleImports(r);
+    registerUnpoolImports(r);
     return r;
   }();
   return instance;

@@ -265,6 +265,10 @@ save("RangeOneElement", [helper.make_node("Range", ["a", "b", "c"], ["y"])], [],
 save("RangeOneElementAxes", [helper.make_node("Range", ["a", "b", "c"], ["axes"]),
                              helper.make_node("ReduceMean", ["x", "axes"], ["y"])],
      [vi("x", [2, 3, 4])], [vi("y", [2, 1, 1])], [ints("a", [1]), ints("b", [3]), ints("c", [1])])
+save("MaxUnpool", [helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+     [vi("x", [1, 2, 2, 2]), vi("i", [1, 2, 2, 2], I64)], [vi("y", [1, 2, 5, 5])], [ints("s", [1, 2, 5, 5])])
+save("Col2Im", [helper.make_node("Col2Im", ["x", "im", "bl"], ["y"], strides=[2, 1], pads=[1, 0, 1, 0])],
+     [vi("x", [2, 12, 9])], [vi("y", [2, 3, 5, 4])], [ints("im", [5, 4]), ints("bl", [2, 2])])
 save("GemmDouble", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], [vi("x", [4, 8], F64)],
      [vi("y", [4, 3], F64)], [numpy_helper.from_array(np.linspace(-1, 1, 24).reshape(3, 8), "w"),
                               numpy_helper.from_array(np.array([0.5, -0.5, 2.0]), "b")])
@@ -454,6 +458,11 @@ save_negative("stft_frame_too_long", [helper.make_node("STFT", ["x", "s", "", "l
               [vi("x", [1, 16, 1])], [vi("y", [1, 1, 17, 2])], [ints("s", 4), ints("l", 32)], opset=17)
 save_negative("affinegrid_theta_shape", [helper.make_node("AffineGrid", ["t", "s"], ["y"], name="affine0")],
               [vi("t", [2, 3, 4])], [vi("y", [2, 4, 5, 2])], [ints("s", [2, 3, 4, 5])], opset=20)
+save_negative("col2im_blocks", [helper.make_node("Col2Im", ["x", "im", "bl"], ["y"], name="col0")],
+              [vi("x", [1, 8, 10])], [vi("y", [1, 2, 4, 4])], [ints("im", [4, 4]), ints("bl", [2, 2])])
+save_negative("maxunpool_output_shape", [helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2],
+                                                          name="unpool0")],
+              [vi("x", [1, 1, 3]), vi("i", [1, 1, 3], I64)], [vi("y", [1, 1, 3])], [ints("s", [1, 1, 3])])
 save_negative("cumsum_axis_range", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum0")],
               [vi("x", [2, 3])], [vi("y", [2, 3])], [ints("a", [2])])
 save_negative("cumsum_axis_input", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum1")],
