@@ -199,11 +199,21 @@ def load_onnx_package(name_filter):
     return cases
 
 
+# Tests where onnxruntime departs from the suite's own expected outputs for a meaning that did
+# not change between opsets: in the converted-down suite they keep the suite's outputs.
+ONNXRUNTIME_DIFFERS = {
+    # onnxruntime puts each value at its flat index within output_shape; the suite's expected
+    # output (and the reference evaluator) within the unpooled shape, which is then padded.
+    "test_maxunpool_export_with_output_shape",
+}
+
+
 def downgrade(cases, opset):
     """The cases written for a later opset than `opset`, converted down to it by onnx's
     version converter (expanded function tests left out: their bodies are the same ops). The
     converter keeps some nodes whose meaning changed (Softmax's axis before 13): where
-    onnxruntime is installed, its outputs on the converted model are the expected ones."""
+    onnxruntime is installed, its outputs on the converted model are the expected ones, except
+    for the tests of ONNXRUNTIME_DIFFERS."""
     import warnings
 
     from onnx import version_converter
@@ -227,7 +237,7 @@ def downgrade(cases, opset):
         if default_opset(model) != opset:
             continue
         data_sets = case.data_sets
-        if ort is not None:
+        if ort is not None and case.name not in ONNXRUNTIME_DIFFERS:
             data_sets = reference_outputs(ort, model, data_sets)
             if data_sets is None:
                 continue
