@@ -25,7 +25,8 @@ carried values, scan outputs, an If in a Loop body, reverse scans), against onnx
 onnxruntime's quantize_dynamic on an MLP (DynamicQuantizeLinear, MatMulInteger), against
 onnxruntime; DFT (padding, truncation, odd one-sided inverse, f16) and a Whisper-style STFT,
 against numpy's float64 fft; GridSample (far-outside grids, every mode, reflection, 3-D, f16)
-against onnxruntime.
+against onnxruntime; QLinearConv with per-channel scales and a bias, ConvInteger with zero
+points, groups and padding, against onnxruntime.
 
     python3 test/conformance/make_extra_node_tests.py DIR
     python3 test/conformance/run_node_tests.py --from-testdata DIR --phase binary ...
@@ -831,6 +832,52 @@ def grid_sample_cases(root, rng):
         write(root, name, [node], [("x", x), ("grid", grid)], [("y", y)], opset=20)
 
 
+def quantized_conv_cases(root, rng):
+    """QLinearConv as onnxruntime's static quantization writes it (uint8 activations, int8
+    weights with one scale per output channel and zero points of 0, an int32 bias, padding and
+    stride 2), and ConvInteger with zero points, groups and padding (onnxruntime takes no
+    per-channel ConvInteger zero point): onnxruntime's
+    outputs are the expected ones (left out where it is not installed)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        print("make_extra_node_tests: onnxruntime not installed; no quantized convolution cases")
+        return
+
+    def case(name, node, inputs, inits, out_type):
+        graph = helper.make_graph(
+            [node], name, [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+                           for n, a in inputs],
+            [helper.make_tensor_value_info("y", out_type, None)], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 9
+        y, = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, dict(inputs))
+        write(root, name, [node], inputs, [("y", y)], inits, opset=13)
+
+    x = rng.integers(0, 256, (1, 3, 7, 6), dtype=np.uint8)
+    w = rng.integers(-127, 128, (4, 3, 3, 3), dtype=np.int8)
+    inits = [numpy_helper.from_array(np.array(0.02, np.float32), "xs"),
+             numpy_helper.from_array(np.array(128, np.uint8), "xz"),
+             numpy_helper.from_array(w, "w"),
+             numpy_helper.from_array((rng.random(4) * 0.01 + 0.001).astype(np.float32), "ws"),
+             numpy_helper.from_array(np.zeros(4, np.int8), "wz"),
+             numpy_helper.from_array(np.array(0.15, np.float32), "ys"),
+             numpy_helper.from_array(np.array(120, np.uint8), "yz"),
+             numpy_helper.from_array(rng.integers(-2000, 2000, 4).astype(np.int32), "b")]
+    case("test_sinter_qlinearconv_per_channel_bias",
+         helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"],
+                          pads=[1, 1, 1, 1], strides=[2, 2]), [("x", x)], inits, TensorProto.UINT8)
+    x2 = rng.integers(0, 256, (2, 4, 5, 5), dtype=np.uint8)
+    w2 = rng.integers(0, 256, (6, 2, 3, 3), dtype=np.uint8)
+    case("test_sinter_convinteger_groups_padding",
+         helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], group=2, pads=[1, 0, 1, 0]),
+         [("x", x2)], [numpy_helper.from_array(w2, "w"),
+                       numpy_helper.from_array(np.array(7, np.uint8), "xz"),
+                       numpy_helper.from_array(np.array(131, np.uint8), "wz")],
+         TensorProto.INT32)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -905,6 +952,7 @@ def main():
     dynamic_quantization_cases(root, rng)
     spectral_cases(root, rng)
     grid_sample_cases(root, rng)
+    quantized_conv_cases(root, rng)
     print(f"wrote Sinter's node tests under {root}/node")
 
 

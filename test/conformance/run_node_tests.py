@@ -65,7 +65,7 @@ SCOPE = frozenset("""
     ReduceLogSum LpNormalization LpPool SpaceToDepth DepthToSpace OneHot Hardmax Einsum TopK
     PRelu BitwiseNot BitwiseAnd BitwiseOr BitwiseXor BitShift QuantizeLinear RNN GRU LSTM
     Shrink Scatter Upsample CumProd MatMulInteger QLinearMatMul DynamicQuantizeLinear
-    DFT STFT MelWeightMatrix GridSample AffineGrid MaxUnpool Col2Im
+    DFT STFT MelWeightMatrix GridSample AffineGrid MaxUnpool Col2Im ConvInteger QLinearConv
     ScatterElements ReverseSequence CenterCropPad EyeLike HannWindow HammingWindow BlackmanWindow
     MeanVarianceNormalization LRN SwiGLU NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss If Loop Scan
 """.split())

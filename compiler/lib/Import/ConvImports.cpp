@@ -15,13 +15,14 @@ namespace {
 /// X [N, C, D...] as [N, C, kernels, outputs]: entry (k, p) of each channel is the input
 /// entry `table` names ([kernels, outputs], the input's volume where it reads outside: one
 /// appended zero); no table: X itself (a 1x1 window at stride 1).
-Value gatherColumns(NodeImporter &n, RankedTensorType x, DenseElementsAttr table,
-                    bool readsOutside, int64_t kernels, int64_t outputs) {
+Value gatherColumns(NodeImporter &n, Value input, DenseElementsAttr table, bool readsOutside,
+                    int64_t kernels, int64_t outputs) {
+  auto x = cast<RankedTensorType>(input.getType());
   const int64_t batch = x.getDimSize(0), channels = x.getDimSize(1);
   int64_t inputs = 1;
   for (int64_t d : x.getShape().drop_front(2)) inputs *= d;
   Type et = x.getElementType();
-  Value columns = n.reshape(*n.input(0), {batch, channels, inputs});
+  Value columns = n.reshape(input, {batch, channels, inputs});
   if (!table)
     return n.reshape(columns, {batch, channels, 1, inputs});
   if (readsOutside) {
@@ -36,8 +37,8 @@ Value gatherColumns(NodeImporter &n, RankedTensorType x, DenseElementsAttr table
 
 /// The product of the weights `w` [G, M/G, C/G * K] with `columns` [N, C, K, P] per group,
 /// as [N, M, outputSize...], plus the bias [M] when given.
-LogicalResult contract(NodeImporter &n, Value columns, Value w, int64_t groups,
-                       ArrayRef<int64_t> outputSize, Value bias) {
+Value contract(NodeImporter &n, Value columns, Value w, int64_t groups,
+               ArrayRef<int64_t> outputSize, Value bias) {
   auto cols = cast<RankedTensorType>(columns.getType());
   auto wType = cast<RankedTensorType>(w.getType());
   const int64_t batch = cols.getDimSize(0), outputs = cols.getDimSize(3);
@@ -67,7 +68,7 @@ LogicalResult contract(NodeImporter &n, Value columns, Value w, int64_t groups,
     result = AddOp::create(n.builder, n.loc, n.tensorType(resultShape, et), result,
                            n.reshape(bias, biasShape));
   }
-  return n.setOutput(0, result);
+  return result;
 }
 
 /// Input 2, the bias: a [features] vector of X's element type, or null when absent.
@@ -99,27 +100,27 @@ LogicalResult convOperands(NodeImporter &n, RankedTensorType &x, RankedTensorTyp
   return success();
 }
 
-LogicalResult importConv(NodeImporter &n) {
-  RankedTensorType x, weight;
-  if (failed(convOperands(n, x, weight)))
-    return failure();
+/// The convolution of `input` by `weights` (one element type) with the node's attributes, plus
+/// `bias` when not null.
+FailureOr<Value> convolve(NodeImporter &n, Value input, Value weights, Value bias) {
+  auto x = cast<RankedTensorType>(input.getType());
+  auto weight = cast<RankedTensorType>(weights.getType());
   const int64_t rank = x.getRank() - 2;
   const int64_t batch = x.getDimSize(0), channels = x.getDimSize(1);
   const int64_t features = weight.getDimSize(0), groupChannels = weight.getDimSize(1);
   const int64_t groups = n.attrInt("group", 1);
   if (groups < 1 || channels % groups != 0 || features % groups != 0 ||
-      groupChannels * groups != channels)
-    return n.fail("group " + Twine(groups) + " does not split X's " + Twine(channels) +
-                  " channels and W's " + Twine(features) + " features into W's " +
-                  Twine(groupChannels) + " channels a group");
+      groupChannels * groups != channels) {
+    (void)n.fail("group " + Twine(groups) + " does not split X's " + Twine(channels) +
+                 " channels and W's " + Twine(features) + " features into W's " +
+                 Twine(groupChannels) + " channels a group");
+    return failure();
+  }
   auto window = readSlidingWindow(n, x.getShape(), weight.getShape().drop_front(2),
                                   /*ceilMode=*/false);
   if (failed(window))
     return failure();
   const int64_t kernels = window->kernelVolume(), outputs = window->outputVolume();
-  auto bias = convBias(n, x, features);
-  if (failed(bias))
-    return failure();
 
   bool identity = kernels == 1 && window->inputVolume() == outputs;
   for (int64_t i = 0; i < rank; ++i)
@@ -127,11 +128,137 @@ LogicalResult importConv(NodeImporter &n) {
   WindowTable table;
   if (!identity)
     table = windowTable(n.builder.getContext(), *window, /*outputMajor=*/false);
-  Value columns = gatherColumns(n, x, identity ? DenseElementsAttr() : table.indices,
-                          table.readsOutside, kernels, outputs);
+  Value columns = gatherColumns(n, input, identity ? DenseElementsAttr() : table.indices,
+                                table.readsOutside, kernels, outputs);
   // W [M, C/G, K...] is already [G, M/G, C/G * K].
-  Value w = n.reshape(*n.input(1), {groups, features / groups, groupChannels * kernels});
-  return contract(n, columns, w, groups, window->outputSize, *bias);
+  Value w = n.reshape(weights, {groups, features / groups, groupChannels * kernels});
+  return contract(n, columns, w, groups, window->outputSize, bias);
+}
+
+LogicalResult importConv(NodeImporter &n) {
+  RankedTensorType x, weight;
+  if (failed(convOperands(n, x, weight)))
+    return failure();
+  auto bias = convBias(n, x, weight.getDimSize(0));
+  if (failed(bias))
+    return failure();
+  auto y = convolve(n, *n.input(0), *n.input(1), *bias);
+  return failed(y) ? failure() : n.setOutput(0, *y);
+}
+
+/// Input `index` of an integer convolution (int8 or uint8) in f64, less its zero point (input
+/// `zeroIndex`, optional): one value, or for the weights one per output channel.
+FailureOr<Value> shiftedConvOperand(NodeImporter &n, unsigned index, unsigned zeroIndex,
+                                    bool perChannel, StringRef name) {
+  auto type = n.inputType(index);
+  if (!type)
+    return failure();
+  auto integer = dyn_cast<IntegerType>(type.getElementType());
+  if (!integer || integer.getWidth() != 8 || type.getRank() < 3) {
+    (void)n.fail("input " + name + " must be int8 or uint8 of rank >= 3");
+    return failure();
+  }
+  Type f64 = n.builder.getF64Type();
+  Value v = CastOp::create(n.builder, n.loc, type.clone(f64), *n.input(index));
+  if (!n.hasInput(zeroIndex))
+    return v;
+  auto zeroType = n.inputType(zeroIndex);
+  if (!zeroType)
+    return failure();
+  const int64_t count = zeroType.getNumElements();
+  if (zeroType.getElementType() != type.getElementType() ||
+      (count != 1 && (!perChannel || zeroType.getRank() != 1 || count != type.getDimSize(0)))) {
+    (void)n.fail("unsupported " + name + " zero point (" + shapeText(zeroType.getShape()) +
+                 "): one value of " + name + "'s type" +
+                 (perChannel ? ", or one per output channel" : ""));
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  if (count != 1) {
+    shape.assign(type.getRank(), 1);
+    shape[0] = count;
+  }
+  Value zero = CastOp::create(n.builder, n.loc, zeroType.clone(f64), *n.input(zeroIndex));
+  return Value(SubOp::create(n.builder, n.loc, type.clone(f64), v, n.reshape(zero, shape)));
+}
+
+/// ConvInteger(x, w, x_zero_point?, w_zero_point?): the int32 convolution of the shifted
+/// operands, computed exactly in f64.
+LogicalResult importConvInteger(NodeImporter &n) {
+  auto x = shiftedConvOperand(n, 0, 2, /*perChannel=*/false, "x");
+  if (failed(x))
+    return failure();
+  auto w = shiftedConvOperand(n, 1, 3, /*perChannel=*/true, "w");
+  if (failed(w))
+    return failure();
+  auto y = convolve(n, *x, *w, Value());
+  if (failed(y))
+    return failure();
+  auto type = cast<RankedTensorType>(y->getType());
+  return n.setOutput(0, CastOp::create(n.builder, n.loc, type.clone(n.builder.getI32Type()), *y));
+}
+
+/// QLinearConv: y = saturate(round(C * (x_scale * w_scale / y_scale) + y_zero_point)) with C
+/// the convolution of the shifted operands plus the int32 bias, exact in f64; the scale factor
+/// in the scales' type (per output channel with a 1-D w_scale), as the reference computes it.
+LogicalResult importQLinearConv(NodeImporter &n) {
+  for (unsigned i : {2u, 5u, 7u})
+    if (!n.hasInput(i))
+      return n.fail("input " + Twine(i) + " (a zero point) is required");
+  auto x = shiftedConvOperand(n, 0, 2, /*perChannel=*/false, "x");
+  if (failed(x))
+    return failure();
+  auto w = shiftedConvOperand(n, 3, 5, /*perChannel=*/true, "w");
+  if (failed(w))
+    return failure();
+  const int64_t features = cast<RankedTensorType>(w->getType()).getDimSize(0);
+  auto xScale = n.inputType(1), wScale = n.inputType(4), yScale = n.inputType(6),
+       yZero = n.inputType(7);
+  if (!xScale || !wScale || !yScale || !yZero)
+    return failure();
+  Type st = xScale.getElementType();
+  if (!isa<FloatType>(st) || xScale.getNumElements() != 1 || yScale.getNumElements() != 1 ||
+      wScale.getElementType() != st || yScale.getElementType() != st ||
+      (wScale.getNumElements() != 1 &&
+       (wScale.getRank() != 1 || wScale.getNumElements() != features)))
+    return n.fail("x_scale and y_scale must be one float each, w_scale one or one per output "
+                  "channel, all of one type");
+  auto outType = dyn_cast<IntegerType>(yZero.getElementType());
+  if (!outType || outType.getWidth() != 8 || yZero.getNumElements() != 1)
+    return n.fail("y_zero_point must be one int8 or uint8 value");
+  Type f64 = n.builder.getF64Type();
+  Value bias;
+  if (n.hasInput(8)) {
+    auto b = n.inputType(8);
+    if (!b)
+      return failure();
+    if (b.getShape() != ArrayRef<int64_t>{features} || !b.getElementType().isInteger(32))
+      return n.fail("B must be int32 [" + Twine(features) + "]");
+    bias = CastOp::create(n.builder, n.loc, b.clone(f64), *n.input(8));
+  }
+  auto y = convolve(n, *x, *w, bias);
+  if (failed(y))
+    return failure();
+  auto wide = cast<RankedTensorType>(y->getType());
+  // The factor [M] (or one value), laid along the output channels.
+  const int64_t factors = wScale.getNumElements();
+  auto factorType = n.tensorType({factors}, st);
+  Value factor = MulOp::create(n.builder, n.loc, factorType, n.reshape(*n.input(1), {1}),
+                               n.reshape(*n.input(4), {factors}));
+  factor = DivOp::create(n.builder, n.loc, factorType, factor, n.reshape(*n.input(6), {1}));
+  factor = CastOp::create(n.builder, n.loc, factorType.clone(f64), factor);
+  SmallVector<int64_t> along(wide.getRank(), 1);
+  along[1] = factors;
+  Value r = MulOp::create(n.builder, n.loc, wide, *y, n.reshape(factor, along));
+  Value zero = CastOp::create(n.builder, n.loc, n.tensorType({}, f64), n.reshape(*n.input(7), {}));
+  r = AddOp::create(n.builder, n.loc, wide, r, zero);
+  const bool isUnsigned = outType.isUnsigned();
+  r = MaxOp::create(n.builder, n.loc, wide, r, n.scalar(f64, isUnsigned ? 0 : -128));
+  r = BinaryFnOp::create(n.builder, n.loc, wide, r, n.scalar(f64, isUnsigned ? 255 : 127),
+                         n.builder.getStringAttr("min"));
+  r = UnaryFnOp::create(n.builder, n.loc, wide, r, n.builder.getStringAttr("round"),
+                        n.builder.getF32FloatAttr(0), n.builder.getF32FloatAttr(0));
+  return n.setOutput(0, CastOp::create(n.builder, n.loc, wide.clone(outType), r));
 }
 
 /// Python's floor division (the reference's `//` on possibly negative paddings).
@@ -241,7 +368,7 @@ LogicalResult importConvTranspose(NodeImporter &n) {
     }
   }
   auto tableType = RankedTensorType::get({kernels, outputs}, n.builder.getI64Type());
-  Value columns = gatherColumns(n, x, DenseElementsAttr::get(tableType, ArrayRef(table)),
+  Value columns = gatherColumns(n, *n.input(0), DenseElementsAttr::get(tableType, ArrayRef(table)),
                                 readsOutside, kernels, outputs);
   // W [C, M/G, K...] -> [G, C/G, M/G, K] -> [G, M/G, C/G, K] -> [G, M/G, C/G * K].
   Type et = x.getElementType();
@@ -251,7 +378,7 @@ LogicalResult importConvTranspose(NodeImporter &n) {
                           n.tensorType({groups, groupFeatures, groupChannels, kernels}, et), w,
                           n.builder.getDenseI64ArrayAttr({0, 2, 1, 3}));
   w = n.reshape(w, {groups, groupFeatures, groupChannels * kernels});
-  return contract(n, columns, w, groups, outSize, *bias);
+  return n.setOutput(0, contract(n, columns, w, groups, outSize, *bias));
 }
 
 } // namespace
@@ -259,6 +386,8 @@ LogicalResult importConvTranspose(NodeImporter &n) {
 void registerConvImports(OpImportRegistry &r) {
   r["Conv"] = {importConv, 11};
   r["ConvTranspose"] = {importConvTranspose, 11};
+  r["ConvInteger"] = {importConvInteger, 10};
+  r["QLinearConv"] = {importQLinearConv, 10};
 }
 
 } // namespace sinter::import

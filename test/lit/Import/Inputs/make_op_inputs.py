@@ -269,6 +269,13 @@ save("MaxUnpool", [helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_
      [vi("x", [1, 2, 2, 2]), vi("i", [1, 2, 2, 2], I64)], [vi("y", [1, 2, 5, 5])], [ints("s", [1, 2, 5, 5])])
 save("Col2Im", [helper.make_node("Col2Im", ["x", "im", "bl"], ["y"], strides=[2, 1], pads=[1, 0, 1, 0])],
      [vi("x", [2, 12, 9])], [vi("y", [2, 3, 5, 4])], [ints("im", [5, 4]), ints("bl", [2, 2])])
+save("ConvInteger", [helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 1, 1, 1])],
+     [vi("x", [1, 2, 4, 4], U8), vi("w", [3, 2, 3, 3], U8), vi("xz", [], U8), vi("wz", [3], U8)],
+     [vi("y", [1, 3, 4, 4], TensorProto.INT32)])
+save("QLinearConv", [helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"])],
+     [vi("x", [1, 2, 4, 4], U8), vi("xs", []), vi("xz", [], U8), vi("w", [3, 2, 3, 3], I8), vi("ws", [3]),
+      vi("wz", [3], I8), vi("ys", []), vi("yz", [], U8), vi("b", [3], TensorProto.INT32)],
+     [vi("y", [1, 3, 2, 2], U8)])
 save("GemmDouble", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], [vi("x", [4, 8], F64)],
      [vi("y", [4, 3], F64)], [numpy_helper.from_array(np.linspace(-1, 1, 24).reshape(3, 8), "w"),
                               numpy_helper.from_array(np.array([0.5, -0.5, 2.0]), "b")])
@@ -463,6 +470,10 @@ save_negative("col2im_blocks", [helper.make_node("Col2Im", ["x", "im", "bl"], ["
 save_negative("maxunpool_output_shape", [helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2],
                                                           name="unpool0")],
               [vi("x", [1, 1, 3]), vi("i", [1, 1, 3], I64)], [vi("y", [1, 1, 3])], [ints("s", [1, 1, 3])])
+save_negative("qlinearconv_scale", [helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"],
+                                                      ["y"], name="qconv0")],
+              [vi("x", [1, 2, 4, 4], U8), vi("xs", []), vi("xz", [], U8), vi("w", [3, 2, 3, 3], U8), vi("ws", [2]),
+               vi("wz", [], U8), vi("ys", []), vi("yz", [], U8)], [vi("y", [1, 3, 2, 2], U8)])
 save_negative("cumsum_axis_range", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum0")],
               [vi("x", [2, 3])], [vi("y", [2, 3])], [ints("a", [2])])
 save_negative("cumsum_axis_input", [helper.make_node("CumSum", ["x", "a"], ["y"], name="cumsum1")],
