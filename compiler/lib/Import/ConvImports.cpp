@@ -146,49 +146,13 @@ LogicalResult importConv(NodeImporter &n) {
   return failed(y) ? failure() : n.setOutput(0, *y);
 }
 
-/// Input `index` of an integer convolution (int8 or uint8) in f64, less its zero point (input
-/// `zeroIndex`, optional): one value, or for the weights one per output channel.
-FailureOr<Value> shiftedConvOperand(NodeImporter &n, unsigned index, unsigned zeroIndex,
-                                    bool perChannel, StringRef name) {
-  auto type = n.inputType(index);
-  if (!type)
-    return failure();
-  auto integer = dyn_cast<IntegerType>(type.getElementType());
-  if (!integer || integer.getWidth() != 8 || type.getRank() < 3) {
-    (void)n.fail("input " + name + " must be int8 or uint8 of rank >= 3");
-    return failure();
-  }
-  Type f64 = n.builder.getF64Type();
-  Value v = CastOp::create(n.builder, n.loc, type.clone(f64), *n.input(index));
-  if (!n.hasInput(zeroIndex))
-    return v;
-  auto zeroType = n.inputType(zeroIndex);
-  if (!zeroType)
-    return failure();
-  const int64_t count = zeroType.getNumElements();
-  if (zeroType.getElementType() != type.getElementType() ||
-      (count != 1 && (!perChannel || zeroType.getRank() != 1 || count != type.getDimSize(0)))) {
-    (void)n.fail("unsupported " + name + " zero point (" + shapeText(zeroType.getShape()) +
-                 "): one value of " + name + "'s type" +
-                 (perChannel ? ", or one per output channel" : ""));
-    return failure();
-  }
-  SmallVector<int64_t> shape;
-  if (count != 1) {
-    shape.assign(type.getRank(), 1);
-    shape[0] = count;
-  }
-  Value zero = CastOp::create(n.builder, n.loc, zeroType.clone(f64), *n.input(zeroIndex));
-  return Value(SubOp::create(n.builder, n.loc, type.clone(f64), v, n.reshape(zero, shape)));
-}
-
 /// ConvInteger(x, w, x_zero_point?, w_zero_point?): the int32 convolution of the shifted
 /// operands, computed exactly in f64.
 LogicalResult importConvInteger(NodeImporter &n) {
-  auto x = shiftedConvOperand(n, 0, 2, /*perChannel=*/false, "x");
+  auto x = shiftedEightBit(n, 0, 2, std::nullopt, "x", 3);
   if (failed(x))
     return failure();
-  auto w = shiftedConvOperand(n, 1, 3, /*perChannel=*/true, "w");
+  auto w = shiftedEightBit(n, 1, 3, ZeroPointAxis{0, "output channel"}, "w", 3);
   if (failed(w))
     return failure();
   auto y = convolve(n, *x, *w, Value());
@@ -205,10 +169,10 @@ LogicalResult importQLinearConv(NodeImporter &n) {
   for (unsigned i : {2u, 5u, 7u})
     if (!n.hasInput(i))
       return n.fail("input " + Twine(i) + " (a zero point) is required");
-  auto x = shiftedConvOperand(n, 0, 2, /*perChannel=*/false, "x");
+  auto x = shiftedEightBit(n, 0, 2, std::nullopt, "x", 3);
   if (failed(x))
     return failure();
-  auto w = shiftedConvOperand(n, 3, 5, /*perChannel=*/true, "w");
+  auto w = shiftedEightBit(n, 3, 5, ZeroPointAxis{0, "output channel"}, "w", 3);
   if (failed(w))
     return failure();
   const int64_t features = cast<RankedTensorType>(w->getType()).getDimSize(0);

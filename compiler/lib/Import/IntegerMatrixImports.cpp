@@ -11,27 +11,20 @@ using namespace mlir;
 using namespace sinter::graph;
 
 namespace sinter::import {
-namespace {
-
-bool isEightBitInteger(Type t) {
-  auto integer = dyn_cast<IntegerType>(t);
-  return integer && integer.getWidth() == 8;
-}
-
-/// Input `index` (8-bit integers) in f64, less its zero point (input `zeroIndex`, optional):
-/// one value, or one per row of an A operand (laid along the second-last axis) or per column
-/// of a B operand (along the last axis).
-FailureOr<Value> shiftedOperand(NodeImporter &n, unsigned index, unsigned zeroIndex, bool perRow,
-                                StringRef name) {
+FailureOr<Value> shiftedEightBit(NodeImporter &n, unsigned index, unsigned zeroIndex,
+                                 std::optional<ZeroPointAxis> perAxis, StringRef name,
+                                 int64_t minRank) {
   auto type = n.inputType(index);
   if (!type)
     return failure();
-  if (!isEightBitInteger(type.getElementType())) {
+  auto integer = dyn_cast<IntegerType>(type.getElementType());
+  if (!integer || integer.getWidth() != 8) {
     (void)n.fail("input " + name + " must be int8 or uint8");
     return failure();
   }
-  if (type.getRank() < 1) {
-    (void)n.fail("input " + name + " must have rank >= 1");
+  const int64_t rank = type.getRank();
+  if (rank < minRank) {
+    (void)n.fail("input " + name + " must have rank >= " + Twine(minRank));
     return failure();
   }
   Type f64 = n.builder.getF64Type();
@@ -47,22 +40,29 @@ FailureOr<Value> shiftedOperand(NodeImporter &n, unsigned index, unsigned zeroIn
     return failure();
   }
   const int64_t count = zeroType.getNumElements();
-  const int64_t rank = type.getRank();
-  // The axis a per-row or per-column zero point runs along.
-  const int64_t axis = perRow ? rank - 2 : rank - 1;
   SmallVector<int64_t> shape;
   if (count != 1) {
-    if (zeroType.getRank() != 1 || axis < 0 || count != type.getDimSize(axis)) {
+    const int64_t axis = !perAxis ? -1 : perAxis->axis < 0 ? perAxis->axis + rank : perAxis->axis;
+    if (!perAxis || zeroType.getRank() != 1 || axis < 0 || axis >= rank ||
+        count != type.getDimSize(axis)) {
       (void)n.fail("unsupported " + zeroName + " shape " + shapeText(zeroType.getShape()) +
-                   " for " + name + " " + shapeText(type.getShape()) + ": one value, or one per " +
-                   (perRow ? "row" : "column"));
+                   " for " + name + " " + shapeText(type.getShape()) + ": one value" +
+                   (perAxis ? ", or one per " + perAxis->unit.str() : std::string()));
       return failure();
     }
+    // Laid along `axis`: [count, 1, ...] broadcasts against the dimensions from there on.
     shape.assign(rank - axis, 1);
     shape[0] = count;
   }
   Value zero = CastOp::create(n.builder, n.loc, zeroType.clone(f64), *n.input(zeroIndex));
   return Value(SubOp::create(n.builder, n.loc, type.clone(f64), x, n.reshape(zero, shape)));
+}
+
+namespace {
+
+bool isEightBitInteger(Type t) {
+  auto integer = dyn_cast<IntegerType>(t);
+  return integer && integer.getWidth() == 8;
 }
 
 /// The f64 product of two shifted operands, or failure naming the mismatch.
@@ -80,10 +80,10 @@ FailureOr<Value> exactProduct(NodeImporter &n, Value a, Value b) {
 /// MatMulInteger(A, B, a_zero_point?, b_zero_point?) = (A - a_zero_point)(B - b_zero_point),
 /// in int32.
 LogicalResult importMatMulInteger(NodeImporter &n) {
-  auto a = shiftedOperand(n, 0, 2, /*perRow=*/true, "A");
+  auto a = shiftedEightBit(n, 0, 2, ZeroPointAxis{-2, "row"}, "A", 1);
   if (failed(a))
     return failure();
-  auto b = shiftedOperand(n, 1, 3, /*perRow=*/false, "B");
+  auto b = shiftedEightBit(n, 1, 3, ZeroPointAxis{-1, "column"}, "B", 1);
   if (failed(b))
     return failure();
   auto product = exactProduct(n, *a, *b);
@@ -118,10 +118,10 @@ LogicalResult importQLinearMatMul(NodeImporter &n) {
   for (unsigned i : {2u, 5u, 7u})
     if (!n.hasInput(i))
       return n.fail("input " + Twine(i) + " (a zero point) is required");
-  auto a = shiftedOperand(n, 0, 2, /*perRow=*/true, "a");
+  auto a = shiftedEightBit(n, 0, 2, ZeroPointAxis{-2, "row"}, "a", 1);
   if (failed(a))
     return failure();
-  auto b = shiftedOperand(n, 3, 5, /*perRow=*/false, "b");
+  auto b = shiftedEightBit(n, 3, 5, ZeroPointAxis{-1, "column"}, "b", 1);
   if (failed(b))
     return failure();
   const int64_t columns = cast<RankedTensorType>(b->getType()).getShape().back();

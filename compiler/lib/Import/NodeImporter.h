@@ -144,6 +144,19 @@ mlir::FailureOr<llvm::SmallVector<int64_t>> normalizeAxes(NodeImporter &n,
 mlir::LogicalResult requireFloat(NodeImporter &n, mlir::RankedTensorType type,
                                  const llvm::Twine &what);
 
+/// Where an 8-bit operand's zero point may hold one value per entry: along `axis` (negative:
+/// counted from the last dimension), an entry named `unit` in messages ("row", "column").
+struct ZeroPointAxis {
+  int64_t axis;
+  llvm::StringRef unit;
+};
+/// Input `index` (int8 or uint8, rank >= minRank) in f64, less its zero point (input
+/// `zeroIndex`, optional): one value or, with `perAxis`, one per entry along that axis. The
+/// integer products of MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv read these.
+mlir::FailureOr<mlir::Value> shiftedEightBit(NodeImporter &n, unsigned index, unsigned zeroIndex,
+                                             std::optional<ZeroPointAxis> perAxis,
+                                             llvm::StringRef name, int64_t minRank);
+
 /// The normalized axis of LayerNormalization / RMSNormalization on `input` (rank >= 1,
 /// stash_type 1), or failure with the node's error set.
 mlir::FailureOr<int64_t> normalizationAxis(NodeImporter &n, mlir::RankedTensorType input);
