@@ -43,6 +43,14 @@ endif()
 set(SINTER_CUDA_INCLUDE ${SINTER_CUDA_HOME}/include)
 find_library(SINTER_CUDART_STATIC cudart_static PATHS ${SINTER_CUDA_HOME}/lib64 NO_DEFAULT_PATH REQUIRED)
 find_library(SINTER_CUBLASLT cublasLt PATHS ${SINTER_CUDA_HOME}/lib64 NO_DEFAULT_PATH REQUIRED)
+# CUTLASS / CuTe headers for the runtime's split-TF32 GEMM (scripts/cutlass-headers.sh fetches
+# them from PyPI's nvidia-cutlass wheel; scripts/install-deps.sh runs it).
+set(SINTER_CUTLASS_INCLUDE ${CMAKE_CURRENT_SOURCE_DIR}/.deps/cutlass-4.2.0.0/include
+    CACHE PATH "CUTLASS include directory (cutlass/gemm/device/gemm.h)")
+if(NOT EXISTS ${SINTER_CUTLASS_INCLUDE}/cutlass/gemm/device/gemm.h)
+  message(FATAL_ERROR "CUTLASS headers not found at ${SINTER_CUTLASS_INCLUDE}: run "
+                      "scripts/cutlass-headers.sh or set SINTER_CUTLASS_INCLUDE")
+endif()
 
 # ASan + UBSan for everything built here (compiler, tools, runtime archive, tests). Debian's
 # LLVM/MLIR static libraries stay uninstrumented. Model .so files built by nvcc link the

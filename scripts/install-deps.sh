@@ -26,3 +26,4 @@ if [ ! -x "$cuda_home/bin/nvcc" ]; then
   echo "sinter: the CUDA toolkit (nvcc, cuBLASLt) is needed at $cuda_home; set CUDA_HOME" >&2
   exit 1
 fi
+"$(dirname "$0")/cutlass-headers.sh"

@@ -239,17 +239,14 @@ sinter_status build_entry_gemms(sinter_context &ctx, uint32_t entry, void *scrat
       // bit-identical results (timing noise under concurrent creation cannot split them).
       std::lock_guard<std::mutex> lock(ctx.model->algo_mutex);
       if (model_entry.algo_chosen[i]) {
-        plan.algo = model_entry.algos[i];
-        if (plan.has_bias &&
-            cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &plan.bias,
-                                           sizeof plan.bias) != CUBLAS_STATUS_SUCCESS)
-          return fail(SINTER_CUDA_ERROR, "entry '%s' launch %u: setting the bias pointer",
-                      desc.name, i);
+        status = gemm_adopt_choice(plan, model_entry.algos[i], i);
+        if (status != SINTER_OK)
+          return status;
       } else {
         status = gemm_select_algo(ctx.lt, plan, ctx.workspace, kWorkspaceBytes, ctx.own_stream, i);
         if (status != SINTER_OK)
           return status;
-        model_entry.algos[i] = plan.algo;
+        model_entry.algos[i] = gemm_choice(plan);
         model_entry.algo_chosen[i] = 1;
       }
     }

@@ -56,6 +56,12 @@ sinter_status gemm_plan_init(const sinter_gemm_desc &g, GemmPlan &plan) {
   plan.has_bias = g.bias.space != SINTER_BUFFER_NONE;
   plan.has_residual = g.residual.space != SINTER_BUFFER_NONE;
   plan.bias_is_io = g.bias.space == SINTER_BUFFER_INPUT || g.bias.space == SINTER_BUFFER_OUTPUT;
+  plan.split_tf32_applies = split_tf32_applies(g);
+  if (plan.split_tf32_applies) {
+    plan.m = int(g.m);
+    plan.n = int(g.n);
+    plan.k = int(g.k);
+  }
   if (plan.has_bias) {
     const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
     st = cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
@@ -98,8 +104,43 @@ void gemm_plan_destroy(GemmPlan &plan) {
   plan = GemmPlan{};
 }
 
-cublasStatus_t gemm_enqueue(cublasLtHandle_t handle, GemmPlan &plan, void *workspace,
-                            size_t workspace_bytes, cudaStream_t stream) {
+const char *GemmEnqueueResult::what() const {
+  return cuda != cudaSuccess ? "split-TF32 gemm" : "cublasLtMatmul";
+}
+
+const char *GemmEnqueueResult::name() const {
+  return cuda != cudaSuccess ? cudaGetErrorName(cuda) : cublasLtGetStatusName(lt);
+}
+
+namespace {
+
+// The plan's product as split_tf32_gemm takes it: a bias is the epilogue's source broadcast
+// from one row (ldc 0), a residual its full source.
+SplitTf32Operands split_tf32_operands(const GemmPlan &plan) {
+  SplitTf32Operands o;
+  o.m = plan.m;
+  o.n = plan.n;
+  o.k = plan.k;
+  o.a = static_cast<const float *>(plan.a);
+  o.b = static_cast<const float *>(plan.b);
+  o.d = static_cast<float *>(plan.c);
+  if (plan.has_bias) {
+    o.c = static_cast<const float *>(plan.bias);
+    o.ldc = 0;
+    o.beta = 1.f;
+  } else if (plan.has_residual) {
+    o.c = static_cast<const float *>(plan.residual);
+    o.ldc = plan.n;
+    o.beta = 1.f;
+  } else {
+    o.c = o.d; // not read: beta 0
+    o.ldc = plan.n;
+  }
+  return o;
+}
+
+cublasStatus_t lt_enqueue(cublasLtHandle_t handle, GemmPlan &plan, void *workspace,
+                          size_t workspace_bytes, cudaStream_t stream) {
   if (plan.bias_is_io) {
     // A weights/arena bias pointer is set once (gemm_select_algo); an I/O bias moves per run.
     cublasStatus_t st = cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
@@ -113,6 +154,37 @@ cublasStatus_t gemm_enqueue(cublasLtHandle_t handle, GemmPlan &plan, void *works
                         plan.has_residual ? one : zero,
                         plan.has_residual ? plan.residual : plan.c, plan.layout_c, plan.c,
                         plan.layout_c, &plan.algo, workspace, workspace_bytes, stream);
+}
+
+} // namespace
+
+GemmEnqueueResult gemm_enqueue(cublasLtHandle_t handle, GemmPlan &plan, void *workspace,
+                               size_t workspace_bytes, cudaStream_t stream) {
+  GemmEnqueueResult r;
+  if (plan.split_tf32.variant >= 0) {
+    const SplitTf32Operands ops = split_tf32_operands(plan);
+    if (split_tf32_aligned(ops)) {
+      r.cuda = split_tf32_gemm(plan.split_tf32, ops, workspace, workspace_bytes, stream);
+      return r;
+    }
+  }
+  r.lt = lt_enqueue(handle, plan, workspace, workspace_bytes, stream);
+  return r;
+}
+
+GemmChoice gemm_choice(const GemmPlan &plan) { return GemmChoice{plan.algo, plan.split_tf32}; }
+
+sinter_status gemm_adopt_choice(GemmPlan &plan, const GemmChoice &choice, uint32_t launch) {
+  plan.algo = choice.algo;
+  plan.split_tf32 = plan.split_tf32_applies ? choice.split_tf32 : SplitTf32Choice{};
+  if (plan.has_bias) {
+    cublasStatus_t st = cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                       &plan.bias, sizeof plan.bias);
+    if (st != CUBLAS_STATUS_SUCCESS)
+      return fail(SINTER_CUDA_ERROR, "launch %u: setting the bias pointer: %s", launch,
+                  cublasLtGetStatusName(st));
+  }
+  return SINTER_OK;
 }
 
 sinter_status gemm_select_algo(cublasLtHandle_t handle, GemmPlan &plan, void *workspace,
@@ -153,31 +225,57 @@ sinter_status gemm_select_algo(cublasLtHandle_t handle, GemmPlan &plan, void *wo
     if (start) cudaEventDestroy(start);
     return fail_cuda(err, "cudaEventCreate");
   }
+  // Milliseconds for kTimed calls after a warm-up one, or FLT_MAX when a call failed.
+  auto time_calls = [&](auto &&enqueue) {
+    bool ok = enqueue();
+    ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
+    for (int r = 0; ok && r < kTimed; ++r)
+      ok = enqueue();
+    ok = ok && cudaEventRecord(stop, stream) == cudaSuccess &&
+         cudaEventSynchronize(stop) == cudaSuccess;
+    float ms = 0;
+    if (!ok || cudaEventElapsedTime(&ms, start, stop) != cudaSuccess)
+      ms = FLT_MAX;
+    (void)cudaGetLastError(); // a failed candidate must not poison the next one
+    return ms;
+  };
   float best_ms = FLT_MAX;
   int best = -1;
   for (int i = 0; i < found; ++i) {
     if (results[i].state != CUBLAS_STATUS_SUCCESS)
       continue;
     plan.algo = results[i].algo;
-    bool ok = gemm_enqueue(handle, plan, workspace, workspace_bytes, stream) == CUBLAS_STATUS_SUCCESS;
-    ok = ok && cudaEventRecord(start, stream) == cudaSuccess;
-    for (int r = 0; ok && r < kTimed; ++r)
-      ok = gemm_enqueue(handle, plan, workspace, workspace_bytes, stream) == CUBLAS_STATUS_SUCCESS;
-    ok = ok && cudaEventRecord(stop, stream) == cudaSuccess &&
-         cudaEventSynchronize(stop) == cudaSuccess;
-    float ms = 0;
-    if (ok && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess && ms < best_ms) {
+    const float ms = time_calls([&] {
+      return lt_enqueue(handle, plan, workspace, workspace_bytes, stream) == CUBLAS_STATUS_SUCCESS;
+    });
+    if (ms < best_ms) {
       best_ms = ms;
       best = i;
     }
-    (void)cudaGetLastError(); // a failed candidate must not poison the next one
+  }
+  if (best >= 0)
+    plan.algo = results[best].algo;
+  plan.split_tf32 = SplitTf32Choice{};
+  if (plan.split_tf32_applies && split_tf32_aligned(split_tf32_operands(plan))) {
+    SplitTf32Choice candidates[64];
+    const int count = split_tf32_candidates(plan.k, candidates, 64);
+    for (int i = 0; i < count; ++i) {
+      const SplitTf32Operands ops = split_tf32_operands(plan);
+      const float ms = time_calls([&] {
+        return split_tf32_gemm(candidates[i], ops, workspace, workspace_bytes, stream) ==
+               cudaSuccess;
+      });
+      if (ms < best_ms) {
+        best_ms = ms;
+        plan.split_tf32 = candidates[i];
+      }
+    }
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   if (best < 0)
     return fail(SINTER_CUDA_ERROR, "launch %u: none of the %d cuBLASLt candidates ran", launch,
                 found);
-  plan.algo = results[best].algo;
   return SINTER_OK;
 }
 

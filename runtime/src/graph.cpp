@@ -24,13 +24,13 @@ sinter_status capture_gemm(sinter_context &ctx, GemmPlan &plan, uint32_t step,
   cudaError_t err = cudaStreamBeginCapture(ctx.own_stream, cudaStreamCaptureModeThreadLocal);
   if (err != cudaSuccess)
     return fail_cuda(err, "cudaStreamBeginCapture");
-  cublasStatus_t st = gemm_enqueue(ctx.lt, plan, ctx.workspace, kWorkspaceBytes, ctx.own_stream);
+  const GemmEnqueueResult r =
+      gemm_enqueue(ctx.lt, plan, ctx.workspace, kWorkspaceBytes, ctx.own_stream);
   err = cudaStreamEndCapture(ctx.own_stream, out);
-  if (st != CUBLAS_STATUS_SUCCESS) {
+  if (!r.ok()) {
     if (*out) cudaGraphDestroy(*out);
     *out = nullptr;
-    return fail(SINTER_CUDA_ERROR, "launch %u: capturing cublasLtMatmul: %s", step,
-                cublasLtGetStatusName(st));
+    return fail(SINTER_CUDA_ERROR, "launch %u: capturing %s: %s", step, r.what(), r.name());
   }
   if (err != cudaSuccess)
     return fail_cuda(err, "cudaStreamEndCapture");

@@ -1,6 +1,7 @@
 // The loaded model: program description plus device copy of the weights.
 #pragma once
 
+#include "gemm.h" // GemmChoice
 #include "validate.h"
 
 #include <cublasLt.h>
@@ -19,7 +20,7 @@ struct ModelEntry {
   // Chosen (by timing) by the first context that needs it and reused by every later one, so
   // all contexts of a model compute bit-identical results. Guarded by sinter_model::algo_mutex.
   std::vector<uint8_t> algo_chosen;        // per launch of the entry
-  std::vector<cublasLtMatmulAlgo_t> algos; // per launch of the entry
+  std::vector<GemmChoice> algos;           // per launch of the entry
 };
 
 } // namespace sinter::rt

@@ -271,13 +271,12 @@ sinter_status enqueue_step(sinter_context &ctx, uint32_t entry, uint32_t index,
     return launch_runtime(k, launch_name(*ctx.model->program, entry, index, "kernel"), stream,
                           with_pdl);
   }
-  cublasStatus_t st =
+  const GemmEnqueueResult r =
       gemm_enqueue(ctx.lt, plan.gemms[step.index], ctx.workspace, kWorkspaceBytes, stream);
-  if (st == CUBLAS_STATUS_SUCCESS)
+  if (r.ok())
     return SINTER_OK;
-  return fail(SINTER_CUDA_ERROR, "%s: cublasLtMatmul: %s",
-              launch_name(*ctx.model->program, entry, index, "gemm").c_str(),
-              cublasLtGetStatusName(st));
+  return fail(SINTER_CUDA_ERROR, "%s: %s: %s",
+              launch_name(*ctx.model->program, entry, index, "gemm").c_str(), r.what(), r.name());
 }
 
 } // namespace sinter::rt
