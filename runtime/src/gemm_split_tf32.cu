@@ -68,7 +68,12 @@ bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) ==
 } // namespace
 
 bool split_tf32_applies(const sinter_gemm_desc &g) {
-  return g.dtype == SINTER_DTYPE_F32 && g.precision == SINTER_PRECISION_STRICT && g.batch <= 1 &&
+  // Products of at least 2^26 multiply-adds over k >= 256 only: there the split is what is
+  // fast, and its per-product error (~2^-22, the remainders' TF32 rounding) stays below fp32's
+  // summation error; over a short k (a tiny model's 64) it would exceed fp32's own.
+  const bool large = g.k >= 256 && double(g.m) * double(g.n) * double(g.k) >= double(1 << 26);
+  return g.dtype == SINTER_DTYPE_F32 && g.precision == SINTER_PRECISION_STRICT && large &&
+         g.batch <= 1 &&
          !(g.bias.space != SINTER_BUFFER_NONE && g.residual.space != SINTER_BUFFER_NONE) &&
          g.m > 0 && g.n > 0 && g.k > 0 && g.m <= INT_MAX && g.n <= INT_MAX && g.k <= INT_MAX &&
          g.n % kAlignment == 0 && g.k % kAlignment == 0;

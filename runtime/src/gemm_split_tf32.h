@@ -31,8 +31,8 @@ struct SplitTf32Operands {
 };
 
 // Whether a gemm of the program may run as split-TF32: fp32 at strict precision, one product
-// (no batch), not both a bias and a residual (the epilogue adds one source), n and k multiples
-// of 4 (16-byte rows), and the dimensions within int.
+// (no batch) of at least 2^26 multiply-adds with k >= 256, not both a bias and a residual (the
+// epilogue adds one source), n and k multiples of 4 (16-byte rows), the dimensions within int.
 bool split_tf32_applies(const sinter_gemm_desc &desc);
 
 // Whether the operand pointers allow the 16-byte accesses (I/O pointers move per run; a

@@ -25,33 +25,42 @@ sinter_gemm_desc strict_f32(int64_t m, int64_t n, int64_t k) {
 
 TEST(SplitTf32Applies, StrictFp32Product) {
   EXPECT_TRUE(split_tf32_applies(strict_f32(4096, 256, 3584)));
-  EXPECT_TRUE(split_tf32_applies(strict_f32(1, 4, 4)));
+  EXPECT_TRUE(split_tf32_applies(strict_f32(4096, 256, 256)));
+}
+
+TEST(SplitTf32Applies, LargeProductsOnly) {
+  // A tiny model's products stay on fp32 FMA: a split product's error would exceed fp32's
+  // own there (families_check's GPT-NeoX f32 at k = 64: ratio 1.72 against PyTorch's).
+  EXPECT_FALSE(split_tf32_applies(strict_f32(24, 192, 64)));
+  EXPECT_FALSE(split_tf32_applies(strict_f32(4096, 4096, 128))); // k below 256
+  EXPECT_FALSE(split_tf32_applies(strict_f32(16, 256, 256)));    // 2^20 multiply-adds
+  EXPECT_TRUE(split_tf32_applies(strict_f32(1024, 256, 256)));   // 2^26
 }
 
 TEST(SplitTf32Applies, OtherPrecisionsAndTypes) {
-  sinter_gemm_desc g = strict_f32(64, 64, 64);
+  sinter_gemm_desc g = strict_f32(4096, 256, 256);
   g.precision = SINTER_PRECISION_TF32;
   EXPECT_FALSE(split_tf32_applies(g));
   for (int32_t dtype : {SINTER_DTYPE_BF16, SINTER_DTYPE_F16, SINTER_DTYPE_F64}) {
-    g = strict_f32(64, 64, 64);
+    g = strict_f32(4096, 256, 256);
     g.dtype = dtype;
     EXPECT_FALSE(split_tf32_applies(g)) << dtype;
   }
 }
 
 TEST(SplitTf32Applies, RowsOfSixteenBytes) {
-  EXPECT_FALSE(split_tf32_applies(strict_f32(64, 66, 64)));
-  EXPECT_FALSE(split_tf32_applies(strict_f32(64, 64, 62)));
-  EXPECT_TRUE(split_tf32_applies(strict_f32(63, 64, 64))); // m is free
+  EXPECT_FALSE(split_tf32_applies(strict_f32(4096, 258, 256)));
+  EXPECT_FALSE(split_tf32_applies(strict_f32(4096, 256, 1026)));
+  EXPECT_TRUE(split_tf32_applies(strict_f32(4095, 256, 256))); // m is free
 }
 
 TEST(SplitTf32Applies, OneEpilogueSourceAndOneProduct) {
-  sinter_gemm_desc g = strict_f32(64, 64, 64);
+  sinter_gemm_desc g = strict_f32(4096, 256, 256);
   g.bias.space = SINTER_BUFFER_WEIGHTS;
   EXPECT_TRUE(split_tf32_applies(g));
   g.residual.space = SINTER_BUFFER_ARENA;
   EXPECT_FALSE(split_tf32_applies(g));
-  g = strict_f32(64, 64, 64);
+  g = strict_f32(4096, 256, 256);
   g.batch = 6;
   EXPECT_FALSE(split_tf32_applies(g));
   g.batch = 1;
@@ -59,8 +68,8 @@ TEST(SplitTf32Applies, OneEpilogueSourceAndOneProduct) {
 }
 
 TEST(SplitTf32Applies, DimensionsWithinInt) {
-  EXPECT_FALSE(split_tf32_applies(strict_f32(int64_t(1) << 32, 64, 64)));
-  EXPECT_FALSE(split_tf32_applies(strict_f32(0, 64, 64)));
+  EXPECT_FALSE(split_tf32_applies(strict_f32(int64_t(1) << 32, 256, 256)));
+  EXPECT_FALSE(split_tf32_applies(strict_f32(0, 256, 256)));
 }
 
 TEST(SplitTf32Candidates, KSplitOnlyForDeepProducts) {
