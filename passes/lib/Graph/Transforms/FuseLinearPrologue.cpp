@@ -51,9 +51,10 @@ struct NormIntoLinear : OpRewritePattern<LinearOp> {
       locs.insert(locs.begin() + 1, narrowing.getLoc());
     Value fused = LinearOp::create(rewriter, rewriter.getFusedLoc(locs), op.getType(),
                                    norm.getInput(), op.getWeight(), op.getBias(),
-                                   op.getResidual(), norm.getScale(), Value(),
+                                   op.getResidual(), norm.getScale(), Value(), Value(),
                                    norm.getEpsilonAttr(), op.getGateUpColumnsAttr(),
-                                   op.getGateActivationAttr(), op.getActivationAttr());
+                                   op.getGateActivationAttr(), op.getActivationAttr(),
+                                   FloatAttr());
     rewriter.replaceOp(op, fused);
     return success();
   }
@@ -89,8 +90,8 @@ struct LayerNormIntoLinear : OpRewritePattern<LinearOp> {
     Value fused = LinearOp::create(
         rewriter, rewriter.getFusedLoc({norm.getLoc(), op.getLoc()}), op.getType(),
         norm.getInput(), op.getWeight(), op.getBias(), op.getResidual(), norm.getScale(), shift,
-        norm.getEpsilonAttr(), op.getGateUpColumnsAttr(), op.getGateActivationAttr(),
-        op.getActivationAttr());
+        Value(), norm.getEpsilonAttr(), op.getGateUpColumnsAttr(), op.getGateActivationAttr(),
+        op.getActivationAttr(), FloatAttr());
     rewriter.replaceOp(op, fused);
     return success();
   }
