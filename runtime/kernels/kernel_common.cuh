@@ -77,10 +77,6 @@ template <> __device__ __forceinline__ bf16 from_float<bf16>(float f) {
 __device__ __forceinline__ float to_float(float f) { return f; }
 __device__ __forceinline__ float to_float(bf16 f) { return __bfloat162float(f); }
 
-// A load from the L2 (ld.global.cg, no L1 line): what another block of this launch wrote.
-__device__ __forceinline__ float ld_cg(const float *p) { return __ldcg(p); }
-__device__ __forceinline__ bf16 ld_cg(const bf16 *p) { return __ldcg(p); }
-
 // Rounds to the storage type T (identity for float).
 template <typename T> __device__ __forceinline__ float round_to(float f) {
   return to_float(from_float<T>(f));

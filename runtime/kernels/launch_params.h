@@ -123,8 +123,7 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //     const XT *x, const WT *w, const void *norm_weight, const bf16 *bias,
 //     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out,
 //     uint32_t *handoff_count, bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
-//     const float *w_scale, const uint8_t *w_zero, const float *post_norm_weight,
-//     OutT *post_scratch, uint32_t *post_count)
+//     const float *w_scale, const uint8_t *w_zero)
 //   x [M, K] bf16 or fp32 (XT; must not alias out). fp32 x is split into x_hi = bf16(x) and
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
@@ -161,16 +160,6 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //                       out[col i + R/2] = q_{i+R/2} * cos[m, i+R/2] + q_i * sin[m, i+R/2]
 //                     written in ORIGINAL column order; a head's columns from R on (partial
 //                     rotary) and rows >= ROPE_ROWS pass through (+ bias[row]).
-//     RESIDUAL_POST_NORM  a normalized projection added to the residual stream (Gemma 2's
-//                     and OLMo 2's post-attention and post-feedforward norms): p = r(acc),
-//                     out[m, n] = r(residual[m, n] + r(p * rstd_m * post_norm_weight[n])) with
-//                     rstd_m = 1 / sqrt(mean_n(p^2) + eps) over the whole row (all N_ROWS),
-//                     in fp32 (sinter.add of sinter.cast of sinter.rms_normalization with an
-//                     fp32 [N] weight). A row spans every block, so each block stores its p
-//                     to post_scratch [M, N_ROWS] and counts itself in post_count (starting
-//                     at 0, left at 0); the last block to count reads the rows back and
-//                     writes every out. Needs PRO == NONE (EPS_BITS is this eps), no handoff
-//                     producer, N_ROWS % 16 == 0; out must not alias residual.
 //   PRO == RMS_NORM: x is replaced by bf16(norm_weight * bf16(x * rsqrt(mean(x^2) + eps)))
 //   for bf16 x, by norm_weight * (x * rsqrt(mean(x^2) + eps)) unrounded for fp32 x
 //   (eps = bit_cast<float>(EPS_BITS); ignored for PRO == NONE).
@@ -247,8 +236,7 @@ enum class LinearEpilogue : int {
   GELU_TANH_MUL_PAIRS = 5,
   BIAS_RESIDUAL = 6,
   GELU_TANH = 7,
-  GELU = 8,
-  RESIDUAL_POST_NORM = 9
+  GELU = 8
 };
 // As the generated code spells them (indexed by the enumerator), for the lowering and the
 // launch passes that read a launch back.
@@ -265,8 +253,7 @@ constexpr const char *kLinearEpilogueNames[] = {
     "sinter::kernels::LinearEpilogue::GELU_TANH_MUL_PAIRS",
     "sinter::kernels::LinearEpilogue::BIAS_RESIDUAL",
     "sinter::kernels::LinearEpilogue::GELU_TANH",
-    "sinter::kernels::LinearEpilogue::GELU",
-    "sinter::kernels::LinearEpilogue::RESIDUAL_POST_NORM"};
+    "sinter::kernels::LinearEpilogue::GELU"};
 SINTER_LP_FN bool linear_prologue_normalizes(LinearPrologue pro) {
   return pro != LinearPrologue::NONE;
 }
@@ -582,9 +569,7 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
                  .shared_bytes <= smem.per_block &&
          (epi != LinearEpilogue::ROPE_PAIRS ||
           (head_dim >= 2 && head_dim % 2 == 0 && rope_rows >= 0 && rope_rows <= N_rows &&
-           rope_rows % head_dim == 0)) &&
-         (epi != LinearEpilogue::RESIDUAL_POST_NORM ||
-          (pro == LinearPrologue::NONE && N_rows % kLinearTileRows == 0));
+           rope_rows % head_dim == 0));
 }
 
 // A consumer of a handoff (see "Handoff" above): bf16 x read by each warp with plain loads

@@ -58,9 +58,7 @@ __global__ void __launch_bounds__(
                    const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
                    const bf16 *sin, OutT *out, uint32_t *handoff_count,
                    bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
-                   const float *__restrict__ w_scale, const uint8_t *__restrict__ w_zero,
-                   const float *__restrict__ post_norm_weight, OutT *post_scratch,
-                   uint32_t *post_count) {
+                   const float *__restrict__ w_scale, const uint8_t *__restrict__ w_zero) {
   static_assert(std::is_same_v<WT, bf16> || std::is_same_v<WT, __nv_fp8_e4m3> ||
                     std::is_same_v<WT, Int4x2>,
                 "linear_small_m: bf16, fp8 e4m3 or int4 weights");
@@ -133,10 +131,6 @@ __global__ void __launch_bounds__(
   constexpr bool PRODUCER = HANDOFF == LinearHandoff::PRODUCER;
   constexpr bool CONSUMER = HANDOFF == LinearHandoff::CONSUMER;
   static_assert(!PRODUCER || std::is_same_v<OutT, bf16>, "linear_small_m: a handoff is bf16");
-  constexpr bool POST_NORM = EPI == LinearEpilogue::RESIDUAL_POST_NORM;
-  static_assert(!POST_NORM || (PRO == LinearPrologue::NONE && !PRODUCER && !RAGGED_N),
-                "linear_small_m: RESIDUAL_POST_NORM needs no prologue, no handoff producer and "
-                "whole 16-row tiles");
   static_assert(!CONSUMER || (std::is_same_v<XT, bf16> && HANDOFF_BLOCKS > 0 &&
                               linear_small_m_handoff_consumer_supported(M, N_ROWS, K, PRO,
                                                                         NUM_SMS, WF)),
@@ -509,10 +503,6 @@ __global__ void __launch_bounds__(
         };
         put(&orow[n0], gelu(detail::round_to<OutT>(v0)));
         put(&orow[n0 + 1], gelu(detail::round_to<OutT>(v1)));
-      } else if constexpr (POST_NORM) { // the row's norm waits for every block: finish_post_norm
-        OutT *srow = post_scratch + size_t(m) * N_ROWS;
-        srow[n0] = detail::from_float<OutT>(v0);
-        srow[n0 + 1] = detail::from_float<OutT>(v1);
       } else if constexpr (EPI == LinearEpilogue::BIAS_RESIDUAL) {
         put(&orow[n0], detail::round_to<OutT>(v0 + __bfloat162float(bias[n0])) + ops[0]);
         put(&orow[n0 + 1], detail::round_to<OutT>(v1 + __bfloat162float(bias[n0 + 1])) + ops[1]);
@@ -541,46 +531,6 @@ __global__ void __launch_bounds__(
     }
     // No second barrier: the next tile reduces through the other half of `red`, and the
     // barrier of that tile orders this tile's reads before the half is written again.
-  };
-
-  // RESIDUAL_POST_NORM, after the block's last tile: the block counts itself once its p stores
-  // are out; the last one to count has every row of p, so it normalizes the rows, adds the
-  // residual and writes out, then leaves the count at 0 for the next launch.
-  __shared__ bool last_block;
-  auto finish_post_norm = [&] {
-    __syncthreads(); // every thread's p stores issued
-    if (tid == 0) {
-      __threadfence(); // they reach the device before the count does
-      last_block = atomicAdd(post_count, 1u) == uint32_t(GRID - 1);
-    }
-    __syncthreads();
-    if (!last_block) return;
-    __threadfence(); // the other blocks' p, counted before this block's count
-    const float eps = __uint_as_float(EPS_BITS);
-    for (int m = 0; m < M; ++m) {
-      const OutT *srow = post_scratch + size_t(m) * N_ROWS;
-      float ss = 0.f;
-      for (int n = tid; n < N_ROWS; n += THREADS) {
-        const float p = detail::to_float(detail::ld_cg(srow + n));
-        ss += p * p;
-      }
-      ss = detail::warp_sum(ss);
-      if (lane == 0) red[warp] = ss;
-      __syncthreads();
-      float total = 0.f;
-#pragma unroll
-      for (int w = 0; w < WARPS; ++w) total += red[w];
-      __syncthreads(); // red is read before the next row writes it
-      const float rstd = 1.f / sqrtf(total / float(N_ROWS) + eps);
-      const OutT *rrow = residual + size_t(m) * N_ROWS;
-      OutT *orow = out + size_t(m) * N_ROWS;
-      for (int n = tid; n < N_ROWS; n += THREADS) {
-        const float p = detail::to_float(detail::ld_cg(srow + n));
-        const float normed = detail::round_to<OutT>(p * rstd * post_norm_weight[n]);
-        orow[n] = detail::from_float<OutT>(detail::to_float(rrow[n]) + normed);
-      }
-    }
-    if (tid == 0) *post_count = 0u;
   };
 
   detail::BlockTrace trace;
@@ -842,7 +792,6 @@ __global__ void __launch_bounds__(
     if ((i + 1) % STEPS == STEPS - 1) finish(i + 1);
   }
   trace.mark(1);
-  if constexpr (POST_NORM) finish_post_norm();
   if constexpr (PRODUCER) { // every thread's stores are issued; the consumer checks they landed
     __syncthreads();
     if (tid == 0) detail::red_add_relaxed(handoff_count, 1u);

@@ -48,8 +48,7 @@ template <int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI> void bench(
         CUDA_CHECK(gputest::launch_pdl(kernel, lp, 0, (const bf16 *)x, (const bf16 *)w,
                                        (const void *)norm, (const bf16 *)bias,
                                        (const bf16 *)residual, none, none, out, no_count, no_x,
-                                       no_count, (const float *)nullptr, (const uint8_t *)nullptr,
-                                       nullptr, nullptr, nullptr));
+                                       no_count, (const float *)nullptr, (const uint8_t *)nullptr));
       },
       kCalls);
   CUDA_CHECK(cudaDeviceSynchronize());

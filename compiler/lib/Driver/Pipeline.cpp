@@ -11,8 +11,6 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 
-#include <cstdlib>
-
 using namespace mlir;
 
 namespace sinter {
@@ -35,21 +33,6 @@ const char *phaseName(Phase phase) {
   return "?";
 }
 
-namespace {
-
-/// SINTER_SKIP_PASSES=flag[,flag...]: passes left out of the pipeline, for A/B experiments (a
-/// fusion against the launches it replaces) only; a pass the later phases need fails there.
-bool skippedByEnvironment(StringRef argument) {
-  const char *list = std::getenv("SINTER_SKIP_PASSES");
-  if (!list)
-    return false;
-  SmallVector<StringRef> names;
-  StringRef(list).split(names, ',', -1, false);
-  return llvm::is_contained(names, argument);
-}
-
-} // namespace
-
 LogicalResult runPasses(ModuleOp module, SmallVector<std::unique_ptr<Pass>> passes,
                         bool passTiming) {
   DefaultTimingManager timing;
@@ -57,8 +40,6 @@ LogicalResult runPasses(ModuleOp module, SmallVector<std::unique_ptr<Pass>> pass
   TimingScope root = timing.getRootScope();
   for (std::unique_ptr<Pass> &pass : passes) {
     std::string name = pass->getArgument().str();
-    if (skippedByEnvironment(name))
-      continue;
     PassManager pm(module.getContext());
     pm.enableVerifier(false);
     if (passTiming)
@@ -121,7 +102,6 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     passes.push_back(createSinterFuseLinearPrologue());
     passes.push_back(createSinterFuseLinearSwiGLU());
     passes.push_back(createSinterFuseLinearActivation());
-    passes.push_back(createSinterFuseLinearPostNorm());
     // After the prologue fusion: the final norm is row-wise inside the LM head's linear.
     if (config.lastLogits)
       passes.push_back(createSinterKeepLastLogits());

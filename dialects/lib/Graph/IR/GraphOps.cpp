@@ -241,21 +241,6 @@ LogicalResult LinearOp::verify() {
   if (getResidual() && getResidual().getType() != getType())
     return emitOpError("residual type ") << getResidual().getType()
                                          << " differs from the result type " << getType();
-  if (Value post = getPostNormWeight()) {
-    auto pw = cast<RankedTensorType>(post.getType());
-    if (pw.getRank() != 1 || pw.getDimSize(0) != w.getDimSize(1) || !pw.getElementType().isF32())
-      return emitOpError("post_norm_weight must be f32 [") << w.getDimSize(1) << "], got " << pw;
-    if (!getPostNormEpsilon() || !getResidual())
-      return emitOpError("post_norm_weight needs post_norm_epsilon and a residual");
-    if (getBias() || getNormWeight() || getGateUpColumns() || getActivation())
-      return emitOpError("post_norm_weight takes no bias, norm_weight, gate_up_columns or "
-                         "activation");
-    if (!(getType().getElementType().isBF16() || getType().getElementType().isF16()))
-      return emitOpError("post_norm_weight needs a 16-bit result, got ")
-             << getType().getElementType();
-  } else if (getPostNormEpsilon()) {
-    return emitOpError("post_norm_epsilon without post_norm_weight");
-  }
   SmallVector<int64_t> shape(in.getShape());
   shape.back() = w.getDimSize(1);
   if (std::optional<ArrayRef<int64_t>> pairs = getGateUpColumns()) {

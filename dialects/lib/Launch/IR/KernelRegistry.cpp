@@ -39,9 +39,6 @@ const KernelArg kLinearSmallMArgs[] = {
     {"reset_count", R::OptionalOut},
     {"w_scale", R::Optional}, // fp8 weights: one fp32 scale per weight row; int4: per row and group
     {"w_zero", R::Optional},  // int4 weights: uint8 zero points per row and group (null: symmetric)
-    {"post_norm_weight", R::Optional}, // RESIDUAL_POST_NORM: the norm's fp32 [N] weight,
-    {"post_scratch", R::OptionalOut},  // the rows' products [M, N],
-    {"post_count", R::OptionalOut},    // and the blocks counted (state, left at 0)
 };
 
 const KernelParam kEmbeddingGatherParams[] = {

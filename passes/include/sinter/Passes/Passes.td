@@ -253,21 +253,6 @@ def SinterFuseLinearActivation : Pass<"sinter-fuse-linear-activation", "mlir::Mo
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
-def SinterFuseLinearPostNorm : Pass<"sinter-fuse-linear-post-norm", "mlir::ModuleOp"> {
-  let summary = "Fold a post-norm and its residual add into the linear that feeds the norm";
-  let description = [{
-    `add(r, cast(rms_normalization(linear(...), w : f32) : f32))`, either operand order, of a
-    bf16 linear with no bias, residual, prologue norm, gate or activation, whose result only
-    the normalization reads (over the last axis, w an f32 [N] vector, cast back to bf16),
-    becomes `linear(..., residual r, post_norm w) {post_norm_epsilon}` (Gemma 2's
-    post-attention and post-feedforward norms, OLMo 2's norms after attention and MLP):
-    linear_small_m's RESIDUAL_POST_NORM epilogue instead of a generated launch after the
-    product. Only where that kernel takes the linear (rows of at most 16, whole 16-row tiles,
-    x within the target's shared memory); longer prompts keep the generated norm.
-  }];
-  let dependentDialects = ["::sinter::graph::GraphDialect"];
-}
-
 def SinterFuseLinearSwiGLU : Pass<"sinter-fuse-linear-swiglu", "mlir::ModuleOp"> {
   let summary = "Fold a gated MLP's gate (SwiGLU or GeGLU) into its gate|up linear";
   let description = [{

@@ -224,9 +224,6 @@ private:
   llvm::DenseMap<mlir::Attribute, mlir::Value> weightsByData;
   llvm::StringMap<mlir::Value> states;
   mlir::Operation *lastState = nullptr;
-  /// linear_small_m launches with the RESIDUAL_POST_NORM epilogue so far: each counts its
-  /// blocks in its own state word, "linear_post_norm.<i>".
-  int postNormLaunches = 0;
 };
 
 } // namespace sinter

@@ -296,9 +296,7 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     rowOf = [=](int64_t r) { return (int64_t)kn::linear_rope_pairs_row(r, rr, hd, rd); };
   }
   if (epilogue == kn::LinearEpilogue::NONE) {
-    if (linear.getPostNormWeight()) // sinter-fuse-linear-post-norm's
-      epilogue = kn::LinearEpilogue::RESIDUAL_POST_NORM;
-    else if (linear.getActivation()) // sinter-fuse-linear-activation's; the bias is optional
+    if (linear.getActivation()) // sinter-fuse-linear-activation's; the bias is optional
       epilogue = *linear.getActivation() == "gelu" ? kn::LinearEpilogue::GELU
                                                    : kn::LinearEpilogue::GELU_TANH;
     else if (linear.getResidual())
@@ -347,20 +345,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   buffers[linear.getResult()] = out;
   Type xType = elementTypeOf(*x);
   int xBytes = xType.getIntOrFloatBitWidth() / 8;
-  kn::LinearWeights format = kernelWeights(k);
-  // A post-norm linear has no library-GEMM form: where --weight-dtype's tiling does not fit,
-  // its weight stays bf16 (the fusion pass checked the bf16 kernel).
-  if (epilogue == kn::LinearEpilogue::RESIDUAL_POST_NORM &&
-      !kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes,
-                                    smCount, format, weightGroup(format), sharedMemory))
-    format = kn::LinearWeights::BF16;
+  const kn::LinearWeights format = kernelWeights(k);
   const int group = weightGroup(format);
   if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes,
                                     smCount, format, group, sharedMemory)) {
-    if (epilogue == kn::LinearEpilogue::RESIDUAL_POST_NORM)
-      return linear.emitError("internal error: a post-norm linear of ")
-             << m << " rows, N = " << n << ", K = " << k
-             << " does not fit linear_small_m (sinter-fuse-linear-post-norm checked it)";
     if (failed(requireModelActivations(linear, "a linear on " + std::to_string(m) + " rows of " +
                                                    std::to_string(k) + " (past linear_small_m)")))
       return failure();
@@ -471,21 +459,6 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     normWeight = *packed;
   }
   float eps = linear.getNormEpsilon() ? linear.getNormEpsilon()->convertToFloat() : 0.0f;
-  // RESIDUAL_POST_NORM (no prologue): its norm's epsilon, a weight, the rows' scratch and a
-  // block count in the context state.
-  Value postNormWeight, postScratch, postCount;
-  if (epilogue == kn::LinearEpilogue::RESIDUAL_POST_NORM) {
-    eps = linear.getPostNormEpsilon()->convertToFloat();
-    auto pw = bufferOf(linear.getPostNormWeight());
-    if (failed(pw))
-      return failure();
-    postNormWeight = *pw;
-    postScratch = launch::AllocOp::create(
-        builder, linear.getLoc(), MemRefType::get({m, n}, elementTypeOf(out)), IntegerAttr());
-    postCount = stateBuffer(linear.getLoc(),
-                            "linear_post_norm." + std::to_string(postNormLaunches++),
-                            MemRefType::get({1}, builder.getI32Type()));
-  }
   SmallVector<Attribute> params = {
       intParam(builder, m), intParam(builder, n), intParam(builder, k),
       strParam(builder, kn::kLinearPrologueNames[(int)prologue]),
@@ -506,10 +479,9 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   return emitKernel(loc, "linear_small_m", params,
                     {*x, weight, normWeight, bias, residual, cosTable, sinTable, out,
                      /*handoff_count=*/Value(), /*reset_x=*/Value(), /*reset_count=*/Value(),
-                     weightScale, /*w_zero=*/Value(), postNormWeight, postScratch, postCount},
+                     weightScale, /*w_zero=*/Value()},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
-                    lp.shared_bytes,
-                    postCount ? SmallVector<unsigned>{7, 14, 15} : SmallVector<unsigned>{7});
+                    lp.shared_bytes, {7});
 }
 
 FailureOr<Value> FunctionLowering::layerNormKernelWeight(graph::LinearOp linear, int64_t k) {

@@ -51,10 +51,9 @@ struct NormIntoLinear : OpRewritePattern<LinearOp> {
       locs.insert(locs.begin() + 1, narrowing.getLoc());
     Value fused = LinearOp::create(rewriter, rewriter.getFusedLoc(locs), op.getType(),
                                    norm.getInput(), op.getWeight(), op.getBias(),
-                                   op.getResidual(), norm.getScale(), Value(), Value(),
+                                   op.getResidual(), norm.getScale(), Value(),
                                    norm.getEpsilonAttr(), op.getGateUpColumnsAttr(),
-                                   op.getGateActivationAttr(), op.getActivationAttr(),
-                                   FloatAttr());
+                                   op.getGateActivationAttr(), op.getActivationAttr());
     rewriter.replaceOp(op, fused);
     return success();
   }
@@ -90,8 +89,8 @@ struct LayerNormIntoLinear : OpRewritePattern<LinearOp> {
     Value fused = LinearOp::create(
         rewriter, rewriter.getFusedLoc({norm.getLoc(), op.getLoc()}), op.getType(),
         norm.getInput(), op.getWeight(), op.getBias(), op.getResidual(), norm.getScale(), shift,
-        Value(), norm.getEpsilonAttr(), op.getGateUpColumnsAttr(), op.getGateActivationAttr(),
-        op.getActivationAttr(), FloatAttr());
+        norm.getEpsilonAttr(), op.getGateUpColumnsAttr(), op.getGateActivationAttr(),
+        op.getActivationAttr());
     rewriter.replaceOp(op, fused);
     return success();
   }

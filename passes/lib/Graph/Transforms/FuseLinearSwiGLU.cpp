@@ -50,11 +50,10 @@ LogicalResult gateIntoLinear(Operation *op, Value gateValue, Value upValue,
     locs.push_back(activationOp->getLoc());
   Value fused = LinearOp::create(
       rewriter, rewriter.getFusedLoc(locs), op->getResult(0).getType(), linear.getInput(),
-      linear.getWeight(), Value(), Value(), linear.getNormWeight(), linear.getNormBias(), Value(),
+      linear.getWeight(), Value(), Value(), linear.getNormWeight(), linear.getNormBias(),
       linear.getNormEpsilonAttr(),
       rewriter.getDenseI64ArrayAttr({gateColumns->first, upColumns->first}),
-      activation == "silu" ? StringAttr() : rewriter.getStringAttr(activation), StringAttr(),
-      FloatAttr());
+      activation == "silu" ? StringAttr() : rewriter.getStringAttr(activation), StringAttr());
   rewriter.replaceOp(op, fused);
   if (activationOp)
     rewriter.eraseOp(activationOp);

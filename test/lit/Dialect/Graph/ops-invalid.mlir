@@ -589,35 +589,3 @@ func.func @rope_partial_tables_other_rows(%x: tensor<1x2x3x8xbf16>, %t: tensor<1
   %y = sinter.rope %x, %t, %t : (tensor<1x2x3x8xbf16>, tensor<1x1x5x4xbf16>, tensor<1x1x5x4xbf16>) -> tensor<1x2x3x8xbf16>
   return %y : tensor<1x2x3x8xbf16>
 }
-
-// -----
-
-func.func @linear_post_norm_needs_residual(%x: tensor<2x4xbf16>, %w: tensor<4x16xbf16>, %p: tensor<16xf32>) -> tensor<2x16xbf16> {
-  // expected-error @+1 {{post_norm_weight needs post_norm_epsilon and a residual}}
-  %0 = sinter.linear %x, %w post_norm %p {post_norm_epsilon = 1.0e-6 : f32} : (tensor<2x4xbf16>, tensor<4x16xbf16>, tensor<16xf32>) -> tensor<2x16xbf16>
-  return %0 : tensor<2x16xbf16>
-}
-
-// -----
-
-func.func @linear_post_norm_weight_shape(%x: tensor<2x4xbf16>, %w: tensor<4x16xbf16>, %r: tensor<2x16xbf16>, %p: tensor<8xf32>) -> tensor<2x16xbf16> {
-  // expected-error @+1 {{post_norm_weight must be f32 [16], got 'tensor<8xf32>'}}
-  %0 = sinter.linear %x, %w residual %r post_norm %p {post_norm_epsilon = 1.0e-6 : f32} : (tensor<2x4xbf16>, tensor<4x16xbf16>, tensor<2x16xbf16>, tensor<8xf32>) -> tensor<2x16xbf16>
-  return %0 : tensor<2x16xbf16>
-}
-
-// -----
-
-func.func @linear_post_norm_with_bias(%x: tensor<2x4xbf16>, %w: tensor<4x16xbf16>, %b: tensor<16xbf16>, %r: tensor<2x16xbf16>, %p: tensor<16xf32>) -> tensor<2x16xbf16> {
-  // expected-error @+1 {{post_norm_weight takes no bias, norm_weight, gate_up_columns or activation}}
-  %0 = sinter.linear %x, %w bias %b residual %r post_norm %p {post_norm_epsilon = 1.0e-6 : f32} : (tensor<2x4xbf16>, tensor<4x16xbf16>, tensor<16xbf16>, tensor<2x16xbf16>, tensor<16xf32>) -> tensor<2x16xbf16>
-  return %0 : tensor<2x16xbf16>
-}
-
-// -----
-
-func.func @linear_post_norm_epsilon_alone(%x: tensor<2x4xbf16>, %w: tensor<4x16xbf16>) -> tensor<2x16xbf16> {
-  // expected-error @+1 {{post_norm_epsilon without post_norm_weight}}
-  %0 = sinter.linear %x, %w {post_norm_epsilon = 1.0e-6 : f32} : (tensor<2x4xbf16>, tensor<4x16xbf16>) -> tensor<2x16xbf16>
-  return %0 : tensor<2x16xbf16>
-}

@@ -28,37 +28,27 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
     function of the product (+ bias) rounded to the result's type, computed in f32 and
     rounded again, as sinter.unary of that name on that product does (GPT-2's c_fc and
     gelu_new; GPT-NeoX's dense_h_to_4h and exact GeLU; set by sinter-fuse-linear-activation).
-
-    With `post_norm_weight` ([N] f32, with `post_norm_epsilon` and a `residual`; no bias,
-    gate, activation or prologue norm) the product p (rounded to the result's type) is
-    RMS-normalized over its row before the residual is added: result = residual +
-    cast(p * rsqrt(mean(p^2) + post_norm_epsilon) * post_norm_weight), the normalization in
-    f32 and rounded once, the sum rounded again, as sinter.add of sinter.cast of
-    sinter.rms_normalization computes it (Gemma 2's and OLMo 2's post-attention and
-    post-feedforward norms; set by sinter-fuse-linear-post-norm).
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
                        Optional<Graph_Tensor>:$bias, Optional<Graph_Tensor>:$residual,
                        Optional<Graph_Tensor>:$norm_weight,
                        Optional<Graph_Tensor>:$norm_bias,
-                       Optional<Graph_Tensor>:$post_norm_weight,
                        OptionalAttr<F32Attr>:$norm_epsilon,
                        OptionalAttr<DenseI64ArrayAttr>:$gate_up_columns,
                        OptionalAttr<StrAttr>:$gate_activation,
-                       OptionalAttr<StrAttr>:$activation,
-                       OptionalAttr<F32Attr>:$post_norm_epsilon);
+                       OptionalAttr<StrAttr>:$activation);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^)? (`residual` $residual^)? (`norm` $norm_weight^)?
-    (`norm_bias` $norm_bias^)? (`post_norm` $post_norm_weight^)?
+    (`norm_bias` $norm_bias^)?
     attr-dict `:` functional-type(operands, results)
   }];
   let builders = [
     OpBuilder<(ins "mlir::Type":$type, "mlir::Value":$input, "mlir::Value":$weight,
                    "mlir::Value":$bias, "mlir::Value":$residual), [{
       build($_builder, $_state, type, input, weight, bias, residual, mlir::Value(),
-            mlir::Value(), mlir::Value(), mlir::FloatAttr(), mlir::DenseI64ArrayAttr(),
-            mlir::StringAttr(), mlir::StringAttr(), mlir::FloatAttr());
+            mlir::Value(), mlir::FloatAttr(), mlir::DenseI64ArrayAttr(), mlir::StringAttr(),
+            mlir::StringAttr());
     }]>
   ];
   let extraClassDeclaration = [{
