@@ -7,13 +7,7 @@ cd "$(dirname "$0")/.."
 version=4.2.0.0
 dest=.deps/cutlass-$version
 [ -f "$dest/include/cutlass/gemm/device/gemm.h" ] && exit 0
-if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-  echo "sinter: installing python3-venv"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-venv >/dev/null
-fi
+source scripts/python-venv-module.sh
 echo "sinter: fetching the CUTLASS $version headers (nvidia-cutlass wheel)"
 [ -x .deps/pip-venv/bin/pip ] || python3 -m venv .deps/pip-venv
 rm -rf .deps/wheel

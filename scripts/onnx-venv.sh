@@ -6,14 +6,7 @@ numpy_version=2.4.6
 onnxruntime_version=1.32.0
 venv=build/conformance-venv
 
-if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-  # Debian splits the venv module out of python3 (as scripts/install-deps.sh installs packages).
-  echo "sinter: installing python3-venv"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-venv >/dev/null
-fi
+source scripts/python-venv-module.sh
 if ! "$venv/bin/python" -c "import numpy, onnx, onnxruntime
 assert onnx.__version__ == '$onnx_version' and onnxruntime.__version__ == '$onnxruntime_version'" \
     2>/dev/null; then
