@@ -174,27 +174,33 @@ GemmEnqueueResult gemm_enqueue(cublasLtHandle_t handle, GemmPlan &plan, void *wo
 
 GemmChoice gemm_choice(const GemmPlan &plan) { return GemmChoice{plan.algo, plan.split_tf32}; }
 
+namespace {
+
+// A weights / arena bias is set on the descriptor once, when the plan's algorithm is chosen or
+// adopted (an I/O bias moves per run: lt_enqueue sets it).
+sinter_status set_bias_pointer(GemmPlan &plan, uint32_t launch) {
+  if (!plan.has_bias)
+    return SINTER_OK;
+  cublasStatus_t st = cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                     &plan.bias, sizeof plan.bias);
+  if (st == CUBLAS_STATUS_SUCCESS)
+    return SINTER_OK;
+  return fail(SINTER_CUDA_ERROR, "launch %u: setting the bias pointer: %s", launch,
+              cublasLtGetStatusName(st));
+}
+
+} // namespace
+
 sinter_status gemm_adopt_choice(GemmPlan &plan, const GemmChoice &choice, uint32_t launch) {
   plan.algo = choice.algo;
   plan.split_tf32 = plan.split_tf32_applies ? choice.split_tf32 : SplitTf32Choice{};
-  if (plan.has_bias) {
-    cublasStatus_t st = cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                                       &plan.bias, sizeof plan.bias);
-    if (st != CUBLAS_STATUS_SUCCESS)
-      return fail(SINTER_CUDA_ERROR, "launch %u: setting the bias pointer: %s", launch,
-                  cublasLtGetStatusName(st));
-  }
-  return SINTER_OK;
+  return set_bias_pointer(plan, launch);
 }
 
 sinter_status gemm_select_algo(cublasLtHandle_t handle, GemmPlan &plan, void *workspace,
                                size_t workspace_bytes, cudaStream_t stream, uint32_t launch) {
-  if (plan.has_bias) {
-    cublasStatus_t st = cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                                       &plan.bias, sizeof plan.bias);
-    if (st != CUBLAS_STATUS_SUCCESS)
-      return fail_lt(st, "setting the bias pointer");
-  }
+  if (sinter_status status = set_bias_pointer(plan, launch); status != SINTER_OK)
+    return status;
   cublasLtMatmulPreference_t pref = nullptr;
   cublasStatus_t st = cublasLtMatmulPreferenceCreate(&pref);
   if (st != CUBLAS_STATUS_SUCCESS)
@@ -256,11 +262,11 @@ sinter_status gemm_select_algo(cublasLtHandle_t handle, GemmPlan &plan, void *wo
   if (best >= 0)
     plan.algo = results[best].algo;
   plan.split_tf32 = SplitTf32Choice{};
-  if (plan.split_tf32_applies && split_tf32_aligned(split_tf32_operands(plan))) {
+  const SplitTf32Operands ops = split_tf32_operands(plan);
+  if (plan.split_tf32_applies && split_tf32_aligned(ops)) {
     SplitTf32Choice candidates[64];
     const int count = split_tf32_candidates(plan.k, candidates, 64);
     for (int i = 0; i < count; ++i) {
-      const SplitTf32Operands ops = split_tf32_operands(plan);
       const float ms = time_calls([&] {
         return split_tf32_gemm(candidates[i], ops, workspace, workspace_bytes, stream) ==
                cudaSuccess;
