@@ -47,7 +47,7 @@ int split_tf32_candidates(int k, SplitTf32Choice *out, int max);
 cudaError_t split_tf32_gemm(const SplitTf32Choice &choice, const SplitTf32Operands &ops,
                             void *workspace, size_t workspace_bytes, cudaStream_t stream);
 
-// "128x64x16 split 2" style, for `sinter run --profile` and messages.
+// A variant's tile shape ("128x64x32"; "cublasLt" for none), for the GPU test's report.
 const char *split_tf32_variant_name(int variant);
 
 } // namespace sinter::rt
