@@ -126,8 +126,10 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //     const float *w_scale, const uint8_t *w_zero)
 //   x [M, K] bf16 or fp32 (XT; must not alias out). fp32 x is split into x_hi = bf16(x) and
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
-//   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, K] bf16 (the
-//   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below);
+//   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, KW] bf16 (the
+//   TRANSPOSED weight, row n = output feature n, after the compile-time re-layouts below;
+//   KW = linear_small_m_weight_cols(K, PRO, sizeof(XT), weights): K, or K + 64 with a zero
+//   last chunk for some normalizing prologues);
 //   norm_weight [K] (bf16 for PRO == RMS_NORM, fp32 for RMS_NORM_FP32_WEIGHT; for LAYER_NORM
 //   fp32 [2, K]: the scale, then the shift); bias [N_ROWS] (EPI == BIAS, BIAS_RESIDUAL;
 //   optional for GELU_TANH and GELU); residual [M, N_ROWS] (EPI == RESIDUAL, BIAS_RESIDUAL; may alias
@@ -330,7 +332,8 @@ enum class LinearXStaging : int { BF16_ROWS = 0, BF16_PLANES = 1, F32_ROWS = 2, 
 struct LinearTiling {
   int warps;       // warps per block, each takes a K slice (block = warps * 32 threads)
   int batch;       // 64-wide K chunks per warp per step
-  int slices;      // K slices of 64 * batch per tile (K / (64 * batch))
+  int weight_cols; // a weight row's length: K or more (linear_small_m_weight_cols)
+  int slices;      // K slices of 64 * batch per tile (weight_cols / (64 * batch))
   int steps;       // steps per tile: ceil(slices / warps); when warps does not divide slices
                    // (ragged K), the last step's warps from slices % warps on idle
   int n_tiles;     // ceil(N_ROWS / 16)
@@ -402,6 +405,25 @@ SINTER_LP_FN int linear_small_m_batch(int K, LinearWeights weights = LinearWeigh
     return 4;
   return (K / 64) % 2 == 0 ? 2 : 1;
 }
+// The length of a kernel weight row: K, or for a normalizing prologue over bf16 x with bf16
+// weights and an odd number of 64-wide chunks (GPT-2 XL's K = 1600: 25), one zero chunk more.
+// An odd count takes one chunk a step, and its slices divide unevenly over the warps;
+// linear_shapes_bench on the H100: GPT-2 XL's fc (LayerNorm, K 1600) 78.9 % of the copy
+// bandwidth, padded to 1664 101 % (results/linear_shapes_default_s38.log). The staged x is
+// zero past K and the row statistics stay over the K columns. From 16 chunks on only, where
+// the zero chunk adds at most 1/17 of the bytes. SINTER_LINEAR_PAD_ODD_K=0: never (experiments
+// only).
+#ifndef SINTER_LINEAR_PAD_ODD_K
+#define SINTER_LINEAR_PAD_ODD_K 1
+#endif
+SINTER_LP_FN int linear_small_m_weight_cols(int K, LinearPrologue pro, int x_bytes = 2,
+                                            LinearWeights weights = LinearWeights::BF16) {
+  const int chunks = K / 64;
+  return SINTER_LINEAR_PAD_ODD_K && linear_prologue_normalizes(pro) && x_bytes == 2 &&
+                 weights == LinearWeights::BF16 && K % 64 == 0 && chunks > 16 && chunks % 2 == 1
+             ? K + 64
+             : K;
+}
 SINTER_LP_FN int linear_small_m_x_stride(int K, LinearXStaging xs, LinearWeights weights = LinearWeights::BF16) {
   return xs == LinearXStaging::F32_ROWS   ? K + 4
          : xs == LinearXStaging::F32_RING ? linear_small_m_batch(K, weights) * 64 + 4
@@ -430,7 +452,10 @@ SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, Linea
                                                   LinearXStaging xs = LinearXStaging::BF16_ROWS,
                                                   bool w_smem = false, int prewait_items = 0,
                                                   LinearWeights weights = LinearWeights::BF16) {
-  const uint32_t row_bytes = uint32_t(linear_small_m_x_stride(K, xs, weights)) *
+  // x rows and weight steps span the padded K, the norm weights K.
+  const int kw = linear_small_m_weight_cols(K, pro, xs == LinearXStaging::BF16_ROWS ? 2 : 4,
+                                            weights);
+  const uint32_t row_bytes = uint32_t(linear_small_m_x_stride(kw, xs, weights)) *
                              (xs == LinearXStaging::BF16_ROWS ? 2u : 4u); // planes: 2 x bf16
   const uint32_t rows = xs == LinearXStaging::F32_RING
                             ? uint32_t(warps * linear_small_m_ring_slots(K, warps, weights) * M)
@@ -438,8 +463,8 @@ SINTER_LP_FN uint32_t linear_small_m_shared_bytes(int M, int K, int warps, Linea
   const uint32_t x = rows * row_bytes;
   return x + uint32_t(K) * uint32_t(linear_norm_weight_bytes(pro)) +
          2u * uint32_t(warps) * uint32_t(M > 8 ? 8 : 4) * 32u * 4u +
-         (w_smem ? linear_small_m_weight_buffer_bytes(K, warps, weights) : 0u) +
-         uint32_t(prewait_items) * (linear_small_m_weight_buffer_bytes(K, warps, weights) / 2u);
+         (w_smem ? linear_small_m_weight_buffer_bytes(kw, warps, weights) : 0u) +
+         uint32_t(prewait_items) * (linear_small_m_weight_buffer_bytes(kw, warps, weights) / 2u);
 }
 
 // Shared memory an SM keeps free of one launch's blocks when they take prewait items: room
@@ -483,8 +508,9 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
                                                 SharedMemoryLimits smem = kTargetSharedMemory) {
   LinearTiling t{};
   t.weights = weights;
-  const int chunks = K / 64;
-  t.batch = linear_small_m_batch(K, weights);
+  t.weight_cols = linear_small_m_weight_cols(K, pro, x_bytes, weights);
+  const int chunks = t.weight_cols / 64;
+  t.batch = linear_small_m_batch(t.weight_cols, weights);
   t.x_staging = linear_small_m_x_staging(N_rows, pro, x_bytes, num_sms);
   t.slices = chunks / t.batch;
   t.n_tiles = ceil_div(N_rows, kLinearTileRows);
@@ -507,7 +533,7 @@ SINTER_LP_FN LinearTiling linear_small_m_tiling(int M, int N_rows, int K, Linear
     t.warps /= 2;
   t.steps = ceil_div(t.slices, t.warps);
   t.mma_n = M > 8 ? 2 : 1;
-  t.x_stride = linear_small_m_x_stride(K, t.x_staging, weights);
+  t.x_stride = linear_small_m_x_stride(t.weight_cols, t.x_staging, weights);
   // A 16-warp block keeps its weight double buffer in shared memory when it fits: at 128
   // registers a thread it would fill the register file, and the next launch's blocks (QKV and
   // the LM head behind `down`) could only start as it exits; at <= 64 they start beside it.

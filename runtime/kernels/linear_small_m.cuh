@@ -81,6 +81,11 @@ __global__ void __launch_bounds__(
                 "and a group of 32, 64 or a multiple of 128 dividing K");
   constexpr LinearTiling T =
       linear_small_m_tiling(M, N_ROWS, K, PRO, NUM_SMS, int(sizeof(XT)), WF);
+  // A weight row's length: K, or K + 64 (a zero chunk; the staged x is zero there too).
+  constexpr int KW = T.weight_cols;
+  static_assert(KW == K || (linear_prologue_normalizes(PRO) && sizeof(XT) == 2 &&
+                            WF == LinearWeights::BF16),
+                "linear_small_m: only a normalizing prologue over bf16 x pads K");
   constexpr bool FP8_W = WF == LinearWeights::FP8_E4M3; // 16 weights a load, one chunk of a row
   constexpr bool INT4_W = WF == LinearWeights::INT4;    // 32 weights a load, two chunks of a row
   // int4: the 32-k regions of a 128-k block that share a group (the products of a group are
@@ -105,7 +110,7 @@ __global__ void __launch_bounds__(
   constexpr int XS = T.x_stride;
   constexpr int GRID = T.grid;
   constexpr int NTILES = T.n_tiles;
-  constexpr int L = linear_small_m_weight_loads(K, WF); // uint4 loads/lane/step
+  constexpr int L = linear_small_m_weight_loads(KW, WF); // uint4 loads/lane/step
   constexpr int LB = W_SMEM ? 1 : L; // of them held across steps in registers
   // A step's weights as loaded: the 16-byte loads, and for int4 the scale and zero point
   // (z, widened at the MMAs) of rows g and g + 8 for each group of each 128-k block.
@@ -123,7 +128,7 @@ __global__ void __launch_bounds__(
   // LayerNorm: the first pass sums x (the mean), a second one (x - mean)^2 over the staged rows.
   constexpr bool CENTERED = PRO == LinearPrologue::LAYER_NORM;
   constexpr int SLICES = T.slices;
-  static_assert(SLICES * BATCH * 64 == K && (STEPS - 1) * WARPS < SLICES &&
+  static_assert(SLICES * BATCH * 64 == KW && (STEPS - 1) * WARPS < SLICES &&
                     SLICES <= STEPS * WARPS,
                 "linear_small_m: K tiling");
   // Ragged K: in the last step of a tile, warps from LAST_STEP_WARPS on have no slice.
@@ -174,8 +179,8 @@ __global__ void __launch_bounds__(
   // (register r of the lane), through cp.async.
   auto copy_item = [&](int i, uint4 *slot_base) {
     if constexpr (FP8_W) { // lane t's 16 bytes of a row's 64-byte chunk (see "fp8 weights")
-      const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 16;
-      const WT *r1 = r0 + size_t(8) * K;
+      const WT *r0 = w + size_t(item_tile(i) * 16 + g) * KW + item_k0(i) + t * 16;
+      const WT *r1 = r0 + size_t(8) * KW;
 #pragma unroll
       for (int c = 0; c < BATCH; ++c) {
         detail::cp_async16_stream_no_hint(slot_base + (c * 2 + 0) * THREADS, r0 + c * 64);
@@ -183,8 +188,8 @@ __global__ void __launch_bounds__(
       }
       return;
     }
-    const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
-    const WT *r1 = r0 + size_t(8) * K;
+    const WT *r0 = w + size_t(item_tile(i) * 16 + g) * KW + item_k0(i) + t * 8;
+    const WT *r1 = r0 + size_t(8) * KW;
 #pragma unroll
     for (int c = 0; c < BATCH; ++c) {
       detail::cp_async16_stream(slot_base + (c * 4 + 0) * THREADS, r0 + c * 64);
@@ -236,16 +241,16 @@ __global__ void __launch_bounds__(
         }
       }
     } else if constexpr (FP8_W) {
-      const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 16;
-      const WT *r1 = r0 + size_t(8) * K;
+      const WT *r0 = w + size_t(item_tile(i) * 16 + g) * KW + item_k0(i) + t * 16;
+      const WT *r1 = r0 + size_t(8) * KW;
 #pragma unroll
       for (int c = 0; c < BATCH; ++c) {
         buf.raw[c * 2 + 0] = detail::ld_stream16(r0 + c * 64);
         buf.raw[c * 2 + 1] = detail::ld_stream16(r1 + c * 64);
       }
     } else {
-      const WT *r0 = w + size_t(item_tile(i) * 16 + g) * K + item_k0(i) + t * 8;
-      const WT *r1 = r0 + size_t(8) * K;
+      const WT *r0 = w + size_t(item_tile(i) * 16 + g) * KW + item_k0(i) + t * 8;
+      const WT *r1 = r0 + size_t(8) * KW;
 #pragma unroll
       for (int c = 0; c < BATCH; ++c) {
         buf.raw[c * 4 + 0] = detail::ld_stream16(r0 + c * 64);
@@ -703,6 +708,12 @@ __global__ void __launch_bounds__(
                                                   r));
           }
         }
+      }
+      if constexpr (KW > K) { // the padded columns: zero x against the zero weight chunk
+        constexpr int PAD_VECTORS = (KW - K) / 8;
+        for (int i = tid; i < M * PAD_VECTORS; i += THREADS)
+          detail::st16(xs + (i / PAD_VECTORS) * XS + K + (i % PAD_VECTORS) * 8,
+                       make_uint4(0u, 0u, 0u, 0u));
       }
     }
     __syncthreads();

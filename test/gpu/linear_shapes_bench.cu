@@ -1,8 +1,10 @@
 // linear_small_m at other families' decode shapes (not a test: it checks nothing). Each launch
-// is timed alone, back to back under PDL, and reported against the D2D copy bandwidth, beside
+// is timed alone, back to back under PDL on rotating weight copies, and reported against the
+// D2D copy bandwidth, beside
 // variants that isolate one cause: the prologue (LayerNorm, RMSNorm, none) and K (GPT-2 XL's
 // 1600 = 25 chunks of 64, against 1664 and 2048). Built once per tiling knob set
-// (CMakeLists.txt) so that knobs compare in one run.
+// (CMakeLists.txt) so that knobs compare in one run. The floor counts the model's weight bytes
+// (a K padded to whole slices streams more).
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -24,39 +26,46 @@ template <int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI> void bench(
   constexpr int M = 1;
   auto *kernel = &linear_small_m<M, N_ROWS, K, PRO, EPI, bf16, kEpsBits, 0, 0, kSms, bf16>;
   const int rows = linear_small_m_weight_rows(N_ROWS);
-  const size_t w_bytes = size_t(rows) * K * 2;
+  const LinearTiling t = linear_small_m_tiling(M, N_ROWS, K, PRO, kSms);
+  // The kernel streams rows of weight_cols (a padded K); the floor counts the model's K.
+  const size_t w_bytes = size_t(rows) * t.weight_cols * 2;
+  const size_t model_bytes = size_t(rows) * K * 2;
+  // Copies of the weight in turn, together at least 256 MiB (five times the H100's L2), so that
+  // every call streams from memory as in a decode step rather than from the last call's lines.
+  const int copies = int((size_t(256) << 20) / w_bytes + 1);
   bf16 *x, *w, *bias, *residual, *out;
   void *norm;
   CUDA_CHECK(cudaMalloc(&x, K * 2));
-  CUDA_CHECK(cudaMalloc(&w, w_bytes));
+  CUDA_CHECK(cudaMalloc(&w, w_bytes * copies));
   CUDA_CHECK(cudaMalloc(&norm, size_t(K) * 8));
   CUDA_CHECK(cudaMalloc(&bias, size_t(rows) * 2));
   CUDA_CHECK(cudaMalloc(&residual, size_t(rows) * 2));
   CUDA_CHECK(cudaMalloc(&out, size_t(rows) * 2));
   CUDA_CHECK(cudaMemset(x, 0x3c, K * 2));
-  CUDA_CHECK(cudaMemset(w, 0x1c, w_bytes));
+  CUDA_CHECK(cudaMemset(w, 0x1c, w_bytes * copies));
   CUDA_CHECK(cudaMemset(norm, 0, size_t(K) * 8));
   CUDA_CHECK(cudaMemset(bias, 0, size_t(rows) * 2));
   CUDA_CHECK(cudaMemset(residual, 0, size_t(rows) * 2));
   const LaunchParams lp = linear_small_m_launch(M, N_ROWS, K, PRO, kSms);
-  const LinearTiling t = linear_small_m_tiling(M, N_ROWS, K, PRO, kSms);
   const bf16 *none = nullptr;
   uint32_t *no_count = nullptr;
   bf16 *no_x = nullptr;
+  int call = 0;
   const double ms = gputest::median_ms(
       [&] {
-        CUDA_CHECK(gputest::launch_pdl(kernel, lp, 0, (const bf16 *)x, (const bf16 *)w,
+        const bf16 *wc = w + (call++ % copies) * (w_bytes / 2);
+        CUDA_CHECK(gputest::launch_pdl(kernel, lp, 0, (const bf16 *)x, wc,
                                        (const void *)norm, (const bf16 *)bias,
                                        (const bf16 *)residual, none, none, out, no_count, no_x,
                                        no_count, (const float *)nullptr, (const uint8_t *)nullptr));
       },
       kCalls);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const double floor_us = w_bytes / g_copy * 1e6;
+  const double floor_us = model_bytes / g_copy * 1e6;
   std::printf("%-34s %8.2f us  floor %6.2f  %5.1f %% | warps %2d batch %d slices %3d steps %d "
-              "grid %3d tiles/block %2d prewait %d w_smem %d\n",
+              "grid %3d tiles/block %2d prewait %d w_smem %d row %d\n",
               name, ms * 1e3, floor_us, 100.0 * floor_us / (ms * 1e3), t.warps, t.batch, t.slices,
-              t.steps, t.grid, t.tiles_per_block, t.prewait_items, int(t.w_smem));
+              t.steps, t.grid, t.tiles_per_block, t.prewait_items, int(t.w_smem), t.weight_cols);
   CUDA_CHECK(cudaFree(x));
   CUDA_CHECK(cudaFree(w));
   CUDA_CHECK(cudaFree(norm));

@@ -5,6 +5,7 @@
 #include "gpu_test_util.h"
 #include "linear_small_m.cuh"
 
+#include <cstring>
 #include <string>
 
 using namespace sinter::kernels;
@@ -23,6 +24,8 @@ struct BenchRow {
 static std::vector<BenchRow> g_bench;
 // LINEAR_BENCH_ONLY=1: Llama shapes only, timing without the CPU reference (tuning runs).
 static const bool g_bench_only = std::getenv("LINEAR_BENCH_ONLY") != nullptr;
+// LINEAR_CASES=text: only the cases whose name contains it (the whole run takes minutes).
+static const char *const g_case_filter = std::getenv("LINEAR_CASES");
 
 // fp8 e4m3fn, the test's own codec (independent of the compiler's quantizer): code -> value,
 // and value -> nearest code (ties to the even code), saturated at +-448, never NaN.
@@ -63,6 +66,7 @@ template <int M, int N, int K, LinearPrologue PRO, LinearEpilogue EPI, typename 
 bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
               bool code_sweep = false, bool rope_bias = false, bool gelu_bias = true) {
   if (g_bench_only && !bench) return true;
+  if (g_case_filter && !std::strstr(name, g_case_filter)) return true;
   constexpr bool INT4 = std::is_same_v<WT, Int4x2>;
   constexpr bool FP8 = std::is_same_v<WT, __nv_fp8_e4m3>;
   constexpr LinearWeights WF =
@@ -165,7 +169,9 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   // Kernel layout of the weight (the compiler's compile-time re-layout).
   // Whole 16-row tiles: rows past N (a ragged N) zero, their scales 1 and zero points 8.
   constexpr int NW = linear_small_m_weight_rows(N);
-  std::vector<uint16_t> wk(FP8 || INT4 ? 0 : size_t(NW) * K);
+  // Rows of KW >= K (linear_small_m_weight_cols: a zero chunk past K for some prologues).
+  constexpr int KW = linear_small_m_weight_cols(K, PRO, int(sizeof(XT)), WF);
+  std::vector<uint16_t> wk(FP8 || INT4 ? 0 : size_t(NW) * KW);
   std::vector<uint8_t> wk8(FP8 ? size_t(NW) * K : INT4 ? size_t(NW) * K / 2 : 0, 0);
   std::vector<float> scale_k(scale.size() / N * NW, 1.f);
   std::vector<uint8_t> zero_k(zero.size() / N * NW, 8);
@@ -188,7 +194,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       return;
     }
     if (!FP8) {
-      std::memcpy(&wk[r * K], &w[size_t(o) * K], K * 2);
+      std::memcpy(&wk[r * KW], &w[size_t(o) * K], K * 2);
       return;
     }
     scale_k[r] = scale[o];
@@ -370,15 +376,18 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
 
   if (bench) {
     // Rotate through enough weight copies that consecutive launches miss in L2.
+    // The model's bytes (the bandwidth table's), and each copy's: whole 16-row tiles of rows of
+    // KW (a padded K), as the kernel reads them.
     const size_t wbytes = INT4 ? size_t(N) * K / 2 : size_t(N) * K * sizeof(WT);
+    const size_t copy_bytes = INT4 ? size_t(NW) * K / 2 : size_t(NW) * KW * sizeof(WT);
     // int4: the group scales too (1/16 of the weight bytes at group 128), so they miss in L2.
     const size_t sbytes = INT4 ? scale_k.size() * sizeof(float) : 0;
     const int nc = int(std::max<size_t>(1, (size_t(320) << 20) / wbytes + 1));
     std::vector<WT *> ws(nc, const_cast<WT *>(dw));
     std::vector<float *> ss(nc, const_cast<float *>(dscale));
     for (int i = 1; i < nc; ++i) {
-      CUDA_CHECK(cudaMalloc(&ws[i], wbytes));
-      CUDA_CHECK(cudaMemcpy(ws[i], dw, wbytes, cudaMemcpyDeviceToDevice));
+      CUDA_CHECK(cudaMalloc(&ws[i], copy_bytes));
+      CUDA_CHECK(cudaMemcpy(ws[i], dw, copy_bytes, cudaMemcpyDeviceToDevice));
       if (sbytes) {
         CUDA_CHECK(cudaMalloc(&ss[i], sbytes));
         CUDA_CHECK(cudaMemcpy(ss[i], dscale, sbytes, cudaMemcpyDeviceToDevice));
@@ -746,7 +755,7 @@ int main() {
     ok &= run_handoff_case<__nv_fp8_e4m3>();
     return ok ? 0 : 1;
   }
-  if (!g_bench_only)
+  if (!g_bench_only && !g_case_filter)
     ok &= run_handoff_case() && run_handoff_case<__nv_fp8_e4m3>() &&
           run_handoff_case<bf16, 1536, 8960, 1536>();
   std::printf("-- odd shapes\n");
@@ -858,6 +867,23 @@ int main() {
   ok &= run_case<6, 50257, 768, P::LAYER_NORM, E::NONE, bf16>("gpt2 lm_head 6 tokens (ragged N)",
                                                               127, false, false);
   ok &= run_case<3, 101, 256, P::NONE, E::BIAS, bf16>("bias, N = 101", 128, false, false);
+  // An odd number of K chunks under a normalizing prologue: a zero chunk past K in the weight
+  // rows and the staged x (linear_small_m_weight_cols; the GPT-2 XL cases above are padded
+  // too): RMS norm with x staged through cp.async, fp32 norm weights with the gate pairs, and a
+  // LayerNorm over 16 rows; 15 chunks stay unpadded.
+  static_assert(linear_small_m_tiling(1, 6400, 1600, P::LAYER_NORM, kSms).weight_cols == 1664 &&
+                    linear_small_m_tiling(1, 6400, 1600, P::LAYER_NORM, kSms).batch == 2 &&
+                    linear_small_m_tiling(1, 6400, 1600, P::NONE, kSms).weight_cols == 1600 &&
+                    linear_small_m_tiling(1, 6400, 960, P::RMS_NORM, kSms).weight_cols == 960 &&
+                    linear_small_m_tiling(1, 6400, 1600, P::RMS_NORM, kSms, 4).weight_cols ==
+                        1600,
+                "linear_small_m: odd K chunk counts padded under normalizing bf16 prologues");
+  ok &= run_case<9, 2176, 4160, P::RMS_NORM, E::NONE, bf16>("rms, 65 chunks, x via cp.async",
+                                                             129, false, false);
+  ok &= run_case<3, 4608, 1088, P::RMS_NORM_FP32_WEIGHT, E::GELU_TANH_MUL_PAIRS, bf16>(
+      "rms fp32 w + geglu, 17 chunks", 130, false, false);
+  ok &= run_case<16, 3200, 1600, P::LAYER_NORM, E::ROPE_PAIRS, bf16, 1600, 64>(
+      "ln + rope, 25 chunks, 16 rows", 131, false, false);
   ok &= run_case<2, 25, 128, P::NONE, E::NONE, float, 0, 2, float>("N = 25, x32", 129, false,
                                                                    false);
   ok &= run_case<1, 1003, 512, P::RMS_NORM, E::NONE, bf16, 0, 2, bf16, __nv_fp8_e4m3>(

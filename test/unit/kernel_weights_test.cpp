@@ -2,7 +2,8 @@
 // back from the lowered module: a LayerNorm prologue's scale and shift packed as one fp32
 // [2, K] weight (the bf16 values widened exactly), and a ragged N (an LM head over 50257
 // tokens) as whole 16-row tiles, the weight's columns as rows and zero rows after them (fp8:
-// the quantizer's codes and scales, the padding's codes 0 and scale 1). Checked against the graph's
+// the quantizer's codes and scales, the padding's codes 0 and scale 1), and an odd count of K
+// chunks under a norm with a zero chunk after each row. Checked against the graph's
 // constants and QuantizeWeights.h, so that a kernel reads what the model holds.
 #include "lowering_test_util.h"
 #include "sinter/Passes/QuantizeWeights.h"
@@ -102,6 +103,42 @@ TEST(KernelWeights, RaggedNIsPaddedToWholeTilesWithZeroRows) {
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < k; ++c)
       ASSERT_EQ(got[size_t(r) * k + c], r < n ? w[size_t(c) * n + r] : 0)
+          << "row " << r << " k " << c;
+}
+
+TEST(KernelWeights, OddChunkCountUnderANormIsPaddedWithAZeroChunk) {
+  // 17 chunks of 64 under an RMSNorm prologue (GPT-2 XL's LayerNorm linears have 25): rows of
+  // 18 chunks, the last one zero; the same weight without a norm keeps rows of K.
+  const int k = 1088, n = 32;
+  const int cols = kn::linear_small_m_weight_cols(k, kn::LinearPrologue::RMS_NORM);
+  ASSERT_EQ(cols, k + 64);
+  ASSERT_EQ(kn::linear_small_m_weight_cols(k, kn::LinearPrologue::NONE), k);
+  const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 5, -6, 2, false);
+  const std::string x = tensorType({1, 1, k}), wt = tensorType({k, n}), v = tensorType({k}),
+                    y = tensorType({1, 1, n});
+  const std::string text = "func.func @normed(%x: " + x + ") -> " + y +
+                           " {\n  %w = sinter.constant dense<" + hexOf(w) + "> : " + wt +
+                           "\n  %g = sinter.constant dense<1.0> : " + v +
+                           "\n  %y = sinter.linear %x, %w norm %g {norm_epsilon = 1.0e-5 : f32} : (" +
+                           x + ", " + wt + ", " + v + ") -> " + y + "\n  return %y : " + y +
+                           "\n}\n";
+  Lowered l;
+  lowerToLaunch(l, text);
+  if (HasFatalFailure())
+    return;
+  launch::KernelOp kernel = onlyKernel(*l.module);
+  ASSERT_TRUE(kernel);
+  EXPECT_EQ(param(kernel, 2), std::to_string(k)); // K is the model's
+  EXPECT_EQ(kernel.getSharedBytes(),
+            kn::linear_small_m_tiling(1, n, k, kn::LinearPrologue::RMS_NORM, kTestSms)
+                .shared_bytes);
+  ArrayRef<char> bytes = weightBytes(kernel, 1);
+  ASSERT_EQ(bytes.size(), size_t(n) * cols * 2);
+  std::vector<uint16_t> got(size_t(n) * cols);
+  std::memcpy(got.data(), bytes.data(), bytes.size());
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < cols; ++c)
+      ASSERT_EQ(got[size_t(r) * cols + c], c < k ? w[size_t(c) * n + r] : 0)
           << "row " << r << " k " << c;
 }
 

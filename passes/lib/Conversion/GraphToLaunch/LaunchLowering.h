@@ -176,11 +176,12 @@ private:
   /// then returns the weight that does).
   std::string newWeightName(mlir::DenseElementsAttr data, llvm::StringRef suffix);
   /// The weight of a linear_small_m launch in the kernel row order `rowOf` (cached under
-  /// `layout`) stored as `format`, and for fp8 and int4 its scales (one per row, or per row and
-  /// group), else a null Value.
+  /// `layout`) stored as `format` in rows of `cols` (linear_small_m_weight_cols), and for fp8
+  /// and int4 its scales (one per row, or per row and group), else a null Value.
   std::pair<mlir::Value, mlir::Value>
   makeKernelWeight(graph::LinearOp linear, llvm::StringRef layout,
-                   llvm::function_ref<int64_t(int64_t)> rowOf, kernels::LinearWeights format);
+                   llvm::function_ref<int64_t(int64_t)> rowOf, kernels::LinearWeights format,
+                   int64_t cols);
   /// The [K, N] weight a library GEMM computing a bf16 linear reads: the graph's, or for fp8
   /// and int4 the dequantized quantized weight in bf16 (so that it agrees with the kernels).
   mlir::DenseElementsAttr gemmWeightData(graph::LinearOp linear, kernels::LinearWeights format);

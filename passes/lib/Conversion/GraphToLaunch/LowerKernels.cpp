@@ -24,53 +24,58 @@ namespace {
 /// element (a run-time-size memcpy per element is a libc call each: minutes on a model).
 template <typename Word>
 void gatherColumnsAsRows(const char *raw, char *out, int64_t k, int64_t n,
-                         function_ref<int64_t(int64_t)> rowOf) {
+                         function_ref<int64_t(int64_t)> rowOf, int64_t cols) {
   const Word *src = reinterpret_cast<const Word *>(raw);
   Word *dst = reinterpret_cast<Word *>(out);
   // In 64 x 64 tiles: rows map to nearby columns (identity, RoPE and SwiGLU pairs), so a
   // tile reads a cache-sized block instead of striding all of `raw` per element.
   constexpr int64_t kTile = 64;
-  std::vector<int64_t> cols(n);
+  std::vector<int64_t> colOf(n);
   for (int64_t r = 0; r < n; ++r)
-    cols[r] = rowOf(r);
+    colOf[r] = rowOf(r);
   for (int64_t r0 = 0; r0 < n; r0 += kTile)
     for (int64_t c0 = 0; c0 < k; c0 += kTile)
       for (int64_t r = r0; r < std::min(n, r0 + kTile); ++r)
         for (int64_t c = c0; c < std::min(k, c0 + kTile); ++c)
-          std::memcpy(&dst[r * k + c], &src[c * n + cols[r]], sizeof(Word));
+          std::memcpy(&dst[r * cols + c], &src[c * n + colOf[r]], sizeof(Word));
 }
 
 /// The bytes of a [K, N] row-major weight re-laid out as [N, K] rows, row r taken from
 /// original column rowOf(r): the layout linear_small_m streams; then zero rows up to `rows`
-/// (linear_small_m_weight_rows: whole 16-row tiles).
+/// (linear_small_m_weight_rows: whole 16-row tiles). Rows of `cols` >= K elements, zero past K
+/// (linear_small_m_weight_cols); 0: K.
 std::vector<char> kernelRows(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf,
-                             int64_t rows) {
+                             int64_t rows, int64_t cols = 0) {
   auto type = cast<RankedTensorType>(w.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  if (cols == 0)
+    cols = k;
   size_t elem = type.getElementTypeBitWidth() / 8;
   assert(rows >= n && "the kernel's rows hold every column of the weight");
-  std::vector<char> out(rows * k * elem, 0);
+  assert(cols >= k && "the kernel's rows hold every row of the weight");
+  std::vector<char> out(rows * cols * elem, 0);
   if (w.isSplat()) {
     ArrayRef<char> one = w.getRawData();
-    for (int64_t i = 0; i < n * k; ++i)
-      std::memcpy(&out[i * elem], one.data(), elem);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; ++c)
+        std::memcpy(&out[(r * cols + c) * elem], one.data(), elem);
   } else {
     const char *raw = w.getRawData().data();
     switch (elem) {
-    case 2: gatherColumnsAsRows<uint16_t>(raw, out.data(), k, n, rowOf); break;
-    case 4: gatherColumnsAsRows<uint32_t>(raw, out.data(), k, n, rowOf); break;
-    case 1: gatherColumnsAsRows<uint8_t>(raw, out.data(), k, n, rowOf); break;
-    default: gatherColumnsAsRows<uint64_t>(raw, out.data(), k, n, rowOf); break;
+    case 2: gatherColumnsAsRows<uint16_t>(raw, out.data(), k, n, rowOf, cols); break;
+    case 4: gatherColumnsAsRows<uint32_t>(raw, out.data(), k, n, rowOf, cols); break;
+    case 1: gatherColumnsAsRows<uint8_t>(raw, out.data(), k, n, rowOf, cols); break;
+    default: gatherColumnsAsRows<uint64_t>(raw, out.data(), k, n, rowOf, cols); break;
     }
   }
   return out;
 }
 
 DenseElementsAttr kernelWeight(DenseElementsAttr w, function_ref<int64_t(int64_t)> rowOf,
-                               int64_t rows) {
+                               int64_t rows, int64_t cols) {
   auto type = cast<RankedTensorType>(w.getType());
-  auto outType = RankedTensorType::get({rows, type.getDimSize(0)}, type.getElementType());
-  return DenseElementsAttr::getFromRawBuffer(outType, kernelRows(w, rowOf, rows));
+  auto outType = RankedTensorType::get({rows, cols}, type.getElementType());
+  return DenseElementsAttr::getFromRawBuffer(outType, kernelRows(w, rowOf, rows, cols));
 }
 
 template <typename T>
@@ -439,7 +444,10 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                        std::to_string(headDim);
   if (rotaryDim)
     layout += ":" + std::to_string(rotaryDim);
-  auto [weight, weightScale] = makeKernelWeight(linear, layout, rowOf, format);
+  const int64_t weightCols = kn::linear_small_m_weight_cols(int(k), prologue, xBytes, format);
+  if (weightCols != k)
+    layout += ":cols" + std::to_string(weightCols);
+  auto [weight, weightScale] = makeKernelWeight(linear, layout, rowOf, format, weightCols);
   // The rotated heads' bias, added before the rotation, is in the kernel's row order too.
   if (epilogue == kn::LinearEpilogue::ROPE_PAIRS && linear.getBias()) {
     DenseElementsAttr b = constantData(linear.getBias());
@@ -501,7 +509,7 @@ FailureOr<Value> FunctionLowering::layerNormKernelWeight(graph::LinearOp linear,
 std::pair<Value, Value>
 FunctionLowering::makeKernelWeight(graph::LinearOp linear, StringRef layout,
                                    function_ref<int64_t(int64_t)> rowOf,
-                                   kn::LinearWeights format) {
+                                   kn::LinearWeights format, int64_t cols) {
   DenseElementsAttr w = constantData(linear.getWeight());
   Location loc = linear.getWeight().getLoc();
   const void *source = w.getAsOpaquePointer();
@@ -511,9 +519,11 @@ FunctionLowering::makeKernelWeight(graph::LinearOp linear, StringRef layout,
   if (format == kn::LinearWeights::BF16) {
     DenseElementsAttr &rows = weights.relayouts[{source, layout.str()}];
     if (!rows)
-      rows = kernelWeight(w, rowOf, paddedRows);
+      rows = kernelWeight(w, rowOf, paddedRows, cols);
     return {makeWeight(loc, rows), Value()};
   }
+  assert(cols == cast<ShapedType>(w.getType()).getDimSize(0) &&
+         "fp8 and int4 kernel rows are K long");
   const std::string suffix = format == kn::LinearWeights::INT4 ? ".int4" : ".fp8";
   const std::string key = layout.str() + ":" + suffix.substr(1); // layout:fp8, layout:int4
   DenseElementsAttr &rows = weights.relayouts[{source, key}];
