@@ -499,14 +499,20 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
 // the inverted bits and its count the producer's grid, the reset buffers zero.
 // WT = fp8: random codes and per-row scales (the pairing does not depend on how they came).
 // act [N1] = silu(gate) * up, out [N2]; N1 = 8960 is Qwen2.5-1.5B's (the consumer's K is
-// ragged: 70 slices on 16 warps).
-template <typename WT = bf16, int K1 = 1024, int N1 = 2048, int N2 = 1024>
+// ragged: 70 slices on 16 warps). PRO_UP / EPI_UP / EPI_DOWN: other MLPs (GPT-2's LayerNorm
+// c_fc with its bias and GeLU into c_proj with its bias and the residual).
+template <typename WT = bf16, int K1 = 1024, int N1 = 2048, int N2 = 1024,
+          LinearPrologue PRO_UP = LinearPrologue::RMS_NORM,
+          LinearEpilogue EPI_UP = LinearEpilogue::SILU_MUL_PAIRS,
+          LinearEpilogue EPI_DOWN = LinearEpilogue::RESIDUAL>
 bool run_handoff_case() {
   constexpr LinearWeights WB =
       sizeof(WT) == 1 ? LinearWeights::FP8_E4M3 : LinearWeights::BF16;
   using P = LinearPrologue;
   using E = LinearEpilogue;
   using Hd = LinearHandoff;
+  constexpr int UP_ROWS = linear_epilogue_gates(EPI_UP) ? 2 * N1 : N1;
+  constexpr bool LN = PRO_UP == P::LAYER_NORM;
   if constexpr (!linear_small_m_handoff_consumer_supported(1, N2, N1, P::NONE, kSms, WB)) {
     std::printf("handoff with %d-byte weights: no consumer configuration, skipped\n",
                 int(sizeof(WT)));
@@ -514,17 +520,17 @@ bool run_handoff_case() {
   } else {
   static_assert(!linear_small_m_handoff_consumer_supported(1, N2, N1, P::RMS_NORM, kSms, WB));
   static_assert(!linear_small_m_handoff_consumer_supported(6, N2, N1, P::NONE, kSms, WB));
-  constexpr int kProducerBlocks =
-      linear_small_m_tiling(1, 2 * N1, K1, P::RMS_NORM, kSms, 2, WB).grid;
-  auto plain_up = linear_small_m<1, 2 * N1, K1, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, kEps, 0, 2,
-                                 kSms, bf16, Hd::NONE, 0, WT>;
-  auto plain_down = linear_small_m<1, N2, N1, P::NONE, E::RESIDUAL, bf16, 0u, 0, 2, kSms, bf16,
+  constexpr LinearTiling up_tiling = linear_small_m_tiling(1, UP_ROWS, K1, PRO_UP, kSms, 2, WB);
+  constexpr int kProducerBlocks = up_tiling.grid;
+  auto plain_up = linear_small_m<1, UP_ROWS, K1, PRO_UP, EPI_UP, bf16, kEps, 0, 2, kSms, bf16,
+                                 Hd::NONE, 0, WT>;
+  auto plain_down = linear_small_m<1, N2, N1, P::NONE, EPI_DOWN, bf16, 0u, 0, 2, kSms, bf16,
                                    Hd::NONE, 0, WT>;
-  auto up = linear_small_m<1, 2 * N1, K1, P::RMS_NORM, E::SILU_MUL_PAIRS, bf16, kEps, 0, 2, kSms,
-                           bf16, Hd::PRODUCER, 0, WT>;
-  auto down = linear_small_m<1, N2, N1, P::NONE, E::RESIDUAL, bf16, 0u, 0, 2, kSms, bf16,
+  auto up = linear_small_m<1, UP_ROWS, K1, PRO_UP, EPI_UP, bf16, kEps, 0, 2, kSms, bf16,
+                           Hd::PRODUCER, 0, WT>;
+  auto down = linear_small_m<1, N2, N1, P::NONE, EPI_DOWN, bf16, 0u, 0, 2, kSms, bf16,
                              Hd::CONSUMER, kProducerBlocks, WT>;
-  constexpr LaunchParams lp_up = linear_small_m_launch(1, 2 * N1, K1, P::RMS_NORM, kSms, 2, WB);
+  constexpr LaunchParams lp_up = linear_small_m_launch(1, UP_ROWS, K1, PRO_UP, kSms, 2, WB);
   constexpr LaunchParams lp_down = linear_small_m_launch(1, N2, N1, P::NONE, kSms, 2, WB);
 
   std::vector<uint16_t> x = random_bf16(K1, 901, -3.f, 3.f);
@@ -545,12 +551,28 @@ bool run_handoff_case() {
     return to_device(sc);
   };
   bf16 *dx = reinterpret_cast<bf16 *>(to_device(x));
-  const WT *dw1 = weights(size_t(2) * N1, K1, 902, a1);
-  const float *ds1 = scales(size_t(2) * N1, 906, a1);
-  bf16 *dnw = reinterpret_cast<bf16 *>(to_device(random_bf16(K1, 903, 0.5f, 1.5f)));
+  // Rows of the producer's weight_cols (a padded K); the columns past K1 meet zero x.
+  const WT *dw1 = weights(size_t(UP_ROWS), up_tiling.weight_cols, 902, a1);
+  const float *ds1 = scales(size_t(UP_ROWS), 906, a1);
+  // The norm weight: bf16 [K1] for RMS_NORM, the fp32 scale and shift [2, K1] for LAYER_NORM.
+  std::vector<float> ln(2 * K1);
+  {
+    Rng r(908);
+    for (int k = 0; k < K1; ++k) ln[k] = r.uniform(0.5f, 1.5f);
+    for (int k = 0; k < K1; ++k) ln[K1 + k] = r.uniform(-0.5f, 0.5f);
+  }
+  const void *dnw = LN ? static_cast<const void *>(to_device(ln))
+                       : static_cast<const void *>(to_device(random_bf16(K1, 903, 0.5f, 1.5f)));
   const WT *dw2 = weights(N2, N1, 904, a2);
   const float *ds2 = scales(N2, 907, a2);
   bf16 *dres = reinterpret_cast<bf16 *>(to_device(random_bf16(N2, 905, -1.f, 1.f)));
+  // Biases where the epilogues take them (GPT-2's c_fc and c_proj).
+  const bool up_bias = EPI_UP == E::GELU_TANH || EPI_UP == E::GELU;
+  const bf16 *db1 = up_bias ? reinterpret_cast<bf16 *>(to_device(random_bf16(N1, 909, -1.f, 1.f)))
+                            : nullptr;
+  const bf16 *db2 = EPI_DOWN == E::BIAS_RESIDUAL
+                        ? reinterpret_cast<bf16 *>(to_device(random_bf16(N2, 910, -1.f, 1.f)))
+                        : nullptr;
   bf16 *saved_x = device_copy(dx, K1);
   const bf16 *none = nullptr;
 
@@ -558,10 +580,10 @@ bool run_handoff_case() {
   CUDA_CHECK(cudaMalloc(&act, N1 * 2));
   CUDA_CHECK(cudaMalloc(&ref, N2 * 2));
   CUDA_CHECK(cudaMalloc(&out, N2 * 2));
-  launch(plain_up, lp_up, 0, (const bf16 *)dx, dw1, (const bf16 *)dnw, none, none, none, none,
-         act, kNoCount, kNoX, kNoCount, ds1, kNoZero);
-  launch(plain_down, lp_down, 0, (const bf16 *)act, dw2, none, none, (const bf16 *)dres, none,
-         none, ref, kNoCount, kNoX, kNoCount, ds2, kNoZero);
+  launch(plain_up, lp_up, 0, (const bf16 *)dx, dw1, dnw, db1, none, none, none, act, kNoCount,
+         kNoX, kNoCount, ds1, kNoZero);
+  launch(plain_down, lp_down, 0, (const bf16 *)act, dw2, (const void *)nullptr, db2,
+         (const bf16 *)dres, none, none, ref, kNoCount, kNoX, kNoCount, ds2, kNoZero);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<uint16_t> act_ref = to_host(reinterpret_cast<const uint16_t *>(act), N1);
   const std::vector<uint16_t> out_ref = to_host(reinterpret_cast<const uint16_t *>(ref), N2);
@@ -589,10 +611,11 @@ bool run_handoff_case() {
     delayed_copy_kernel<<<16, 256>>>(reinterpret_cast<const unsigned char *>(saved_x),
                                      reinterpret_cast<unsigned char *>(dx), K1 * 2, 30000ull);
     CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(launch_pdl(up, lp_up, 0, (const bf16 *)dx, dw1, (const bf16 *)dnw, none, none,
-                          none, none, hx[p], hc[p], kNoX, kNoCount, ds1, kNoZero));
-    CUDA_CHECK(launch_pdl(down, lp_down, 0, (const bf16 *)hx[p], dw2, none, none,
-                          (const bf16 *)dres, none, none, out, hc[p], hx[q], hc[q], ds2, kNoZero));
+    CUDA_CHECK(launch_pdl(up, lp_up, 0, (const bf16 *)dx, dw1, dnw, db1, none, none, none,
+                          hx[p], hc[p], kNoX, kNoCount, ds1, kNoZero));
+    CUDA_CHECK(launch_pdl(down, lp_down, 0, (const bf16 *)hx[p], dw2, (const void *)nullptr, db2,
+                          (const bf16 *)dres, none, none, out, hc[p], hx[q], hc[q], ds2,
+                          kNoZero));
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<uint16_t> got = to_host(reinterpret_cast<const uint16_t *>(out), N2);
     const std::vector<uint16_t> buf = to_host(reinterpret_cast<const uint16_t *>(hx[p]), N1);
@@ -610,17 +633,19 @@ bool run_handoff_case() {
                       count == uint32_t(kProducerBlocks) && reset_count == 0;
     std::printf("%-44s %s  out differs at %zu/%d, buffer at %zu/%d, %zu not reset, count %u "
                 "(want %d), reset count %u\n",
-                (std::string(p == 0 ? "handoff gate/up -> down" : "handoff, pair 1") +
-                 (WB == LinearWeights::FP8_E4M3 ? " fp8" : "") + " N1=" + std::to_string(N1) +
+                (std::string(p == 0 ? "handoff up -> down" : "handoff, pair 1") +
+                 (WB == LinearWeights::FP8_E4M3 ? " fp8" : "") + (LN ? " ln+gelu" : "") +
+                 " N1=" + std::to_string(N1) +
                  (p == 0 ? ", pair 0" : " (resets pair 0)"))
                     .c_str(),
                 pass ? "ok  " : "FAIL", out_diff, N2, buf_diff, N1, not_reset, count,
                 kProducerBlocks, reset_count);
     ok &= pass;
   }
-  for (const void *ptr : {(const void *)ds1, (const void *)ds2})
+  for (const void *ptr : {(const void *)ds1, (const void *)ds2, (const void *)db1,
+                          (const void *)db2})
     if (ptr) CUDA_CHECK(cudaFree(const_cast<void *>(ptr)));
-  for (void *ptr : {(void *)dx, (void *)dw1, (void *)dnw, (void *)dw2, (void *)dres,
+  for (void *ptr : {(void *)dx, (void *)dw1, const_cast<void *>(dnw), (void *)dw2, (void *)dres,
                     (void *)saved_x, (void *)act, (void *)ref, (void *)out, (void *)hx[0],
                     (void *)hx[1], (void *)hc[0], (void *)hc[1]})
     CUDA_CHECK(cudaFree(ptr));
@@ -755,9 +780,13 @@ int main() {
     ok &= run_handoff_case<__nv_fp8_e4m3>();
     return ok ? 0 : 1;
   }
-  if (!g_bench_only && !g_case_filter)
+  if (!g_bench_only && (!g_case_filter || std::strstr("handoff", g_case_filter)))
     ok &= run_handoff_case() && run_handoff_case<__nv_fp8_e4m3>() &&
-          run_handoff_case<bf16, 1536, 8960, 1536>();
+          run_handoff_case<bf16, 1536, 8960, 1536>() &&
+          // GPT-2 XL's MLP: LayerNorm over K = 1600 (padded to 1664), c_fc + bias + GeLU,
+          // c_proj + bias + residual.
+          run_handoff_case<bf16, 1600, 6400, 1600, P::LAYER_NORM, E::GELU_TANH,
+                           E::BIAS_RESIDUAL>();
   std::printf("-- odd shapes\n");
   ok &= run_case<1, 48, 192, P::NONE, E::BIAS, float>("bias f32", 11, false, false);
   ok &= run_case<3, 64, 320, P::NONE, E::NONE, bf16>("none", 12, false, false);

@@ -168,3 +168,54 @@ func.func @fp8_handoff(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
   %y1 = sinter.linear %act1, %wd1 residual %y0 : (tensor<1x1x2048xbf16>, tensor<2048x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
   return %y1 : tensor<1x1x64xbf16>
 }
+
+// -----
+
+// GPT-2's MLP (LayerNorm prologue, c_fc with its bias and GeLU, c_proj with its bias into the
+// residual stream) hands the GeLU output over like a gate/up pair; the consumer waits for the
+// LayerNorm launch's grid.
+// CHECK-LABEL: func.func @gelu_mlps
+// CHECK: launch.kernel "linear_small_m"{{.*}} grid = array<i64: [[G:[0-9]+]], 1, 1>, params = [{{.*}}"sinter::kernels::LinearPrologue::LAYER_NORM", "sinter::kernels::LinearEpilogue::GELU_TANH"{{.*}}"sinter::kernels::LinearHandoff::PRODUCER", 0,
+// CHECK: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearEpilogue::BIAS_RESIDUAL"{{.*}}"sinter::kernels::LinearHandoff::CONSUMER", [[G]],
+// CHECK: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearEpilogue::GELU_TANH"{{.*}}"sinter::kernels::LinearHandoff::PRODUCER", 0,
+// CHECK: launch.kernel "linear_small_m"{{.*}}"sinter::kernels::LinearHandoff::CONSUMER", [[G]],
+func.func @gelu_mlps(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
+  %s0 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %t0 = sinter.constant dense<0.5> : tensor<64xbf16>
+  %wfc0 = sinter.constant dense<0.5> : tensor<64x1024xbf16>
+  %bfc0 = sinter.constant dense<0.125> : tensor<1024xbf16>
+  %act0 = sinter.linear %x, %wfc0 bias %bfc0 norm %s0 norm_bias %t0 {norm_epsilon = 9.99999974E-6 : f32, activation = "gelu_tanh"} : (tensor<1x1x64xbf16>, tensor<64x1024xbf16>, tensor<1024xbf16>, tensor<64xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %wp0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %bp0 = sinter.constant dense<0.25> : tensor<64xbf16>
+  %y0 = sinter.linear %act0, %wp0 bias %bp0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  %s1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %t1 = sinter.constant dense<0.5> : tensor<64xbf16>
+  %wfc1 = sinter.constant dense<0.5> : tensor<64x1024xbf16>
+  %bfc1 = sinter.constant dense<0.125> : tensor<1024xbf16>
+  %act1 = sinter.linear %y0, %wfc1 bias %bfc1 norm %s1 norm_bias %t1 {norm_epsilon = 9.99999974E-6 : f32, activation = "gelu_tanh"} : (tensor<1x1x64xbf16>, tensor<64x1024xbf16>, tensor<1024xbf16>, tensor<64xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %wp1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %bp1 = sinter.constant dense<0.25> : tensor<64xbf16>
+  %y1 = sinter.linear %act1, %wp1 bias %bp1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  return %y1 : tensor<1x1x64xbf16>
+}
+
+// -----
+
+// Negative: an up projection without an activation epilogue (a plain linear into a linear) is
+// no MLP pair: both keep the plain launches.
+// CHECK-LABEL: func.func @plain_chain
+// CHECK-NOT: LinearHandoff::{{PRODUCER|CONSUMER}}
+// CHECK: return
+func.func @plain_chain(%x: tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16> {
+  %s0 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %w0 = sinter.constant dense<0.5> : tensor<64x1024xbf16>
+  %a0 = sinter.linear %x, %w0 norm %s0 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x1024xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %wd0 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y0 = sinter.linear %a0, %wd0 residual %x : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  %s1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %w1 = sinter.constant dense<0.5> : tensor<64x1024xbf16>
+  %a1 = sinter.linear %y0, %w1 norm %s1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1x64xbf16>, tensor<64x1024xbf16>, tensor<64xbf16>) -> tensor<1x1x1024xbf16>
+  %wd1 = sinter.constant dense<0.25> : tensor<1024x64xbf16>
+  %y1 = sinter.linear %a1, %wd1 residual %y0 : (tensor<1x1x1024xbf16>, tensor<1024x64xbf16>, tensor<1x1x64xbf16>) -> tensor<1x1x64xbf16>
+  return %y1 : tensor<1x1x64xbf16>
+}

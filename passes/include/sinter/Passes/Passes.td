@@ -431,9 +431,11 @@ def SinterLowerToLaunch : Pass<"sinter-lower-to-launch", "mlir::ModuleOp"> {
 }
 
 def LaunchPlanHandoffs : Pass<"launch-plan-handoffs", "mlir::ModuleOp"> {
-  let summary = "Pair decode gate/up and down launches that hand the SwiGLU output over in state";
+  let summary = "Pair decode MLP up and down launches that hand the activation over in state";
   let description = [{
-    A `linear_small_m` launch with the SILU_MUL_PAIRS epilogue (gate/up) followed directly
+    A `linear_small_m` launch with an MLP activation epilogue (SILU_MUL_PAIRS or
+    GELU_TANH_MUL_PAIRS: gate/up; GELU_TANH or GELU: an up projection with its GeLU, any
+    prologue) followed directly
     (only buffer definitions between) by a `linear_small_m` launch that reads its output as x,
     when nothing else reads that buffer, both compute in bf16, and the second can wait on the
     first's data (`linear_small_m_handoff_consumer_supported`: no prologue, one decode row,

@@ -1,7 +1,8 @@
-// Which gate/up -> down pairs of linear_small_m launches hand x over through the context state
-// instead of the down launch's griddepcontrol.wait (LinearHandoff in launch_params.h; see
-// Passes.td). The release after the gate/up launch's last block is the longest launch boundary
-// of a decode step; with the handoff the down launch starts on the data itself.
+// Which up -> down pairs of an MLP's linear_small_m launches (gate/up with SwiGLU or GeGLU, or
+// an up projection with its GeLU: GPT-2's c_fc, GPT-NeoX's dense_h_to_4h) hand x over through
+// the context state instead of the down launch's griddepcontrol.wait (LinearHandoff in
+// launch_params.h; see Passes.td). The release after the up launch's last block is the longest
+// launch boundary of a decode step; with the handoff the down launch starts on the data itself.
 #include "sinter/Dialect/Launch/IR/KernelRegistry.h"
 #include "sinter/Dialect/Launch/IR/LaunchOps.h"
 #include "sinter/Passes/CompileTarget.h"
@@ -51,8 +52,8 @@ kn::LinearWeights weightsOf(launch::KernelOp op) {
 
 kn::LinearPrologue prologueOf(launch::KernelOp op) {
   StringRef pro = textParam(op, "PRO");
-  for (kn::LinearPrologue p :
-       {kn::LinearPrologue::RMS_NORM, kn::LinearPrologue::RMS_NORM_FP32_WEIGHT})
+  for (kn::LinearPrologue p : {kn::LinearPrologue::RMS_NORM, kn::LinearPrologue::RMS_NORM_FP32_WEIGHT,
+                               kn::LinearPrologue::LAYER_NORM})
     if (pro == kn::kLinearPrologueNames[int(p)])
       return p;
   return kn::LinearPrologue::NONE;
@@ -74,12 +75,23 @@ struct Pair {
   int64_t rows, columns, producerBlocks;
 };
 
-/// `up` (a SwiGLU gate/up launch) and the launch right after it, when that one is a down
-/// projection that can wait on `up`'s handoff: it reads `up`'s output as x and nothing else
-/// does, one decode row, bf16 activations, x staged by plain loads
+/// Whether `op`'s epilogue is an MLP's activation: the gate pairs, or a GeLU of the product.
+bool mlpActivation(launch::KernelOp op) {
+  StringRef epi = textParam(op, "EPI");
+  for (kn::LinearEpilogue e :
+       {kn::LinearEpilogue::SILU_MUL_PAIRS, kn::LinearEpilogue::GELU_TANH_MUL_PAIRS,
+        kn::LinearEpilogue::GELU_TANH, kn::LinearEpilogue::GELU})
+    if (epi == kn::kLinearEpilogueNames[int(e)])
+      return true;
+  return false;
+}
+
+/// `up` (an MLP's up projection with its activation, any prologue) and the launch right after
+/// it, when that one is a down projection that can wait on `up`'s handoff: it reads `up`'s
+/// output as x and nothing else does, one decode row, bf16 activations, x staged by plain loads
 /// (linear_small_m_handoff_consumer_supported).
 std::optional<Pair> handoffPair(launch::KernelOp up, kn::SharedMemoryLimits sharedMemory) {
-  if (!isLinear(up) || textParam(up, "EPI") != "sinter::kernels::LinearEpilogue::SILU_MUL_PAIRS" ||
+  if (!isLinear(up) || !mlpActivation(up) ||
       textParam(up, "HANDOFF") != "sinter::kernels::LinearHandoff::NONE" ||
       textParam(up, "OutT") != kBF16 || textParam(up, "XT") != kBF16)
     return std::nullopt;
