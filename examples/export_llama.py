@@ -859,7 +859,8 @@ def _run_layers(m, x, position_ids, mask, cache):
             x = layer(x, attention_mask=mask, position_embeddings=pe, layer_past=cache)
             if isinstance(x, tuple):
                 x = x[0]
-        return m.embed_out(m.gpt_neox.final_layer_norm(x))
+        # The head by the generic accessor: `embed_out` in older transformers, `lm_head` later.
+        return m.get_output_embeddings()(m.gpt_neox.final_layer_norm(x))
     mm = m.model
     pe = mm.rotary_emb(x, position_ids)
     for layer in mm.layers:
