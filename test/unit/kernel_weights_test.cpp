@@ -41,9 +41,29 @@ launch::KernelOp onlyKernel(ModuleOp module) {
   return found;
 }
 
+/// `text` lowered to launches (held by `l`) and its one kernel; null after a fatal failure.
+launch::KernelOp lowerOnlyKernel(Lowered &l, const std::string &text,
+                                 const std::string &weightDtype = "model") {
+  lowerToLaunch(l, text, weightDtype);
+  return ::testing::Test::HasFatalFailure() ? launch::KernelOp() : onlyKernel(*l.module);
+}
+
 ArrayRef<char> weightBytes(launch::KernelOp kernel, unsigned i) {
   launch::WeightOp weight = weightOf(argument(kernel, i));
   return weight ? cast<DenseElementsAttr>(weight.getValue()).getRawData() : ArrayRef<char>();
+}
+
+/// The kernel's bf16 weight `bytes` hold `rows` rows of `cols`: row r < n, column c < k is the
+/// graph's [k, n] weight `w` at (c, r), the rest zero.
+void expectKernelRows(ArrayRef<char> bytes, const std::vector<uint16_t> &w, int n, int k,
+                      int rows, int cols) {
+  ASSERT_EQ(bytes.size(), size_t(rows) * cols * 2);
+  std::vector<uint16_t> got(size_t(rows) * cols);
+  std::memcpy(got.data(), bytes.data(), bytes.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      ASSERT_EQ(got[size_t(r) * cols + c], r < n && c < k ? w[size_t(c) * n + r] : 0)
+          << "row " << r << " k " << c;
 }
 
 TEST(KernelWeights, LayerNormScaleAndShiftArePackedAsFp32) {
@@ -58,10 +78,7 @@ TEST(KernelWeights, LayerNormScaleAndShiftArePackedAsFp32) {
       "\n  %y = sinter.linear %x, %w norm %g norm_bias %b {norm_epsilon = 1.0e-5 : f32} : (" +
       x + ", " + w + ", " + v + ", " + v + ") -> " + y + "\n  return %y : " + y + "\n}\n";
   Lowered l;
-  lowerToLaunch(l, text);
-  if (HasFatalFailure())
-    return;
-  launch::KernelOp kernel = onlyKernel(*l.module);
+  launch::KernelOp kernel = lowerOnlyKernel(l, text);
   ASSERT_TRUE(kernel);
   EXPECT_EQ(param(kernel, 3), kn::kLinearPrologueNames[int(kn::LinearPrologue::LAYER_NORM)]);
   ArrayRef<char> packed = weightBytes(kernel, 2); // norm_weight
@@ -88,22 +105,12 @@ TEST(KernelWeights, RaggedNIsPaddedToWholeTilesWithZeroRows) {
   ASSERT_EQ(rows, 48);
   const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 3, -6, 2, false);
   Lowered l;
-  lowerToLaunch(l, lmHead(k, n, w));
-  if (HasFatalFailure())
-    return;
-  launch::KernelOp kernel = onlyKernel(*l.module);
+  launch::KernelOp kernel = lowerOnlyKernel(l, lmHead(k, n, w));
   ASSERT_TRUE(kernel);
   EXPECT_EQ(param(kernel, 1), std::to_string(n)); // N_ROWS is the model's
   EXPECT_EQ(kernel.getGrid()[0], kn::linear_small_m_tiling(1, n, k, kn::LinearPrologue::NONE,
                                                            kTestSms).grid);
-  ArrayRef<char> bytes = weightBytes(kernel, 1);
-  ASSERT_EQ(bytes.size(), size_t(rows) * k * 2);
-  std::vector<uint16_t> got(size_t(rows) * k);
-  std::memcpy(got.data(), bytes.data(), bytes.size());
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < k; ++c)
-      ASSERT_EQ(got[size_t(r) * k + c], r < n ? w[size_t(c) * n + r] : 0)
-          << "row " << r << " k " << c;
+  expectKernelRows(weightBytes(kernel, 1), w, n, k, rows, k);
 }
 
 TEST(KernelWeights, OddChunkCountUnderANormIsPaddedWithAZeroChunk) {
@@ -123,23 +130,13 @@ TEST(KernelWeights, OddChunkCountUnderANormIsPaddedWithAZeroChunk) {
                            x + ", " + wt + ", " + v + ") -> " + y + "\n  return %y : " + y +
                            "\n}\n";
   Lowered l;
-  lowerToLaunch(l, text);
-  if (HasFatalFailure())
-    return;
-  launch::KernelOp kernel = onlyKernel(*l.module);
+  launch::KernelOp kernel = lowerOnlyKernel(l, text);
   ASSERT_TRUE(kernel);
   EXPECT_EQ(param(kernel, 2), std::to_string(k)); // K is the model's
   EXPECT_EQ(kernel.getSharedBytes(),
             kn::linear_small_m_tiling(1, n, k, kn::LinearPrologue::RMS_NORM, kTestSms)
                 .shared_bytes);
-  ArrayRef<char> bytes = weightBytes(kernel, 1);
-  ASSERT_EQ(bytes.size(), size_t(n) * cols * 2);
-  std::vector<uint16_t> got(size_t(n) * cols);
-  std::memcpy(got.data(), bytes.data(), bytes.size());
-  for (int r = 0; r < n; ++r)
-    for (int c = 0; c < cols; ++c)
-      ASSERT_EQ(got[size_t(r) * cols + c], c < k ? w[size_t(c) * n + r] : 0)
-          << "row " << r << " k " << c;
+  expectKernelRows(weightBytes(kernel, 1), w, n, k, n, cols);
 }
 
 TEST(KernelWeights, RaggedNInFp8PadsCodesAndScales) {
@@ -147,10 +144,7 @@ TEST(KernelWeights, RaggedNInFp8PadsCodesAndScales) {
   const int rows = kn::linear_small_m_weight_rows(n);
   const std::vector<uint16_t> w = randomBf16(size_t(k) * n, 4, -6, 2, false);
   Lowered l;
-  lowerToLaunch(l, lmHead(k, n, w), "fp8");
-  if (HasFatalFailure())
-    return;
-  launch::KernelOp kernel = onlyKernel(*l.module);
+  launch::KernelOp kernel = lowerOnlyKernel(l, lmHead(k, n, w), "fp8");
   ASSERT_TRUE(kernel);
   // The quantizer on the padded rows: the model's columns, then zero rows.
   std::vector<uint16_t> padded(size_t(rows) * k, 0);
