@@ -360,6 +360,17 @@ __device__ __forceinline__ uint4 rms_scale_bf16x8_f32w(const uint4 &v, const uin
     ou[j] = pack_bf16x2(w[2 * j] * (bf16_lo(u[j]) * r), w[2 * j + 1] * (bf16_hi(u[j]) * r));
   return o;
 }
+// bf16(a + b) for 8 bf16 pairs, the sum in fp32 (a residual add).
+__device__ __forceinline__ uint4 add_bf16x8(const uint4 &a, const uint4 &b) {
+  const uint32_t *au = reinterpret_cast<const uint32_t *>(&a);
+  const uint32_t *bu = reinterpret_cast<const uint32_t *>(&b);
+  uint4 o;
+  uint32_t *ou = reinterpret_cast<uint32_t *>(&o);
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    ou[j] = pack_bf16x2(bf16_lo(au[j]) + bf16_lo(bu[j]), bf16_hi(au[j]) + bf16_hi(bu[j]));
+  return o;
+}
 
 // LayerNorm's passes over 8 bf16 values: their sum, their squares about `mean`, and
 // (x - mean) * r * scale + shift rounded once (scale and shift fp32, 4 a vector).

@@ -123,7 +123,8 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //     const XT *x, const WT *w, const void *norm_weight, const bf16 *bias,
 //     const OutT *residual, const bf16 *cos, const bf16 *sin, OutT *out,
 //     uint32_t *handoff_count, bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
-//     const float *w_scale, const uint8_t *w_zero)
+//     const float *w_scale, const uint8_t *w_zero, const bf16 *prologue_residual,
+//     bf16 *residual_sum)
 //   x [M, K] bf16 or fp32 (XT; must not alias out). fp32 x is split into x_hi = bf16(x) and
 //   x_lo = bf16(x - x_hi), and each MMA runs on both (x carried to ~16 mantissa bits, so the
 //   product is as accurate as an fp32 one on the bf16 weights); w [N_ROWS, KW] bf16 (the
@@ -171,6 +172,16 @@ SINTER_LP_FN LaunchParams rms_norm_launch(int M, int D) {
 //   PRO == LAYER_NORM (bf16 x only): x is replaced by bf16((x - mean) * rsqrt(var + eps) *
 //   norm_weight[0, k] + norm_weight[1, k]), the statistics in fp32 over the row (the variance
 //   about the mean, two passes), one rounding (PyTorch's and ONNX's LayerNormalization).
+//   PRO == RESIDUAL_RMS_NORM_FP32_WEIGHT (bf16 x only): a post-norm and residual add before the
+//   pre-norm (Gemma 2's post_attention_layernorm, residual, pre_feedforward_layernorm; its
+//   post_feedforward_layernorm, residual, next input_layernorm): norm_weight is fp32 [2, K],
+//   the post-norm's weight then the pre-norm's;
+//     s = bf16(prologue_residual + bf16(norm_weight[0, k] * (x * rsqrt(mean(x^2) + eps))))
+//   is written to residual_sum [M, K] by block 0 when residual_sum is given (it must alias
+//   neither x nor prologue_residual, which every block reads), then x is replaced by
+//   bf16(norm_weight[1, k] * (s * rsqrt(mean(s^2) + eps))). Each block recomputes s (M x K is
+//   small) instead of a launch of its own computing it. A handoff producer's block 0 fences
+//   its residual_sum stores before it counts itself, so launches after the consumer see them.
 //
 //   Tiling (linear_small_m_tiling): one 16-row tile of w per block at a time (grid-stride over
 //   tiles); the block's `warps` warps split K: at step s warp w reads k in
@@ -226,7 +237,8 @@ enum class LinearPrologue : int {
   NONE = 0,
   RMS_NORM = 1,
   RMS_NORM_FP32_WEIGHT = 2,
-  LAYER_NORM = 3
+  LAYER_NORM = 3,
+  RESIDUAL_RMS_NORM_FP32_WEIGHT = 4
 };
 enum class LinearHandoff : int { NONE = 0, PRODUCER = 1, CONSUMER = 2 };
 enum class LinearEpilogue : int {
@@ -245,7 +257,8 @@ enum class LinearEpilogue : int {
 constexpr const char *kLinearPrologueNames[] = {
     "sinter::kernels::LinearPrologue::NONE", "sinter::kernels::LinearPrologue::RMS_NORM",
     "sinter::kernels::LinearPrologue::RMS_NORM_FP32_WEIGHT",
-    "sinter::kernels::LinearPrologue::LAYER_NORM"};
+    "sinter::kernels::LinearPrologue::LAYER_NORM",
+    "sinter::kernels::LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT"};
 constexpr const char *kLinearEpilogueNames[] = {
     "sinter::kernels::LinearEpilogue::NONE",
     "sinter::kernels::LinearEpilogue::BIAS",
@@ -259,13 +272,19 @@ constexpr const char *kLinearEpilogueNames[] = {
 SINTER_LP_FN bool linear_prologue_normalizes(LinearPrologue pro) {
   return pro != LinearPrologue::NONE;
 }
+// Prologues that read 16-bit x only (their weights are fp32).
+SINTER_LP_FN bool linear_prologue_needs_16bit_x(LinearPrologue pro) {
+  return pro == LinearPrologue::RMS_NORM_FP32_WEIGHT || pro == LinearPrologue::LAYER_NORM ||
+         pro == LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT;
+}
 // Bytes of norm_weight per element of K (0: no prologue); LAYER_NORM's holds the scale and
-// the shift.
+// the shift, RESIDUAL_RMS_NORM_FP32_WEIGHT's the post-norm's and the pre-norm's weights.
 SINTER_LP_FN int linear_norm_weight_bytes(LinearPrologue pro) {
-  return pro == LinearPrologue::RMS_NORM               ? 2
-         : pro == LinearPrologue::RMS_NORM_FP32_WEIGHT ? 4
-         : pro == LinearPrologue::LAYER_NORM           ? 8
-                                                       : 0;
+  return pro == LinearPrologue::RMS_NORM                        ? 2
+         : pro == LinearPrologue::RMS_NORM_FP32_WEIGHT          ? 4
+         : pro == LinearPrologue::LAYER_NORM                    ? 8
+         : pro == LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT ? 8
+                                                                : 0;
 }
 // Epilogues that add residual[m, n] to the (rounded) product.
 SINTER_LP_FN bool linear_epilogue_adds_residual(LinearEpilogue epi) {
@@ -587,8 +606,7 @@ SINTER_LP_FN bool linear_small_m_supported(int M, int N_rows, int K, LinearProlo
          (N_rows % kLinearTileRows == 0 || linear_small_m_ragged_n_supported(epi)) && K >= 64 &&
          K % 64 == 0 &&
          (x_bytes == 2 || x_bytes == 4) &&
-         ((pro != LinearPrologue::RMS_NORM_FP32_WEIGHT && pro != LinearPrologue::LAYER_NORM) ||
-          x_bytes == 2) &&
+         (!linear_prologue_needs_16bit_x(pro) || x_bytes == 2) &&
          (weights != LinearWeights::INT4 ||
           (K % kLinearInt4BlockK == 0 && linear_int4_group_supported(K, w_group))) &&
          linear_small_m_tiling(M, N_rows, K, pro, num_sms, x_bytes, weights, smem)

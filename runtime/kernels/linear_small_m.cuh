@@ -58,7 +58,8 @@ __global__ void __launch_bounds__(
                    const bf16 *__restrict__ bias, const OutT *residual, const bf16 *cos,
                    const bf16 *sin, OutT *out, uint32_t *handoff_count,
                    bf16 *handoff_reset_x, uint32_t *handoff_reset_count,
-                   const float *__restrict__ w_scale, const uint8_t *__restrict__ w_zero) {
+                   const float *__restrict__ w_scale, const uint8_t *__restrict__ w_zero,
+                   const bf16 *__restrict__ prologue_residual, bf16 *__restrict__ residual_sum) {
   static_assert(std::is_same_v<WT, bf16> || std::is_same_v<WT, __nv_fp8_e4m3> ||
                     std::is_same_v<WT, Int4x2>,
                 "linear_small_m: bf16, fp8 e4m3 or int4 weights");
@@ -124,9 +125,14 @@ __global__ void __launch_bounds__(
   // The last tile's rows past N_ROWS (zero weights) write nothing.
   constexpr bool RAGGED_N = N_ROWS % kLinearTileRows != 0;
   constexpr bool NORM = linear_prologue_normalizes(PRO);
-  constexpr bool FP32_NORM_W = PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT;
+  // A post-norm and residual add first: s = residual + postnorm(x) replaces x in place, a
+  // second pass sums s^2 (the pre-norm's statistics) into csum.
+  constexpr bool RESIDUAL_NORM = PRO == LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT;
+  constexpr bool FP32_NORM_W = PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT || RESIDUAL_NORM;
   // LayerNorm: the first pass sums x (the mean), a second one (x - mean)^2 over the staged rows.
   constexpr bool CENTERED = PRO == LinearPrologue::LAYER_NORM;
+  static_assert(!linear_prologue_needs_16bit_x(PRO) || sizeof(XT) == 2,
+                "linear_small_m: this prologue reads bf16 x");
   constexpr int SLICES = T.slices;
   static_assert(SLICES * BATCH * 64 == KW && (STEPS - 1) * WARPS < SLICES &&
                     SLICES <= STEPS * WARPS,
@@ -149,7 +155,7 @@ __global__ void __launch_bounds__(
   constexpr size_t X_BYTES = size_t(X_RING ? WARPS * RING * M : M) * XS * sizeof(XT);
   XS_T *xs = reinterpret_cast<XS_T *>(smem_raw);
   // The norm weights: K bf16, K floats for RMS_NORM_FP32_WEIGHT, 2K floats (scale, shift)
-  // for LAYER_NORM.
+  // for LAYER_NORM, (post-norm, pre-norm) for RESIDUAL_RMS_NORM_FP32_WEIGHT.
   unsigned char *nws = smem_raw + X_BYTES;
   float *red =
       reinterpret_cast<float *>(smem_raw + X_BYTES + size_t(K) * linear_norm_weight_bytes(PRO));
@@ -559,16 +565,19 @@ __global__ void __launch_bounds__(
     trace.waited();
     load_epilogue_operands();
     float *ssum = red; // [M][WARPS]: sums of squares (LAYER_NORM: sums, the mean's)
-    float *csum = red + M * WARPS; // LAYER_NORM: [M][WARPS] sums of squares about the mean
+    // LAYER_NORM: [M][WARPS] sums of squares about the mean; RESIDUAL_NORM: of s
+    float *csum = red + M * WARPS;
     auto row_total = [&](const float *partial, int m) {
       float ss = 0.f;
 #pragma unroll
       for (int w = 0; w < WARPS; ++w) ss += partial[m * WARPS + w];
       return ss;
     };
+    auto rms_scale_of = [&](const float *partial, int m) {
+      return rsqrtf(row_total(partial, m) / float(K) + __uint_as_float(EPS_BITS));
+    };
     auto row_scale = [&](int m) { // after the barrier that follows the partial sums
-      const float ss = row_total(CENTERED ? csum : ssum, m);
-      return rsqrtf(ss / float(K) + __uint_as_float(EPS_BITS));
+      return rms_scale_of(CENTERED || RESIDUAL_NORM ? csum : ssum, m);
     };
     auto row_stat = [](const uint4 &v, float acc) {
       return CENTERED ? detail::sum_bf16x8(v, acc) : detail::sum_squares_bf16x8(v, acc);
@@ -627,18 +636,26 @@ __global__ void __launch_bounds__(
       // global round trip, no shared-memory pass before the sums) when each thread's share is
       // small; the rows are then normalized in place.
       constexpr int PER = (KV + THREADS - 1) / THREADS; // vectors per row and thread
-      if constexpr (M * PER <= 16) {
-        // All loads issued before the first store (a generic x might alias shared memory, so
-        // the compiler would not hoist them past it).
-        uint4 v[M][PER];
+      // This thread's share of M rows of K (vector p of row m: kv = tid + p * THREADS).
+      auto load_share = [&](const bf16 *rows, uint4 (&share)[M][PER]) {
 #pragma unroll
         for (int m = 0; m < M; ++m)
 #pragma unroll
           for (int p = 0; p < PER; ++p) {
             const int kv = tid + p * THREADS;
-            v[m][p] = kv < KV ? detail::ld16(x + size_t(m) * K + kv * 8)
-                              : make_uint4(0u, 0u, 0u, 0u);
+            share[m][p] = kv < KV ? detail::ld16(rows + size_t(m) * K + kv * 8)
+                                  : make_uint4(0u, 0u, 0u, 0u);
           }
+      };
+      // RESIDUAL_NORM: a small share of the residual (decode) is loaded with x, in registers.
+      constexpr bool HOLD_RESIDUAL = RESIDUAL_NORM && M * PER <= 8;
+      [[maybe_unused]] uint4 held_residual[M][HOLD_RESIDUAL ? PER : 1];
+      if constexpr (HOLD_RESIDUAL) load_share(prologue_residual, held_residual);
+      if constexpr (M * PER <= 16) {
+        // All loads issued before the first store (a generic x might alias shared memory, so
+        // the compiler would not hoist them past it).
+        uint4 v[M][PER];
+        load_share(x, v);
 #pragma unroll
         for (int m = 0; m < M; ++m) {
           float ss = 0.f;
@@ -671,6 +688,34 @@ __global__ void __launch_bounds__(
       }
       detail::cp_async_wait<PREWAIT>(); // the norm weights; prewait items may still pend
       __syncthreads();
+      if constexpr (RESIDUAL_NORM) { // s = residual + bf16(postnorm(x)) in place, and its sums
+        const float *post_w = reinterpret_cast<const float *>(nws);
+        const bool write_sum = blockIdx.x == 0 && residual_sum != nullptr;
+#pragma unroll
+        for (int m = 0; m < M; ++m) {
+          const float r = rms_scale_of(ssum, m);
+          bf16 *row = xs + m * XS;
+          float ss = 0.f;
+#pragma unroll
+          for (int p = 0; p < PER; ++p) {
+            const int kv = tid + p * THREADS;
+            if (kv >= KV) continue;
+            uint4 res;
+            if constexpr (HOLD_RESIDUAL) res = held_residual[m][p];
+            else res = detail::ld16(prologue_residual + size_t(m) * K + kv * 8);
+            const uint4 s = detail::add_bf16x8(
+                res, detail::rms_scale_bf16x8_f32w(detail::ld16(row + kv * 8),
+                                                   detail::ld16(post_w + kv * 8),
+                                                   detail::ld16(post_w + kv * 8 + 4), r));
+            detail::st16(row + kv * 8, s);
+            if (write_sum) detail::st16(residual_sum + size_t(m) * K + kv * 8, s);
+            ss = detail::sum_squares_bf16x8(s, ss);
+          }
+          ss = detail::warp_sum(ss);
+          if (lane == 0) csum[m * WARPS + warp] = ss;
+        }
+        __syncthreads();
+      }
       if constexpr (CENTERED) { // the variance about the mean, from the staged rows
         for (int m = 0; m < M; ++m) {
           const float mean = row_total(ssum, m) / float(K);
@@ -695,8 +740,9 @@ __global__ void __launch_bounds__(
                                            detail::ld16(row + kv * 8), mean, r, detail::ld16(scale),
                                            detail::ld16(scale + 4), detail::ld16(shift),
                                            detail::ld16(shift + 4)));
-          } else if constexpr (FP32_NORM_W) {
-            const float *nw = reinterpret_cast<const float *>(nws) + kv * 8;
+          } else if constexpr (FP32_NORM_W) { // RESIDUAL_NORM: the pre-norm's, after the post's
+            const float *nw =
+                reinterpret_cast<const float *>(nws) + (RESIDUAL_NORM ? K : 0) + kv * 8;
             detail::st16(row + kv * 8,
                          detail::rms_scale_bf16x8_f32w(detail::ld16(row + kv * 8),
                                                        detail::ld16(nw), detail::ld16(nw + 4), r));
@@ -804,6 +850,9 @@ __global__ void __launch_bounds__(
   }
   trace.mark(1);
   if constexpr (PRODUCER) { // every thread's stores are issued; the consumer checks they landed
+    // The consumer checks only x; the residual sum must be visible before the count.
+    if constexpr (RESIDUAL_NORM)
+      if (blockIdx.x == 0 && residual_sum != nullptr) __threadfence();
     __syncthreads();
     if (tid == 0) detail::red_add_relaxed(handoff_count, 1u);
   }

@@ -193,7 +193,7 @@ std::vector<std::string> enqueue_step(const Model &m, cudaStream_t s) {
     check(launch_pdl(kQkv, linear_lp(kQkvRows, kHidden, LinearPrologue::RMS_NORM), s,
                      (const bf16 *)m.resid, (const bf16 *)L.wqkv, (const bf16 *)L.norm1, none,
                      none, (const bf16 *)m.cos, (const bf16 *)m.sin, m.qkv, no_count, no_x,
-                     no_count, no_scale, no_zero),
+                     no_count, no_scale, no_zero, none, no_x),
           "qkv");
     check(launch_pdl(kAttn, attention_decode_launch(kKvHeads, kMaxLen, kSplit), s,
                      (const bf16 *)m.qkv, (const int64_t *)m.position, L.k_cache, L.v_cache,
@@ -204,23 +204,23 @@ std::vector<std::string> enqueue_step(const Model &m, cudaStream_t s) {
     check(launch_pdl(kOProj, linear_lp(kHidden, kHidden, LinearPrologue::NONE), s,
                      (const bf16 *)m.attn, (const bf16 *)L.wo, none, none,
                      (const bf16 *)m.resid, none, none, m.resid2, no_count, no_x, no_count,
-                     no_scale, no_zero),
+                     no_scale, no_zero, none, no_x),
           "o_proj");
     check(launch_pdl(kGateUp, linear_lp(2 * kInter, kHidden, LinearPrologue::RMS_NORM), s,
                      (const bf16 *)m.resid2, (const bf16 *)L.wgu, (const bf16 *)L.norm2, none,
                      none, none, none, L.act, L.act_count, no_x, no_count,
-                     no_scale, no_zero),
+                     no_scale, no_zero, none, no_x),
           "gate_up");
     check(launch_pdl(kDown, linear_lp(kHidden, kInter, LinearPrologue::NONE), s,
                      (const bf16 *)L.act, (const bf16 *)L.wd, none, none,
                      (const bf16 *)m.resid2, none, none, m.resid, L.act_count, next.act,
-                     next.act_count, no_scale, no_zero),
+                     next.act_count, no_scale, no_zero, none, no_x),
           "down");
   }
   check(launch_pdl(kLmHead, linear_lp(kVocab, kHidden, LinearPrologue::RMS_NORM), s,
                    (const bf16 *)m.resid, (const bf16 *)m.embedding, (const bf16 *)m.norm_f,
                    none, none, none, none, m.logits, no_count, no_x, no_count,
-                   no_scale, no_zero),
+                   no_scale, no_zero, none, no_x),
         "lm_head");
   return names;
 }

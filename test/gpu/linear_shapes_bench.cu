@@ -57,7 +57,8 @@ template <int N_ROWS, int K, LinearPrologue PRO, LinearEpilogue EPI> void bench(
         CUDA_CHECK(gputest::launch_pdl(kernel, lp, 0, (const bf16 *)x, wc,
                                        (const void *)norm, (const bf16 *)bias,
                                        (const bf16 *)residual, none, none, out, no_count, no_x,
-                                       no_count, (const float *)nullptr, (const uint8_t *)nullptr));
+                                       no_count, (const float *)nullptr, (const uint8_t *)nullptr,
+                                       none, no_x));
       },
       kCalls);
   CUDA_CHECK(cudaDeviceSynchronize());

@@ -79,7 +79,9 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   const double tol = WIDE_X && sizeof(OutT) == 4 ? 2e-4 : 1.0 / 64;
   constexpr int N_OUT = linear_epilogue_gates(EPI) ? N / 2 : N;
   constexpr bool NORM = linear_prologue_normalizes(PRO);
-  constexpr bool FP32_NORM_W = PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT;
+  // RESIDUAL_NORM: x is the post-norm's input; the pre-norm's input is residual + postnorm(x).
+  constexpr bool RESIDUAL_NORM = PRO == LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT;
+  constexpr bool FP32_NORM_W = PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT || RESIDUAL_NORM;
   constexpr bool LAYER_NORM = PRO == LinearPrologue::LAYER_NORM;
   auto rt = [](float f) { return H::get(H::put(f)); }; // round to OutT
 
@@ -150,6 +152,16 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
     Rng r(seed * 7 + 8);
     for (int k = 0; k < K; ++k) ln_weight.push_back(r.uniform(-0.5f, 0.5f));
   }
+  // RESIDUAL_NORM: the kernel's [2, K] norm_weight, the post-norm's then the pre-norm's (nwf),
+  // and the residual stream the post-normalized x is added to.
+  std::vector<float> post_pre_weight;
+  std::vector<uint16_t> xres = random_bf16(RESIDUAL_NORM ? size_t(M) * K : 0, seed * 7 + 9,
+                                           -2.f, 2.f);
+  if (RESIDUAL_NORM) {
+    Rng r(seed * 7 + 10);
+    for (int k = 0; k < K; ++k) post_pre_weight.push_back(r.uniform(0.5f, 1.5f));
+    post_pre_weight.insert(post_pre_weight.end(), nwf.begin(), nwf.end());
+  }
   std::vector<uint16_t> bias = random_bf16(N, seed * 7 + 4, -1.f, 1.f);
   std::vector<HT> res(size_t(M) * N_OUT);
   {
@@ -204,10 +216,23 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
 
   // ---- reference ----
   std::vector<float> ref(size_t(M) * N_OUT);
+  std::vector<float> sum_ref(RESIDUAL_NORM ? size_t(M) * K : 0); // s = residual + postnorm(x)
   if (!g_bench_only) {
   std::vector<float> xin(size_t(M) * K);
   for (int m = 0; m < M; ++m) {
-    if (LAYER_NORM) {
+    if (RESIDUAL_NORM) {
+      auto rms = [&](auto value) {
+        double ss = 0;
+        for (int k = 0; k < K; ++k) ss += double(value(k)) * value(k);
+        return 1.f / std::sqrt(float(ss / K) + 1e-5f);
+      };
+      float *sm = &sum_ref[size_t(m) * K];
+      const float r1 = rms([&](int k) { return HX::get(x[m * K + k]); });
+      for (int k = 0; k < K; ++k)
+        sm[k] = rbf(bf2f(xres[m * K + k]) + rbf(post_pre_weight[k] * (HX::get(x[m * K + k]) * r1)));
+      const float r2 = rms([&](int k) { return sm[k]; });
+      for (int k = 0; k < K; ++k) xin[m * K + k] = rbf(nwf[k] * (sm[k] * r2));
+    } else if (LAYER_NORM) {
       double sum = 0, ss = 0;
       for (int k = 0; k < K; ++k) sum += HX::get(x[m * K + k]);
       const double mean = sum / K;
@@ -312,6 +337,13 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   bf16 *dnw = reinterpret_cast<bf16 *>(to_device(nw));
   float *dnwf = to_device(nwf);
   float *dln = to_device(ln_weight);
+  float *dpost_pre = RESIDUAL_NORM ? to_device(post_pre_weight) : nullptr;
+  const bf16 *pres = RESIDUAL_NORM ? reinterpret_cast<const bf16 *>(to_device(xres)) : nullptr;
+  bf16 *psum = nullptr;
+  if (RESIDUAL_NORM) {
+    CUDA_CHECK(cudaMalloc(&psum, size_t(M) * K * 2));
+    CUDA_CHECK(cudaMemset(psum, 0xff, size_t(M) * K * 2));
+  }
   bf16 *db = reinterpret_cast<bf16 *>(to_device(bias));
   bf16 *dcs = reinterpret_cast<bf16 *>(to_device(cs));
   bf16 *dsn = reinterpret_cast<bf16 *>(to_device(sn));
@@ -329,7 +361,8 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   const void *pn = PRO == LinearPrologue::RMS_NORM               ? static_cast<const void *>(dnw)
                    : PRO == LinearPrologue::RMS_NORM_FP32_WEIGHT ? static_cast<const void *>(dnwf)
                    : LAYER_NORM                                  ? static_cast<const void *>(dln)
-                                                                 : nullptr;
+                   : RESIDUAL_NORM ? static_cast<const void *>(dpost_pre)
+                                   : nullptr;
   // The RoPE epilogue's bias is in the kernel's row order (the compiler permutes it).
   std::vector<uint16_t> bias_rows(N);
   for (int r = 0; r < N; ++r)
@@ -346,7 +379,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   const bf16 *pc = EPI == LinearEpilogue::ROPE_PAIRS ? dcs : nullptr;
   const bf16 *ps = EPI == LinearEpilogue::ROPE_PAIRS ? dsn : nullptr;
   launch(fn, lp, 0, (const XT *)dx, dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX, kNoCount,
-         dscale, dzero);
+         dscale, dzero, pres, psum);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<HT> got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
   std::vector<float> got(got_h.size());
@@ -358,6 +391,13 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
                 alias_residual ? " (residual=out)" : "");
   std::printf("  [grid %u block %u smem %u]\n", lp.grid.x, lp.block.x, lp.shared_bytes);
   bool ok = g_bench_only || report(label, compare(got, ref, tol));
+  if (RESIDUAL_NORM && !g_bench_only) { // block 0's copy of s
+    const std::vector<uint16_t> sum_h = to_host(reinterpret_cast<const uint16_t *>(psum),
+                                                size_t(M) * K);
+    std::vector<float> sum_got(sum_h.size());
+    for (size_t i = 0; i < sum_h.size(); ++i) sum_got[i] = bf2f(sum_h[i]);
+    ok &= report("  residual_sum = residual + postnorm(x)", compare(sum_got, sum_ref, tol));
+  }
   if (!g_bench_only) {
     // Again under PDL, behind a kernel that writes x late: checks griddepcontrol.wait.
     XT *saved_x = device_copy(dx, size_t(M) * K);
@@ -367,7 +407,7 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
       CUDA_CHECK(cudaMemset(dout, 0xff, sizeof(OutT) * M * N_OUT));
     launch_after_delayed_producer(dx, saved_x, size_t(M) * K * sizeof(XT), fn, lp, (const XT *)dx,
                                   dw, pn, pb, pr, pc, ps, dout, kNoCount, kNoX, kNoCount,
-                                  dscale, dzero);
+                                  dscale, dzero, pres, psum);
     got_h = to_host(reinterpret_cast<const HT *>(dout), size_t(M) * N_OUT);
     for (size_t i = 0; i < got.size(); ++i) got[i] = H::get(got_h[i]);
     ok &= report("  same, PDL behind a late producer of x", compare(got, ref, tol));
@@ -401,14 +441,14 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
     auto enqueue = [&] {
       for (int it = 0; it < iters; ++it)
         launch(fn, lp, s, (const XT *)dx, (const WT *)ws[it % nc], pn, pb, pr, pc, ps, dout2,
-               kNoCount, kNoX, kNoCount, (const float *)ss[it % nc], dzero);
+               kNoCount, kNoX, kNoCount, (const float *)ss[it % nc], dzero, pres, psum);
     };
     cudaError_t pdl_err = cudaSuccess;
     auto enqueue_pdl = [&] {
       for (int it = 0; it < iters; ++it) {
         cudaError_t e = launch_pdl(fn, lp, s, (const XT *)dx, (const WT *)ws[it % nc], pn, pb,
                                    pr, pc, ps, dout2, kNoCount, kNoX, kNoCount,
-                                   (const float *)ss[it % nc], dzero);
+                                   (const float *)ss[it % nc], dzero, pres, psum);
         if (e != cudaSuccess && pdl_err == cudaSuccess) pdl_err = e;
       }
     };
@@ -484,6 +524,9 @@ bool run_case(const char *name, uint64_t seed, bool alias_residual, bool bench,
   if (dzero) CUDA_CHECK(cudaFree(const_cast<uint8_t *>(dzero)));
   CUDA_CHECK(cudaFree(dnw));
   CUDA_CHECK(cudaFree(dnwf));
+  if (dpost_pre) CUDA_CHECK(cudaFree(dpost_pre));
+  if (pres) CUDA_CHECK(cudaFree(const_cast<bf16 *>(pres)));
+  if (psum) CUDA_CHECK(cudaFree(psum));
   CUDA_CHECK(cudaFree(db));
   CUDA_CHECK(cudaFree(dcs));
   CUDA_CHECK(cudaFree(dsn));
@@ -561,8 +604,21 @@ bool run_handoff_case() {
     for (int k = 0; k < K1; ++k) ln[k] = r.uniform(0.5f, 1.5f);
     for (int k = 0; k < K1; ++k) ln[K1 + k] = r.uniform(-0.5f, 0.5f);
   }
-  const void *dnw = LN ? static_cast<const void *>(to_device(ln))
-                       : static_cast<const void *>(to_device(random_bf16(K1, 903, 0.5f, 1.5f)));
+  // RESIDUAL_RMS_NORM_FP32_WEIGHT: fp32 [2, K1] too (the post-norm's and pre-norm's weights),
+  // a residual stream, and the sum block 0 writes.
+  constexpr bool RN = PRO_UP == P::RESIDUAL_RMS_NORM_FP32_WEIGHT;
+  if (RN)
+    for (int k = 0; k < K1; ++k) ln[K1 + k] = ln[k] * 0.75f + 0.25f;
+  const void *dnw = LN || RN
+                        ? static_cast<const void *>(to_device(ln))
+                        : static_cast<const void *>(to_device(random_bf16(K1, 903, 0.5f, 1.5f)));
+  const bf16 *up_res =
+      RN ? reinterpret_cast<const bf16 *>(to_device(random_bf16(K1, 910, -2.f, 2.f))) : nullptr;
+  bf16 *up_sum = nullptr, *up_sum_ref = nullptr;
+  if (RN) {
+    CUDA_CHECK(cudaMalloc(&up_sum, K1 * 2));
+    CUDA_CHECK(cudaMalloc(&up_sum_ref, K1 * 2));
+  }
   const WT *dw2 = weights(N2, N1, 904, a2);
   const float *ds2 = scales(N2, 907, a2);
   bf16 *dres = reinterpret_cast<bf16 *>(to_device(random_bf16(N2, 905, -1.f, 1.f)));
@@ -581,9 +637,9 @@ bool run_handoff_case() {
   CUDA_CHECK(cudaMalloc(&ref, N2 * 2));
   CUDA_CHECK(cudaMalloc(&out, N2 * 2));
   launch(plain_up, lp_up, 0, (const bf16 *)dx, dw1, dnw, db1, none, none, none, act, kNoCount,
-         kNoX, kNoCount, ds1, kNoZero);
+         kNoX, kNoCount, ds1, kNoZero, up_res, up_sum_ref);
   launch(plain_down, lp_down, 0, (const bf16 *)act, dw2, (const void *)nullptr, db2,
-         (const bf16 *)dres, none, none, ref, kNoCount, kNoX, kNoCount, ds2, kNoZero);
+         (const bf16 *)dres, none, none, ref, kNoCount, kNoX, kNoCount, ds2, kNoZero, none, kNoX);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<uint16_t> act_ref = to_host(reinterpret_cast<const uint16_t *>(act), N1);
   const std::vector<uint16_t> out_ref = to_host(reinterpret_cast<const uint16_t *>(ref), N2);
@@ -612,10 +668,10 @@ bool run_handoff_case() {
                                      reinterpret_cast<unsigned char *>(dx), K1 * 2, 30000ull);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(launch_pdl(up, lp_up, 0, (const bf16 *)dx, dw1, dnw, db1, none, none, none,
-                          hx[p], hc[p], kNoX, kNoCount, ds1, kNoZero));
+                          hx[p], hc[p], kNoX, kNoCount, ds1, kNoZero, up_res, up_sum));
     CUDA_CHECK(launch_pdl(down, lp_down, 0, (const bf16 *)hx[p], dw2, (const void *)nullptr, db2,
                           (const bf16 *)dres, none, none, out, hc[p], hx[q], hc[q], ds2,
-                          kNoZero));
+                          kNoZero, none, kNoX));
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<uint16_t> got = to_host(reinterpret_cast<const uint16_t *>(out), N2);
     const std::vector<uint16_t> buf = to_host(reinterpret_cast<const uint16_t *>(hx[p]), N1);
@@ -625,6 +681,12 @@ bool run_handoff_case() {
     CUDA_CHECK(cudaMemcpy(&reset_count, hc[q], 4, cudaMemcpyDeviceToHost));
     size_t out_diff = 0, buf_diff = 0, not_reset = 0;
     for (int i = 0; i < N2; ++i) out_diff += got[i] != out_ref[i];
+    if (RN) { // block 0's residual sum, as the plain launch wrote it
+      const std::vector<uint16_t> sum = to_host(reinterpret_cast<const uint16_t *>(up_sum), K1);
+      const std::vector<uint16_t> sum_ref =
+          to_host(reinterpret_cast<const uint16_t *>(up_sum_ref), K1);
+      for (int i = 0; i < K1; ++i) out_diff += sum[i] != sum_ref[i];
+    }
     for (int i = 0; i < N1; ++i) {
       buf_diff += buf[i] != uint16_t(~act_ref[i]);
       not_reset += reset[i] != 0;
@@ -635,6 +697,7 @@ bool run_handoff_case() {
                 "(want %d), reset count %u\n",
                 (std::string(p == 0 ? "handoff up -> down" : "handoff, pair 1") +
                  (WB == LinearWeights::FP8_E4M3 ? " fp8" : "") + (LN ? " ln+gelu" : "") +
+                 (RN ? " residual norm" : "") +
                  " N1=" + std::to_string(N1) +
                  (p == 0 ? ", pair 0" : " (resets pair 0)"))
                     .c_str(),
@@ -786,7 +849,10 @@ int main() {
           // GPT-2 XL's MLP: LayerNorm over K = 1600 (padded to 1664), c_fc + bias + GeLU,
           // c_proj + bias + residual.
           run_handoff_case<bf16, 1600, 6400, 1600, P::LAYER_NORM, E::GELU_TANH,
-                           E::BIAS_RESIDUAL>();
+                           E::BIAS_RESIDUAL>() &&
+          // Gemma 2's MLP: post-norm + residual + pre-norm, GeGLU pairs, a plain down.
+          run_handoff_case<bf16, 2304, 9216, 2304, P::RESIDUAL_RMS_NORM_FP32_WEIGHT,
+                           E::GELU_TANH_MUL_PAIRS, E::NONE>();
   std::printf("-- odd shapes\n");
   ok &= run_case<1, 48, 192, P::NONE, E::BIAS, float>("bias f32", 11, false, false);
   ok &= run_case<3, 64, 320, P::NONE, E::NONE, bf16>("none", 12, false, false);
@@ -964,6 +1030,25 @@ int main() {
   ok &= run_case<1, 2304, 9216, P::NONE, E::NONE, bf16>("gemma2 down", 317, false, true);
   ok &= run_case<1, 256000, 2304, P::RMS_NORM_FP32_WEIGHT, E::NONE, bf16>("gemma2 lm_head", 318,
                                                                           false, true);
+  // Gemma 2's post-norm and residual add in the next projection's prologue (decode and
+  // 6-token prompts: the residual held in registers; 9 rows of 4096: x via cp.async and the
+  // residual read in the pass; 65 chunks: K padded).
+  std::printf("-- Gemma 2 2B, post-norm + residual in the next prologue\n");
+  constexpr P RN = P::RESIDUAL_RMS_NORM_FP32_WEIGHT;
+  ok &= run_case<3, 96, 512, RN, E::GELU_TANH_MUL_PAIRS, bf16>("residual norm + geglu",
+                                                                      321, false, false);
+  ok &= run_case<9, 2176, 4096, RN, E::NONE, bf16>("residual norm (x via cp.async)", 322,
+                                                          false, false);
+  ok &= run_case<2, 256, 4160, RN, E::NONE, bf16>("residual norm, 65 chunks", 323, false,
+                                                         false);
+  ok &= run_case<6, 18432, 2304, RN, E::GELU_TANH_MUL_PAIRS, bf16>(
+      "gemma2 residual norm + gate_up", 324, false, true);
+  ok &= run_case<1, 4096, 2304, RN, E::ROPE_PAIRS, bf16, 3072, 256>(
+      "gemma2 residual norm + qkv", 325, false, true);
+  ok &= run_case<1, 18432, 2304, RN, E::GELU_TANH_MUL_PAIRS, bf16>(
+      "gemma2 residual norm + gate_up", 326, false, true);
+  ok &= run_case<1, 256000, 2304, RN, E::NONE, bf16>("gemma2 residual norm + lm_head",
+                                                            327, false, true);
   // The weight double buffer in shared memory (w_smem: 16 warps, bf16 x, no prologue) with
   // several rows of x and a tile count below the SM count.
   static_assert(linear_small_m_tiling(1, 2048, 8192, P::NONE, kSms).w_smem &&

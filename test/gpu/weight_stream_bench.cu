@@ -152,7 +152,7 @@ int main() {
            CUDA_CHECK(gputest::launch_pdl(lm_head, lp, 0, (const bf16 *)x, (const bf16 *)w,
                                           (const bf16 *)norm, none, none, none, none, out,
                                           no_count, no_x, no_count, (const float *)nullptr,
-                                          (const uint8_t *)nullptr));
+                                          (const uint8_t *)nullptr, none, (bf16 *)nullptr));
          }, kCalls));
   CUDA_CHECK(cudaDeviceSynchronize());
   return 0;

@@ -73,7 +73,7 @@ TEST(Fp8Lowering, LaunchesAndHandoffsFollowTheFp8Tiling) {
       ASSERT_EQ(kernel.getParams().size(), 15u);
       EXPECT_EQ(param(kernel, 13), "__nv_fp8_e4m3");
       EXPECT_EQ(param(kernel, 14), "0") << "W_GROUP";
-      ASSERT_EQ(kernel.getArgs().size(), 13u);
+      ASSERT_EQ(kernel.getArgs().size(), 15u);
       EXPECT_GE(kernel.getArgs()[11], 0) << "no w_scale argument";
       EXPECT_LT(kernel.getArgs()[12], 0) << "a w_zero for fp8 weights";
       const int n = std::stoi(param(kernel, 1)), k = std::stoi(param(kernel, 2));
@@ -113,7 +113,7 @@ TEST(Fp8Lowering, Bf16WeightsSpellEveryParameter) {
       ASSERT_EQ(kernel.getParams().size(), 15u) << weightDtype;
       EXPECT_EQ(param(kernel, 13), "__nv_bfloat16") << weightDtype;
       EXPECT_EQ(param(kernel, 14), "0") << weightDtype;
-      ASSERT_EQ(kernel.getArgs().size(), 13u) << weightDtype;
+      ASSERT_EQ(kernel.getArgs().size(), 15u) << weightDtype;
       EXPECT_LT(kernel.getArgs()[11], 0) << weightDtype << ": a w_scale for bf16 weights";
       EXPECT_LT(kernel.getArgs()[12], 0) << weightDtype << ": a w_zero for bf16 weights";
     });

@@ -85,7 +85,7 @@ TEST(Int4Lowering, LaunchesFollowTheInt4TilingAndNeverHandOff) {
       EXPECT_EQ(param(kernel, 12), "0");
       EXPECT_EQ(param(kernel, 13), "sinter::kernels::Int4x2");
       EXPECT_EQ(param(kernel, 14), std::to_string(kGroup));
-      ASSERT_EQ(kernel.getArgs().size(), 13u);
+      ASSERT_EQ(kernel.getArgs().size(), 15u);
       EXPECT_FALSE(argument(kernel, 12)) << "a w_zero for symmetric int4";
       const int n = std::stoi(param(kernel, 1)), k = std::stoi(param(kernel, 2));
       auto q = weightOf(argument(kernel, 1)), scale = weightOf(argument(kernel, 11));
@@ -120,7 +120,7 @@ TEST(Int4Lowering, KNotAMultipleOf128KeepsBf16Weights) {
   int bf16 = 0, int4 = 0;
   l.module->walk([&](launch::KernelOp kernel) {
     ASSERT_EQ(kernel.getParams().size(), 15u);
-    ASSERT_EQ(kernel.getArgs().size(), 13u);
+    ASSERT_EQ(kernel.getArgs().size(), 15u);
     EXPECT_EQ(param(kernel, 11), "sinter::kernels::LinearHandoff::NONE");
     const int k = std::stoi(param(kernel, 2));
     if (k == 64) {

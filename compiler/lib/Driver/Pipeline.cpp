@@ -114,6 +114,7 @@ SmallVector<std::unique_ptr<Pass>> phasePasses(Phase phase, const CompileConfig 
     passes.push_back(createSinterFuseQkvHeads());
     passes.push_back(createSinterFuseDecodeQkNorm());
     passes.push_back(createSinterFormFusionGroups());
+    passes.push_back(createSinterFuseResidualNormPrologue());
     // After the fusion groups, so that no other graph pass has to know the sampler.
     if (config.sample)
       passes.push_back(createSinterAppendSampler());

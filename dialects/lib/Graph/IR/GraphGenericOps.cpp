@@ -245,5 +245,44 @@ LogicalResult FusionGroupOp::verify() {
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getOutputs().getTypes())
     return emitOpError("yielded types differ from the results");
+  Value x, weight, residual;
+  float epsilon;
+  if (getInConsumerPrologue() && !residualNormParts(x, weight, residual, epsilon))
+    return emitOpError("marked in_consumer_prologue but not a post-norm and residual add");
   return success();
+}
+
+bool FusionGroupOp::residualNormParts(Value &x, Value &weight, Value &residual, float &epsilon) {
+  Block &body = getBody().front();
+  if (getOutputs().size() != 1 || !llvm::hasNItems(body.without_terminator(), 3))
+    return false;
+  auto add = cast<YieldOp>(body.getTerminator()).getValues()[0].getDefiningOp<AddOp>();
+  if (!add)
+    return false;
+  auto castOf = [](Value v) { return v.getDefiningOp<CastOp>(); };
+  CastOp rounded = castOf(add.getRhs()) ? castOf(add.getRhs()) : castOf(add.getLhs());
+  if (!rounded)
+    return false;
+  Value sum = rounded.getResult() == add.getRhs() ? add.getLhs() : add.getRhs();
+  auto norm = rounded.getInput().getDefiningOp<RMSNormalizationOp>();
+  auto type = cast<RankedTensorType>(add.getType());
+  auto argIndex = [&](Value v) -> int {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body ? int(arg.getArgNumber()) : -1;
+  };
+  if (!norm || argIndex(sum) < 0 || argIndex(norm.getInput()) < 0 ||
+      argIndex(norm.getScale()) < 0 || sum.getType() != type ||
+      norm.getInput().getType() != type || rounded.getType() != type ||
+      !(type.getElementType().isBF16() || type.getElementType().isF16()) ||
+      int64_t(norm.getAxis()) != type.getRank() - 1)
+    return false;
+  auto scale = cast<RankedTensorType>(norm.getScale().getType());
+  if (!scale.getElementType().isF32() || scale.getRank() != 1 ||
+      scale.getDimSize(0) != type.getShape().back())
+    return false;
+  x = getInputs()[argIndex(norm.getInput())];
+  weight = getInputs()[argIndex(norm.getScale())];
+  residual = getInputs()[argIndex(sum)];
+  epsilon = norm.getEpsilon().convertToFloat();
+  return true;
 }

@@ -39,6 +39,10 @@ const KernelArg kLinearSmallMArgs[] = {
     {"reset_count", R::OptionalOut},
     {"w_scale", R::Optional}, // fp8 weights: one fp32 scale per weight row; int4: per row and group
     {"w_zero", R::Optional},  // int4 weights: uint8 zero points per row and group (null: symmetric)
+    // RESIDUAL_RMS_NORM_FP32_WEIGHT: the residual stream the post-normalized x is added to,
+    // and (when others read it) that sum, written by block 0.
+    {"prologue_residual", R::Optional},
+    {"residual_sum", R::OptionalOut},
 };
 
 const KernelParam kEmbeddingGatherParams[] = {

@@ -379,6 +379,27 @@ def SinterFormFusionGroups : Pass<"sinter-form-fusion-groups", "mlir::ModuleOp">
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 
+def SinterFuseResidualNormPrologue
+    : Pass<"sinter-fuse-residual-norm-prologue", "mlir::ModuleOp"> {
+  let summary = "Recompute a post-norm and residual add in the next linear's prologue";
+  let description = [{
+    Runs after the fusion groups. A group that is exactly a post-norm and residual add,
+    s = residual + cast(rms_normalization(x, w)) over the last axis with a constant f32 w
+    (Gemma 2's post_attention_layernorm and post_feedforward_layernorm with their residual
+    adds), whose first user is a bf16 linear normalizing s with its own constant f32 norm
+    weight and the same epsilon (the next pre-norm: pre_feedforward_layernorm, the next
+    layer's input_layernorm, the final norm of the LM head) is marked
+    `in_consumer_prologue` when linear_small_m takes such a prologue at its rows and K on the
+    target. The lowering then gives no launch to the group: the linear's kernel
+    (RESIDUAL_RMS_NORM_FP32_WEIGHT) recomputes s in every block from x, the residual and w,
+    and its block 0 writes s for the group's other users, which must all come after the
+    linear. Where the lowering still picks another path for the linear (fp32 activations,
+    quantized weights it cannot take, a library GEMM) the group becomes its own launch
+    right before the linear's. A launch boundary fewer a layer for each post-norm.
+  }];
+  let dependentDialects = ["::sinter::graph::GraphDialect"];
+}
+
 def SinterAppendSampler : Pass<"sinter-append-sampler", "mlir::ModuleOp"> {
   let summary = "Give every language-model entry a next_token output picked on the device";
   let description = [{

@@ -99,8 +99,10 @@ private:
   mlir::LogicalResult lowerGeneric(mlir::Operation *op);
   mlir::LogicalResult lowerMatMul(graph::MatMulOp matmul);
   mlir::LogicalResult emitCopy(mlir::Value source, mlir::Value slot);
-  /// linear_small_m's LAYER_NORM norm_weight: the scale, then the shift, fp32 [2, k].
-  mlir::FailureOr<mlir::Value> layerNormKernelWeight(graph::LinearOp linear, int64_t k);
+  /// Two f32 [K] norm weights packed as one [2, K] kernel weight: a LayerNorm's scale and
+  /// shift, or a post-norm's and the next pre-norm's weights.
+  mlir::FailureOr<mlir::Value> pairedNormKernelWeight(mlir::Value first, mlir::Value second,
+                                                      int64_t k, llvm::StringRef suffix);
   /// x [m, k] RMS-normalized over k and scaled by `weight` (a graph value), by a generated row
   /// kernel into a new arena buffer.
   mlir::FailureOr<mlir::Value> emitGenericRmsNorm(mlir::Location loc, mlir::Value x,

@@ -315,13 +315,51 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
                   : linear.normCentered()    ? kn::LinearPrologue::LAYER_NORM
                   : linear.normScalesInF32() ? kn::LinearPrologue::RMS_NORM_FP32_WEIGHT
                                              : kn::LinearPrologue::RMS_NORM;
-  auto x = bufferOf(linear.getInput());
+  const kn::LinearWeights format = kernelWeights(k);
+  const int group = weightGroup(format);
+  // A post-norm and residual add marked for this prologue (sinter-fuse-residual-norm-prologue):
+  // the kernel reads its x and residual instead of its result, when it takes them here.
+  Value prologueResidual, residualSum, postNormWeight;
+  FailureOr<Value> x = failure();
+  if (auto residualNorm = linear.getInput().getDefiningOp<graph::FusionGroupOp>();
+      residualNorm && residualNorm.getInConsumerPrologue() &&
+      prologue == kn::LinearPrologue::RMS_NORM_FP32_WEIGHT &&
+      !buffers.lookup(linear.getInput())) {
+    Value normX, weight, residual;
+    float postEps;
+    if (!residualNorm.residualNormParts(normX, weight, residual, postEps))
+      return residualNorm.emitError("internal: a marked group that is no residual norm");
+    FailureOr<Value> fusedX = bufferOf(normX);
+    if (failed(fusedX))
+      return failure();
+    const int fusedXBytes = elementTypeOf(*fusedX).getIntOrFloatBitWidth() / 8;
+    const auto fused = kn::LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT;
+    if (postEps == linear.getNormEpsilon()->convertToFloat() &&
+        kn::linear_small_m_supported(m, n, k, fused, epilogue, ropeRows, headDim, fusedXBytes,
+                                     smCount, format, group, sharedMemory)) {
+      FailureOr<Value> residualBuffer = bufferOf(residual);
+      if (failed(residualBuffer))
+        return failure();
+      prologue = fused;
+      x = fusedX;
+      prologueResidual = *residualBuffer;
+      postNormWeight = weight;
+      // Block 0 writes the sum for the group's other users.
+      if (!linear.getInput().hasOneUse()) {
+        residualSum = destinationFor(linear.getInput());
+        buffers[linear.getInput()] = residualSum;
+      }
+    }
+  }
+  if (!prologueResidual) // the group, if marked, becomes its own launch here (bufferOf)
+    x = bufferOf(linear.getInput());
   if (failed(x))
     return failure();
   Value normWeight, bias, residual;
   // (A LayerNorm's scale and shift go to the kernel packed, to a library GEMM's generated
   // norm as they are: both below.)
-  if (linear.getNormWeight() && prologue != kn::LinearPrologue::LAYER_NORM) {
+  if (linear.getNormWeight() && prologue != kn::LinearPrologue::LAYER_NORM &&
+      prologue != kn::LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT) {
     auto b = bufferOf(linear.getNormWeight());
     if (failed(b))
       return failure();
@@ -350,8 +388,6 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   buffers[linear.getResult()] = out;
   Type xType = elementTypeOf(*x);
   int xBytes = xType.getIntOrFloatBitWidth() / 8;
-  const kn::LinearWeights format = kernelWeights(k);
-  const int group = weightGroup(format);
   if (!kn::linear_small_m_supported(m, n, k, prologue, epilogue, ropeRows, headDim, xBytes,
                                     smCount, format, group, sharedMemory)) {
     if (failed(requireModelActivations(linear, "a linear on " + std::to_string(m) + " rows of " +
@@ -460,8 +496,13 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
     bias = makeWeight(linear.getBias().getLoc(), permuted, newWeightName(permuted, ".rope_rows"));
   }
 
-  if (prologue == kn::LinearPrologue::LAYER_NORM) {
-    FailureOr<Value> packed = layerNormKernelWeight(linear, k);
+  if (prologue == kn::LinearPrologue::LAYER_NORM ||
+      prologue == kn::LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT) {
+    FailureOr<Value> packed = postNormWeight
+                                  ? pairedNormKernelWeight(postNormWeight, linear.getNormWeight(),
+                                                           k, ".residual_norm")
+                                  : pairedNormKernelWeight(linear.getNormWeight(),
+                                                           linear.getNormBias(), k, ".layer_norm");
     if (failed(packed))
       return failure();
     normWeight = *packed;
@@ -484,26 +525,29 @@ LogicalResult FunctionLowering::lowerLinearKernel(graph::LinearOp linear) {
   kn::LaunchParams lp =
       kn::linear_small_m_launch(m, n, k, prologue, smCount, xBytes, format, sharedMemory);
   Location loc = linear.getLoc();
+  SmallVector<unsigned> written = {7};
+  if (residualSum)
+    written.push_back(14);
   return emitKernel(loc, "linear_small_m", params,
                     {*x, weight, normWeight, bias, residual, cosTable, sinTable, out,
                      /*handoff_count=*/Value(), /*reset_x=*/Value(), /*reset_count=*/Value(),
-                     weightScale, /*w_zero=*/Value()},
+                     weightScale, /*w_zero=*/Value(), prologueResidual, residualSum},
                     {lp.grid.x, lp.grid.y, lp.grid.z}, {lp.block.x, lp.block.y, lp.block.z},
-                    lp.shared_bytes, {7});
+                    lp.shared_bytes, written);
 }
 
-FailureOr<Value> FunctionLowering::layerNormKernelWeight(graph::LinearOp linear, int64_t k) {
-  DenseElementsAttr scale = constantData(linear.getNormWeight());
-  DenseElementsAttr shift = constantData(linear.getNormBias());
-  if (!scale || !shift)
-    return linear.emitError("a LayerNorm prologue needs a constant scale and shift");
-  std::vector<float> packed = graph::readFloat32(scale);
-  std::vector<float> tail = graph::readFloat32(shift);
-  packed.insert(packed.end(), tail.begin(), tail.end());
+FailureOr<Value> FunctionLowering::pairedNormKernelWeight(Value first, Value second, int64_t k,
+                                                          StringRef suffix) {
+  DenseElementsAttr head = constantData(first);
+  DenseElementsAttr tail = constantData(second);
+  if (!head || !tail)
+    return emitError(first.getLoc(), "a linear prologue needs constant norm weights");
+  std::vector<float> packed = graph::readFloat32(head);
+  std::vector<float> rest = graph::readFloat32(tail);
+  packed.insert(packed.end(), rest.begin(), rest.end());
   auto data = graph::fromFloat32(RankedTensorType::get({2, k}, builder.getF32Type()), packed);
-  Location loc =
-      builder.getFusedLoc({linear.getNormWeight().getLoc(), linear.getNormBias().getLoc()});
-  return makeWeight(loc, data, newWeightName(data, ".layer_norm"));
+  Location loc = builder.getFusedLoc({first.getLoc(), second.getLoc()});
+  return makeWeight(loc, data, newWeightName(data, suffix));
 }
 
 std::pair<Value, Value>

@@ -184,6 +184,14 @@ FailureOr<Value> FunctionLowering::bufferOf(Value value) {
       buffers[value] = *source;
     return source;
   }
+  // A group marked for its consumer's prologue whose consumer took another path: its own
+  // launch, here, before the first launch that reads it.
+  if (auto group = value.getDefiningOp<graph::FusionGroupOp>();
+      group && group.getInConsumerPrologue()) {
+    if (failed(lowerGeneric(group)))
+      return failure();
+    return buffers.lookup(value);
+  }
   if (Operation *def = value.getDefiningOp())
     return def->emitError("value of '") << def->getName() << "' has no buffer here";
   return failure();
@@ -226,6 +234,9 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
       return lowerGeneric(reshape);
     return success(succeeded(bufferOf(reshape.getResult())));
   }
+  // Lowered with the linear that reads it (its prologue), or where it is first read.
+  if (auto group = dyn_cast<graph::FusionGroupOp>(op); group && group.getInConsumerPrologue())
+    return success();
   if (isa<graph::FusionGroupOp>(op) || isGenericOp(op))
     return lowerGeneric(op);
   return op->emitError("no launch lowering for '") << op->getName() << "'";

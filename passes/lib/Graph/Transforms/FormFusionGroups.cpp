@@ -163,7 +163,8 @@ private:
       locs.push_back(op->getLoc());
     Location loc = builder.getFusedLoc(locs);
     auto fused =
-        graph::FusionGroupOp::create(builder, loc, root->getResultTypes(), inputs.getArrayRef());
+        graph::FusionGroupOp::create(builder, loc, root->getResultTypes(), inputs.getArrayRef(),
+                                     /*in_consumer_prologue=*/false);
     Block *body = new Block();
     fused.getBody().push_back(body);
     IRMapping map;

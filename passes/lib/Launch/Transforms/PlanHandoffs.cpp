@@ -52,8 +52,9 @@ kn::LinearWeights weightsOf(launch::KernelOp op) {
 
 kn::LinearPrologue prologueOf(launch::KernelOp op) {
   StringRef pro = textParam(op, "PRO");
-  for (kn::LinearPrologue p : {kn::LinearPrologue::RMS_NORM, kn::LinearPrologue::RMS_NORM_FP32_WEIGHT,
-                               kn::LinearPrologue::LAYER_NORM})
+  for (kn::LinearPrologue p :
+       {kn::LinearPrologue::RMS_NORM, kn::LinearPrologue::RMS_NORM_FP32_WEIGHT,
+        kn::LinearPrologue::LAYER_NORM, kn::LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT})
     if (pro == kn::kLinearPrologueNames[int(p)])
       return p;
   return kn::LinearPrologue::NONE;
@@ -103,6 +104,11 @@ std::optional<Pair> handoffPair(launch::KernelOp up, kn::SharedMemoryLimits shar
     return std::nullopt;
   if (llvm::any_of(x.getUsers(), [&](Operation *user) { return user != up && user != down; }) ||
       llvm::count(down.getArgumentValues(), x) != 1)
+    return std::nullopt;
+  // The consumer waits for x alone: a residual sum the producer writes (block 0, see
+  // RESIDUAL_RMS_NORM_FP32_WEIGHT) may still be on its way.
+  if (Value sum = up.getArgument("residual_sum");
+      sum && llvm::is_contained(down.getArgumentValues(), sum))
     return std::nullopt;
   int64_t m = intParam(up, "M"), upRows = intParam(up, "N_ROWS"), upK = intParam(up, "K");
   int64_t downRows = intParam(down, "N_ROWS"), k = intParam(down, "K");

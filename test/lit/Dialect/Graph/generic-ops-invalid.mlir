@@ -105,3 +105,15 @@ func.func @group_types(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %g : tensor<4xf32>
 }
+
+// -----
+
+func.func @consumer_prologue_not_a_residual_norm(%x: tensor<2x64xbf16>) -> tensor<2x64xbf16> {
+  // expected-error @+1 {{marked in_consumer_prologue but not a post-norm and residual add}}
+  %g = sinter.fusion_group(%x) attributes {in_consumer_prologue} : (tensor<2x64xbf16>) -> tensor<2x64xbf16> {
+  ^bb0(%a: tensor<2x64xbf16>):
+    %n = sinter.neg %a : (tensor<2x64xbf16>) -> tensor<2x64xbf16>
+    sinter.yield %n : tensor<2x64xbf16>
+  }
+  return %g : tensor<2x64xbf16>
+}

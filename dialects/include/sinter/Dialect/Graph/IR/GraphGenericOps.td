@@ -133,12 +133,24 @@ def Graph_FusionGroupOp : Graph_Op<"fusion_group", [
     data-movement ops plus at most one row operation (a reduction, softmax or
     normalization), whose consumers inside the group read it at its own shape. The region's
     arguments are the group's operands, in order; `sinter.yield` gives its results. Each
-    group becomes one launch.
+    group becomes one launch, except one marked `in_consumer_prologue`
+    (sinter-fuse-residual-norm-prologue): a post-norm and residual add,
+    residual + cast(rms_normalization(x, f32 weight)), that the linear reading it recomputes
+    in its prologue (`residualNormParts`); that linear's launch writes the group's result
+    for the group's other users.
   }];
-  let arguments = (ins Variadic<Graph_Tensor>:$inputs);
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs, UnitAttr:$in_consumer_prologue);
   let results = (outs Variadic<Graph_Tensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "`(` $inputs `)` attr-dict-with-keyword `:` functional-type($inputs, $outputs) $body";
+  let extraClassDeclaration = [{
+    /// Whether the group is exactly a post-norm and residual add over the last axis:
+    /// one result, residual + cast(rms_normalization(x, weight)) with a 16-bit x and
+    /// residual of the result's type and an f32 weight (either add order). Sets the group's
+    /// inputs that are x, the weight and the residual, and the norm's epsilon.
+    bool residualNormParts(mlir::Value &x, mlir::Value &weight, mlir::Value &residual,
+                           float &epsilon);
+  }];
   let hasVerifier = 1;
 }
 
