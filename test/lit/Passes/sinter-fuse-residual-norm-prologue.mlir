@@ -9,7 +9,8 @@
 // CHECK: sinter.linear
 // LAUNCH-LABEL: func.func @post_norm_before_pre_norm
 // LAUNCH-NOT: launch.generic
-// LAUNCH: %[[NW:.+]] = launch.weight "w{{[0-9]+}}.residual_norm" {{.*}}: memref<2x64xf32>
+// The post-norm's weight (1.5) first, the pre-norm's (0.75) last:
+// LAUNCH: %[[NW:.+]] = launch.weight "w{{[0-9]+}}.residual_norm" {offset = {{[0-9]+}} : i64, value = dense<"0x0000C03F{{(0000C03F)+}}{{(0000403F)+}}"> : tensor<2x64xf32>} : memref<2x64xf32>
 // LAUNCH-NOT: launch.generic
 // LAUNCH: launch.kernel "linear_small_m"(%arg0, %{{[^,]+}}, %[[NW]], %{{[^,]+}}, %arg1, %[[SUM:[^)]+]]) {args = array<i64: 0, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, 4, 5>, {{.*}}params = [2, 128, 64, "sinter::kernels::LinearPrologue::RESIDUAL_RMS_NORM_FP32_WEIGHT", "sinter::kernels::LinearEpilogue::NONE", {{.*}}writes = array<i64: 3, 5>
 // LAUNCH: launch.kernel "linear_small_m"({{.*}}%[[SUM]]{{.*}}"sinter::kernels::LinearEpilogue::RESIDUAL"
