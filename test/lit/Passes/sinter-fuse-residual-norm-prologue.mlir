@@ -108,3 +108,33 @@ func.func @not_fused(%y: tensor<2x64xbf16>, %h: tensor<2x64xbf16>, %big: tensor<
   %l5 = sinter.linear %s5, %w norm %pre {norm_epsilon = 9.99999997E-7 : f32} : (tensor<2x64xbf16>, tensor<64x128xbf16>, tensor<64xf32>) -> tensor<2x128xbf16>
   return %l1, %early, %l2, %l3, %l4, %l5 : tensor<2x128xbf16>, tensor<2x64xbf16>, tensor<2x128xbf16>, tensor<2x128xbf16>, tensor<32x128xbf16>, tensor<2x128xbf16>
 }
+
+// -----
+
+// A marked group whose linear the kernel does not take (32 rows: a library GEMM after an
+// rms_norm launch) is lowered where it is first read: its own launch right before them, its
+// result read by the later add too. (The pass would not mark it; the lowering must not rely
+// on that.)
+// CHECK-LABEL: func.func @marked_past_the_kernel
+// LAUNCH-LABEL: func.func @marked_past_the_kernel
+// LAUNCH: launch.generic(%arg0, %{{[^,]+}}, %arg1) -> (%[[S:[^)]+]])
+// LAUNCH: sinter.rms_normalization
+// LAUNCH: launch.kernel "rms_norm"(%[[S]],
+// LAUNCH: launch.gemm
+// LAUNCH: launch.generic(%[[S]], %arg1)
+// LAUNCH-NOT: RESIDUAL_RMS_NORM_FP32_WEIGHT
+func.func @marked_past_the_kernel(%y: tensor<32x64xbf16>, %h: tensor<32x64xbf16>) -> (tensor<32x128xbf16>, tensor<32x64xbf16>) {
+  %post = sinter.constant dense<1.5> : tensor<64xf32>
+  %pre = sinter.constant dense<0.75> : tensor<64xf32>
+  %w = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %s = sinter.fusion_group(%y, %post, %h) attributes {in_consumer_prologue} : (tensor<32x64xbf16>, tensor<64xf32>, tensor<32x64xbf16>) -> tensor<32x64xbf16> {
+  ^bb0(%a: tensor<32x64xbf16>, %b: tensor<64xf32>, %c: tensor<32x64xbf16>):
+    %n = sinter.rms_normalization %a, %b {axis = 1 : i64, epsilon = 9.99999997E-7 : f32} : (tensor<32x64xbf16>, tensor<64xf32>) -> tensor<32x64xf32>
+    %r = sinter.cast %n : (tensor<32x64xf32>) -> tensor<32x64xbf16>
+    %t = sinter.add %c, %r : (tensor<32x64xbf16>, tensor<32x64xbf16>) -> tensor<32x64xbf16>
+    sinter.yield %t : tensor<32x64xbf16>
+  }
+  %l = sinter.linear %s, %w norm %pre {norm_epsilon = 9.99999997E-7 : f32} : (tensor<32x64xbf16>, tensor<64x128xbf16>, tensor<64xf32>) -> tensor<32x128xbf16>
+  %e = sinter.add %s, %h : (tensor<32x64xbf16>, tensor<32x64xbf16>) -> tensor<32x64xbf16>
+  return %l, %e : tensor<32x128xbf16>, tensor<32x64xbf16>
+}
