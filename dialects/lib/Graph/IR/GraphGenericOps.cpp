@@ -273,7 +273,7 @@ bool FusionGroupOp::residualNormParts(Value &x, Value &weight, Value &residual, 
   if (!norm || argIndex(sum) < 0 || argIndex(norm.getInput()) < 0 ||
       argIndex(norm.getScale()) < 0 || sum.getType() != type ||
       norm.getInput().getType() != type || rounded.getType() != type ||
-      !(type.getElementType().isBF16() || type.getElementType().isF16()) ||
+      !type.getElementType().isBF16() ||
       int64_t(norm.getAxis()) != type.getRank() - 1)
     return false;
   auto scale = cast<RankedTensorType>(norm.getScale().getType());

@@ -34,7 +34,7 @@ LinearOp consumerOf(FusionGroupOp group, const sinter::CompileTarget &target) {
     return {};
   Value sum = group.getOutputs()[0];
   auto type = cast<RankedTensorType>(sum.getType());
-  if (!type.getElementType().isBF16() || !type.hasStaticShape())
+  if (!type.hasStaticShape())
     return {};
   Operation *first = nullptr;
   for (Operation *user : sum.getUsers()) {

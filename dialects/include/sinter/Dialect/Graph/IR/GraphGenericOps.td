@@ -145,8 +145,9 @@ def Graph_FusionGroupOp : Graph_Op<"fusion_group", [
   let assemblyFormat = "`(` $inputs `)` attr-dict-with-keyword `:` functional-type($inputs, $outputs) $body";
   let extraClassDeclaration = [{
     /// Whether the group is exactly a post-norm and residual add over the last axis:
-    /// one result, residual + cast(rms_normalization(x, weight)) with a 16-bit x and
-    /// residual of the result's type and an f32 weight (either add order). Sets the group's
+    /// one result, residual + cast(rms_normalization(x, weight)) with a bf16 x and
+    /// residual of the result's type and an f32 weight (either add order; the kernel's
+    /// RESIDUAL_RMS_NORM_FP32_WEIGHT reads bf16). Sets the group's
     /// inputs that are x, the weight and the residual, and the norm's epsilon.
     bool residualNormParts(mlir::Value &x, mlir::Value &weight, mlir::Value &residual,
                            float &epsilon);
