@@ -557,8 +557,9 @@ bool run_handoff_case() {
   constexpr int UP_ROWS = linear_epilogue_gates(EPI_UP) ? 2 * N1 : N1;
   constexpr bool LN = PRO_UP == P::LAYER_NORM;
   if constexpr (!linear_small_m_handoff_consumer_supported(1, N2, N1, P::NONE, kSms, WB)) {
-    std::printf("handoff with %d-byte weights: no consumer configuration, skipped\n",
-                int(sizeof(WT)));
+    std::printf("handoff pair N1=%d -> N2=%d with %d-byte weights: no consumer configuration "
+                "for the second launch (so the compiler never pairs them), skipped\n",
+                N1, N2, int(sizeof(WT)));
     return true;
   } else {
   static_assert(!linear_small_m_handoff_consumer_supported(1, N2, N1, P::RMS_NORM, kSms, WB));
