@@ -454,6 +454,19 @@ def build_family_config(a):
     return getattr(transformers, cls)(**common, **extra)
 
 
+def note_dropped_softcap(cfg, attn):
+    """Hugging Face's sdpa attention takes no soft-cap: a Gemma 2 config's
+    attn_logit_softcapping is then left out of the traced graph and of every PyTorch reference
+    built with the same attention. Says so on stderr; returns whether it did."""
+    cap = getattr(cfg, "attn_logit_softcapping", None)
+    if attn != "sdpa" or not cap:
+        return False
+    print(f"[export_llama] note: attn_implementation=sdpa leaves out attn_logit_softcapping={cap}"
+          " (this export and a PyTorch reference with sdpa attend without the soft-cap);"
+          " --attn eager keeps it", file=sys.stderr)
+    return True
+
+
 def build_config(a):
     if a.from_pretrained:
         from transformers import AutoConfig
@@ -1027,6 +1040,7 @@ def main_kv(a, cfg):
     ids, _ = example_inputs(a)
     attn = "sdpa" if a.attn == "auto" else a.attn
     model = build_model(cfg, a, attn)
+    note_dropped_softcap(cfg, attn)
     dt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[a.dtype]
     prefill, decode = make_kv_wrappers(model, max_len, seq)
     past, present = kv_names(cfg.num_hidden_layers)
@@ -1304,6 +1318,7 @@ def _main(a):
     if prog is None:
         print("[export_llama] all export attempts failed", file=sys.stderr)
         return 1
+    note_dropped_softcap(cfg, used)
 
     n_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     use_ext = n_bytes > EXTERNAL_DATA_THRESHOLD

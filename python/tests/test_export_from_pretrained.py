@@ -34,6 +34,30 @@ def load_script():
     return mod
 
 
+class SoftcapNoteTest(unittest.TestCase):
+    """sdpa attention drops Gemma 2's attention soft-cap: the export says so (no torch needed)."""
+
+    def note(self, attn, **config):
+        import contextlib
+        import io
+        import types
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            said = load_script().note_dropped_softcap(types.SimpleNamespace(**config), attn)
+        return said, err.getvalue()
+
+    def test_sdpa_with_softcap(self):
+        said, err = self.note("sdpa", attn_logit_softcapping=50.0)
+        self.assertTrue(said)
+        self.assertIn("attn_logit_softcapping=50.0", err)
+        self.assertIn("--attn eager", err)
+
+    def test_eager_or_no_softcap_is_quiet(self):
+        self.assertEqual(self.note("eager", attn_logit_softcapping=50.0), (False, ""))
+        self.assertEqual(self.note("sdpa", attn_logit_softcapping=None), (False, ""))
+        self.assertEqual(self.note("sdpa"), (False, ""))
+
+
 class BadCheckpointTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="sinter_fp_")
