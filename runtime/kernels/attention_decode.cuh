@@ -104,12 +104,25 @@ __device__ __forceinline__ void decode_qk_norm_rope(const bf16 *q, const bf16 *k
   __syncthreads();
 }
 
+// Gemma 2's attention soft-cap in the log2 domain the kernel's scores live in: a score
+// x = s * scale * log2(e) becomes log2(e) * cap * tanh(s * scale / cap), which is
+// c * tanh(x / c) with c = cap * log2(e). SOFTCAP_BITS 0: no cap.
+template <uint32_t SOFTCAP_BITS>
+__device__ __forceinline__ float soft_capped_log2_score(float x) {
+  if constexpr (SOFTCAP_BITS == 0u) {
+    return x;
+  } else {
+    const float cap = __uint_as_float(SOFTCAP_BITS) * 1.4426950408889634f;
+    return cap * tanhf(x * (1.f / cap));
+  }
+}
+
 // The kernel's body, shared by attention_decode (splits merged through global memory) and
 // attention_decode_clustered (CLUSTER: the splits of a kv head form one thread-block cluster
 // and merge through distributed shared memory).
 template <int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE, int MAX_LEN,
           int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH, bool CLUSTER, bool QK_NORM,
-          typename NormT, typename TableT, uint32_t NORM_EPS_BITS>
+          typename NormT, typename TableT, uint32_t NORM_EPS_BITS, uint32_t SOFTCAP_BITS>
 __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int64_t *position,
                                                       bf16 *k_cache, bf16 *v_cache, bf16 *out,
                                                       float *partials, uint32_t *counters,
@@ -121,6 +134,8 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
                 "attention_decode: needs HQ % HKV == 0, HQ / HKV <= 8, D % 8 == 0, D <= 256, "
                 "8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1, SPLIT >= 1, "
                 "at most 256 splits and 1 <= BATCH <= 65535");
+  static_assert((SOFTCAP_BITS >> 31) == 0 && (SOFTCAP_BITS & 0x7f800000u) != 0x7f800000u,
+                "attention_decode: SOFTCAP_BITS is a positive, finite cap or 0 (none)");
   static_assert(!CLUSTER || attention_decode_cluster_fits(MAX_LEN, SPLIT),
                 "attention_decode_clustered: 2 to kAttentionDecodeMaxClusterSplits splits");
   constexpr int THREADS = kAttentionDecodeThreads;
@@ -374,7 +389,7 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
           for (int e = 0; e < 2; ++e) {
             const int j = kb + 8 * nt + 2 * q4 + e;
             const bool live = j < end && (!KEY_MASK || ((keep >> (j - kb)) & 1u));
-            sc[nt][e] = live ? sc[nt][e] * qs : -INFINITY;
+            sc[nt][e] = live ? soft_capped_log2_score<SOFTCAP_BITS>(sc[nt][e] * qs) : -INFINITY;
             mx = fmaxf(mx, sc[nt][e]);
           }
         }
@@ -470,7 +485,7 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
             float d = d0 + d1;
     #pragma unroll
             for (int o = 1; o < LPK; o <<= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-            sc[u][h] = live[u] ? d : -INFINITY;
+            sc[u][h] = live[u] ? soft_capped_log2_score<SOFTCAP_BITS>(d) : -INFINITY;
           }
         }
     #pragma unroll
@@ -664,7 +679,8 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
 
 template <int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE, int MAX_LEN,
           int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH, bool QK_NORM = false,
-          typename NormT = bf16, typename TableT = bf16, uint32_t NORM_EPS_BITS = 0u>
+          typename NormT = bf16, typename TableT = bf16, uint32_t NORM_EPS_BITS = 0u,
+          uint32_t SOFTCAP_BITS = 0u>
 __global__ void __launch_bounds__(kAttentionDecodeThreads)
     attention_decode(const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache,
                      bf16 *out, float *partials, uint32_t *counters, const int64_t *key_mask,
@@ -672,8 +688,8 @@ __global__ void __launch_bounds__(kAttentionDecodeThreads)
                      const TableT *sin) {
   detail::attention_decode_body<HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, SPLIT,
                                 SCALE_BITS, KEY_MASK, BATCH, false, QK_NORM, NormT, TableT,
-                                NORM_EPS_BITS>(qkv, position, k_cache, v_cache, out, partials,
-                                               counters, key_mask, q_norm, k_norm, cos, sin);
+                                NORM_EPS_BITS, SOFTCAP_BITS>(
+      qkv, position, k_cache, v_cache, out, partials, counters, key_mask, q_norm, k_norm, cos, sin);
 }
 
 } // namespace sinter::kernels

@@ -10,7 +10,8 @@ namespace sinter::kernels {
 
 template <int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE, int MAX_LEN,
           int SPLIT, uint32_t SCALE_BITS, bool KEY_MASK, int BATCH, bool QK_NORM = false,
-          typename NormT = bf16, typename TableT = bf16, uint32_t NORM_EPS_BITS = 0u>
+          typename NormT = bf16, typename TableT = bf16, uint32_t NORM_EPS_BITS = 0u,
+          uint32_t SOFTCAP_BITS = 0u>
 __global__ void __cluster_dims__(1, attention_decode_num_splits(MAX_LEN, SPLIT), 1)
     __launch_bounds__(kAttentionDecodeThreads)
         attention_decode_clustered(const bf16 *qkv, const int64_t *position, bf16 *k_cache,
@@ -19,8 +20,8 @@ __global__ void __cluster_dims__(1, attention_decode_num_splits(MAX_LEN, SPLIT),
                                    const NormT *k_norm, const TableT *cos, const TableT *sin) {
   detail::attention_decode_body<HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, SPLIT,
                                 SCALE_BITS, KEY_MASK, BATCH, true, QK_NORM, NormT, TableT,
-                                NORM_EPS_BITS>(qkv, position, k_cache, v_cache, out, partials,
-                                               counters, key_mask, q_norm, k_norm, cos, sin);
+                                NORM_EPS_BITS, SOFTCAP_BITS>(
+      qkv, position, k_cache, v_cache, out, partials, counters, key_mask, q_norm, k_norm, cos, sin);
 }
 
 } // namespace sinter::kernels

@@ -843,7 +843,7 @@ SINTER_LP_FN LaunchParams gate_mul_launch(int M, int N) {
 // =============================================================================================
 // attention_decode<HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, MAX_LEN, SPLIT, SCALE_BITS,
 //                  KEY_MASK, BATCH[, QK_NORM = false, NormT = bf16, TableT = bf16,
-//                  NORM_EPS_BITS = 0]>(
+//                  NORM_EPS_BITS = 0, SOFTCAP_BITS = 0]>(
 //     const bf16 *qkv, const int64_t *position, bf16 *k_cache, bf16 *v_cache, bf16 *out,
 //     float *partials, uint32_t *counters, const int64_t *key_mask, const NormT *q_norm,
 //     const NormT *k_norm, const TableT *cos, const TableT *sin)
@@ -900,6 +900,9 @@ SINTER_LP_FN LaunchParams gate_mul_launch(int M, int N) {
 //   bit_cast<float>(NORM_EPS_BITS), rounded as qk_norm_rope rounds, then rotated as rope_rows
 //   does (column i < D/2 with i + D/2): Qwen3's q_norm / k_norm and RoPE in the attention
 //   instead of a qk_norm_rope launch before it. Cache row p gets the normalized, rotated key.
+//   SOFTCAP_BITS != 0 (cap = bit_cast<float>(SOFTCAP_BITS) > 0, finite): each scaled score
+//   s = q_h . K[g, j] * scale becomes cap * tanh(s / cap) (fp32 tanhf) before the softmax and
+//   the key mask (Gemma 2's attention soft-capping).
 //   Static shared memory only (<= 48 KiB): no dynamic shared bytes.
 //   H200, Llama 3.2 1B shapes, p = MAX_LEN-1, back-to-back launches in a CUDA graph (an empty
 //   kernel: 0.55 us), tensor-core path: MAX_LEN 128 ~2.9 us, 1024 ~4.1 us (clustered; 4.6

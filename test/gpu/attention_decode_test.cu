@@ -53,9 +53,9 @@ void norm_rope_heads(std::vector<uint16_t> &qkv, int rows, int rs, int offset, i
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
           uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
           bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms),
-          int QK = 0>
+          int QK = 0, uint32_t SOFTCAP = 0u>
 struct DecodeCase {
-  // QK: 0 none, 1 bf16 norm weights and tables, 2 fp32 ones.
+  // QK: 0 none, 1 bf16 norm weights and tables, 2 fp32 ones. SOFTCAP: the cap's bits (0: none).
   using NormT = std::conditional_t<QK == 2, float, bf16>;
   using NormHost = typename HostT<NormT>::type;
   static constexpr int GROUP = HQ / HKV;
@@ -70,10 +70,11 @@ struct DecodeCase {
   static auto kernel() {
     if constexpr (CLUSTER)
       return attention_decode_clustered<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE,
-                                        KEY_MASK, BATCH, QK != 0, NormT, NormT, kNormEps>;
+                                        KEY_MASK, BATCH, QK != 0, NormT, NormT, kNormEps,
+                                        SOFTCAP>;
     else
       return attention_decode<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH,
-                              QK != 0, NormT, NormT, kNormEps>;
+                              QK != 0, NormT, NormT, kNormEps, SOFTCAP>;
   }
   NormT *q_norm = nullptr, *k_norm = nullptr, *cos = nullptr, *sin = nullptr;
 
@@ -184,23 +185,25 @@ static std::vector<int64_t> key_mask_for(size_t pi, int64_t p, int max_len, uint
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
           uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
           bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms),
-          int QK = 0>
+          int QK = 0, uint32_t SOFTCAP = 0u>
 bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
-  using C =
-      DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER, QK>;
+  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER,
+                       QK, SOFTCAP>;
   constexpr int GROUP = C::GROUP;
   constexpr size_t CACHE = C::CACHE;
   constexpr int REPEAT = 3;
-  float scale;
+  float scale, softcap;
   {
-    uint32_t b = SCALE;
+    uint32_t b = SCALE, c = SOFTCAP;
     std::memcpy(&scale, &b, 4);
+    std::memcpy(&softcap, &c, 4);
   }
   std::printf("%s%s HQ=%d HKV=%d D=%d MAX_LEN=%d SPLIT=%d BATCH=%d  [grid %u,%u,%u block %u, "
-              "partials %d floats, %d counters%s%s]\n",
+              "partials %d floats, %d counters%s%s, softcap %g]\n",
               name, KEY_MASK ? " (key mask)" : "", HQ, HKV, D, MAX_LEN, SPLIT, BATCH, C::lp.grid.x,
               C::lp.grid.y, C::lp.grid.z, C::lp.block.x, C::PF, C::CW, C::merge,
-              QK == 1 ? ", q/k norm + RoPE (bf16)" : QK == 2 ? ", q/k norm + RoPE (fp32)" : "");
+              QK == 1 ? ", q/k norm + RoPE (bf16)" : QK == 2 ? ", q/k norm + RoPE (fp32)" : "",
+              softcap);
   C dc;
   bool ok = true;
   for (size_t pi = 0; pi < ps.size(); ++pi) {
@@ -276,6 +279,7 @@ bool run_case(const char *name, uint64_t seed, const std::vector<int64_t> &ps) {
           double s = 0;
           for (int e = 0; e < D; ++e) s += double(bf2f(qrow[e])) * double(bf2f(kw[at(b, g, j, e)]));
           sc[j] = s * scale;
+          if (SOFTCAP != 0u) sc[j] = softcap * std::tanh(sc[j] / softcap);
           mx = std::max(mx, sc[j]);
         }
         if (mx == -INFINITY) return; // every key masked: zeros
@@ -419,10 +423,10 @@ static void time_empty(int grid_y) {
 template <int HQ, int HKV, int D, int QO, int KO, int VO, int RS, int MAX_LEN, int SPLIT,
           uint32_t SCALE, bool KEY_MASK = false, int BATCH = 1,
           bool CLUSTER = attention_decode_cluster_merge(HKV, MAX_LEN, SPLIT, BATCH, kSms),
-          int QK = 0>
+          int QK = 0, uint32_t SOFTCAP = 0u>
 bool time_case(const char *name, int64_t p = MAX_LEN - 1) {
-  using C =
-      DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER, QK>;
+  using C = DecodeCase<HQ, HKV, D, QO, KO, VO, RS, MAX_LEN, SPLIT, SCALE, KEY_MASK, BATCH, CLUSTER,
+                       QK, SOFTCAP>;
   C dc;
   std::vector<uint16_t> qkv = random_bf16(size_t(BATCH) * RS, 901, -2.f, 2.f);
   std::vector<uint16_t> kc = random_bf16(C::CACHE, 902, -2.f, 2.f);
@@ -568,6 +572,20 @@ int main() {
       "d256 qk", 93, {0, 31, 32, 299, 300});
   ok &= run_case<16, 8, 128, 0, 2048, 3072, 4096, 128, 128, s128, false, 1, false, 2>(
       "qwen3 qk unsplit", 94, {0, 1, 77, 127});
+  // Gemma 2's attention soft-cap (50) on its shapes (scalar path, global merge), a tight cap
+  // (2: every score near saturation) on the tensor-core path with the cluster merge, and with
+  // a key mask over a batch of 3 on the scalar path.
+  constexpr uint32_t cap50 = 0x42480000u, cap2 = 0x40000000u;
+  ok &= run_case<8, 4, 256, 0, 2048, 3072, 4096, 1024, G1024, s256, false, 1,
+                 attention_decode_cluster_merge(4, 1024, G1024, 1, kSms), 0, cap50>(
+      "gemma2 d256 softcap", 95, {0, 31, 32, 500, 1023});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024, s64, false, 1,
+                 attention_decode_cluster_merge(8, 1024, L1024, 1, kSms), 0, cap2>(
+      "llama softcap", 96, {0, 127, 128, 1023});
+  ok &= run_case<32, 8, 64, 0, 2048, 2560, 3072, 600, 300, s64, true, 1, false, 0, cap2>(
+      "llama softcap global merge", 97, {0, 299, 300, 599});
+  ok &= run_case<8, 1, 40, 0, 320, 360, 400, 200, 32, s64, true, 3, false, 0, cap2>(
+      "d40 softcap batch 3", 98, {0, 31, 150, 199});
   // Timings (200 launches each; the caches, 1..4 MiB, stay in L2).
   time_empty(1);
   time_empty(16);
@@ -584,6 +602,11 @@ int main() {
   ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024B8, s64, false, 8>("llama", 1023);
   ok &= time_case<32, 8, 64, 0, 2048, 2560, 3072, 1024, L1024B8, s64, true, 8>("llama", 1023);
   ok &= LLAMA_T(4096, L4096)("llama");
+  // What the soft-cap's tanh costs on Gemma 2's shapes.
+  ok &= time_case<8, 4, 256, 0, 2048, 3072, 4096, 1024, G1024, s256>("gemma2");
+  ok &= time_case<8, 4, 256, 0, 2048, 3072, 4096, 1024, G1024, s256, false, 1,
+                  attention_decode_cluster_merge(4, 1024, G1024, 1, kSms), 0, cap50>(
+      "gemma2 softcap");
   if (std::getenv("SINTER_DECODE_SWEEP")) { // other splits, for tuning attention_decode_split
     ok &= LLAMA_T(128, 64)("sweep");
     ok &= LLAMA_T(128, 128)("sweep");

@@ -205,6 +205,26 @@ func.func @decode_f32(%q: tensor<1x4x1x8xf32>, %kc: tensor<1x2x8x8xf32> {sinter.
 
 // -----
 
+// Soft-capped decode attention over an fp32 cache: the cap goes into the primitives,
+// 30 * tanh(scores / 30) before the mask.
+// CHECK-LABEL: func.func @decode_f32_softcap
+// CHECK-NOT: sinter.decode_attention
+// CHECK: %[[S:.+]] = sinter.matmul %arg0
+// CHECK: %[[SS:.+]] = sinter.mul %[[S]], %{{.+}} : (tensor<1x4x1x8xf32>, tensor<f32>)
+// CHECK: %[[D:.+]] = sinter.mul %[[SS]], %{{.+}} : (tensor<1x4x1x8xf32>, tensor<f32>)
+// CHECK: %[[T:.+]] = sinter.unary "tanh" %[[D]]
+// CHECK: %[[C:.+]] = sinter.mul %[[T]], %{{.+}} : (tensor<1x4x1x8xf32>, tensor<f32>)
+// CHECK: sinter.where %{{.+}}, %[[C]]
+// CHECK: sinter.softmax
+func.func @decode_f32_softcap(%q: tensor<1x4x1x8xf32>, %kc: tensor<1x2x8x8xf32> {sinter.state = "k"}, %vc: tensor<1x2x8x8xf32> {sinter.state = "v"}, %rows: tensor<1x2x1x8xf32>, %pos: tensor<1xi64>) -> (tensor<1x4x1x8xf32>, tensor<1x2x8x8xf32> {sinter.state = "k"}, tensor<1x2x8x8xf32> {sinter.state = "v"}) {
+  %k = sinter.cache_write %kc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x1x8xf32>, tensor<1xi64>) -> tensor<1x2x8x8xf32>
+  %v = sinter.cache_write %vc, %rows, %pos {axis = 2 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x1x8xf32>, tensor<1xi64>) -> tensor<1x2x8x8xf32>
+  %y = sinter.decode_attention %q, %k, %v, %pos {scale = 0.25 : f32, softcap = 30.0 : f32} : (tensor<1x4x1x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1xi64>) -> tensor<1x4x1x8xf32>
+  return %y, %k, %v : tensor<1x4x1x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>
+}
+
+// -----
+
 // With a key mask (a with-past export's attention_mask), the keys the mask keeps over the
 // whole cache, not the ones up to the position.
 // CHECK-LABEL: func.func @decode_f32_key_mask

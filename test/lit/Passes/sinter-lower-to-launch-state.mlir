@@ -139,6 +139,23 @@ func.func @decode_split_d64_batch8(%x: tensor<8x1x64xbf16>, %pos: tensor<1xi64>,
 
 // -----
 
+// Soft-capped decode attention (Gemma 2): the cap's bits follow the optional q/k-norm
+// parameters, spelled at their defaults (50.0 = 1112014848).
+// CHECK-LABEL: func.func @decode_softcap
+// CHECK: launch.kernel "attention_decode"(
+// CHECK-SAME: params = [8, 4, 256, 0, 2048, 3072, 4096, 1024, 32, "1031798784u", "false", 1, "false", "__nv_bfloat16", "__nv_bfloat16", "0u", "1112014848u"]
+func.func @decode_softcap(%x: tensor<1x1x64xbf16>, %pos: tensor<1xi64>, %kc: tensor<1x4x1024x256xbf16> {sinter.state = "k"}, %vc: tensor<1x4x1024x256xbf16> {sinter.state = "v"}) -> (tensor<1x1x2048xbf16>, tensor<1x4x1024x256xbf16> {sinter.state = "k"}, tensor<1x4x1024x256xbf16> {sinter.state = "v"}) {
+  %w = sinter.constant dense<1.0> : tensor<64x4096xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<1x1x64xbf16>, tensor<64x4096xbf16>) -> tensor<1x1x4096xbf16>
+  %q, %k, %v = sinter.split_qkv_heads %qkv : (tensor<1x1x4096xbf16>) -> (tensor<1x8x1x256xbf16>, tensor<1x4x1x256xbf16>, tensor<1x4x1x256xbf16>)
+  %kw = sinter.cache_write %kc, %k, %pos {axis = 2 : i64} : (tensor<1x4x1024x256xbf16>, tensor<1x4x1x256xbf16>, tensor<1xi64>) -> tensor<1x4x1024x256xbf16>
+  %vw = sinter.cache_write %vc, %v, %pos {axis = 2 : i64} : (tensor<1x4x1024x256xbf16>, tensor<1x4x1x256xbf16>, tensor<1xi64>) -> tensor<1x4x1024x256xbf16>
+  %o = sinter.decode_attention %q, %kw, %vw, %pos {merged_heads, scale = 6.250000e-02 : f32, softcap = 5.000000e+01 : f32} : (tensor<1x8x1x256xbf16>, tensor<1x4x1024x256xbf16>, tensor<1x4x1024x256xbf16>, tensor<1xi64>) -> tensor<1x1x2048xbf16>
+  return %o, %kw, %vw : tensor<1x1x2048xbf16>, tensor<1x4x1024x256xbf16>, tensor<1x4x1024x256xbf16>
+}
+
+// -----
+
 // A head split marked norm_in_attention (sinter-fuse-decode-qk-norm): no qk_norm_rope launch;
 // attention_decode normalizes and rotates q and the new key itself, taking the norm weights,
 // the tables and the epsilon (QK_NORM, NormT, TableT, NORM_EPS_BITS).

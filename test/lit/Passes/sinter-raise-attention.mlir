@@ -1,4 +1,5 @@
 // RUN: sinter-opt %s -split-input-file --sinter-raise-attention | FileCheck %s
+// RUN: sinter-opt %s -split-input-file --sinter-raise-attention=raise-softcap=true | FileCheck %s --check-prefix=CAP
 
 // The opset-18 export of Llama attention (4 query heads over 2 kv heads): GQA expansion,
 // k transposed through a 3-D reshape, both sides pre-scaled, an additive mask built from
@@ -434,4 +435,214 @@ func.func @where_not_a_mask(%q: tensor<1x2x3x4xbf16>, %k: tensor<1x2x3x4xbf16>, 
   %p1 = sinter.softmax %s1 {axis = 3 : i64} : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xbf16>
   %o1 = sinter.matmul %p1, %v : (tensor<1x2x3x3xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
   return %o0, %o1 : tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>
+}
+
+// -----
+
+// Gemma 2's eager export of a decode step (bf16, softmax in fp32 between casts): the scaled
+// scores soft-capped as 50 * tanh(s * 0.5 / 50) before the mask. With raise-softcap:
+// decode_attention with the cap and the scale inside it; without, the primitives stay.
+// CHECK-LABEL: func.func @decode_softcap
+// CHECK-NOT: sinter.decode_attention
+// CHECK: sinter.unary "tanh"
+// CAP-LABEL: func.func @decode_softcap
+// CAP: %[[K:.+]] = sinter.cache_write %arg1, %arg3, %arg5
+// CAP: %[[V:.+]] = sinter.cache_write %arg2, %arg4, %arg5
+// CAP: %[[O:.+]] = sinter.decode_attention %arg0, %[[K]], %[[V]], %arg5 {scale = 5.000000e-01 : f32, softcap = 5.000000e+01 : f32}
+// CAP-NOT: sinter.unary
+// CAP-NOT: sinter.softmax
+// CAP: return %[[O]]
+func.func @decode_softcap(%q: tensor<1x2x1x4xbf16>, %kc: tensor<1x1x8x4xbf16>, %vc: tensor<1x1x8x4xbf16>, %kn: tensor<1x1x1x4xbf16>, %vn: tensor<1x1x1x4xbf16>, %pos: tensor<1xi64>) -> tensor<1x2x1x4xbf16> {
+  %k = sinter.cache_write %kc, %kn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xbf16>, tensor<1x1x1x4xbf16>, tensor<1xi64>) -> tensor<1x1x8x4xbf16>
+  %v = sinter.cache_write %vc, %vn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xbf16>, tensor<1x1x1x4xbf16>, tensor<1xi64>) -> tensor<1x1x8x4xbf16>
+  %keys = sinter.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>
+  %zero = sinter.constant dense<0.0> : tensor<bf16>
+  %ninf = sinter.constant dense<0xFF80> : tensor<bf16>
+  %le = sinter.less_or_equal %keys, %pos : (tensor<8xi64>, tensor<1xi64>) -> tensor<8xi1>
+  %mask = sinter.where %le, %zero, %ninf : (tensor<8xi1>, tensor<bf16>, tensor<bf16>) -> tensor<8xbf16>
+  %e5 = sinter.constant dense<[1, 1, 2, 8, 4]> : tensor<5xi64>
+  %s4 = sinter.constant dense<[1, 2, 8, 4]> : tensor<4xi64>
+  %ku = sinter.unsqueeze %k {axes = array<i64: 2>} : (tensor<1x1x8x4xbf16>) -> tensor<1x1x1x8x4xbf16>
+  %ke = sinter.expand %ku, %e5 : (tensor<1x1x1x8x4xbf16>, tensor<5xi64>) -> tensor<1x1x2x8x4xbf16>
+  %kr = sinter.reshape %ke, %s4 : (tensor<1x1x2x8x4xbf16>, tensor<4xi64>) -> tensor<1x2x8x4xbf16>
+  %vu = sinter.unsqueeze %v {axes = array<i64: 2>} : (tensor<1x1x8x4xbf16>) -> tensor<1x1x1x8x4xbf16>
+  %ve = sinter.expand %vu, %e5 : (tensor<1x1x1x8x4xbf16>, tensor<5xi64>) -> tensor<1x1x2x8x4xbf16>
+  %vr = sinter.reshape %ve, %s4 : (tensor<1x1x2x8x4xbf16>, tensor<4xi64>) -> tensor<1x2x8x4xbf16>
+  %kt = sinter.transpose %kr, [0, 1, 3, 2] : (tensor<1x2x8x4xbf16>) -> tensor<1x2x4x8xbf16>
+  %s = sinter.matmul %q, %kt : (tensor<1x2x1x4xbf16>, tensor<1x2x4x8xbf16>) -> tensor<1x2x1x8xbf16>
+  %half = sinter.constant dense<0.5> : tensor<bf16>
+  %ss = sinter.mul %s, %half : (tensor<1x2x1x8xbf16>, tensor<bf16>) -> tensor<1x2x1x8xbf16>
+  %capd = sinter.constant dense<50.0> : tensor<bf16>
+  %capm = sinter.constant dense<50.0> : tensor<bf16>
+  %d = sinter.div %ss, %capd : (tensor<1x2x1x8xbf16>, tensor<bf16>) -> tensor<1x2x1x8xbf16>
+  %t = sinter.unary "tanh" %d : (tensor<1x2x1x8xbf16>) -> tensor<1x2x1x8xbf16>
+  %c = sinter.mul %t, %capm : (tensor<1x2x1x8xbf16>, tensor<bf16>) -> tensor<1x2x1x8xbf16>
+  %sm = sinter.add %c, %mask : (tensor<1x2x1x8xbf16>, tensor<8xbf16>) -> tensor<1x2x1x8xbf16>
+  %w = sinter.cast %sm : (tensor<1x2x1x8xbf16>) -> tensor<1x2x1x8xf32>
+  %pf = sinter.softmax %w {axis = 3 : i64} : (tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32>
+  %p = sinter.cast %pf : (tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xbf16>
+  %o = sinter.matmul %p, %vr : (tensor<1x2x1x8xbf16>, tensor<1x2x8x4xbf16>) -> tensor<1x2x1x4xbf16>
+  return %o : tensor<1x2x1x4xbf16>
+}
+
+// -----
+
+// A cap written as different constants outside and inside the tanh is still a soft-cap:
+// 20 * tanh(s * 0.5 / 40) = 20 * tanh((0.5 * 20 / 40) * s / 20), scale 0.25, cap 20.
+// CAP-LABEL: func.func @decode_softcap_rescaled
+// CAP: sinter.decode_attention %arg0, %{{.+}}, %{{.+}}, %arg5 {scale = 2.500000e-01 : f32, softcap = 2.000000e+01 : f32}
+func.func @decode_softcap_rescaled(%q: tensor<1x2x1x4xf32>, %kc: tensor<1x1x8x4xf32>, %vc: tensor<1x1x8x4xf32>, %kn: tensor<1x1x1x4xf32>, %vn: tensor<1x1x1x4xf32>, %pos: tensor<1xi64>) -> tensor<1x2x1x4xf32> {
+  %k = sinter.cache_write %kc, %kn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %v = sinter.cache_write %vc, %vn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %keys = sinter.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>
+  %zero = sinter.constant dense<0.0> : tensor<f32>
+  %ninf = sinter.constant dense<0xFF800000> : tensor<f32>
+  %le = sinter.less_or_equal %keys, %pos : (tensor<8xi64>, tensor<1xi64>) -> tensor<8xi1>
+  %mask = sinter.where %le, %zero, %ninf : (tensor<8xi1>, tensor<f32>, tensor<f32>) -> tensor<8xf32>
+  %e5 = sinter.constant dense<[1, 1, 2, 8, 4]> : tensor<5xi64>
+  %s4 = sinter.constant dense<[1, 2, 8, 4]> : tensor<4xi64>
+  %ku = sinter.unsqueeze %k {axes = array<i64: 2>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x1x8x4xf32>
+  %ke = sinter.expand %ku, %e5 : (tensor<1x1x1x8x4xf32>, tensor<5xi64>) -> tensor<1x1x2x8x4xf32>
+  %kr = sinter.reshape %ke, %s4 : (tensor<1x1x2x8x4xf32>, tensor<4xi64>) -> tensor<1x2x8x4xf32>
+  %vu = sinter.unsqueeze %v {axes = array<i64: 2>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x1x8x4xf32>
+  %ve = sinter.expand %vu, %e5 : (tensor<1x1x1x8x4xf32>, tensor<5xi64>) -> tensor<1x1x2x8x4xf32>
+  %vr = sinter.reshape %ve, %s4 : (tensor<1x1x2x8x4xf32>, tensor<4xi64>) -> tensor<1x2x8x4xf32>
+  %kt = sinter.transpose %kr, [0, 1, 3, 2] : (tensor<1x2x8x4xf32>) -> tensor<1x2x4x8xf32>
+  %s = sinter.matmul %q, %kt : (tensor<1x2x1x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x1x8xf32>
+  %half = sinter.constant dense<0.5> : tensor<f32>
+  %ss = sinter.mul %s, %half : (tensor<1x2x1x8xf32>, tensor<f32>) -> tensor<1x2x1x8xf32>
+  %capd = sinter.constant dense<40.0> : tensor<f32>
+  %capm = sinter.constant dense<20.0> : tensor<f32>
+  %d = sinter.div %ss, %capd : (tensor<1x2x1x8xf32>, tensor<f32>) -> tensor<1x2x1x8xf32>
+  %t = sinter.unary "tanh" %d : (tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32>
+  %c = sinter.mul %t, %capm : (tensor<1x2x1x8xf32>, tensor<f32>) -> tensor<1x2x1x8xf32>
+  %sm = sinter.add %c, %mask : (tensor<1x2x1x8xf32>, tensor<8xf32>) -> tensor<1x2x1x8xf32>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32>
+  %o = sinter.matmul %p, %vr : (tensor<1x2x1x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x1x4xf32>
+  return %o : tensor<1x2x1x4xf32>
+}
+
+// -----
+
+// Negative: a negative factor outside the tanh is no cap, and another function than tanh
+// is no soft-cap; both stay as primitives.
+// CAP-LABEL: func.func @decode_negative_cap
+// CAP-NOT: sinter.decode_attention
+// CAP: sinter.unary "tanh"
+func.func @decode_negative_cap(%q: tensor<1x2x1x4xf32>, %kc: tensor<1x1x8x4xf32>, %vc: tensor<1x1x8x4xf32>, %kn: tensor<1x1x1x4xf32>, %vn: tensor<1x1x1x4xf32>, %pos: tensor<1xi64>) -> tensor<1x2x1x4xf32> {
+  %k = sinter.cache_write %kc, %kn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %v = sinter.cache_write %vc, %vn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %keys = sinter.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>
+  %zero = sinter.constant dense<0.0> : tensor<f32>
+  %ninf = sinter.constant dense<0xFF800000> : tensor<f32>
+  %le = sinter.less_or_equal %keys, %pos : (tensor<8xi64>, tensor<1xi64>) -> tensor<8xi1>
+  %mask = sinter.where %le, %zero, %ninf : (tensor<8xi1>, tensor<f32>, tensor<f32>) -> tensor<8xf32>
+  %e5 = sinter.constant dense<[1, 1, 2, 8, 4]> : tensor<5xi64>
+  %s4 = sinter.constant dense<[1, 2, 8, 4]> : tensor<4xi64>
+  %ku = sinter.unsqueeze %k {axes = array<i64: 2>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x1x8x4xf32>
+  %ke = sinter.expand %ku, %e5 : (tensor<1x1x1x8x4xf32>, tensor<5xi64>) -> tensor<1x1x2x8x4xf32>
+  %kr = sinter.reshape %ke, %s4 : (tensor<1x1x2x8x4xf32>, tensor<4xi64>) -> tensor<1x2x8x4xf32>
+  %vu = sinter.unsqueeze %v {axes = array<i64: 2>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x1x8x4xf32>
+  %ve = sinter.expand %vu, %e5 : (tensor<1x1x1x8x4xf32>, tensor<5xi64>) -> tensor<1x1x2x8x4xf32>
+  %vr = sinter.reshape %ve, %s4 : (tensor<1x1x2x8x4xf32>, tensor<4xi64>) -> tensor<1x2x8x4xf32>
+  %kt = sinter.transpose %kr, [0, 1, 3, 2] : (tensor<1x2x8x4xf32>) -> tensor<1x2x4x8xf32>
+  %s = sinter.matmul %q, %kt : (tensor<1x2x1x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x1x8xf32>
+  %half = sinter.constant dense<0.5> : tensor<f32>
+  %ss = sinter.mul %s, %half : (tensor<1x2x1x8xf32>, tensor<f32>) -> tensor<1x2x1x8xf32>
+  %capd = sinter.constant dense<50.0> : tensor<f32>
+  %capm = sinter.constant dense<-50.0> : tensor<f32>
+  %d = sinter.div %ss, %capd : (tensor<1x2x1x8xf32>, tensor<f32>) -> tensor<1x2x1x8xf32>
+  %t = sinter.unary "tanh" %d : (tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32>
+  %c = sinter.mul %t, %capm : (tensor<1x2x1x8xf32>, tensor<f32>) -> tensor<1x2x1x8xf32>
+  %sm = sinter.add %c, %mask : (tensor<1x2x1x8xf32>, tensor<8xf32>) -> tensor<1x2x1x8xf32>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32>
+  %o = sinter.matmul %p, %vr : (tensor<1x2x1x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x1x4xf32>
+  return %o : tensor<1x2x1x4xf32>
+}
+
+// -----
+
+// CAP-LABEL: func.func @decode_erf_cap
+// CAP-NOT: sinter.decode_attention
+// CAP: sinter.unary "erf"
+func.func @decode_erf_cap(%q: tensor<1x2x1x4xf32>, %kc: tensor<1x1x8x4xf32>, %vc: tensor<1x1x8x4xf32>, %kn: tensor<1x1x1x4xf32>, %vn: tensor<1x1x1x4xf32>, %pos: tensor<1xi64>) -> tensor<1x2x1x4xf32> {
+  %k = sinter.cache_write %kc, %kn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %v = sinter.cache_write %vc, %vn, %pos {axis = 2 : i64} : (tensor<1x1x8x4xf32>, tensor<1x1x1x4xf32>, tensor<1xi64>) -> tensor<1x1x8x4xf32>
+  %keys = sinter.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>
+  %zero = sinter.constant dense<0.0> : tensor<f32>
+  %ninf = sinter.constant dense<0xFF800000> : tensor<f32>
+  %le = sinter.less_or_equal %keys, %pos : (tensor<8xi64>, tensor<1xi64>) -> tensor<8xi1>
+  %mask = sinter.where %le, %zero, %ninf : (tensor<8xi1>, tensor<f32>, tensor<f32>) -> tensor<8xf32>
+  %e5 = sinter.constant dense<[1, 1, 2, 8, 4]> : tensor<5xi64>
+  %s4 = sinter.constant dense<[1, 2, 8, 4]> : tensor<4xi64>
+  %ku = sinter.unsqueeze %k {axes = array<i64: 2>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x1x8x4xf32>
+  %ke = sinter.expand %ku, %e5 : (tensor<1x1x1x8x4xf32>, tensor<5xi64>) -> tensor<1x1x2x8x4xf32>
+  %kr = sinter.reshape %ke, %s4 : (tensor<1x1x2x8x4xf32>, tensor<4xi64>) -> tensor<1x2x8x4xf32>
+  %vu = sinter.unsqueeze %v {axes = array<i64: 2>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x1x8x4xf32>
+  %ve = sinter.expand %vu, %e5 : (tensor<1x1x1x8x4xf32>, tensor<5xi64>) -> tensor<1x1x2x8x4xf32>
+  %vr = sinter.reshape %ve, %s4 : (tensor<1x1x2x8x4xf32>, tensor<4xi64>) -> tensor<1x2x8x4xf32>
+  %kt = sinter.transpose %kr, [0, 1, 3, 2] : (tensor<1x2x8x4xf32>) -> tensor<1x2x4x8xf32>
+  %s = sinter.matmul %q, %kt : (tensor<1x2x1x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x1x8xf32>
+  %half = sinter.constant dense<0.5> : tensor<f32>
+  %ss = sinter.mul %s, %half : (tensor<1x2x1x8xf32>, tensor<f32>) -> tensor<1x2x1x8xf32>
+  %capd = sinter.constant dense<50.0> : tensor<f32>
+  %capm = sinter.constant dense<50.0> : tensor<f32>
+  %d = sinter.div %ss, %capd : (tensor<1x2x1x8xf32>, tensor<f32>) -> tensor<1x2x1x8xf32>
+  %t = sinter.unary "erf" %d : (tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32>
+  %c = sinter.mul %t, %capm : (tensor<1x2x1x8xf32>, tensor<f32>) -> tensor<1x2x1x8xf32>
+  %sm = sinter.add %c, %mask : (tensor<1x2x1x8xf32>, tensor<8xf32>) -> tensor<1x2x1x8xf32>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32>
+  %o = sinter.matmul %p, %vr : (tensor<1x2x1x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x1x4xf32>
+  return %o : tensor<1x2x1x4xf32>
+}
+
+// -----
+
+// Negative: soft-capped prompt attention (the prompt kernels do not cap) stays as primitives,
+// as does the opset-23 op with a softcap.
+// CAP-LABEL: func.func @prefill_softcap
+// CAP-NOT: sinter.fused_attention
+// CAP: sinter.unary "tanh"
+// CAP-NOT: sinter.fused_attention
+// CAP: sinter.attention
+func.func @prefill_softcap(%q: tensor<1x2x3x4xbf16>, %k: tensor<1x2x3x4xbf16>, %v: tensor<1x2x3x4xbf16>) -> (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) {
+  %causal = sinter.constant dense<[[0.0, 0xFF80, 0xFF80], [0.0, 0.0, 0xFF80], [0.0, 0.0, 0.0]]> : tensor<3x3xbf16>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x2x3x4xbf16>) -> tensor<1x2x4x3xbf16>
+  %s = sinter.matmul %q, %kt : (tensor<1x2x3x4xbf16>, tensor<1x2x4x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %half = sinter.constant dense<0.5> : tensor<bf16>
+  %cap = sinter.constant dense<50.0> : tensor<bf16>
+  %ss = sinter.mul %s, %half : (tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %d = sinter.div %ss, %cap : (tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %t = sinter.unary "tanh" %d : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %c = sinter.mul %t, %cap : (tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %sm = sinter.add %c, %causal : (tensor<1x2x3x3xbf16>, tensor<3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %p = sinter.softmax %sm {axis = 3 : i64} : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %o = sinter.matmul %p, %v : (tensor<1x2x3x3xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %o23 = sinter.attention %q, %k, %v {is_causal = true, kv_num_heads = 2 : i64, q_num_heads = 2 : i64, scale = 0.5 : f32, softcap = 50.0 : f32} : (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  return %o, %o23 : tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>
+}
+
+// -----
+
+// An eager export's prompt attention (bf16, no soft-cap): the softmax in fp32 between casts
+// is the fused attention's; a cast pair that is not a widening and its narrowing back stays.
+// CHECK-LABEL: func.func @eager_fp32_softmax
+// CHECK: %[[S:.+]] = sinter.softmax %{{.+}} {axis = 3 : i64} : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+// CHECK: %[[O:.+]] = sinter.fused_attention %arg0, %arg1, %arg2 {causal = true, scale = 5.000000e-01 : f32}
+// CHECK: sinter.cast %[[S]] : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf16>
+// CHECK: return %[[O]]
+func.func @eager_fp32_softmax(%q: tensor<1x2x3x4xbf16>, %k: tensor<1x2x3x4xbf16>, %v: tensor<1x2x3x4xbf16>, %v16: tensor<1x2x3x4xf16>) -> (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xf16>) {
+  %causal = sinter.constant dense<[[0.0, 0xFF80, 0xFF80], [0.0, 0.0, 0xFF80], [0.0, 0.0, 0.0]]> : tensor<3x3xbf16>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x2x3x4xbf16>) -> tensor<1x2x4x3xbf16>
+  %s = sinter.matmul %q, %kt : (tensor<1x2x3x4xbf16>, tensor<1x2x4x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %half = sinter.constant dense<0.5> : tensor<bf16>
+  %ss = sinter.mul %s, %half : (tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %sm = sinter.add %ss, %causal : (tensor<1x2x3x3xbf16>, tensor<3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %w = sinter.cast %sm : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xf32>
+  %pf = sinter.softmax %w {axis = 3 : i64} : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %p = sinter.cast %pf : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xbf16>
+  %o = sinter.matmul %p, %v : (tensor<1x2x3x3xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %p16 = sinter.cast %pf : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf16>
+  %o16 = sinter.matmul %p16, %v16 : (tensor<1x2x3x3xf16>, tensor<1x2x3x4xf16>) -> tensor<1x2x3x4xf16>
+  return %o, %o16 : tensor<1x2x3x4xbf16>, tensor<1x2x3x4xf16>
 }

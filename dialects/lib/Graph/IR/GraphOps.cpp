@@ -4,6 +4,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace sinter::graph;
 
@@ -437,6 +439,9 @@ LogicalResult DecodeAttentionOp::verify() {
         m.getDimSize(0) != q.getDimSize(0) || m.getDimSize(1) != k.getDimSize(2))
       return emitOpError("key_mask must be an integer [B, L] tensor");
   }
+  float softcap = getSoftcap().convertToFloat();
+  if (!(softcap >= 0.0f) || std::isinf(softcap))
+    return emitOpError("softcap must be finite and non-negative (0: none), got ") << softcap;
   return verifyAttentionResult(*this, getMergedHeads(), getType(), q.getShape());
 }
 

@@ -77,6 +77,8 @@ const KernelParam kAttentionDecodeParams[] = {
     // Optional: q/k norms and RoPE in the kernel (a split marked norm_in_attention).
     {"QK_NORM", P::Bool},   {"NormT", P::Type},
     {"TableT", P::Type},    {"NORM_EPS_BITS", P::FloatBits},
+    // Optional: scores soft-capped as cap * tanh(s / cap) (0: none).
+    {"SOFTCAP_BITS", P::FloatBits},
 };
 const KernelArg kAttentionDecodeArgs[] = {
     {"qkv", R::In},

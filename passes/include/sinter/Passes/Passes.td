@@ -181,7 +181,8 @@ def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
   let summary = "Raise causal grouped-query attention to sinter.fused_attention";
   let description = [{
     Matches the opset-18 decomposition `matmul([nan guard] softmax(q*s1 @ kT*s2 [+ mask]),
-    vE)` and the opset-23 `attention(q, kE, vE [, mask])`, where kE/vE are the grouped-query
+    vE)` (the softmax possibly in fp32 between a widening and a narrowing cast, as eager
+    exports take it) and the opset-23 `attention(q, kE, vE [, mask])`, where kE/vE are the grouped-query
     expansions (unsqueeze, expand, reshape; kT also transposed) of [B, Hkv, S, D] k and v.
     The mask is recognized by evaluating its backward slice with the ops' folders: it must
     be computed from constants and at most one [B, S] function argument, select the causal
@@ -194,7 +195,16 @@ def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
     arg])`: without key_mask when the mask attends exactly the keys up to the position, with
     it when the mask attends exactly the keys a [B, L] integer argument keeps (a with-past
     export's attention_mask). Anything else is left unchanged.
+
+    With `raise-softcap`, scores soft-capped as `cap * tanh(scores / cap)` (Gemma 2's eager
+    export; the opset-23 `softcap` attribute) in a decode step become `decode_attention
+    {softcap = cap}`; prompts keep them as primitives. Off by default: the capped
+    attention_decode kernels have not yet run on a GPU (test/gpu/attention_decode_test).
   }];
+  let options = [
+    Option<"raiseSoftcap", "raise-softcap", "bool", "false",
+           "Raise soft-capped decode attention to decode_attention {softcap}">
+  ];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }
 

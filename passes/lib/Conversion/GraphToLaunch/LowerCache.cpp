@@ -200,6 +200,12 @@ LogicalResult FunctionLowering::lowerDecodeAttention(graph::DecodeAttentionOp at
                    strParam(builder, cxxType(getElementTypeOrSelf(cos))),
                    strParam(builder, std::to_string(floatBits(eps)) + "u")});
   }
+  if (float softcap = attention.getSoftcap().convertToFloat(); softcap != 0.0f) {
+    if (!qkNorm) // the parameters before SOFTCAP_BITS, at their defaults
+      params.append({strParam(builder, "false"), strParam(builder, "__nv_bfloat16"),
+                     strParam(builder, "__nv_bfloat16"), strParam(builder, "0u")});
+    params.push_back(strParam(builder, std::to_string(floatBits(softcap)) + "u"));
+  }
   Location loc = builder.getFusedLoc({kWrite.getLoc(), vWrite.getLoc(), attention.getLoc()});
   SmallVector<unsigned> writes = {2, 3, 4};
   if (partials)

@@ -225,9 +225,9 @@ struct ExpandDecodeAttention : OpRewritePattern<DecodeAttentionOp> {
     Value keep = op.getKeyMask() ? keepFromKeyMask(rewriter, loc, op.getKeyMask())
                                  : keepUpToPosition(rewriter, loc, op.getPosition(),
                                                     kType.getDimSize(2));
-    Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(),
-                                qType.getDimSize(1), kType.getDimSize(1),
-                                op.getScale().convertToFloat(), /*causal=*/false, keep, Value())
+    Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(), qType.getDimSize(1),
+                                kType.getDimSize(1), op.getScale().convertToFloat(),
+                                /*causal=*/false, keep, Value(), op.getSoftcap().convertToFloat())
                     .output;
     rewriter.replaceOp(op, out);
     return success();

@@ -45,16 +45,49 @@ Value stripScale(Value v, double &scale, OpList &ops) {
   return v;
 }
 
+/// Strips products with and quotients by constant scalars, multiplying their factors into
+/// `scale` (an exporter's soft-cap divides the scores by the cap).
+Value stripScaleOrDivisor(Value v, double &scale, OpList &ops) {
+  for (;;) {
+    v = stripScale(v, scale, ops);
+    auto div = v.getDefiningOp<DivOp>();
+    std::optional<double> divisor = div ? scalarConstant(div.getRhs()) : std::nullopt;
+    if (!divisor || *divisor == 0.0 || div.getLhs().getType() != div.getType())
+      return v;
+    scale /= *divisor;
+    ops.push_back(div);
+    v = div.getLhs();
+  }
+}
+
+/// The scores' form around q k^T: the product of the constant factors (q's, k's and the
+/// scores') and, for Gemma 2's soft-capped scores cap * tanh(scale * q k^T / cap), the cap.
+struct ScoreForm {
+  double scale = 1.0;
+  double softcap = 0.0;
+};
+
 /// The product q k^T under products with constant scalars (an exporter that scales the scores
-/// instead of q or k), their factors multiplied into `scale`; null when it is not one.
-MatMulOp scaledScores(Value v, double &scale, OpList &ops) {
+/// instead of q or k), their factors multiplied into `form.scale`; with `allowSoftcap`, also
+/// under cap * tanh(x / cap) (the cap in `form.softcap`). Null when it is not one.
+MatMulOp scaledScores(Value v, ScoreForm &form, bool allowSoftcap, OpList &ops) {
   SmallVector<Operation *> local;
   double factor = 1.0;
   Value product = stripScale(v, factor, local);
+  double softcap = 0.0;
+  auto tanh = product.getDefiningOp<UnaryFnOp>();
+  if (allowSoftcap && tanh && tanh.getFn() == "tanh" && tanh.getType() == product.getType() &&
+      factor > 0.0 && std::isfinite(factor)) {
+    // cap * tanh(inner * s) is cap * tanh((inner * cap) * s / cap): scale inner * cap.
+    softcap = factor;
+    local.push_back(tanh);
+    product = stripScaleOrDivisor(tanh.getInput(), factor, local);
+  }
   auto scores = product.getDefiningOp<MatMulOp>();
   if (!scores)
     return {};
-  scale *= factor;
+  form.scale *= factor;
+  form.softcap = softcap;
   ops.append(local);
   return scores;
 }
@@ -210,7 +243,7 @@ bool isPositionBoundMask(Value mask, Value position, int64_t length) {
 /// attends exactly the keys up to the written position, or exactly the keys a [B, L]
 /// argument keeps (a with-past export's attention_mask: its key_mask).
 LogicalResult replaceWithDecode(Operation *root, Value q, Value k, Value v, Value mask,
-                                bool alsoCausal, double scale, ArrayRef<Operation *> ops,
+                                bool alsoCausal, ScoreForm form, ArrayRef<Operation *> ops,
                                 PatternRewriter &rewriter) {
   auto kWrite = k.getDefiningOp<CacheWriteOp>(), vWrite = v.getDefiningOp<CacheWriteOp>();
   auto qType = tensorType(q);
@@ -233,22 +266,31 @@ LogicalResult replaceWithDecode(Operation *root, Value q, Value k, Value v, Valu
   SmallVector<Location> locs;
   for (Operation *op : ops)
     locs.push_back(op->getLoc());
-  Value decoded =
-      DecodeAttentionOp::create(rewriter, rewriter.getFusedLoc(locs), qType, q, k, v, position,
-                                keyMask, rewriter.getF32FloatAttr((float)scale));
+  Value decoded = DecodeAttentionOp::create(
+      rewriter, rewriter.getFusedLoc(locs), qType, q, k, v, position, keyMask,
+      rewriter.getF32FloatAttr((float)form.scale), /*merged_heads=*/UnitAttr(),
+      rewriter.getF32FloatAttr((float)form.softcap));
   rewriter.replaceOp(root, decoded);
   return success();
 }
 
+struct RaiseOptions {
+  int64_t sharedMemoryPerBlock; // the target's, for attention_prefill's fit
+  bool raiseSoftcap;            // the pass option raise-softcap
+};
+
 /// Builds the fused op once q, k, v, scale and the mask are known; fails (leaving the graph
 /// unchanged) when the operands do not fit it or the mask means something else.
 LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value mask,
-                               bool alsoCausal, double scale, ArrayRef<Operation *> ops,
+                               bool alsoCausal, ScoreForm form, ArrayRef<Operation *> ops,
                                MaskCache &cache, int64_t sharedMemoryPerBlock,
                                PatternRewriter &rewriter) {
   auto qType = tensorType(q), kType = tensorType(k);
   if (qType.getRank() == 4 && kType.getRank() == 4 && kType.getDimSize(2) != qType.getDimSize(2))
-    return replaceWithDecode(root, q, k, v, mask, alsoCausal, scale, ops, rewriter);
+    return replaceWithDecode(root, q, k, v, mask, alsoCausal, form, ops, rewriter);
+  // The prompt kernels do not cap scores: prefill keeps soft-capped attention as primitives.
+  if (form.softcap != 0.0)
+    return rewriter.notifyMatchFailure(root, "soft-capped scores outside a decode step");
   if (kType != tensorType(v) || qType.getRank() != 4 ||
       qType.getElementType() != kType.getElementType() ||
       kType.getDimSize(2) != qType.getDimSize(2) || root->getResult(0).getType() != qType)
@@ -272,21 +314,22 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
   SmallVector<Location> locs;
   for (Operation *op : ops)
     locs.push_back(op->getLoc());
-  Value fused = FusedAttentionOp::create(rewriter, rewriter.getFusedLoc(locs), qType, q, k, v,
-                                         meaning.keyMask, rewriter.getF32FloatAttr((float)scale),
-                                         rewriter.getBoolAttr(meaning.causal));
+  Value fused = FusedAttentionOp::create(
+      rewriter, rewriter.getFusedLoc(locs), qType, q, k, v, meaning.keyMask,
+      rewriter.getF32FloatAttr((float)form.scale), rewriter.getBoolAttr(meaning.causal));
   rewriter.replaceOp(root, fused);
   return success();
 }
 
-/// Opset 18: matmul([where(isnan(p), 0, p) of] p = softmax(s' [+ mask]), vE), or with
+/// Opset 18: matmul([where(isnan(p), 0, p) of] p = softmax(s' [+ mask]), vE) (the softmax
+/// possibly in fp32 between casts, as eager exports take it), or with
 /// softmax(where(mask, s', -inf)) (a boolean mask, as GPT-2's exports), where s' = (q' kT') * s0,
 /// q' = q * s1, kT' = kT * s2 and GQA-expanded kT, vE.
 struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
-  RaiseDecomposedAttention(MLIRContext *context, MaskCache &cache, int64_t sharedMemoryPerBlock)
-      : OpRewritePattern(context), cache(cache), sharedMemoryPerBlock(sharedMemoryPerBlock) {}
+  RaiseDecomposedAttention(MLIRContext *context, MaskCache &cache, RaiseOptions options)
+      : OpRewritePattern(context), cache(cache), options(options) {}
   MaskCache &cache;
-  int64_t sharedMemoryPerBlock;
+  RaiseOptions options;
   LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rewriter) const override {
     SmallVector<Operation *> ops{op};
     Value p = op.getLhs();
@@ -299,25 +342,38 @@ struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
       ops.append({where, isNan});
       p = where.getY();
     }
+    // Hugging Face's eager attention takes the softmax in fp32 between casts:
+    // cast(softmax(cast(s, f32)), T). The kernels' softmax is fp32 and keeps P finer than T.
+    Value widened;
+    if (auto narrow = p.getDefiningOp<CastOp>()) {
+      auto inner = narrow.getInput().getDefiningOp<SoftmaxOp>();
+      auto widen = inner ? inner.getInput().getDefiningOp<CastOp>() : CastOp();
+      if (!widen || !inner.getType().getElementType().isF32() ||
+          widen.getInput().getType() != narrow.getType())
+        return rewriter.notifyMatchFailure(op, "lhs is a cast other than fp32 softmax's");
+      ops.append({narrow, widen});
+      p = narrow.getInput();
+      widened = widen.getInput();
+    }
     auto softmax = p.getDefiningOp<SoftmaxOp>();
     if (!softmax || softmax.getType().getRank() != 4 || softmax.getAxis() != 3)
       return rewriter.notifyMatchFailure(op, "lhs is not a softmax over the last axis");
     ops.push_back(softmax);
-    Value logits = softmax.getInput(), mask;
-    double scale = 1.0;
-    MatMulOp scores = scaledScores(logits, scale, ops);
+    Value logits = widened ? widened : softmax.getInput(), mask;
+    ScoreForm form;
+    MatMulOp scores = scaledScores(logits, form, options.raiseSoftcap, ops);
     if (auto add = logits.getDefiningOp<AddOp>()) {
       for (int side = 0; side < 2 && !scores; ++side) {
         mask = add->getOperand(1 - side);
         if (add->getOperand(side).getType() == add.getType())
-          scores = scaledScores(add->getOperand(side), scale, ops);
+          scores = scaledScores(add->getOperand(side), form, options.raiseSoftcap, ops);
       }
       ops.push_back(add);
     } else if (auto where = logits.getDefiningOp<WhereOp>()) {
       // where(attend, scores, -inf): the boolean condition is the mask (true attends).
       std::optional<double> fill = scalarConstant(where.getY());
       if (fill && *fill <= kMaskedScore && where.getX().getType() == where.getType()) {
-        scores = scaledScores(where.getX(), scale, ops);
+        scores = scaledScores(where.getX(), form, options.raiseSoftcap, ops);
         mask = where.getCondition();
         ops.push_back(where);
       }
@@ -326,8 +382,8 @@ struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
       return rewriter.notifyMatchFailure(
           op, "softmax input is not q k^T (+ mask, or masked by where with -inf)");
     ops.push_back(scores);
-    Value q = stripScale(scores.getLhs(), scale, ops);
-    Value kT = stripScale(scores.getRhs(), scale, ops);
+    Value q = stripScale(scores.getLhs(), form.scale, ops);
+    Value kT = stripScale(scores.getRhs(), form.scale, ops);
     auto qType = tensorType(q);
     if (qType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "q is not [B, H, S, D]");
@@ -340,23 +396,24 @@ struct RaiseDecomposedAttention : OpRewritePattern<MatMulOp> {
     Value v = matchExpandedKv(op.getRhs(), qs[0], qs[1], kvSeq, qs[3], ops);
     if (!k || !v)
       return rewriter.notifyMatchFailure(op, "k or v is not a grouped-query expansion");
-    return replaceWithFused(op, q, k, v, mask, /*alsoCausal=*/false, scale, ops, cache,
-                            sharedMemoryPerBlock, rewriter);
+    return replaceWithFused(op, q, k, v, mask, /*alsoCausal=*/false, form, ops, cache,
+                            options.sharedMemoryPerBlock, rewriter);
   }
 };
 
 /// Opset 23: attention(q, kE, vE [, mask]) in the 4-D form, kE/vE possibly GQA-expanded.
 struct RaiseAttentionOp : OpRewritePattern<AttentionOp> {
-  RaiseAttentionOp(MLIRContext *context, MaskCache &cache, int64_t sharedMemoryPerBlock)
-      : OpRewritePattern(context), cache(cache), sharedMemoryPerBlock(sharedMemoryPerBlock) {}
+  RaiseAttentionOp(MLIRContext *context, MaskCache &cache, RaiseOptions options)
+      : OpRewritePattern(context), cache(cache), options(options) {}
   MaskCache &cache;
-  int64_t sharedMemoryPerBlock;
+  RaiseOptions options;
   LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
     SmallVector<Operation *> ops{op};
     auto qType = tensorType(op.getQuery());
     if (qType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "not the 4-D form");
-    if (!op.getSoftcap().isZero())
+    ScoreForm form{op.getScale().convertToDouble(), op.getSoftcap().convertToDouble()};
+    if (form.softcap != 0.0 && !options.raiseSoftcap)
       return rewriter.notifyMatchFailure(op, "soft-capped scores");
     auto ks = tensorType(op.getKey()).getShape();
     Value k = matchExpandedKv(op.getKey(), ks[0], ks[1], ks[2], ks[3], ops);
@@ -364,21 +421,22 @@ struct RaiseAttentionOp : OpRewritePattern<AttentionOp> {
     Value v = matchExpandedKv(op.getValue(), vs[0], vs[1], vs[2], vs[3], ops);
     if (!k || !v)
       return rewriter.notifyMatchFailure(op, "unreachable: k/v are themselves [B, H, S, D]");
-    return replaceWithFused(op, op.getQuery(), k, v, op.getMask(), op.getIsCausal(),
-                            op.getScale().convertToDouble(), ops, cache, sharedMemoryPerBlock,
-                            rewriter);
+    return replaceWithFused(op, op.getQuery(), k, v, op.getMask(), op.getIsCausal(), form, ops,
+                            cache, options.sharedMemoryPerBlock, rewriter);
   }
 };
 
 struct RaiseAttentionPass : sinter::impl::SinterRaiseAttentionBase<RaiseAttentionPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     FailureOr<sinter::CompileTarget> target = sinter::compileTargetOf(getOperation());
     if (failed(target))
       return signalPassFailure();
     MaskCache cache;
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseDecomposedAttention, RaiseAttentionOp>(&getContext(), cache,
-                                                             target->sharedMemoryPerBlock);
+    patterns.add<RaiseDecomposedAttention, RaiseAttentionOp>(
+        &getContext(), cache, RaiseOptions{target->sharedMemoryPerBlock, raiseSoftcap});
     GreedyRewriteConfig config;
     config.setListener(&cache);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))

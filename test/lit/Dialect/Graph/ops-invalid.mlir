@@ -520,6 +520,14 @@ func.func @decode_attention_key_mask_float(%q: tensor<1x4x1x16xbf16>, %k: tensor
 
 // -----
 
+func.func @decode_attention_negative_softcap(%q: tensor<1x4x1x16xbf16>, %k: tensor<1x2x8x16xbf16>, %pos: tensor<1xi64>) {
+  // expected-error @+1 {{softcap must be finite and non-negative (0: none), got -5}}
+  %0 = sinter.decode_attention %q, %k, %k, %pos {scale = 2.500000e-01 : f32, softcap = -5.0 : f32} : (tensor<1x4x1x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1xi64>) -> tensor<1x4x1x16xbf16>
+  return
+}
+
+// -----
+
 func.func @split_qkv_heads_one_norm(%qkv: tensor<1x6x128xbf16>, %w: tensor<16xbf16>) {
   // expected-error @+1 {{takes both norm weights and an epsilon, or none}}
   %r:3 = "sinter.split_qkv_heads"(%qkv, %w) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0>, norm_epsilon = 1.0e-6 : f32}> : (tensor<1x6x128xbf16>, tensor<16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)

@@ -210,12 +210,14 @@ def Graph_DecodeAttentionOp : Graph_Op<"decode_attention"> {
     fp32; keys after p are never read, so the cost follows the position, not the cache
     length. With `key_mask` ([B, L] integer or i1, as a with-past export's attention_mask)
     the query attends the keys j of the whole cache where key_mask[b, j] is not 0, whatever
-    the position; a query with every key masked gives zeros. `merged_heads` as for
-    sinter.fused_attention.
+    the position; a query with every key masked gives zeros. With `softcap` > 0 each scaled
+    score s becomes softcap * tanh(s / softcap) before the softmax (Gemma 2's attention
+    soft-capping). `merged_heads` as for sinter.fused_attention.
   }];
   let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v,
                        Graph_IntTensor:$position, Optional<Graph_Tensor>:$key_mask,
-                       F32Attr:$scale, UnitAttr:$merged_heads);
+                       F32Attr:$scale, UnitAttr:$merged_heads,
+                       DefaultValuedAttr<F32Attr, "0.0">:$softcap);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = [{
     $q `,` $k `,` $v `,` $position (`key_mask` $key_mask^)? attr-dict `:`
