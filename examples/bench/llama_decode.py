@@ -575,7 +575,9 @@ def main(argv=None):
     ea = export_llama.parse_args(export_argv(a, prefill_path, decode_path))
     cfg = export_llama.build_config(ea)
     t0 = time.time()
-    model_cpu = export_llama.build_model(cfg, ea, "sdpa")
+    # The export's attention (--export-args "--attn eager" keeps Gemma 2's soft-cap, which sdpa
+    # leaves out), so that the references compute what the export does.
+    model_cpu = export_llama.build_model(cfg, ea, "sdpa" if ea.attn == "auto" else ea.attn)
     ref_model = copy.deepcopy(model_cpu).float().cuda().eval()  # fp32 copy of the bf16 weights
     model = model_cpu.cuda().eval()
     print(f"PyTorch models: {time.time() - t0:.1f} s", flush=True)
