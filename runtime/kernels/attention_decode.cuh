@@ -104,19 +104,6 @@ __device__ __forceinline__ void decode_qk_norm_rope(const bf16 *q, const bf16 *k
   __syncthreads();
 }
 
-// Gemma 2's attention soft-cap in the log2 domain the kernel's scores live in: a score
-// x = s * scale * log2(e) becomes log2(e) * cap * tanh(s * scale / cap), which is
-// c * tanh(x / c) with c = cap * log2(e). SOFTCAP_BITS 0: no cap.
-template <uint32_t SOFTCAP_BITS>
-__device__ __forceinline__ float soft_capped_log2_score(float x) {
-  if constexpr (SOFTCAP_BITS == 0u) {
-    return x;
-  } else {
-    const float cap = __uint_as_float(SOFTCAP_BITS) * 1.4426950408889634f;
-    return cap * tanhf(x * (1.f / cap));
-  }
-}
-
 // The kernel's body, shared by attention_decode (splits merged through global memory) and
 // attention_decode_clustered (CLUSTER: the splits of a kv head form one thread-block cluster
 // and merge through distributed shared memory).
@@ -134,7 +121,7 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
                 "attention_decode: needs HQ % HKV == 0, HQ / HKV <= 8, D % 8 == 0, D <= 256, "
                 "8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1, SPLIT >= 1, "
                 "at most 256 splits and 1 <= BATCH <= 65535");
-  static_assert((SOFTCAP_BITS >> 31) == 0 && (SOFTCAP_BITS & 0x7f800000u) != 0x7f800000u,
+  static_assert(soft_cap_valid(SOFTCAP_BITS),
                 "attention_decode: SOFTCAP_BITS is a positive, finite cap or 0 (none)");
   static_assert(!CLUSTER || attention_decode_cluster_fits(MAX_LEN, SPLIT),
                 "attention_decode_clustered: 2 to kAttentionDecodeMaxClusterSplits splits");

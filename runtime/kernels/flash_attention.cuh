@@ -70,16 +70,19 @@ __device__ __forceinline__ FragmentRowAddress b_fragment_pair_address(int lane) 
 } // namespace detail
 
 template <int S, int HQ, int HKV, int D, int Q_OFF, int K_OFF, int V_OFF, int ROW_STRIDE,
-          uint32_t SCALE_BITS, bool CAUSAL, bool PADDING_MASK, typename T = bf16,
-          typename OutT = T, int ROW_TILES = flash_attention_default_tiling(S, D).row_tiles,
+          uint32_t SCALE_BITS, bool CAUSAL, bool PADDING_MASK, typename T = bf16, typename OutT = T,
+          int ROW_TILES = flash_attention_default_tiling(S, D).row_tiles,
           int KEY_TILE = flash_attention_default_tiling(S, D).key_tile,
-          int MIN_BLOCKS_PER_SM = flash_attention_default_tiling(S, D).min_blocks_per_sm>
+          int MIN_BLOCKS_PER_SM = flash_attention_default_tiling(S, D).min_blocks_per_sm,
+          uint32_t SOFTCAP_BITS = 0u>
 __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
     flash_attention(const T *qkv, const int64_t *attention_mask, OutT *out) {
   static_assert(flash_attention_supported(S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE,
                                           int(sizeof(T))),
                 "flash_attention: needs 16-bit q/k/v, D % 16 == 0 and <= 256, HQ % HKV == 0, "
                 "8-aligned offsets and stride, heads inside the row");
+  static_assert(detail::soft_cap_valid(SOFTCAP_BITS),
+                "flash_attention: SOFTCAP_BITS is a positive, finite cap or 0 (none)");
   static_assert(ROW_TILES >= 1 && KEY_TILE >= 16 && KEY_TILE % 16 == 0 && MIN_BLOCKS_PER_SM >= 0,
                 "flash_attention: a tiling of whole 16-row tiles and 16-key steps");
   using Element = detail::TensorCoreElement<T>;
@@ -124,9 +127,10 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
   auto query_row = [&](int t, int r) {
     return warp_query_begin + 16 * t + acc_lane.row_in_tile + 8 * r;
   };
-  // Positive, finite and not zero: the scale can go into the exponent's FMA.
+  // Positive, finite and not zero: the scale can go into the exponent's FMA (not under a
+  // soft-cap, which is not linear in the score).
   constexpr bool kFoldScale = (SCALE_BITS >> 31) == 0 && SCALE_BITS != 0 &&
-                              (SCALE_BITS & 0x7f800000u) != 0x7f800000u;
+                              (SCALE_BITS & 0x7f800000u) != 0x7f800000u && SOFTCAP_BITS == 0u;
   const float score_scale = __uint_as_float(SCALE_BITS) * kLog2e;
   // Scores are kept raw (kFoldScale) or scaled; exponents are fma(score, fold, -row base).
   const float fold = kFoldScale ? score_scale : 1.f;
@@ -251,7 +255,9 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
 #pragma unroll
         for (int kb = 0; kb < kKeyBlocks; ++kb)
 #pragma unroll
-          for (int e = 0; e < 4; ++e) scores[t][kb][e] *= score_scale;
+          for (int e = 0; e < 4; ++e)
+            scores[t][kb][e] =
+                detail::soft_capped_log2_score<SOFTCAP_BITS>(scores[t][kb][e] * score_scale);
     }
     const bool needs_mask = !all_keys_attended || key_begin + kKeyTile > S ||
                             (CAUSAL && key_begin + kKeyTile - 1 > warp_query_begin);

@@ -16,6 +16,22 @@ using bf16 = __nv_bfloat16;
 
 namespace detail {
 
+// Gemma 2's attention soft-cap in the log2 domain the attention kernels' scores live in: a
+// score x = s * scale * log2(e) becomes log2(e) * cap * tanh(s * scale / cap), which is
+// c * tanh(x / c) with c = cap * log2(e). SOFTCAP_BITS 0: no cap.
+template <uint32_t SOFTCAP_BITS> __device__ __forceinline__ float soft_capped_log2_score(float x) {
+  if constexpr (SOFTCAP_BITS == 0u) {
+    return x;
+  } else {
+    const float cap = __uint_as_float(SOFTCAP_BITS) * 1.4426950408889634f;
+    return cap * tanhf(x * (1.f / cap));
+  }
+}
+// Whether SOFTCAP_BITS is no cap (0) or a positive, finite one.
+__host__ __device__ constexpr bool soft_cap_valid(uint32_t bits) {
+  return (bits >> 31) == 0 && (bits & 0x7f800000u) != 0x7f800000u;
+}
+
 // 16-byte load of data that is read once (weights), through the read-only path.
 // linear_small_m's lanes read each 128-byte line of a weight row as two halves, one per load
 // instruction. Loads that allocate in L1 merge the two halves into one line request, and the

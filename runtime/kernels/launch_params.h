@@ -704,15 +704,18 @@ SINTER_LP_FN LaunchParams attention_prefill_launch(int S, int HQ, int D, int ele
 
 // =============================================================================================
 // flash_attention<S, HQ, HKV, D, Q_OFF, K_OFF, V_OFF, ROW_STRIDE, SCALE_BITS, CAUSAL,
-//                 PADDING_MASK, T, OutT, ROW_TILES, KEY_TILE, MIN_BLOCKS_PER_SM>
+//                 PADDING_MASK, T, OutT, ROW_TILES, KEY_TILE, MIN_BLOCKS_PER_SM,
+//                 SOFTCAP_BITS = 0>
 //                (const T *qkv, const int64_t *attention_mask, OutT *out)
 //   attention_prefill's semantics and layouts for prompts of any length, with a batch: T is
 //   bf16 or half (OutT T or float); qkv [B * S, ROW_STRIDE], attention_mask [B * S] int64
 //   (nullptr when !PADDING_MASK), out [B * S, HQ * D]. q k^T and p v on tensor cores
 //   (mma.m16n8k16, fp32 accumulation, p rounded to T), online softmax in fp32 over tiles of
 //   KEY_TILE keys. Requires D % 16 == 0, 16 <= D <= 256, ROW_STRIDE and the offsets % 8 == 0,
-//   HQ % HKV == 0. The last three parameters are a FlashAttentionTiling (defaults:
-//   flash_attention_default_tiling(S, D); the compiler uses the defaults).
+//   HQ % HKV == 0. ROW_TILES, KEY_TILE and MIN_BLOCKS_PER_SM are a FlashAttentionTiling
+//   (defaults: flash_attention_default_tiling(S, D); the compiler uses the defaults).
+//   SOFTCAP_BITS != 0 (cap = bit_cast<float>(SOFTCAP_BITS) > 0, finite): each scaled score
+//   s = q . k * scale becomes cap * tanh(s / cap) (fp32 tanhf) before the masks (Gemma 2).
 //   grid (ceil(S / flash_attention_query_tile(tiling)), HQ, B), block 128 (4 warps, each with
 //   ROW_TILES tiles of 16 queries), dynamic shared flash_attention_shared_bytes(tiling, D): the
 //   q tile and two stages of K and V tiles, rows padded to D + 8 elements (ldmatrix rows on

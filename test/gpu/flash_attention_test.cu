@@ -3,7 +3,8 @@
 // and not, key padding (left, right, random, all masked -> zero rows), fused QKV layouts with
 // the parts in any order and extra columns, two sequences with different masks, bf16 and
 // fp16, fp32 output, scales the exponent cannot absorb (negative, zero), the default tilings
-// of long prompts, and a launch behind a late producer of qkv (PDL).
+// of long prompts, Gemma 2's soft-capped scores, and a launch behind a late producer of qkv
+// (PDL).
 #include "flash_attention.cuh"
 #include "gpu_test_util.h"
 
@@ -13,7 +14,7 @@ using namespace gputest;
 enum class MaskKind { ONES, LEFT_PAD, RIGHT_PAD, RANDOM, ALL_ZERO };
 
 template <int S, int HQ, int HKV, int D, int QO, int KO, int VO, int RS, uint32_t SCALE,
-          bool CAUSAL, bool PAD, typename T = bf16, typename OutT = T>
+          bool CAUSAL, bool PAD, typename T = bf16, typename OutT = T, uint32_t SOFTCAP = 0u>
 bool run_case(const char *name, uint64_t seed, MaskKind mk, int batch = 1) {
   using H = HostT<T>;
   using HT = typename H::type;
@@ -42,10 +43,11 @@ bool run_case(const char *name, uint64_t seed, MaskKind mk, int batch = 1) {
       case MaskKind::ALL_ZERO: m = 0; break;
       }
     }
-  float scale;
+  float scale, softcap;
   {
-    uint32_t bits = SCALE;
+    uint32_t bits = SCALE, cap_bits = SOFTCAP;
     std::memcpy(&scale, &bits, 4);
+    std::memcpy(&softcap, &cap_bits, 4);
   }
   std::vector<float> ref(rows * HQ * D);
   auto at = [&](size_t row, int col) { return double(H::get(qkv[row * RS + col])); };
@@ -61,6 +63,8 @@ bool run_case(const char *name, uint64_t seed, MaskKind mk, int batch = 1) {
       double s = 0;
       for (int d = 0; d < D; ++d) s += at(base + i, QO + h * D + d) * at(base + j, KO + g * D + d);
       p[j] = s * scale;
+      if (SOFTCAP != 0u)
+        p[j] = softcap * std::tanh(p[j] / softcap);
       mx = std::max(mx, p[j]);
     }
     double sum = 0;
@@ -83,7 +87,9 @@ bool run_case(const char *name, uint64_t seed, MaskKind mk, int batch = 1) {
   OutT *dout = nullptr;
   CUDA_CHECK(cudaMalloc(&dout, out_bytes));
   CUDA_CHECK(cudaMemset(dout, 0xff, out_bytes));
-  auto fn = flash_attention<S, HQ, HKV, D, QO, KO, VO, RS, SCALE, CAUSAL, PAD, T, OutT>;
+  constexpr FlashAttentionTiling tiling = flash_attention_default_tiling(S, D);
+  auto fn = flash_attention<S, HQ, HKV, D, QO, KO, VO, RS, SCALE, CAUSAL, PAD, T, OutT,
+                            tiling.row_tiles, tiling.key_tile, tiling.min_blocks_per_sm, SOFTCAP>;
   const LaunchParams lp = flash_attention_launch(S, HQ, D, batch);
   launch(fn, lp, 0, (const T *)dqkv, PAD ? (const int64_t *)dmask : nullptr, dout);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -104,9 +110,10 @@ bool run_case(const char *name, uint64_t seed, MaskKind mk, int batch = 1) {
   CUDA_CHECK(cudaFree(dmask));
   CUDA_CHECK(cudaFree(dout));
   char label[200];
-  std::snprintf(label, sizeof label, "%s B=%d S=%d HQ=%d HKV=%d D=%d%s%s%s%s", name, batch, S,
-                HQ, HKV, D, CAUSAL ? " causal" : "", PAD ? " pad" : "",
-                std::is_same_v<T, bf16> ? "" : " f16", std::is_same_v<OutT, float> ? " ->f32" : "");
+  std::snprintf(label, sizeof label, "%s B=%d S=%d HQ=%d HKV=%d D=%d%s%s%s%s softcap %g", name,
+                batch, S, HQ, HKV, D, CAUSAL ? " causal" : "", PAD ? " pad" : "",
+                std::is_same_v<T, bf16> ? "" : " f16", std::is_same_v<OutT, float> ? " ->f32" : "",
+                softcap);
   std::printf("  [grid %u,%u,%u block %u smem %u]\n", lp.grid.x, lp.grid.y, lp.grid.z,
               lp.block.x, lp.shared_bytes);
   Compare c = compare(got, ref, tol);
@@ -168,6 +175,13 @@ int main() {
       "f16", 53, MaskKind::LEFT_PAD);
   ok &= run_case<129, 8, 2, 64, 0, 512, 640, 768, s64, true, false, bf16, float>("f32 out", 54,
                                                                                 MaskKind::ONES);
+  // Gemma 2's attention soft-cap: its cap (50) on its heads with padding, and a tight cap (2:
+  // scores near saturation) on Llama heads over two row tiles and a batch.
+  constexpr uint32_t cap50 = 0x42480000u, cap2 = 0x40000000u;
+  ok &= run_case<177, 8, 4, 256, 0, 2048, 3072, 4096, s256, true, true, bf16, bf16, cap50>(
+      "gemma2 softcap", 59, MaskKind::LEFT_PAD);
+  ok &= run_case<700, 8, 2, 64, 0, 512, 640, 768, s64, true, true, bf16, bf16, cap2>(
+      "softcap 2", 60, MaskKind::RANDOM, 2);
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }

@@ -284,3 +284,62 @@ func.func @decode_kernel_takes(%x: tensor<1x1x8xbf16>, %kc: tensor<1x1x8x4xbf16>
   %y = sinter.decode_attention %q, %k, %v, %pos {scale = 0.5 : f32} : (tensor<1x2x1x4xbf16>, tensor<1x1x8x4xbf16>, tensor<1x1x8x4xbf16>, tensor<1xi64>) -> tensor<1x2x1x4xbf16>
   return %y, %k, %v : tensor<1x2x1x4xbf16>, tensor<1x1x8x4xbf16>, tensor<1x1x8x4xbf16>
 }
+
+// -----
+
+// Soft-capped scores: only flash_attention caps them. At D 4 (which it does not tile; the
+// uncapped attention would take attention_prefill) the capped attention goes to primitives with
+// the tanh; at D 16 it stays for flash_attention, except under activations=f32.
+// CHECK-LABEL: func.func @softcap_head_flash_does_not_tile
+// CHECK-NOT: sinter.fused_attention
+// CHECK: sinter.unary "tanh"
+// CHECK: sinter.softmax
+func.func @softcap_head_flash_does_not_tile(%x: tensor<1x3x8xbf16>) -> tensor<1x3x8xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<8x24xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<1x3x8xbf16>, tensor<8x24xbf16>) -> tensor<1x3x24xbf16>
+  %s4 = sinter.constant dense<[1, 3, 2, 4]> : tensor<4xi64>
+  %q0 = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 1, 3, 8>, steps = array<i64: 1, 1, 1>} : (tensor<1x3x24xbf16>) -> tensor<1x3x8xbf16>
+  %k0 = sinter.slice %qkv {starts = array<i64: 0, 0, 8>, ends = array<i64: 1, 3, 16>, steps = array<i64: 1, 1, 1>} : (tensor<1x3x24xbf16>) -> tensor<1x3x8xbf16>
+  %v0 = sinter.slice %qkv {starts = array<i64: 0, 0, 16>, ends = array<i64: 1, 3, 24>, steps = array<i64: 1, 1, 1>} : (tensor<1x3x24xbf16>) -> tensor<1x3x8xbf16>
+  %q1 = sinter.reshape %q0, %s4 : (tensor<1x3x8xbf16>, tensor<4xi64>) -> tensor<1x3x2x4xbf16>
+  %k1 = sinter.reshape %k0, %s4 : (tensor<1x3x8xbf16>, tensor<4xi64>) -> tensor<1x3x2x4xbf16>
+  %v1 = sinter.reshape %v0, %s4 : (tensor<1x3x8xbf16>, tensor<4xi64>) -> tensor<1x3x2x4xbf16>
+  %q = sinter.transpose %q1, [0, 2, 1, 3] : (tensor<1x3x2x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %k = sinter.transpose %k1, [0, 2, 1, 3] : (tensor<1x3x2x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %v = sinter.transpose %v1, [0, 2, 1, 3] : (tensor<1x3x2x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %o = sinter.fused_attention %q, %k, %v {causal = true, scale = 0.5 : f32, softcap = 5.000000e+01 : f32} : (tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>, tensor<1x2x3x4xbf16>) -> tensor<1x2x3x4xbf16>
+  %t = sinter.transpose %o, [0, 2, 1, 3] : (tensor<1x2x3x4xbf16>) -> tensor<1x3x2x4xbf16>
+  %s3 = sinter.constant dense<[1, 3, 8]> : tensor<3xi64>
+  %r = sinter.reshape %t, %s3 : (tensor<1x3x2x4xbf16>, tensor<3xi64>) -> tensor<1x3x8xbf16>
+  return %r : tensor<1x3x8xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @softcap_batch_kernel_takes
+// CHECK: sinter.fused_attention {{.+}}softcap = 5.000000e+01
+// CHECK-NOT: sinter.softmax
+// F32-LABEL: func.func @softcap_batch_kernel_takes
+// F32-NOT: sinter.fused_attention
+// F32: sinter.unary "tanh"
+// F32: sinter.softmax
+func.func @softcap_batch_kernel_takes(%x: tensor<2x3x32xbf16>, %mask: tensor<2x3xi64>) -> tensor<2x3x32xbf16> {
+  %w = sinter.constant dense<1.0> : tensor<32x64xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<2x3x32xbf16>, tensor<32x64xbf16>) -> tensor<2x3x64xbf16>
+  %sq = sinter.constant dense<[2, 3, 2, 16]> : tensor<4xi64>
+  %skv = sinter.constant dense<[2, 3, 1, 16]> : tensor<4xi64>
+  %q0 = sinter.slice %qkv {starts = array<i64: 0, 0, 0>, ends = array<i64: 2, 3, 32>, steps = array<i64: 1, 1, 1>} : (tensor<2x3x64xbf16>) -> tensor<2x3x32xbf16>
+  %k0 = sinter.slice %qkv {starts = array<i64: 0, 0, 32>, ends = array<i64: 2, 3, 48>, steps = array<i64: 1, 1, 1>} : (tensor<2x3x64xbf16>) -> tensor<2x3x16xbf16>
+  %v0 = sinter.slice %qkv {starts = array<i64: 0, 0, 48>, ends = array<i64: 2, 3, 64>, steps = array<i64: 1, 1, 1>} : (tensor<2x3x64xbf16>) -> tensor<2x3x16xbf16>
+  %q1 = sinter.reshape %q0, %sq : (tensor<2x3x32xbf16>, tensor<4xi64>) -> tensor<2x3x2x16xbf16>
+  %k1 = sinter.reshape %k0, %skv : (tensor<2x3x16xbf16>, tensor<4xi64>) -> tensor<2x3x1x16xbf16>
+  %v1 = sinter.reshape %v0, %skv : (tensor<2x3x16xbf16>, tensor<4xi64>) -> tensor<2x3x1x16xbf16>
+  %q = sinter.transpose %q1, [0, 2, 1, 3] : (tensor<2x3x2x16xbf16>) -> tensor<2x2x3x16xbf16>
+  %k = sinter.transpose %k1, [0, 2, 1, 3] : (tensor<2x3x1x16xbf16>) -> tensor<2x1x3x16xbf16>
+  %v = sinter.transpose %v1, [0, 2, 1, 3] : (tensor<2x3x1x16xbf16>) -> tensor<2x1x3x16xbf16>
+  %o = sinter.fused_attention %q, %k, %v key_mask %mask {causal = true, scale = 0.25 : f32, softcap = 5.000000e+01 : f32} : (tensor<2x2x3x16xbf16>, tensor<2x1x3x16xbf16>, tensor<2x1x3x16xbf16>, tensor<2x3xi64>) -> tensor<2x2x3x16xbf16>
+  %t = sinter.transpose %o, [0, 2, 1, 3] : (tensor<2x2x3x16xbf16>) -> tensor<2x3x2x16xbf16>
+  %s3 = sinter.constant dense<[2, 3, 32]> : tensor<3xi64>
+  %r = sinter.reshape %t, %s3 : (tensor<2x3x2x16xbf16>, tensor<3xi64>) -> tensor<2x3x32xbf16>
+  return %r : tensor<2x3x32xbf16>
+}

@@ -20,6 +20,23 @@ func.func @long_prompt(%h: tensor<1x1024x64xbf16>, %mask: tensor<1x1024xi64>) ->
 
 // -----
 
+// Soft-capped scores (Gemma 2): the default tiling spelled (S 1024, D 16: 2 row tiles, 128-key
+// tiles, no block minimum), then the cap's bits (50.0 = 1112014848).
+// CHECK-LABEL: func.func @long_prompt_softcap
+// CHECK: launch.kernel "flash_attention"({{.+}}params = [1024, 4, 2, 16, 0, 64, 96, 128, "1048576000u", "true", "true", "__nv_bfloat16", "__nv_bfloat16", 2, 128, 0, "1112014848u"]
+func.func @long_prompt_softcap(%h: tensor<1x1024x64xbf16>, %mask: tensor<1x1024xi64>) -> tensor<1x1024x64xbf16> {
+  %g1 = sinter.constant dense<1.0> : tensor<64xbf16>
+  %wqkv = sinter.constant dense<0.5> : tensor<64x128xbf16>
+  %qkv = sinter.linear %h, %wqkv norm %g1 {norm_epsilon = 9.99999974E-6 : f32} : (tensor<1x1024x64xbf16>, tensor<64x128xbf16>, tensor<64xbf16>) -> tensor<1x1024x128xbf16>
+  %cos = sinter.constant dense<1.0> : tensor<1x1x1024x16xbf16>
+  %sin = sinter.constant dense<0.0> : tensor<1x1x1024x16xbf16>
+  %qr, %kr, %vt = sinter.split_qkv_heads %qkv rope(%cos, %sin) : (tensor<1x1024x128xbf16>, tensor<1x1x1024x16xbf16>, tensor<1x1x1024x16xbf16>) -> (tensor<1x4x1024x16xbf16>, tensor<1x2x1024x16xbf16>, tensor<1x2x1024x16xbf16>)
+  %a3 = sinter.fused_attention %qr, %kr, %vt key_mask %mask {scale = 2.500000e-01 : f32, causal = true, merged_heads, softcap = 5.000000e+01 : f32} : (tensor<1x4x1024x16xbf16>, tensor<1x2x1024x16xbf16>, tensor<1x2x1024x16xbf16>, tensor<1x1024xi64>) -> tensor<1x1024x64xbf16>
+  return %a3 : tensor<1x1024x64xbf16>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @prompt_of_6
 // CHECK: launch.kernel "flash_attention"(%{{.+}}, %arg1, %{{.+}}) {args = array<i64: 0, 1, 2>, block = array<i64: 128, 1, 1>, grid = array<i64: 1, 4, 1>, params = [6, 4, 2, 16,
 func.func @prompt_of_6(%h: tensor<1x6x64xbf16>, %mask: tensor<1x6xi64>) -> tensor<1x6x64xbf16> {

@@ -598,8 +598,8 @@ func.func @decode_erf_cap(%q: tensor<1x2x1x4xf32>, %kc: tensor<1x1x8x4xf32>, %vc
 
 // -----
 
-// Negative: soft-capped prompt attention (the prompt kernels do not cap) stays as primitives,
-// as does the opset-23 op with a softcap.
+// Negative: soft-capped prompt attention with a head size flash_attention does not tile (the
+// only prompt kernel that caps) stays as primitives, as does the opset-23 op with a softcap.
 // CAP-LABEL: func.func @prefill_softcap
 // CAP-NOT: sinter.fused_attention
 // CAP: sinter.unary "tanh"
@@ -645,4 +645,33 @@ func.func @eager_fp32_softmax(%q: tensor<1x2x3x4xbf16>, %k: tensor<1x2x3x4xbf16>
   %p16 = sinter.cast %pf : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf16>
   %o16 = sinter.matmul %p16, %v16 : (tensor<1x2x3x3xf16>, tensor<1x2x3x4xf16>) -> tensor<1x2x3x4xf16>
   return %o, %o16 : tensor<1x2x3x4xbf16>, tensor<1x2x3x4xf16>
+}
+
+// -----
+
+// Soft-capped prompt attention flash_attention takes (bf16, D 16): with raise-softcap the
+// decomposed form and the opset-23 op become fused_attention {softcap}.
+// CHECK-LABEL: func.func @prefill_softcap_flash
+// CHECK-NOT: sinter.fused_attention
+// CAP-LABEL: func.func @prefill_softcap_flash
+// CAP: sinter.fused_attention %arg0, %arg1, %arg2 {causal = true, scale = 2.500000e-01 : f32, softcap = 5.000000e+01 : f32}
+// CAP: sinter.fused_attention %arg0, %arg1, %arg2 {causal = true, scale = 2.500000e-01 : f32, softcap = 3.000000e+01 : f32}
+// CAP-NOT: sinter.unary
+func.func @prefill_softcap_flash(%q: tensor<1x2x3x16xbf16>, %k: tensor<1x2x3x16xbf16>, %v: tensor<1x2x3x16xbf16>) -> (tensor<1x2x3x16xbf16>, tensor<1x2x3x16xbf16>) {
+  %causal = sinter.constant dense<[[0.0, 0xFF80, 0xFF80], [0.0, 0.0, 0xFF80], [0.0, 0.0, 0.0]]> : tensor<3x3xbf16>
+  %kt = sinter.transpose %k, [0, 1, 3, 2] : (tensor<1x2x3x16xbf16>) -> tensor<1x2x16x3xbf16>
+  %s = sinter.matmul %q, %kt : (tensor<1x2x3x16xbf16>, tensor<1x2x16x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %quarter = sinter.constant dense<0.25> : tensor<bf16>
+  %cap = sinter.constant dense<50.0> : tensor<bf16>
+  %ss = sinter.mul %s, %quarter : (tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %d = sinter.div %ss, %cap : (tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %t = sinter.unary "tanh" %d : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %c = sinter.mul %t, %cap : (tensor<1x2x3x3xbf16>, tensor<bf16>) -> tensor<1x2x3x3xbf16>
+  %sm = sinter.add %c, %causal : (tensor<1x2x3x3xbf16>, tensor<3x3xbf16>) -> tensor<1x2x3x3xbf16>
+  %w = sinter.cast %sm : (tensor<1x2x3x3xbf16>) -> tensor<1x2x3x3xf32>
+  %pf = sinter.softmax %w {axis = 3 : i64} : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %p = sinter.cast %pf : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xbf16>
+  %o = sinter.matmul %p, %v : (tensor<1x2x3x3xbf16>, tensor<1x2x3x16xbf16>) -> tensor<1x2x3x16xbf16>
+  %o23 = sinter.attention %q, %k, %v {is_causal = true, kv_num_heads = 2 : i64, q_num_heads = 2 : i64, scale = 0.25 : f32, softcap = 30.0 : f32} : (tensor<1x2x3x16xbf16>, tensor<1x2x3x16xbf16>, tensor<1x2x3x16xbf16>) -> tensor<1x2x3x16xbf16>
+  return %o, %o23 : tensor<1x2x3x16xbf16>, tensor<1x2x3x16xbf16>
 }

@@ -419,6 +419,14 @@ static LogicalResult verifyAttentionResult(Operation *op, bool mergedHeads, Type
   return success();
 }
 
+/// The fused attentions' soft-cap: 0 (none) or a positive, finite cap.
+static LogicalResult verifySoftcap(Operation *op, APFloat softcap) {
+  float cap = softcap.convertToFloat();
+  if (cap >= 0.0f && !std::isinf(cap))
+    return success();
+  return op->emitOpError("softcap must be finite and non-negative (0: none), got ") << cap;
+}
+
 LogicalResult DecodeAttentionOp::verify() {
   auto q = getQ().getType(), k = getK().getType(), v = getV().getType();
   if (q.getRank() != 4 || k.getRank() != 4 || k != v)
@@ -439,9 +447,8 @@ LogicalResult DecodeAttentionOp::verify() {
         m.getDimSize(0) != q.getDimSize(0) || m.getDimSize(1) != k.getDimSize(2))
       return emitOpError("key_mask must be an integer [B, L] tensor");
   }
-  float softcap = getSoftcap().convertToFloat();
-  if (!(softcap >= 0.0f) || std::isinf(softcap))
-    return emitOpError("softcap must be finite and non-negative (0: none), got ") << softcap;
+  if (failed(verifySoftcap(*this, getSoftcap())))
+    return failure();
   return verifyAttentionResult(*this, getMergedHeads(), getType(), q.getShape());
 }
 
@@ -462,6 +469,8 @@ LogicalResult FusedAttentionOp::verify() {
     if (m.getRank() != 2 || m.getDimSize(0) != q.getDimSize(0) || m.getDimSize(1) != k.getDimSize(2))
       return emitOpError("key_mask must be [B, S_kv]");
   }
+  if (failed(verifySoftcap(*this, getSoftcap())))
+    return failure();
   SmallVector<int64_t> shape(q.getShape());
   shape[3] = v.getDimSize(3);
   return verifyAttentionResult(*this, getMergedHeads(), getType(), shape);

@@ -67,6 +67,28 @@ const KernelParam kAttentionPrefillParams[] = {
 const KernelArg kAttentionPrefillArgs[] = {
     {"qkv", R::In}, {"key_mask", R::Optional}, {"out", R::Out}};
 
+// attention_prefill's, then optional: the tiling (the compiler spells its defaults) and the
+// scores' soft-cap, cap * tanh(s / cap) (0: none).
+const KernelParam kFlashAttentionParams[] = {
+    {"S", P::Int},
+    {"HQ", P::Int},
+    {"HKV", P::Int},
+    {"D", P::Int},
+    {"Q_OFF", P::Int},
+    {"K_OFF", P::Int},
+    {"V_OFF", P::Int},
+    {"ROW_STRIDE", P::Int},
+    {"SCALE_BITS", P::FloatBits},
+    {"CAUSAL", P::Bool},
+    {"PADDING_MASK", P::Bool},
+    {"T", P::Type},
+    {"OutT", P::Type},
+    {"ROW_TILES", P::Int},
+    {"KEY_TILE", P::Int},
+    {"MIN_BLOCKS_PER_SM", P::Int},
+    {"SOFTCAP_BITS", P::FloatBits},
+};
+
 const KernelParam kAttentionDecodeParams[] = {
     {"HQ", P::Int},         {"HKV", P::Int},
     {"D", P::Int},          {"Q_OFF", P::Int},
@@ -145,8 +167,8 @@ const KernelTemplate kTemplates[] = {
     {"linear_small_m", kLinearSmallMParams, 15, kLinearSmallMArgs},
     {"embedding_gather", kEmbeddingGatherParams, 4, kEmbeddingGatherArgs},
     {"attention_prefill", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
-    // Same parameters and arguments: prompts of any length, 16-bit q/k/v, on tensor cores.
-    {"flash_attention", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
+    // attention_prefill's arguments: prompts of any length, 16-bit q/k/v, on tensor cores.
+    {"flash_attention", kFlashAttentionParams, 11, kAttentionPrefillArgs},
     {"attention_decode", kAttentionDecodeParams, 12, kAttentionDecodeArgs},
     // Same parameters and arguments: the splits of a kv head merged inside a cluster.
     {"attention_decode_clustered", kAttentionDecodeParams, 12, kAttentionDecodeArgs},

@@ -197,13 +197,15 @@ def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
     export's attention_mask). Anything else is left unchanged.
 
     With `raise-softcap`, scores soft-capped as `cap * tanh(scores / cap)` (Gemma 2's eager
-    export; the opset-23 `softcap` attribute) in a decode step become `decode_attention
-    {softcap = cap}`; prompts keep them as primitives. Off by default: the capped
-    attention_decode kernels have not yet run on a GPU (test/gpu/attention_decode_test).
+    export; the opset-23 `softcap` attribute) become `decode_attention {softcap = cap}` in a
+    decode step and `fused_attention {softcap = cap}` in a prompt flash_attention takes (bf16,
+    its head sizes, its tiles in the target's shared memory); others stay primitives. Off by
+    default: the capped kernels have not yet run on a GPU (test/gpu/attention_decode_test,
+    test/gpu/flash_attention_test).
   }];
   let options = [
     Option<"raiseSoftcap", "raise-softcap", "bool", "false",
-           "Raise soft-capped decode attention to decode_attention {softcap}">
+           "Raise soft-capped attention to decode_attention / fused_attention {softcap}">
   ];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
 }

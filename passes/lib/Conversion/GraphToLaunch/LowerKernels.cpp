@@ -677,6 +677,11 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
   // not tile) the short-prompt kernel, which holds a head's keys in shared memory.
   bool flash = kn::flash_attention_supported(s, hq, hkv, d, q->offset, k->offset, v->offset, stride,
                                              qkvBytes, batch, sharedMemory);
+  float softcap = attention.getSoftcap().convertToFloat();
+  if (!flash && softcap != 0.0f)
+    return attention.emitError("soft-capped attention needs the flash_attention kernel, which "
+                               "does not take S=")
+           << s << " D=" << d << " " << qkvType << " on this target";
   if (!flash && batch != 1)
     return attention.emitError("attention of ")
            << batch << " sequences needs 16-bit q/k/v and a head size that is a multiple of 16 "
@@ -716,6 +721,12 @@ LogicalResult FunctionLowering::lowerAttention(graph::FusedAttentionOp attention
                                    strParam(builder, mask ? "true" : "false"),
                                    strParam(builder, cxxType(qkvType)),
                                    strParam(builder, cxxType(elementTypeOf(out)))};
+  if (softcap != 0.0f) { // after the tiling parameters, spelled at their defaults
+    kn::FlashAttentionTiling tiling = kn::flash_attention_default_tiling(int(s), int(d));
+    params.append({intParam(builder, tiling.row_tiles), intParam(builder, tiling.key_tile),
+                   intParam(builder, tiling.min_blocks_per_sm),
+                   strParam(builder, std::to_string(floatBits(softcap)) + "u")});
+  }
   return emitKernel(attention.getLoc(), flash ? "flash_attention" : "attention_prefill", params,
                     {q->buffer, mask, out}, {lp.grid.x, lp.grid.y, lp.grid.z},
                     {lp.block.x, lp.block.y, lp.block.z}, lp.shared_bytes, {2});

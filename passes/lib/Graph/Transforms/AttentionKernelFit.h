@@ -24,6 +24,15 @@ inline bool flashKernelTiles(int64_t headDim, int elementBytes) {
   return headDim <= 256 && kernels::flash_attention_tiles_head(int(headDim), elementBytes);
 }
 
+/// Whether flash_attention takes bf16 heads of `headDim` over `seq` keys in the target's shared
+/// memory per block (its default tiling): soft-capped prompts have no other kernel.
+inline bool flashKernelFits(int64_t seq, int64_t headDim, int64_t sharedMemoryPerBlock) {
+  return flashKernelTiles(headDim, 2) && seq <= INT32_MAX &&
+         int64_t(kernels::flash_attention_shared_bytes(
+             kernels::flash_attention_default_tiling(int(seq), int(headDim)), int(headDim))) <=
+             sharedMemoryPerBlock;
+}
+
 } // namespace sinter
 
 #endif

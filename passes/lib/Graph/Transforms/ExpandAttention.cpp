@@ -158,6 +158,10 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
     if (Value m = op.getKeyMask();
         m && !cast<ShapedType>(m.getType()).getElementType().isInteger(64))
       return false;
+    // Of the prompt kernels only flash_attention caps scores.
+    if (!op.getSoftcap().isZero() &&
+        (f32Activations || !sinter::flashKernelFits(seq, headDim, sharedMemoryPerBlock)))
+      return false;
     Value out = op.getResult();
     if (!out.hasOneUse())
       return false;
@@ -176,7 +180,8 @@ struct ExpandFusedAttention : OpRewritePattern<FusedAttentionOp> {
       keep = keepFromKeyMask(rewriter, loc, m);
     int64_t hq = op.getQ().getType().getDimSize(1), hkv = op.getK().getType().getDimSize(1);
     Value out = expandAttention(rewriter, loc, op.getQ(), op.getK(), op.getV(), hq, hkv,
-                                op.getScale().convertToFloat(), op.getCausal(), keep, Value())
+                                op.getScale().convertToFloat(), op.getCausal(), keep, Value(),
+                                op.getSoftcap().convertToFloat())
                     .output;
     rewriter.replaceOp(op, out);
     return success();

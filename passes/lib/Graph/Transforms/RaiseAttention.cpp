@@ -288,9 +288,6 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
   auto qType = tensorType(q), kType = tensorType(k);
   if (qType.getRank() == 4 && kType.getRank() == 4 && kType.getDimSize(2) != qType.getDimSize(2))
     return replaceWithDecode(root, q, k, v, mask, alsoCausal, form, ops, rewriter);
-  // The prompt kernels do not cap scores: prefill keeps soft-capped attention as primitives.
-  if (form.softcap != 0.0)
-    return rewriter.notifyMatchFailure(root, "soft-capped scores outside a decode step");
   if (kType != tensorType(v) || qType.getRank() != 4 ||
       qType.getElementType() != kType.getElementType() ||
       kType.getDimSize(2) != qType.getDimSize(2) || root->getResult(0).getType() != qType)
@@ -301,6 +298,10 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
   // Anything else stays as primitives for the generic tier and the library GEMMs.
   int64_t headDim = qType.getDimSize(3);
   int elementBytes = int(qType.getElementTypeBitWidth() / 8);
+  // Of the prompt kernels only flash_attention caps scores.
+  if (form.softcap != 0.0 && (!qType.getElementType().isBF16() ||
+                              !sinter::flashKernelFits(seq, headDim, sharedMemoryPerBlock)))
+    return rewriter.notifyMatchFailure(root, "soft-capped scores flash_attention does not take");
   if (!sinter::flashKernelTiles(headDim, elementBytes) &&
       !sinter::prefillKernelFits(seq, headDim, elementBytes, sharedMemoryPerBlock))
     return rewriter.notifyMatchFailure(root, "no attention kernel takes this length and head size");
@@ -316,7 +317,8 @@ LogicalResult replaceWithFused(Operation *root, Value q, Value k, Value v, Value
     locs.push_back(op->getLoc());
   Value fused = FusedAttentionOp::create(
       rewriter, rewriter.getFusedLoc(locs), qType, q, k, v, meaning.keyMask,
-      rewriter.getF32FloatAttr((float)form.scale), rewriter.getBoolAttr(meaning.causal));
+      rewriter.getF32FloatAttr((float)form.scale), rewriter.getBoolAttr(meaning.causal),
+      /*merged_heads=*/UnitAttr(), rewriter.getF32FloatAttr((float)form.softcap));
   rewriter.replaceOp(root, fused);
   return success();
 }

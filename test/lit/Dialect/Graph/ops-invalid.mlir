@@ -528,6 +528,14 @@ func.func @decode_attention_negative_softcap(%q: tensor<1x4x1x16xbf16>, %k: tens
 
 // -----
 
+func.func @fused_attention_infinite_softcap(%q: tensor<1x2x3x16xbf16>) {
+  // expected-error @+1 {{softcap must be finite and non-negative (0: none), got INF}}
+  %0 = sinter.fused_attention %q, %q, %q {causal = true, scale = 2.500000e-01 : f32, softcap = 0x7F800000 : f32} : (tensor<1x2x3x16xbf16>, tensor<1x2x3x16xbf16>, tensor<1x2x3x16xbf16>) -> tensor<1x2x3x16xbf16>
+  return
+}
+
+// -----
+
 func.func @split_qkv_heads_one_norm(%qkv: tensor<1x6x128xbf16>, %w: tensor<16xbf16>) {
   // expected-error @+1 {{takes both norm weights and an epsilon, or none}}
   %r:3 = "sinter.split_qkv_heads"(%qkv, %w) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0>, norm_epsilon = 1.0e-6 : f32}> : (tensor<1x6x128xbf16>, tensor<16xbf16>) -> (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>)

@@ -150,14 +150,15 @@ def Graph_FusedAttentionOp : Graph_Op<"fused_attention"> {
     `q` is [B, Hq, S, D]; `k` and `v` are [B, Hkv, S, D] with Hq a multiple of Hkv (query
     head h reads kv head h / (Hq / Hkv)). With `causal`, key j > query i is masked. The
     optional `key_mask` is [B, S] (integer or i1): key j of batch b is masked where it is 0.
-    A query row with every key masked gives zeros. Softmax runs in fp32.
+    A query row with every key masked gives zeros. Softmax runs in fp32. With `softcap` > 0
+    each scaled score s becomes softcap * tanh(s / softcap) before the masks (Gemma 2).
 
     With `merged_heads` (set by sinter-fuse-attention-head-merge) the result is that output
     transposed to [B, S, Hq, D] and reshaped to the result type, as the kernels write it.
   }];
   let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k, Graph_FloatTensor:$v,
                        Optional<Graph_Tensor>:$key_mask, F32Attr:$scale, BoolAttr:$causal,
-                       UnitAttr:$merged_heads);
+                       UnitAttr:$merged_heads, DefaultValuedAttr<F32Attr, "0.0">:$softcap);
   let results = (outs Graph_FloatTensor:$output);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`key_mask` $key_mask^)? attr-dict `:` functional-type(operands, results)
