@@ -180,6 +180,20 @@ func.func @empty_operand(%x: tensor<2x0xf32>) -> tensor<2x1xi64> {
 
 // -----
 
+// Negative: only flash_attention caps scores; at head size 8 (it tiles multiples of 16) a
+// soft-capped fused attention has no kernel (sinter-expand-attention sends such attention to
+// primitives before the lowering).
+func.func @softcap_without_flash(%x: tensor<1x6x32xbf16>) -> tensor<1x6x32xbf16> {
+  %w = sinter.constant dense<0.5> : tensor<32x64xbf16>
+  %qkv = sinter.linear %x, %w : (tensor<1x6x32xbf16>, tensor<32x64xbf16>) -> tensor<1x6x64xbf16>
+  %h:3 = sinter.split_qkv_heads %qkv : (tensor<1x6x64xbf16>) -> (tensor<1x4x6x8xbf16>, tensor<1x2x6x8xbf16>, tensor<1x2x6x8xbf16>)
+  // expected-error @+1 {{soft-capped attention needs the flash_attention kernel, which does not take S=6 D=8 'bf16' on this target}}
+  %a = sinter.fused_attention %h#0, %h#1, %h#2 {scale = 3.500000e-01 : f32, causal = true, merged_heads, softcap = 5.000000e+01 : f32} : (tensor<1x4x6x8xbf16>, tensor<1x2x6x8xbf16>, tensor<1x2x6x8xbf16>) -> tensor<1x6x32xbf16>
+  return %a : tensor<1x6x32xbf16>
+}
+
+// -----
+
 // Negative: the heads of a split_qkv_heads are read in place in a projection kernel's output;
 // a split of anything else has no buffer to read them from.
 func.func @split_of_input(%qkv: tensor<1x6x128xbf16>, %mask: tensor<1x6xi64>) -> tensor<1x6x64xbf16> {
