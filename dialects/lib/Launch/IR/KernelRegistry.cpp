@@ -49,26 +49,12 @@ const KernelParam kEmbeddingGatherParams[] = {
     {"M", P::Int}, {"D", P::Int}, {"VOCAB", P::Int}, {"T", P::Type}, {"OutT", P::Type}};
 const KernelArg kEmbeddingGatherArgs[] = {{"ids", R::In}, {"table", R::In}, {"out", R::Out}};
 
-const KernelParam kAttentionPrefillParams[] = {
-    {"S", P::Int},
-    {"HQ", P::Int},
-    {"HKV", P::Int},
-    {"D", P::Int},
-    {"Q_OFF", P::Int},
-    {"K_OFF", P::Int},
-    {"V_OFF", P::Int},
-    {"ROW_STRIDE", P::Int},
-    {"SCALE_BITS", P::FloatBits},
-    {"CAUSAL", P::Bool},
-    {"PADDING_MASK", P::Bool},
-    {"T", P::Type},
-    {"OutT", P::Type},
-};
 const KernelArg kAttentionPrefillArgs[] = {
     {"qkv", R::In}, {"key_mask", R::Optional}, {"out", R::Out}};
 
-// attention_prefill's, then optional: the tiling (the compiler spells its defaults) and the
-// scores' soft-cap, cap * tanh(s / cap) (0: none).
+// flash_attention's; attention_prefill takes the first kAttentionPrefillParamCount. The tiling
+// and the scores' soft-cap, cap * tanh(s / cap) (0: none), are optional.
+constexpr unsigned kAttentionPrefillParamCount = 13;
 const KernelParam kFlashAttentionParams[] = {
     {"S", P::Int},
     {"HQ", P::Int},
@@ -166,7 +152,9 @@ const KernelTemplate kTemplates[] = {
     // Every launch spells all 15 parameters (HANDOFF, HANDOFF_BLOCKS, WT and W_GROUP too).
     {"linear_small_m", kLinearSmallMParams, 15, kLinearSmallMArgs},
     {"embedding_gather", kEmbeddingGatherParams, 4, kEmbeddingGatherArgs},
-    {"attention_prefill", kAttentionPrefillParams, 11, kAttentionPrefillArgs},
+    {"attention_prefill",
+     llvm::ArrayRef<KernelParam>(kFlashAttentionParams, kAttentionPrefillParamCount), 11,
+     kAttentionPrefillArgs},
     // attention_prefill's arguments: prompts of any length, 16-bit q/k/v, on tensor cores.
     {"flash_attention", kFlashAttentionParams, 11, kAttentionPrefillArgs},
     {"attention_decode", kAttentionDecodeParams, 12, kAttentionDecodeArgs},
