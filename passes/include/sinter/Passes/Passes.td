@@ -182,9 +182,9 @@ def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
   let description = [{
     Matches the opset-18 decomposition `matmul([nan guard] softmax(q*s1 @ kT*s2 [+ mask]),
     vE)` (the softmax possibly in fp32 between a widening and a narrowing cast, as eager
-    exports take it) and the opset-23 `attention(q, kE, vE [, mask])`, where kE/vE are the grouped-query
-    expansions (unsqueeze, expand, reshape; kT also transposed) of [B, Hkv, S, D] k and v.
-    The mask is recognized by evaluating its backward slice with the ops' folders: it must
+    exports take it) and the opset-23 `attention(q, kE, vE [, mask])`, where kE/vE are the
+    grouped-query expansions (unsqueeze, expand, reshape; kT also transposed) of
+    [B, Hkv, S, D] k and v. The mask is recognized by evaluating its backward slice with the ops' folders: it must
     be computed from constants and at most one [B, S] function argument, select the causal
     (or full) pattern when the argument is all ones, and mask exactly key j when entry j is
     zero. The result is `fused_attention(q, k, v [key_mask arg]) {scale, causal}` on the

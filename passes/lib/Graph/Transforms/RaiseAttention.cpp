@@ -275,7 +275,7 @@ LogicalResult replaceWithDecode(Operation *root, Value q, Value k, Value v, Valu
 }
 
 struct RaiseOptions {
-  int64_t sharedMemoryPerBlock; // the target's, for attention_prefill's fit
+  int64_t sharedMemoryPerBlock; // the target's, for the prompt kernels' fit
   bool raiseSoftcap;            // the pass option raise-softcap
 };
 
