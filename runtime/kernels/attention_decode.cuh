@@ -121,7 +121,7 @@ __device__ __forceinline__ void attention_decode_body(const bf16 *qkv, const int
                 "attention_decode: needs HQ % HKV == 0, HQ / HKV <= 8, D % 8 == 0, D <= 256, "
                 "8-aligned offsets and stride, heads inside the row, MAX_LEN >= 1, SPLIT >= 1, "
                 "at most 256 splits and 1 <= BATCH <= 65535");
-  static_assert(soft_cap_valid(SOFTCAP_BITS),
+  static_assert(float_bits_nonnegative_finite(SOFTCAP_BITS),
                 "attention_decode: SOFTCAP_BITS is a positive, finite cap or 0 (none)");
   static_assert(!CLUSTER || attention_decode_cluster_fits(MAX_LEN, SPLIT),
                 "attention_decode_clustered: 2 to kAttentionDecodeMaxClusterSplits splits");

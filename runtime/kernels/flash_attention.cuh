@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
                                           int(sizeof(T))),
                 "flash_attention: needs 16-bit q/k/v, D % 16 == 0 and <= 256, HQ % HKV == 0, "
                 "8-aligned offsets and stride, heads inside the row");
-  static_assert(detail::soft_cap_valid(SOFTCAP_BITS),
+  static_assert(detail::float_bits_nonnegative_finite(SOFTCAP_BITS),
                 "flash_attention: SOFTCAP_BITS is a positive, finite cap or 0 (none)");
   static_assert(ROW_TILES >= 1 && KEY_TILE >= 16 && KEY_TILE % 16 == 0 && MIN_BLOCKS_PER_SM >= 0,
                 "flash_attention: a tiling of whole 16-row tiles and 16-key steps");
@@ -129,8 +129,8 @@ __global__ void __launch_bounds__(kFlashAttentionWarps * 32, MIN_BLOCKS_PER_SM)
   };
   // Positive, finite and not zero: the scale can go into the exponent's FMA (not under a
   // soft-cap, which is not linear in the score).
-  constexpr bool kFoldScale = (SCALE_BITS >> 31) == 0 && SCALE_BITS != 0 &&
-                              (SCALE_BITS & 0x7f800000u) != 0x7f800000u && SOFTCAP_BITS == 0u;
+  constexpr bool kFoldScale =
+      detail::float_bits_nonnegative_finite(SCALE_BITS) && SCALE_BITS != 0 && SOFTCAP_BITS == 0u;
   const float score_scale = __uint_as_float(SCALE_BITS) * kLog2e;
   // Scores are kept raw (kFoldScale) or scaled; exponents are fma(score, fold, -row base).
   const float fold = kFoldScale ? score_scale : 1.f;

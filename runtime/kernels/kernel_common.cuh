@@ -27,8 +27,8 @@ template <uint32_t SOFTCAP_BITS> __device__ __forceinline__ float soft_capped_lo
     return cap * tanhf(x * (1.f / cap));
   }
 }
-// Whether SOFTCAP_BITS is no cap (0) or a positive, finite one.
-__host__ __device__ constexpr bool soft_cap_valid(uint32_t bits) {
+// Whether a float's bits are a finite value >= 0 (a soft-cap: 0 for none, or a scale).
+__host__ __device__ constexpr bool float_bits_nonnegative_finite(uint32_t bits) {
   return (bits >> 31) == 0 && (bits & 0x7f800000u) != 0x7f800000u;
 }
 
