@@ -21,7 +21,8 @@ equal to the lowest value, int64 smallest); RNN / GRU / LSTM with sequence_lens,
 activations, linear_before_reset, input_forget, peepholes, batch-first layout and initial
 states, against a float64 numpy transcription of the operator definitions that onnxruntime
 (when installed) must agree with; If, Loop and Scan (run-time and compile-time conditions,
-carried values, scan outputs, an If in a Loop body, reverse scans), against onnxruntime;
+carried values, scan outputs, an If in a Loop body, reverse scans, opset 8's batched Scan),
+against onnxruntime;
 onnxruntime's quantize_dynamic on an MLP (DynamicQuantizeLinear, MatMulInteger), against
 onnxruntime; DFT (padding, truncation, odd one-sided inverse, f16) and a Whisper-style STFT,
 against numpy's float64 fft; GridSample (far-outside grids, every mode, reflection, 3-D, f16)
@@ -627,15 +628,16 @@ def control_flow_cases(root, rng):
     F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
     vi = helper.make_tensor_value_info
 
-    def case(name, nodes, inputs, outputs, inits=()):
+    def case(name, nodes, inputs, outputs, inits=(), opset=OPSET):
         graph = helper.make_graph(nodes, name, [vi(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
                                                  for n, a in inputs],
                                   [vi(n, t, s) for n, t, s in outputs], list(inits))
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 9
         got = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
             None, dict(inputs))
-        write(root, name, nodes, inputs, [(n, g) for (n, _, _), g in zip(outputs, got)], inits)
+        write(root, name, nodes, inputs, [(n, g) for (n, _, _), g in zip(outputs, got)], inits,
+              opset=opset)
 
     def branch(name, nodes, outs):
         return helper.make_graph(nodes, name, [], [vi(n, F, s) for n, s in outs])
@@ -689,6 +691,24 @@ def control_flow_cases(root, rng):
                            scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1])],
          [("s0", np.zeros((2, 3), np.float32)), ("seq", seq)],
          [("total", F, [2, 3]), ("sums", F, [2, 5, 3])])
+    # Scan of opset 8: a batch of 3 sequences of 4 steps (axis 1), the state per batch element,
+    # the second scan input read backwards; sequence_lens given as full lengths.
+    scan8_body = helper.make_graph(
+        [helper.make_node("Mul", ["acc_in", "a"], ["scaled"]),
+         helper.make_node("Add", ["scaled", "b"], ["acc_out"]),
+         helper.make_node("Identity", ["acc_out"], ["each"])],
+        "scan8_body", [vi("acc_in", F, [2]), vi("a", F, [2]), vi("b", F, [2])],
+        [vi("acc_out", F, [2]), vi("each", F, [2])])
+    for lengths in (False, True):
+        case("test_sinter_scan8_batch_reverse" + ("_lengths" if lengths else ""),
+             [helper.make_node("Scan", ["lens" if lengths else "", "acc0", "a", "b"], ["acc", "all"],
+                               body=scan8_body, num_scan_inputs=2, directions=[0, 1])],
+             [("acc0", (rng.random((3, 2)) * 2 - 1).astype(np.float32)),
+              ("a", (rng.random((3, 4, 2)) + 0.5).astype(np.float32)),
+              ("b", (rng.random((3, 4, 2)) * 2 - 1).astype(np.float32))],
+             [("acc", F, [3, 2]), ("all", F, [3, 4, 2])],
+             [numpy_helper.from_array(np.array([4, 4, 4], np.int64), "lens")] if lengths else (),
+             opset=8)
 
 
 def maxpool_indices_cases(root, rng):

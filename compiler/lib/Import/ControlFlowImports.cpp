@@ -1,12 +1,14 @@
 // Import of If, Loop and Scan by inlining their subgraphs: an If whose condition is known when
 // compiling imports the branch taken (otherwise both branches, and a Where picks per output
 // when their outputs agree in type); Loop and Scan unroll over a trip count known when
-// compiling, each iteration a renamed copy of the body. Subgraph nodes import through the
-// same path as the graph's (GraphState::importNode), so they read outer values by name.
+// compiling, each iteration a renamed copy of the body (opset 8's batched Scan: one unrolled
+// scan per batch element). Subgraph nodes import through the same path as the graph's
+// (GraphState::importNode), so they read outer values by name.
 #include "NodeImporter.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
 #include <set>
+#include <vector>
 
 using namespace mlir;
 using namespace sinter::graph;
@@ -277,23 +279,76 @@ LogicalResult importLoop(NodeImporter &n) {
   return success();
 }
 
+/// The values an unrolled Scan leaves: the final states and each scan output's steps.
+struct ScanSteps {
+  SmallVector<Value> state;
+  SmallVector<SmallVector<Value>> scanned;
+};
+
+/// `body` unrolled over `length` steps from `state`, step t reading element t (or, reversed,
+/// length - 1 - t) of each sequence along its axis; `label` names the copies.
+FailureOr<ScanSteps> unrollScan(NodeImporter &n, const onnx::GraphProto &body,
+                                SmallVector<Value> state, ArrayRef<Value> sequences,
+                                ArrayRef<int64_t> axes, ArrayRef<int64_t> directions,
+                                int64_t length, int scanOutputs, const std::string &label) {
+  ScanSteps steps;
+  steps.scanned.resize(scanOutputs);
+  for (int64_t t = 0; t < length; ++t) {
+    SmallVector<Value> inputs(state);
+    for (size_t j = 0; j < sequences.size(); ++j) {
+      auto type = cast<RankedTensorType>(sequences[j].getType());
+      const int64_t at = directions[j] ? length - 1 - t : t;
+      SmallVector<int64_t> sliced(type.getShape());
+      sliced.erase(sliced.begin() + axes[j]);
+      Value index = n.integerScalar(n.builder.getI64Type(), at);
+      inputs.push_back(GatherOp::create(n.builder, n.loc, type.clone(sliced), sequences[j], index,
+                                        n.builder.getI64IntegerAttr(axes[j])));
+    }
+    onnx::GraphProto copy = iterationCopy(body, label, t);
+    auto outputs = importSubgraph(n, copy, inputs, label + " step " + std::to_string(t));
+    if (failed(outputs))
+      return failure();
+    for (size_t i = 0; i < state.size(); ++i)
+      state[i] = (*outputs)[i];
+    for (int j = 0; j < scanOutputs; ++j)
+      steps.scanned[j].push_back((*outputs)[state.size() + j]);
+  }
+  steps.state = std::move(state);
+  return steps;
+}
+
+/// Element `index` of `value` along axis 0, without that axis.
+Value batchElement(NodeImporter &n, Value value, int64_t index) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return GatherOp::create(n.builder, n.loc, type.clone(type.getShape().drop_front()), value,
+                          n.integerScalar(n.builder.getI64Type(), index),
+                          n.builder.getI64IntegerAttr(0));
+}
+
 LogicalResult importScan(NodeImporter &n) {
   const onnx::AttributeProto *bodyAttr = n.attr("body");
   if (!bodyAttr || !bodyAttr->has_g())
     return n.fail("attribute 'body' (a graph) is required");
   const onnx::GraphProto &body = bodyAttr->g();
+  // Opset 8's form (LegacyForms.cpp): input 0 is sequence_lens, every other input has a batch
+  // axis 0 the body does not see, and the scan runs along axis 1.
+  const bool batched = n.attrInt("sinter.legacy_batch", 0) != 0;
+  const int firstInput = batched ? 1 : 0;
   const int64_t scanInputs = n.attrInt("num_scan_inputs", 0);
-  const int states = int(n.numInputs()) - int(scanInputs);
+  const int states = int(n.numInputs()) - firstInput - int(scanInputs);
   if (scanInputs < 1 || states < 0)
     return n.fail("attribute 'num_scan_inputs' = " + Twine(scanInputs) + " for " +
                   Twine(n.numInputs()) + " inputs");
   const int scanOutputs = body.output_size() - states;
   if (body.input_size() != states + scanInputs || scanOutputs < 0)
     return n.fail("the body's inputs and outputs do not match the node's states and scans");
+  // Opset 8 has only the input directions (LegacyForms.cpp renames them); its axes are 1 and its
+  // outputs forward, and the attributes it lacks stay unread, which refuses them.
   auto listOr = [&](StringRef name, int64_t count) -> SmallVector<int64_t> {
-    if (auto given = n.attrInts(name))
-      return *given;
-    return SmallVector<int64_t>(count, 0);
+    if (!batched || name == "scan_input_directions")
+      if (auto given = n.attrInts(name))
+        return *given;
+    return SmallVector<int64_t>(count, batched && name.ends_with("axes") ? 1 : 0);
   };
   SmallVector<int64_t> inAxes = listOr("scan_input_axes", scanInputs),
                        inDirections = listOr("scan_input_directions", scanInputs),
@@ -304,10 +359,10 @@ LogicalResult importScan(NodeImporter &n) {
     return n.fail("the scan axes and directions must have one entry per scan input / output");
   SmallVector<Value> state, sequences;
   for (int i = 0; i < states; ++i)
-    state.push_back(*n.input(i));
-  int64_t length = -1;
+    state.push_back(*n.input(firstInput + i));
+  int64_t length = -1, batch = -1;
   for (int j = 0; j < scanInputs; ++j) {
-    auto type = n.inputType(states + j);
+    auto type = n.inputType(firstInput + states + j);
     if (!type)
       return failure();
     auto axis = normalizeAxis(n, inAxes[j], type.getRank(), "scan_input_axes entry");
@@ -317,48 +372,91 @@ LogicalResult importScan(NodeImporter &n) {
     if (length >= 0 && type.getDimSize(*axis) != length)
       return n.fail("the scan inputs have different lengths");
     length = type.getDimSize(*axis);
-    sequences.push_back(*n.input(states + j));
+    if (batched)
+      batch = type.getDimSize(0);
+    sequences.push_back(*n.input(firstInput + states + j));
   }
   if (length > kMaxIterations)
     return n.fail(Twine(length) + " scan steps: Sinter unrolls at most " + Twine(kMaxIterations));
-  SmallVector<SmallVector<Value>> scanned(scanOutputs);
-  for (int64_t t = 0; t < length; ++t) {
-    SmallVector<Value> inputs(state);
-    for (int j = 0; j < scanInputs; ++j) {
-      auto type = cast<RankedTensorType>(sequences[j].getType());
-      const int64_t at = inDirections[j] ? length - 1 - t : t;
-      SmallVector<int64_t> sliced(type.getShape());
-      sliced.erase(sliced.begin() + inAxes[j]);
-      Value index = n.integerScalar(n.builder.getI64Type(), at);
-      inputs.push_back(GatherOp::create(n.builder, n.loc, type.clone(sliced), sequences[j], index,
-                                        n.builder.getI64IntegerAttr(inAxes[j])));
-    }
-    onnx::GraphProto copy = iterationCopy(body, nodeLabel(n), t);
-    auto outputs = importSubgraph(n, copy, inputs, nodeLabel(n) + " step " + std::to_string(t));
-    if (failed(outputs))
+
+  std::vector<ScanSteps> runs; // one per batch element; one when not batched
+  if (!batched) {
+    auto steps = unrollScan(n, body, state, sequences, inAxes, inDirections, length, scanOutputs,
+                            nodeLabel(n));
+    if (failed(steps))
       return failure();
-    for (int i = 0; i < states; ++i)
-      state[i] = (*outputs)[i];
-    for (int j = 0; j < scanOutputs; ++j)
-      scanned[j].push_back((*outputs)[states + j]);
+    runs.push_back(std::move(*steps));
+  } else {
+    if (n.hasInput(0)) {
+      if (!n.constantInput(0))
+        return n.fail("sequence_lens is known only at run time: Sinter unrolls the scan, so its "
+                      "lengths must be known when compiling");
+      auto lengths = n.constantInts(0);
+      if (failed(lengths))
+        return failure();
+      for (int64_t l : *lengths)
+        if (l != length)
+          return n.fail("sequence_lens entry " + Twine(l) + " differs from the scan inputs' " +
+                        Twine(length) + " steps: only full-length sequences are supported");
+    }
+    for (Value s : state)
+      if (cast<RankedTensorType>(s.getType()).getRank() < 1 ||
+          cast<RankedTensorType>(s.getType()).getDimSize(0) != batch)
+        return n.fail("every state must have the scan inputs' batch size " + Twine(batch) +
+                      " along axis 0");
+    for (int64_t axis : inAxes)
+      if (axis == 0)
+        return n.fail("the scan inputs' axis 0 is the batch axis");
+    SmallVector<int64_t> elementAxes;
+    for (int64_t axis : inAxes)
+      elementAxes.push_back(axis - 1);
+    for (int64_t b = 0; b < batch; ++b) {
+      SmallVector<Value> elementState, elementSequences;
+      for (Value s : state)
+        elementState.push_back(batchElement(n, s, b));
+      for (Value s : sequences)
+        elementSequences.push_back(batchElement(n, s, b));
+      auto steps = unrollScan(n, body, elementState, elementSequences, elementAxes, inDirections,
+                              length, scanOutputs, nodeLabel(n) + "/batch" + std::to_string(b));
+      if (failed(steps))
+        return failure();
+      runs.push_back(std::move(*steps));
+    }
   }
+  // Each output of one run, then the runs stacked along the batch axis when batched.
+  auto assemble = [&](auto &&outputOf) -> FailureOr<Value> {
+    SmallVector<Value> perRun;
+    for (auto &run : runs) {
+      FailureOr<Value> v = outputOf(run);
+      if (failed(v))
+        return failure();
+      perRun.push_back(*v);
+    }
+    return batched ? stack(n, perRun, 0) : perRun.front();
+  };
   for (int i = 0; i < n.node.output_size(); ++i) {
     if (n.node.output(i).empty())
       continue;
+    FailureOr<Value> value;
     if (i < states) {
-      if (failed(n.setOutput(i, state[i])))
-        return failure();
-      continue;
+      value = assemble([&](ScanSteps &run) -> FailureOr<Value> { return run.state[i]; });
+    } else {
+      const int j = i - states;
+      value = assemble([&](ScanSteps &run) -> FailureOr<Value> {
+        if (run.scanned[j].empty())
+          return n.fail("a scan of length 0 has no output shape");
+        SmallVector<Value> ordered(run.scanned[j]);
+        if (outDirections[j])
+          std::reverse(ordered.begin(), ordered.end());
+        const int64_t rank = cast<RankedTensorType>(ordered.front().getType()).getRank() + 1;
+        auto axis =
+            normalizeAxis(n, outAxes[j] - (batched ? 1 : 0), rank, "scan_output_axes entry");
+        if (failed(axis))
+          return failure();
+        return stack(n, ordered, *axis);
+      });
     }
-    const int j = i - states;
-    if (scanned[j].empty())
-      return n.fail("a scan of length 0 has no output shape");
-    SmallVector<Value> ordered(scanned[j]);
-    if (outDirections[j])
-      std::reverse(ordered.begin(), ordered.end());
-    const int64_t rank = cast<RankedTensorType>(ordered.front().getType()).getRank() + 1;
-    auto axis = normalizeAxis(n, outAxes[j], rank, "scan_output_axes entry");
-    if (failed(axis) || failed(n.setOutput(i, stack(n, ordered, *axis))))
+    if (failed(value) || failed(n.setOutput(i, *value)))
       return failure();
   }
   return success();

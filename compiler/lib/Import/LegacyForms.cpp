@@ -3,8 +3,9 @@
 // and value, Slice's starts / ends / axes, Clip's bounds, TopK's k), Softmax / LogSoftmax /
 // Hardmax get opset 13's axis (their older form flattened the dimensions from `axis` on),
 // Upsample and Resize-10 become Resize-11 with the asymmetric coordinates they used, Scatter
-// becomes ScatterElements, and attributes that only mattered for training go. Every other op
-// means the same at 7..12 as at 13, so the rewritten nodes import with opset 13's semantics.
+// becomes ScatterElements, Scan-8 is marked as batched, and attributes that only mattered for
+// training go. Every other op means the same at 7..12 as at 13, so the rewritten nodes import
+// with opset 13's semantics.
 #include "LegacyForms.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -176,8 +177,19 @@ LogicalResult Rewriter::rewrite(int64_t opset) {
                   " (per-element statistics) is not supported (only 1)");
     removeAttributes(n, {"spatial"});
   } else if (op == "Scan" && opset < 9) {
-    return fail("Scan of opset 8 (a batch axis and sequence_lens) is not supported; opset 9's "
-                "Scan is");
+    // Opset 8's Scan runs its body over each batch element (axis 0 of every state and scan
+    // input) and scans along axis 1, after an optional sequence_lens input; the importer's
+    // Scan takes that form under this private attribute (ControlFlowImports.cpp).
+    if (const onnx::AttributeProto *d = findAttribute(n, "directions")) {
+      onnx::AttributeProto renamed = *d;
+      renamed.set_name("scan_input_directions");
+      removeAttributes(n, {"directions"});
+      *n.add_attribute() = renamed;
+    }
+    onnx::AttributeProto *batched = n.add_attribute();
+    batched->set_name("sinter.legacy_batch");
+    batched->set_type(onnx::AttributeProto::INT);
+    batched->set_i(1);
   } else if (op == "Scatter") {
     n.set_op_type("ScatterElements"); // Scatter (9, 10) is ScatterElements without reduction
   } else if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {

@@ -162,9 +162,6 @@ LogicalResult importAttention(NodeImporter &n) {
   // The scores as an output: the node is written as primitives (no fused attention op), so
   // that the intermediate the mode names exists.
   bool wantsScores = n.node.output_size() > 3 && !n.node.output(3).empty();
-  if (const auto *p = n.attr("softmax_precision"); p && p->i() != 1)
-    return n.fail("attribute 'softmax_precision' = " + Twine(p->i()) +
-                  " is not supported (only 1, float32)");
   bool hasPast = n.hasInput(4) || n.hasInput(5);
   if (hasPast && !(n.hasInput(4) && n.hasInput(5)))
     return n.fail("past_key and past_value must be given together");
@@ -180,6 +177,19 @@ LogicalResult importAttention(NodeImporter &n) {
   Type et = q.getElementType();
   if (k.getElementType() != et || v.getElementType() != et)
     return n.fail("Q, K and V must have the same element type");
+  // The fused attention and the generated softmax accumulate in f32 (f64 for f64 inputs), which
+  // covers a float, float16 or bfloat16 softmax_precision; a double one over narrower inputs
+  // is written as primitives with the softmax in f64.
+  Type softmaxType;
+  if (const auto *p = n.attr("softmax_precision")) {
+    if (p->i() == 11 && !et.isF64())
+      softmaxType = n.builder.getF64Type();
+    else if (p->i() != 1 && p->i() != 10 && p->i() != 11 && p->i() != 16)
+      return n.fail("attribute 'softmax_precision' = " + Twine(p->i()) +
+                    " is not a floating-point type (1 float, 10 float16, 11 double, 16 "
+                    "bfloat16)");
+  }
+  const bool expanded = wantsScores || softmaxType;
   int64_t rank = q.getRank();
   if ((rank != 3 && rank != 4) || k.getRank() != rank || v.getRank() != rank)
     return n.fail("Q, K and V must all be 3-D or all 4-D");
@@ -226,7 +236,7 @@ LogicalResult importAttention(NodeImporter &n) {
   // split into heads, and the keys and values follow the past ones along S.
   Value query = *n.input(0), key = *n.input(1), value = *n.input(2);
   bool flat = rank == 3;
-  if (hasPast || wantsPresent || wantsScores) {
+  if (hasPast || wantsPresent || expanded) {
     auto toHeads = [&](Value x, int64_t heads) -> Value {
       if (!flat)
         return x;
@@ -346,11 +356,11 @@ LogicalResult importAttention(NodeImporter &n) {
   float scale = n.attr("scale") ? n.attrFloat("scale", 1.0f)
                                 : (float)(1.0 / std::sqrt((double)std::max<int64_t>(headSize, 1)));
   Value y, scores;
-  if (wantsScores) {
+  if (expanded) {
     bool boolMask = mask && cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1);
     AttentionExpansion parts =
         expandAttention(n.builder, n.loc, query, key, value, qHeads, kvHeads, scale, causal,
-                        boolMask ? mask : Value(), boolMask ? Value() : mask, softcap);
+                        boolMask ? mask : Value(), boolMask ? Value() : mask, softcap, softmaxType);
     y = parts.output;
     // ONNX's modes: 0 the (soft-capped) scaled product, 1 after the softcap, 2 after the
     // masks, 3 after the softmax.

@@ -11,7 +11,7 @@ namespace sinter::graph {
 
 AttentionExpansion expandAttention(OpBuilder &builder, Location loc, Value q, Value k, Value v,
                                    int64_t hq, int64_t hkv, float scale, bool causal, Value keep,
-                                   Value bias, float softcap) {
+                                   Value bias, float softcap, Type softmaxType) {
   AttentionExpansion result;
   Type et = cast<RankedTensorType>(q.getType()).getElementType();
   auto tensor = [&](ArrayRef<int64_t> shape, Type t = {}) {
@@ -72,7 +72,14 @@ AttentionExpansion expandAttention(OpBuilder &builder, Location loc, Value q, Va
     scores = WhereOp::create(builder, loc, scoreType, mask, scores, negInf);
   }
   result.maskedScores = scores;
-  Value probs = SoftmaxOp::create(builder, loc, scoreType, scores, builder.getI64IntegerAttr(3));
+  const bool recast = softmaxType && softmaxType != et;
+  auto softmaxScores = tensor({batch, hq, sq, skv}, recast ? softmaxType : et);
+  if (recast)
+    scores = CastOp::create(builder, loc, softmaxScores, scores);
+  Value probs =
+      SoftmaxOp::create(builder, loc, softmaxScores, scores, builder.getI64IntegerAttr(3));
+  if (recast)
+    probs = CastOp::create(builder, loc, scoreType, probs);
   // A row whose keys are all masked is NaN after the softmax (-inf - -inf); it gives zeros.
   auto flags = tensor({batch, hq, sq, skv}, builder.getI1Type());
   Value nan = IsNaNOp::create(builder, loc, flags, probs);

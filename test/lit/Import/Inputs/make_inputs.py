@@ -163,6 +163,14 @@ def newer_versions():
                                       name="nonpad")],
                     [vi("q", q3), vi("k", kv3), vi("v", kv3), vi("n", [1], TensorProto.INT64)],
                     [vi("y", q3)], opset=24, ir=14), "attention_nonpad_too_large.onnx")
+    softmax_in = dict(inputs=[vi("q", q), vi("k", kv), vi("v", kv)], outputs=[vi("y", q)])
+    # softmax_precision: double over f32 inputs (the softmax between casts), and a non-float.
+    onnx.save(model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="softmax_f64",
+                                      softmax_precision=TensorProto.DOUBLE)],
+                    opset=23, ir=14, **softmax_in), "attention_softmax_double.onnx")
+    onnx.save(model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="softmax_i64",
+                                      softmax_precision=TensorProto.INT64)],
+                    opset=23, ir=14, **softmax_in), "attention_softmax_int64.onnx")
     onnx.save(model([helper.make_node("Mean", ["x", "x"], ["y"], name="mean")],
                     [vi("x", [2], TensorProto.INT64)], [vi("y", [2], TensorProto.INT64)]),
               "mean_int.onnx")
@@ -246,6 +254,23 @@ def legacy_opsets():
                     [vi("y", [1, 1, 4, 6])],
                     [numpy_helper.from_array(np.array([1, 1, 2, 3], np.float32), "s")],
                     opset=9, ir=4), "legacy_upsample.onnx")
+    # Scan-8: a batch of 2 sequences of 3 steps, the second scan input read backwards; then
+    # sequence_lens known only at run time, and one shorter than the steps.
+    body = helper.make_graph([node("Add", ["acc_in", "a"], ["sum"]), node("Mul", ["sum", "b"], ["acc_out"]),
+                              node("Identity", ["acc_out"], ["each"])],
+                             "body", [vi("acc_in", [2]), vi("a", [2]), vi("b", [2])],
+                             [vi("acc_out", [2]), vi("each", [2])])
+    scan_io = dict(outputs=[vi("acc", [2, 2]), vi("all", [2, 3, 2])])
+    scan = lambda lens, name: node("Scan", [lens, "acc0", "a", "b"], ["acc", "all"], body=body,
+                                   num_scan_inputs=2, directions=[0, 1], name=name)
+    onnx.save(model([scan("", "scan8")], [vi("acc0", [2, 2]), vi("a", [2, 3, 2]), vi("b", [2, 3, 2])],
+                    opset=8, ir=3, **scan_io), "legacy_scan.onnx")
+    onnx.save(model([scan("lens", "scan8")], [vi("lens", [2], TensorProto.INT64), vi("acc0", [2, 2]),
+                                             vi("a", [2, 3, 2]), vi("b", [2, 3, 2])],
+                    opset=8, ir=3, **scan_io), "legacy_scan_runtime_lengths.onnx")
+    onnx.save(model([scan("lens", "scan8")], [vi("acc0", [2, 2]), vi("a", [2, 3, 2]), vi("b", [2, 3, 2])],
+                    inits=[numpy_helper.from_array(np.array([3, 2], np.int64), "lens")], opset=8, ir=3,
+                    **scan_io), "legacy_scan_short.onnx")
     onnx.save(model([node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], spatial=0,
                           name="bn0")],
                     [vi("x", [2, 3, 4]), vi("s", [3, 4]), vi("b", [3, 4]), vi("m", [3, 4]),

@@ -20,11 +20,12 @@ struct AttentionExpansion {
 /// kE and vE the grouped-query expansions of k and v (query head h reads kv head
 /// h / (hq / hkv)). `keep` (i1, broadcasting to the scores) selects the attended keys; `bias`
 /// (the scores' type) is added; `causal` masks key j > query i; `softcap` > 0 maps the scaled
-/// scores through softcap * tanh(s / softcap) before the masks.
+/// scores through softcap * tanh(s / softcap) before the masks. A `softmaxType` other than the
+/// query's (ONNX Attention's softmax_precision) takes the softmax in that type, between casts.
 AttentionExpansion expandAttention(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value q,
                                    mlir::Value k, mlir::Value v, int64_t hq, int64_t hkv,
                                    float scale, bool causal, mlir::Value keep, mlir::Value bias,
-                                   float softcap = 0.0f);
+                                   float softcap = 0.0f, mlir::Type softmaxType = {});
 
 } // namespace sinter::graph
 
