@@ -1,7 +1,8 @@
 // Import of ScatterElements, ReverseSequence and CenterCropPad as ops the graph already has:
 // ScatterElements as a ScatterND of whole index tuples, ReverseSequence as a GatherElements of
 // computed positions (the lengths may be known only at run time), CenterCropPad as a slice and
-// a zero pad.
+// a zero pad, TensorScatter (a KV cache's update) as a GatherElements of the update at each
+// cache position's offset from its write index, selected where the offset is the update's.
 #include "NodeImporter.h"
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
@@ -171,10 +172,67 @@ LogicalResult importCenterCropPad(NodeImporter &n) {
 
 } // namespace
 
+/// TensorScatter(past_cache, update, write_indices): past_cache with batch entry b's update
+/// written along `axis` from write_indices[b] on (circular: modulo the axis's length). Each
+/// cache position reads update at its offset from the write index where that offset is one of
+/// update's, and keeps the cache's value elsewhere; the indices may be known only at run time.
+LogicalResult importTensorScatter(NodeImporter &n) {
+  const std::string mode = n.attrString("mode", "linear");
+  if (mode != "linear" && mode != "circular")
+    return n.fail("attribute 'mode' = '" + mode + "' (linear or circular)");
+  auto past = n.inputType(0), update = n.inputType(1);
+  if (!past || !update)
+    return failure();
+  const int64_t rank = past.getRank();
+  if (rank < 2 || update.getRank() != rank || update.getElementType() != past.getElementType())
+    return n.fail("past_cache and update must have one rank (at least 2) and one element type");
+  auto axis = normalizeAxis(n, n.attrInt("axis", -2), rank, "axis");
+  if (failed(axis))
+    return failure();
+  if (*axis == 0)
+    return n.fail("attribute 'axis' must not be 0, the batch axis write_indices index");
+  for (int64_t d = 0; d < rank; ++d)
+    if (d == *axis ? update.getDimSize(d) > past.getDimSize(d)
+                   : update.getDimSize(d) != past.getDimSize(d))
+      return n.fail("update " + shapeText(update.getShape()) + " does not fit past_cache " +
+                    shapeText(past.getShape()) + " along axis " + Twine(*axis));
+  ArrayRef<int64_t> shape = past.getShape();
+  const int64_t batch = shape[0], capacity = shape[*axis], length = update.getDimSize(*axis);
+  Type i64 = n.builder.getI64Type(), i1 = n.builder.getI1Type();
+  Value start = n.integerScalar(i64, 0);
+  if (n.hasInput(2)) {
+    auto indices = n.inputType(2);
+    if (!indices)
+      return failure();
+    if (indices.getShape() != ArrayRef<int64_t>{batch} ||
+        !isa<IntegerType>(indices.getElementType()) || indices.getElementType().isInteger(1))
+      return n.fail("write_indices must be integers of shape [" + Twine(batch) + "]");
+    SmallVector<int64_t> startShape(rank, 1);
+    startShape[0] = batch;
+    start = n.reshape(asI64(n, *n.input(2)), startShape);
+  }
+  auto wide = n.tensorType(shape, i64), flags = n.tensorType(shape, i1);
+  Value offset = SubOp::create(n.builder, n.loc, wide, positionsAlong(n, shape, *axis), start);
+  if (mode == "circular")
+    offset = BinaryFnOp::create(n.builder, n.loc, wide, offset, n.integerScalar(i64, capacity),
+                                n.builder.getStringAttr("mod"));
+  Value written = AndOp::create(
+      n.builder, n.loc, flags,
+      BinaryFnOp::create(n.builder, n.loc, flags, offset, n.integerScalar(i64, 0),
+                         n.builder.getStringAttr("greater_or_equal")),
+      BinaryFnOp::create(n.builder, n.loc, flags, offset, n.integerScalar(i64, length),
+                         n.builder.getStringAttr("less")));
+  Value source = WhereOp::create(n.builder, n.loc, wide, written, offset, n.integerScalar(i64, 0));
+  Value gathered = GatherElementsOp::create(n.builder, n.loc, past, *n.input(1), source,
+                                            n.builder.getI64IntegerAttr(*axis));
+  return n.setResult(WhereOp::create(n.builder, n.loc, past, written, gathered, *n.input(0)));
+}
+
 void registerIndexingImports(OpImportRegistry &r) {
   r["ScatterElements"] = {importScatterElements, 13};
   r["ReverseSequence"] = {importReverseSequence, 10};
   r["CenterCropPad"] = {importCenterCropPad, 18};
+  r["TensorScatter"] = {importTensorScatter, 24};
 }
 
 } // namespace sinter::import

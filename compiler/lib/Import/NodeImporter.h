@@ -194,6 +194,7 @@ void registerIntegerMatrixImports(OpImportRegistry &registry);
 void registerSpectralImports(OpImportRegistry &registry);
 void registerGridSampleImports(OpImportRegistry &registry);
 void registerUnpoolImports(OpImportRegistry &registry);
+void registerLinearRecurrenceImports(OpImportRegistry &registry);
 /// Ops of the domain com.microsoft (onnxruntime's contrib ops) Sinter imports.
 void registerMicrosoftImports(OpImportRegistry &registry);
 

@@ -57,6 +57,7 @@ const OpImportRegistry &registry() {
     registerSpectralImports(r);
     registerGridSampleImports(r);
     registerUnpoolImports(r);
+    registerLinearRecurrenceImports(r);
     return r;
   }();
   return instance;

@@ -310,8 +310,39 @@ def control_flow():
               "loop_runtime_count.onnx")
 
 
+def cache_and_recurrences():
+    """TensorScatter (opset 24, a KV cache's update) and opset 27's CausalConvWithState and
+    LinearAttention, with their errors."""
+    node = helper.make_node
+    I64 = TensorProto.INT64
+    scatter_io = dict(inputs=[vi("past", [2, 3, 5, 4]), vi("update", [2, 3, 2, 4]), vi("at", [2], I64)],
+                      outputs=[vi("present", [2, 3, 5, 4])])
+    onnx.save(model([node("TensorScatter", ["past", "update", "at"], ["present"], name="cache_write",
+                          mode="circular")], opset=24, ir=14, **scatter_io), "tensor_scatter.onnx")
+    onnx.save(model([node("TensorScatter", ["past", "update", "at"], ["present"], name="cache_write",
+                          axis=0)], opset=24, ir=14, **scatter_io), "tensor_scatter_axis0.onnx")
+    conv_io = dict(inputs=[vi("x", [1, 4, 3]), vi("w", [4, 1, 3]), vi("b", [4]), vi("state", [1, 4, 2])],
+                   outputs=[vi("y", [1, 4, 3]), vi("next", [1, 4, 2])])
+    onnx.save(model([node("CausalConvWithState", ["x", "w", "b", "state"], ["y", "next"], name="conv",
+                          activation="silu")], opset=27, ir=14, **conv_io), "causal_conv.onnx")
+    onnx.save(model([node("CausalConvWithState", ["x", "w", "b", "state"], ["y", "next"], name="conv",
+                          activation="relu")], opset=27, ir=14, **conv_io), "causal_conv_relu.onnx")
+    # Gated delta rule, 4 query heads over 2 kv heads of size 8, 2 tokens, per-head decay.
+    attention_in = [vi("q", [1, 2, 32]), vi("k", [1, 2, 16]), vi("v", [1, 2, 16]),
+                    vi("s", [1, 2, 8, 8]), vi("g", [1, 2, 2]), vi("beta", [1, 2, 2])]
+    attention_out = [vi("y", [1, 2, 32]), vi("s_next", [1, 2, 8, 8])]
+    onnx.save(model([node("LinearAttention", ["q", "k", "v", "s", "g", "beta"], ["y", "s_next"],
+                          name="mixer", q_num_heads=4, kv_num_heads=2)],
+                    attention_in, attention_out, opset=27, ir=14), "linear_attention.onnx")
+    onnx.save(model([node("LinearAttention", ["q", "k", "v", "s", "g"], ["y", "s_next"],
+                          name="mixer", q_num_heads=4, kv_num_heads=2)],
+                    attention_in[:5], attention_out, opset=27, ir=14),
+              "linear_attention_no_beta.onnx")
+
+
 def main():
     control_flow()
+    cache_and_recurrences()
     legacy_opsets()
     local_functions()
     onnx.save(model([helper.make_node("FooBar", ["x"], ["y"], name="mystery")],
