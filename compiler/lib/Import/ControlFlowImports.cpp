@@ -358,8 +358,12 @@ LogicalResult importScan(NodeImporter &n) {
       (int64_t)outAxes.size() != scanOutputs || (int64_t)outDirections.size() != scanOutputs)
     return n.fail("the scan axes and directions must have one entry per scan input / output");
   SmallVector<Value> state, sequences;
-  for (int i = 0; i < states; ++i)
-    state.push_back(*n.input(firstInput + i));
+  for (int i = 0; i < states; ++i) {
+    auto value = n.input(firstInput + i);
+    if (failed(value))
+      return failure();
+    state.push_back(*value);
+  }
   int64_t length = -1, batch = -1;
   for (int j = 0; j < scanInputs; ++j) {
     auto type = n.inputType(firstInput + states + j);
