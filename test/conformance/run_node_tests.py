@@ -68,7 +68,7 @@ SCOPE = frozenset("""
     DFT STFT MelWeightMatrix GridSample AffineGrid MaxUnpool Col2Im ConvInteger QLinearConv
     ScatterElements ReverseSequence CenterCropPad EyeLike HannWindow HammingWindow BlackmanWindow
     MeanVarianceNormalization LRN SwiGLU NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss If Loop Scan
-    TensorScatter CausalConvWithState LinearAttention
+    TensorScatter CausalConvWithState LinearAttention BitCast
 """.split())
 # Ops of onnxruntime's contrib domain the importer takes (Sinter's own node tests use them).
 MICROSOFT_SCOPE = frozenset({"MatMulNBits"})

@@ -76,6 +76,35 @@ std::string rounded(Type t, const std::string &expr) {
   return expr;
 }
 
+/// The bits of `expr` (in computeType(from)) read as `to`, in computeType(to). Floats pass
+/// through CUDA's bit-reinterpreting intrinsics of their width (16-bit ones stored first,
+/// which is exact for values that came from them); same-width integers convert, which keeps
+/// the bits; bool is its byte, 0 or 1, and a nonzero byte reads as true.
+std::string bitCastExpr(Type from, Type to, const std::string &expr) {
+  std::string bits;
+  if (from.isF32())
+    bits = "__float_as_int(" + expr + ")";
+  else if (from.isF64())
+    bits = "__double_as_longlong(" + expr + ")";
+  else if (from.isF16())
+    bits = "__half_as_short(sinter::generic::narrow<sinter::generic::f16>(" + expr + "))";
+  else if (from.isBF16())
+    bits = "__bfloat16_as_short(sinter::generic::narrow<sinter::generic::bf16>(" + expr + "))";
+  else
+    bits = "(" + expr + ")";
+  if (to.isF32())
+    return "__int_as_float((int)" + bits + ")";
+  if (to.isF64())
+    return "__longlong_as_double((long long)" + bits + ")";
+  if (to.isF16())
+    return "sinter::generic::widen(__short_as_half((short)" + bits + "))";
+  if (to.isBF16())
+    return "sinter::generic::widen(__short_as_bfloat16((short)" + bits + "))";
+  if (to.isInteger(1))
+    return "(" + bits + " != 0)";
+  return "(" + computeType(to) + ")" + bits;
+}
+
 std::string floatLiteral(double v, Type t) {
   if (t.isF64()) {
     uint64_t bits;
@@ -390,6 +419,12 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
         if (failed(expr))
           return failure();
         return bind(ct, *expr);
+      })
+      .Case([&](graph::BitCastOp c) -> FailureOr<std::string> {
+        auto a = at(0);
+        if (failed(a))
+          return failure();
+        return bind(ct, bitCastExpr(elementOf(c.getInput()), et, *a));
       })
       .Case([&](graph::WhereOp) -> FailureOr<std::string> {
         auto c = at(0), x = at(1), y = at(2);

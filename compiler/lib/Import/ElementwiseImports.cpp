@@ -76,6 +76,27 @@ LogicalResult importCast(NodeImporter &n) {
   return n.setResult(CastOp::create(n.builder, n.loc, n.tensorType(in.getShape(), et), *n.input(0)));
 }
 
+/// BitCast (opset 26): the bits of each element read as type `to`, of the same width.
+LogicalResult importBitCast(NodeImporter &n) {
+  auto in = n.inputType(0);
+  if (!in)
+    return failure();
+  const int to = (int)n.attrInt("to", 0);
+  Type et = elementTypeFor(n.builder.getContext(), to);
+  if (!et)
+    return n.fail("attribute 'to' has unsupported data type " + dataTypeText(to));
+  auto bits = [](Type t) { return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth(); };
+  if (bits(et) != bits(in.getElementType())) {
+    std::string types;
+    llvm::raw_string_ostream os(types);
+    os << "attribute 'to' is " << et << " (" << bits(et) << " bits) and the input "
+       << in.getElementType() << " (" << bits(in.getElementType()) << " bits)";
+    return n.fail(os.str() + ": BitCast keeps the width");
+  }
+  return n.setResult(
+      BitCastOp::create(n.builder, n.loc, n.tensorType(in.getShape(), et), *n.input(0)));
+}
+
 /// SwiGLU(A, B) = A * sigmoid(alpha * A) * B, A and B of one shape (opset 28).
 LogicalResult importSwiGLU(NodeImporter &n) {
   auto a = n.inputType(0), b = n.inputType(1);
@@ -163,6 +184,7 @@ void registerElementwiseImports(OpImportRegistry &r) {
   r["Sigmoid"] = {importUnary<SigmoidOp>};
   r["IsNaN"] = {importUnary<IsNaNOp, true>};
   r["Cast"] = {importCast};
+  r["BitCast"] = {importBitCast, 26};
   r["Where"] = {importWhere};
   r["SwiGLU"] = {importSwiGLU, 28};
   r["Constant"] = {importConstant};

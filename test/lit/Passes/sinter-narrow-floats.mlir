@@ -75,6 +75,23 @@ func.func @already_narrow(%x: tensor<2x2xbf16>) -> tensor<2x2xbf16> {
 
 // -----
 
+// A bitcast keeps the bits it reads: fp32 data reaches it through a cast back to f32, and its
+// result stays off the data path (the add reads it through a cast to bf16).
+// CHECK-LABEL: func.func @bitcast
+// CHECK: %[[WIDE:.+]] = sinter.cast %arg0 : (tensor<2xbf16>) -> tensor<2xf32>
+// CHECK: %[[BITS:.+]] = sinter.bitcast %[[WIDE]] : (tensor<2xf32>) -> tensor<2xi32>
+// CHECK: %[[BACK:.+]] = sinter.bitcast %[[BITS]] : (tensor<2xi32>) -> tensor<2xf32>
+// CHECK: %[[NARROW:.+]] = sinter.cast %[[BACK]] : (tensor<2xf32>) -> tensor<2xbf16>
+// CHECK: sinter.add %arg0, %[[NARROW]] : (tensor<2xbf16>, tensor<2xbf16>) -> tensor<2xbf16>
+func.func @bitcast(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %i = sinter.bitcast %x : (tensor<2xf32>) -> tensor<2xi32>
+  %f = sinter.bitcast %i : (tensor<2xi32>) -> tensor<2xf32>
+  %y = sinter.add %x, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
 // Negative: after fusion groups are formed (a pass order the pipeline never uses) the pass
 // refuses, naming the group, instead of leaving its body in the old type.
 func.func @after_fusion_groups(%x: tensor<2xf32>) -> tensor<2xf32> {

@@ -167,6 +167,23 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
   return makeElements(getType(), *v);
 }
 
+OpFoldResult BitCastOp::fold(FoldAdaptor a) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getInput());
+  if (!dense)
+    return {};
+  Type in = dense.getElementType(), out = getType().getElementType();
+  if (!in.isInteger(1) && !out.isInteger(1))
+    return dense.bitcast(out);
+  // A bool's byte is 0 or 1; a byte read as a bool is true when it is not 0.
+  auto v = readValues(dense);
+  if (!v || v->isFloat)
+    return {};
+  HostValues b;
+  for (int64_t x : v->ints)
+    b.ints.push_back(out.isInteger(1) ? x != 0 : x);
+  return makeElements(getType(), b);
+}
+
 OpFoldResult WhereOp::fold(FoldAdaptor a) {
   if (!a.getCondition() || !a.getX() || !a.getY())
     return {};

@@ -144,6 +144,17 @@ LogicalResult SinOp::verify() { return verifyUnary(*this, true); }
 LogicalResult IsNaNOp::verify() { return verifyUnary(*this, false); }
 LogicalResult CastOp::verify() { return verifyUnary(*this, false); }
 
+/// Bits of a stored element (bool is stored in a byte).
+static unsigned storedBits(Type t) { return t.isInteger(1) ? 8 : t.getIntOrFloatBitWidth(); }
+
+LogicalResult BitCastOp::verify() {
+  Type in = getInput().getType().getElementType(), out = getType().getElementType();
+  if (!in.isIntOrFloat() || !out.isIntOrFloat() || storedBits(in) != storedBits(out))
+    return emitOpError("operand ")
+           << in << " and result " << out << " must have the same width in bits";
+  return verifyUnary(*this, false);
+}
+
 LogicalResult WhereOp::verify() {
   if (failed(verifySameElementType(*this, getX().getType(), getY().getType(), "x and y")) ||
       failed(verifySameElementType(*this, getX().getType(), getType(), "x and result")))

@@ -23,8 +23,8 @@ bool isElementwiseOp(Operation *op) {
   return isa<graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp, graph::PowOp, graph::AndOp,
              graph::EqualOp, graph::LessOrEqualOp, graph::MaxOp, graph::SqrtOp, graph::ReciprocalOp,
              graph::NegOp, graph::SigmoidOp, graph::CosOp, graph::SinOp, graph::IsNaNOp,
-             graph::CastOp, graph::WhereOp, graph::UnaryFnOp, graph::BinaryFnOp, graph::SiluMulOp>(
-      op);
+             graph::CastOp, graph::BitCastOp, graph::WhereOp, graph::UnaryFnOp, graph::BinaryFnOp,
+             graph::SiluMulOp>(op);
 }
 
 bool isDataMovementOp(Operation *op) {

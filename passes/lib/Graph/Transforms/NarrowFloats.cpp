@@ -98,9 +98,16 @@ struct NarrowFloatsPass : sinter::impl::SinterNarrowFloatsBase<NarrowFloatsPass>
       if (isa<FloatType>(getElementTypeOrSelf(arg.getType())))
         data.insert(arg);
     SmallVector<Operation *> dataOps;
+    // A bitcast reads the bits it was given: it stays off the data path (its result is not
+    // narrowed) and reads fp32 data through a cast back.
+    SmallVector<BitCastOp> bitCasts;
     for (Operation &op : func.getBody().front()) {
       if (isa<func::ReturnOp>(op))
         continue;
+      if (auto bitCast = dyn_cast<BitCastOp>(op)) {
+        bitCasts.push_back(bitCast);
+        continue;
+      }
       bool onPath = startsDataPath(&op) ||
                     llvm::any_of(op.getOperands(), [&](Value v) { return data.contains(v); });
       if (!onPath)
@@ -155,6 +162,15 @@ struct NarrowFloatsPass : sinter::impl::SinterNarrowFloatsBase<NarrowFloatsPass>
           result.setType(narrowed(result.getType()));
           changed = true;
         }
+    }
+    for (BitCastOp bitCast : bitCasts) {
+      auto inType = cast<RankedTensorType>(bitCast.getInput().getType());
+      if (inType.getElementType() != narrow ||
+          bitCast.getType().getElementType().getIntOrFloatBitWidth() != 32)
+        continue;
+      builder.setInsertionPoint(bitCast);
+      bitCast.getInputMutable().assign(CastOp::create(
+          builder, bitCast.getLoc(), inType.clone(builder.getF32Type()), bitCast.getInput()));
     }
     for (auto &[original, replacement] : narrowedConstants)
       if (original.use_empty())

@@ -112,6 +112,14 @@ func.func @is_nan_result(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+func.func @bitcast_width(%x: tensor<2xf32>) -> tensor<2xi16> {
+  // expected-error @+1 {{operand 'f32' and result 'i16' must have the same width in bits}}
+  %0 = sinter.bitcast %x : (tensor<2xf32>) -> tensor<2xi16>
+  return %0 : tensor<2xi16>
+}
+
+// -----
+
 func.func @cast_shape(%x: tensor<2xf32>) -> tensor<3xbf16> {
   // expected-error @+1 {{result shape [3] does not match the inferred shape [2]}}
   %0 = sinter.cast %x : (tensor<2xf32>) -> tensor<3xbf16>

@@ -300,3 +300,21 @@ func.func @row_ops() -> (tensor<2xf32>, tensor<2xf32>, tensor<2x3xi64>, tensor<2
   %3 = sinter.cumulative %i {kind = "prod", axis = 1 : i64} : (tensor<2x3xi64>) -> tensor<2x3xi64>
   return %0, %1, %2, %3 : tensor<2xf32>, tensor<2xf32>, tensor<2x3xi64>, tensor<2x3xi64>
 }
+
+// -----
+
+// sinter.bitcast folds a constant's bits; a bool is its byte.
+// CHECK-LABEL: func.func @bitcast
+// CHECK-DAG: sinter.constant dense<[1065353216, -1073741824]> : tensor<2xi32>
+// CHECK-DAG: sinter.constant dense<[1, 0, 1]> : tensor<3xui8>
+// CHECK-DAG: sinter.constant dense<[true, false, true]> : tensor<3xi1>
+// CHECK-NOT: sinter.bitcast
+func.func @bitcast() -> (tensor<2xi32>, tensor<3xui8>, tensor<3xi1>) {
+  %f = sinter.constant dense<[1.0, -2.0]> : tensor<2xf32>
+  %i = sinter.bitcast %f : (tensor<2xf32>) -> tensor<2xi32>
+  %b = sinter.constant dense<[true, false, true]> : tensor<3xi1>
+  %u = sinter.bitcast %b : (tensor<3xi1>) -> tensor<3xui8>
+  %n = sinter.constant dense<[2, 0, 255]> : tensor<3xui8>
+  %t = sinter.bitcast %n : (tensor<3xui8>) -> tensor<3xi1>
+  return %i, %u, %t : tensor<2xi32>, tensor<3xui8>, tensor<3xi1>
+}

@@ -340,8 +340,23 @@ def cache_and_recurrences():
               "linear_attention_no_beta.onnx")
 
 
+def bit_casts():
+    """BitCast (opset 26) between types of one width, and one of another width."""
+    node = helper.make_node
+    T = TensorProto
+    onnx.save(model([node("BitCast", ["h"], ["hi"], name="half_bits", to=T.INT16),
+                     node("BitCast", ["f"], ["fi"], name="float_bits", to=T.UINT32),
+                     node("BitCast", ["b"], ["bf"], name="bool_bytes", to=T.UINT8)],
+                    [vi("h", [3], T.FLOAT16), vi("f", [3]), vi("b", [3], T.BOOL)],
+                    [vi("hi", [3], T.INT16), vi("fi", [3], T.UINT32), vi("bf", [3], T.UINT8)],
+                    opset=26, ir=12), "bitcast.onnx")
+    onnx.save(model([node("BitCast", ["f"], ["y"], name="narrower", to=T.INT16)], [vi("f", [3])],
+                    [vi("y", [3], T.INT16)], opset=26, ir=12), "bitcast_width.onnx")
+
+
 def main():
     control_flow()
+    bit_casts()
     cache_and_recurrences()
     legacy_opsets()
     local_functions()

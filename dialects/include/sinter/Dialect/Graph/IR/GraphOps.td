@@ -94,6 +94,13 @@ def Graph_IsNaNOp : Graph_UnaryOp<"is_nan", Graph_FloatTensor, Graph_BoolTensor>
 def Graph_CastOp : Graph_UnaryOp<"cast", Graph_Tensor, Graph_Tensor> {
   let summary = "Elementwise conversion to the result's element type";
 }
+def Graph_BitCastOp : Graph_UnaryOp<"bitcast", Graph_Tensor, Graph_Tensor> {
+  let summary = "Elementwise reinterpretation of the bits as the result's element type";
+  let description = [{
+    ONNX BitCast: operand and result element types have the same width in bits (bool counts
+    as 8, its stored byte).
+  }];
+}
 
 def Graph_WhereOp : Graph_Op<"where"> {
   let summary = "Elementwise select: cond ? x : y (numpy broadcasting)";
