@@ -498,6 +498,12 @@ private:
         return fail(describe() + ": output '" + out + "' is already defined (duplicate value name)");
 
     NodeImporter importer(node, state, builder, nameLoc(name));
+    // Every named input is defined before the import function runs, so that the functions
+    // may read inputs they have type-checked or that are optional without a lookup failing
+    // (fuzzers found several reading an undefined value's type).
+    for (int i = 0; i < node.input_size(); ++i)
+      if (!node.input(i).empty() && failed(importer.input(i)))
+        return fail(describe() + ": " + importer.error);
     // Verification diagnostics of ops an import function builds become the node's error.
     std::string diagnostic;
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
