@@ -85,7 +85,7 @@ LogicalResult importBitCast(NodeImporter &n) {
   Type et = elementTypeFor(n.builder.getContext(), to);
   if (!et)
     return n.fail("attribute 'to' has unsupported data type " + dataTypeText(to));
-  auto bits = [](Type t) { return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth(); };
+  auto bits = &BitCastOp::storedBits;
   if (bits(et) != bits(in.getElementType())) {
     std::string types;
     llvm::raw_string_ostream os(types);

@@ -144,9 +144,6 @@ LogicalResult SinOp::verify() { return verifyUnary(*this, true); }
 LogicalResult IsNaNOp::verify() { return verifyUnary(*this, false); }
 LogicalResult CastOp::verify() { return verifyUnary(*this, false); }
 
-/// Bits of a stored element (bool is stored in a byte).
-static unsigned storedBits(Type t) { return t.isInteger(1) ? 8 : t.getIntOrFloatBitWidth(); }
-
 LogicalResult BitCastOp::verify() {
   Type in = getInput().getType().getElementType(), out = getType().getElementType();
   if (!in.isIntOrFloat() || !out.isIntOrFloat() || storedBits(in) != storedBits(out))

@@ -100,6 +100,12 @@ def Graph_BitCastOp : Graph_UnaryOp<"bitcast", Graph_Tensor, Graph_Tensor> {
     ONNX BitCast: operand and result element types have the same width in bits (bool counts
     as 8, its stored byte).
   }];
+  let extraClassDeclaration = [{
+    /// The bits an element of `type` is stored in (a bool's byte: 8).
+    static unsigned storedBits(::mlir::Type type) {
+      return type.isInteger(1) ? 8 : type.getIntOrFloatBitWidth();
+    }
+  }];
 }
 
 def Graph_WhereOp : Graph_Op<"where"> {
