@@ -53,7 +53,7 @@ SCOPE = frozenset("""
     HardSigmoid HardSwish Gelu Sign Floor Ceil Round Not IsNaN IsInf
     Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh Softsign Selu Celu ThresholdedRelu Mish Swish
     Add Sub Mul Div Pow Max Min Mod Equal Less LessOrEqual Greater GreaterOrEqual And Or Xor
-    Where Clip Sum Mean
+    Where Clip Sum Mean NonZero
     ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd ReduceL2 ReduceLogSumExp
     ReduceSumSquare ReduceL1 ArgMax ArgMin CumSum
     Softmax LogSoftmax LayerNormalization RMSNormalization
@@ -105,7 +105,7 @@ HALF_TOLERANCE = {  # dtype: (rtol, atol), used as max(test's, these)
 # "constified").
 CONST_OPERANDS = {
     "Reshape": [1], "Slice": [1, 2, 3, 4], "Split": [1], "Tile": [1], "Expand": [1],
-    "Pad": [1, 2, 3], "Range": [0, 1, 2], "ConstantOfShape": [0], "Squeeze": [1],
+    "Pad": [1, 2, 3], "Range": [0, 1, 2], "ConstantOfShape": [0], "Squeeze": [1], "NonZero": [0],
     "Unsqueeze": [1], "ReduceSum": [1], "ReduceMean": [1], "ReduceMax": [1], "ReduceMin": [1],
     "ReduceProd": [1], "ReduceL1": [1], "ReduceL2": [1], "ReduceLogSum": [1],
     "ReduceLogSumExp": [1], "ReduceSumSquare": [1], "Clip": [1, 2], "CumSum": [1], "CumProd": [1], "DFT": [1, 2], "STFT": [1, 3],

@@ -150,10 +150,19 @@ LogicalResult importIf(NodeImporter &n) {
   const int outputs = n.node.output_size();
   if (thenBranch->g().output_size() != outputs || elseBranch->g().output_size() != outputs)
     return n.fail("each branch must have the node's " + Twine(outputs) + " outputs");
+  // Each branch is its own scope: both may define a name (optimum's merged decoders do), so
+  // each is imported as a copy whose definitions carry the branch's label.
+  auto branch = [&](const onnx::GraphProto &graph, const std::string &label) {
+    std::set<std::string> defined;
+    collectDefinitions(graph, defined);
+    onnx::GraphProto copy = graph;
+    renameDefinitions(copy, defined, label + "/");
+    return importSubgraph(n, copy, {}, label);
+  };
   auto known = constantBool(n, *n.input(0));
   if (succeeded(known)) {
-    auto values = importSubgraph(n, *known ? thenBranch->g() : elseBranch->g(), {},
-                                 nodeLabel(n) + (*known ? "/then" : "/else"));
+    auto values = branch(*known ? thenBranch->g() : elseBranch->g(),
+                         nodeLabel(n) + (*known ? "/then" : "/else"));
     if (failed(values))
       return failure();
     for (int i = 0; i < outputs; ++i)
@@ -162,10 +171,10 @@ LogicalResult importIf(NodeImporter &n) {
     return success();
   }
   // Known only at run time: both branches, then a select per output.
-  auto thenValues = importSubgraph(n, thenBranch->g(), {}, nodeLabel(n) + "/then");
+  auto thenValues = branch(thenBranch->g(), nodeLabel(n) + "/then");
   if (failed(thenValues))
     return failure();
-  auto elseValues = importSubgraph(n, elseBranch->g(), {}, nodeLabel(n) + "/else");
+  auto elseValues = branch(elseBranch->g(), nodeLabel(n) + "/else");
   if (failed(elseValues))
     return failure();
   Value cond = n.reshape(*n.input(0), {});

@@ -1,5 +1,5 @@
 // Import of shape and indexing ops: Shape, Gather, GatherND, ScatterND, Slice, Concat,
-// Unsqueeze, Squeeze, Expand, Range, ConstantOfShape.
+// Unsqueeze, Squeeze, Expand, Range, ConstantOfShape, NonZero.
 //
 // Every parameter that decides a result shape (axes, slice bounds, expand/constant shapes,
 // range bounds) must be a compile-time constant; the importer folds shape computations on
@@ -388,6 +388,44 @@ LogicalResult importRange(NodeImporter &n) {
   return n.setResult(op);
 }
 
+/// NonZero's result length is the count of nonzero elements, so its input must be known at
+/// compile time; exporters write repeat_interleave this way (Cohere's, GLM's and Helium's
+/// rotary embeddings), from shapes only.
+LogicalResult importNonZero(NodeImporter &n) {
+  auto type = n.inputType(0);
+  if (!type)
+    return failure();
+  DenseElementsAttr data = n.constantInput(0);
+  if (!data)
+    return n.fail("input 0 ('" + n.node.input(0) +
+                  "') must be a compile-time constant: the count of its nonzero elements is "
+                  "the result's length, which Sinter resolves at compile time");
+  SmallVector<bool> isNonZero;
+  isNonZero.reserve(data.getNumElements());
+  if (isa<FloatType>(type.getElementType())) {
+    for (const APFloat &v : data.getValues<APFloat>())
+      isNonZero.push_back(!v.isZero());
+  } else {
+    for (const APInt &v : data.getValues<APInt>())
+      isNonZero.push_back(!v.isZero());
+  }
+  ArrayRef<int64_t> shape = type.getShape();
+  const int64_t rank = shape.size(), count = llvm::count(isNonZero, true);
+  // [rank, count]: column j holds the j-th nonzero element's coordinates, in row-major order.
+  SmallVector<int64_t> coordinates(rank * count);
+  for (int64_t flat = 0, j = 0; flat < (int64_t)isNonZero.size(); ++flat) {
+    if (!isNonZero[flat])
+      continue;
+    for (int64_t axis = rank - 1, rest = flat; axis >= 0; --axis) {
+      coordinates[axis * count + j] = rest % shape[axis];
+      rest /= shape[axis];
+    }
+    ++j;
+  }
+  auto resultType = n.tensorType({rank, count}, n.builder.getI64Type());
+  return n.setOutput(0, n.constant(DenseElementsAttr::get(resultType, ArrayRef(coordinates))));
+}
+
 LogicalResult importConstantOfShape(NodeImporter &n) {
   auto shapeType = n.inputType(0);
   if (!shapeType)
@@ -429,6 +467,7 @@ void registerShapeImports(OpImportRegistry &r) {
   r["Expand"] = {importExpand, 13};
   r["Range"] = {importRange, 11};
   r["ConstantOfShape"] = {importConstantOfShape, 9};
+  r["NonZero"] = {importNonZero, 9};
 }
 
 } // namespace sinter::import

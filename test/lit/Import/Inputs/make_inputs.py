@@ -308,6 +308,12 @@ def control_flow():
     onnx.save(model([node("Loop", ["m", "", "x"], ["acc", "all"], body=body, name="loop0")],
                     [vi("x", [2, 3]), vi("m", [], I64)], [vi("acc", [2, 3]), vi("all", [3, 2, 3])]),
               "loop_runtime_count.onnx")
+    # Both branches name their values alike, as optimum's merged decoders do: each branch is
+    # its own scope.
+    same = [helper.make_graph([node(op, ["x"], ["t"]), node("Identity", ["t"], ["o"])], label, [],
+                              [vi("o", [2, 3])]) for op, label in (("Relu", "then"), ("Neg", "else"))]
+    onnx.save(model([node("If", ["c"], ["y"], then_branch=same[0], else_branch=same[1])],
+                    [vi("c", [], B), vi("x", [2, 3])], [vi("y", [2, 3])]), "if_same_names.onnx")
 
 
 def cache_and_recurrences():
@@ -354,7 +360,22 @@ def bit_casts():
                     [vi("y", [3], T.INT16)], opset=26, ir=12), "bitcast_width.onnx")
 
 
+def non_zero():
+    """NonZero of a constant mask (the positions it gives read through GatherND) and of a
+    graph input, whose count is not known at compile time."""
+    node = helper.make_node
+    mask = numpy_helper.from_array(np.array([[1, 0, 2], [0, 3, 0]], np.float32), "mask")
+    onnx.save(model([node("NonZero", ["mask"], ["where"], name="positions"),
+                     node("Transpose", ["where"], ["rows"], perm=[1, 0]),
+                     node("GatherND", ["x", "rows"], ["y"], name="picked")],
+                    [vi("x", [2, 3])], [vi("y", [3])], [mask]), "non_zero.onnx")
+    onnx.save(model([node("NonZero", ["x"], ["y"], name="data_dependent")],
+                    [vi("x", [2, 3])], [vi("y", [2, None], TensorProto.INT64)]),
+              "non_zero_input.onnx")
+
+
 def main():
+    non_zero()
     control_flow()
     bit_casts()
     cache_and_recurrences()
