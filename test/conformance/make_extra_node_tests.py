@@ -738,6 +738,33 @@ def maxpool_indices_cases(root, rng):
         write(root, f"test_sinter_maxpool_indices_{name}", [node], [("x", x)], [("y", y), ("i", i)])
 
 
+def pool_overhang_cases(root, rng):
+    """Pools in ceil_mode whose one window is wider than the input (Hugging Face EfficientNet's
+    pooler: its kernel is the last convolution's width, over small images): the window overhangs
+    the end, only the input's entries count; against onnxruntime (left out where it is not
+    installed)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        print("make_extra_node_tests: onnxruntime not installed; no pool overhang cases")
+        return
+    for name, op, shape, attrs in (
+            ("avg_2d", "AveragePool", (2, 3, 3, 3), dict(kernel_shape=[8, 8], strides=[8, 8])),
+            ("avg_2d_count_pad", "AveragePool", (1, 2, 3, 2),
+             dict(kernel_shape=[4, 4], strides=[4, 4], pads=[1, 0, 0, 1], count_include_pad=1)),
+            ("avg_1d_stride_2", "AveragePool", (1, 2, 3), dict(kernel_shape=[4], strides=[2])),
+            ("max_2d", "MaxPool", (1, 2, 2, 3), dict(kernel_shape=[5, 5], strides=[5, 5]))):
+        x = (rng.random(shape) * 4 - 2).astype(np.float32)
+        node = helper.make_node(op, ["x"], ["y"], ceil_mode=1, **attrs)
+        graph = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        model.ir_version = 9
+        (y,) = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, {"x": x})
+        write(root, f"test_sinter_pool_overhang_{name}", [node], [("x", x)], [("y", y)])
+
+
 def dynamic_quantization_cases(root, rng):
     """onnxruntime's quantize_dynamic (its tool for int8 weights) on a two-layer MLP, int8 and
     uint8 weights: DynamicQuantizeLinear on the activations, MatMulInteger, the scales
@@ -977,6 +1004,7 @@ def main():
     recurrent_cases(root, rng)
     control_flow_cases(root, rng)
     maxpool_indices_cases(root, rng)
+    pool_overhang_cases(root, rng)
     dynamic_quantization_cases(root, rng)
     spectral_cases(root, rng)
     grid_sample_cases(root, rng)

@@ -81,12 +81,20 @@ FailureOr<SlidingWindow> readSlidingWindow(NodeImporter &n, ArrayRef<int64_t> in
       return n.fail("attribute 'pads' of spatial dimension " + Twine(i) +
                     " must be 0 to 2^48 (negative padding is not supported)");
     const int64_t padded = size + before + after;
-    if (padded < span)
+    int64_t out;
+    if (padded >= span) {
+      out = (padded - span) / s + 1;
+      if (ceilMode && (padded - span) % s != 0 && out * s < size + before)
+        ++out; // one more window, starting inside the input or its leading pad
+    } else if (ceilMode && span - padded < s) {
+      // ceil((padded - span) / s) + 1 = 1: one window, overhanging the end (HF EfficientNet's
+      // pooler, its kernel the width of its last convolution, over small images).
+      out = 1;
+    } else {
       return n.fail("spatial dimension " + Twine(i) + ": the window (" + Twine(span) +
-                    " with dilation) is larger than the padded input (" + Twine(padded) + ")");
-    int64_t out = (padded - span) / s + 1;
-    if (ceilMode && (padded - span) % s != 0 && out * s < size + before)
-      ++out; // one more window, starting inside the input or its leading pad
+                    " with dilation) is larger than the padded input (" + Twine(padded) + ")" +
+                    (ceilMode ? " by a stride or more" : ""));
+    }
     w.padBefore.push_back(before);
     w.padAfter.push_back(after);
     w.outputSize.push_back(out);
