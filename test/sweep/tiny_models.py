@@ -3,7 +3,11 @@
 optimum_sweep.sh to export with optimum-cli and compile with Sinter. Hidden size 64, 2 layers,
 vocabularies of 256, images of 32x32: each export is a few MB.
 
-    python3 test/sweep/tiny_models.py ARCH OUT_DIR      (ARCH: one of ARCHES below)
+    python3 test/sweep/tiny_models.py ARCH OUT_DIR [TASK]
+
+ARCH: one of the hand-written configurations below, or any other Hugging Face model type, which
+gets its default configuration shrunk by the generic size table (SHRINK) and the Auto class of
+TASK (default: feature-extraction).
 """
 import sys
 
@@ -35,10 +39,69 @@ cfgs = {
 }
 ARCHES = sorted(cfgs)
 
+# Size attributes of Hugging Face configurations, set wherever a default configuration has them:
+# every model type names its widths, depths and vocabularies its own way.
+SHRINK = dict(
+    hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+    num_key_value_heads=2, vocab_size=256, max_position_embeddings=128, head_dim=16,
+    d_model=64, d_ff=128, d_kv=16, num_layers=2, num_heads=4, num_decoder_layers=2,
+    encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
+    encoder_ffn_dim=128, decoder_ffn_dim=128, n_embd=64, n_layer=2, n_head=4, n_inner=128,
+    n_positions=128, n_ctx=128, ffn_dim=128, dim=64, n_layers=2, n_heads=4, emb_dim=64,
+    embedding_size=64, image_size=32, patch_size=8, num_channels=3,
+    moe_intermediate_size=64, num_experts=4, num_local_experts=4, num_experts_per_tok=2,
+    n_routed_experts=4, first_k_dense_replace=1, kv_lora_rank=16, q_lora_rank=32,
+    qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16, sliding_window=64,
+    rotary_dim=8, partial_rotary_factor=0.5, decoder_start_token_id=0, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+TASK_CLASS = {
+    "feature-extraction": "AutoModel", "text-generation": "AutoModelForCausalLM",
+    "text-classification": "AutoModelForSequenceClassification",
+    "token-classification": "AutoModelForTokenClassification",
+    "question-answering": "AutoModelForQuestionAnswering",
+    "multiple-choice": "AutoModelForMultipleChoice", "fill-mask": "AutoModelForMaskedLM",
+    "image-classification": "AutoModelForImageClassification",
+    "semantic-segmentation": "AutoModelForSemanticSegmentation",
+    "object-detection": "AutoModelForObjectDetection",
+    "depth-estimation": "AutoModelForDepthEstimation",
+    "audio-classification": "AutoModelForAudioClassification",
+    "automatic-speech-recognition": "AutoModelForCTC",
+    "text2text-generation": "AutoModelForSeq2SeqLM", "zero-shot-image-classification": "AutoModel",
+    "zero-shot-object-detection": "AutoModelForZeroShotObjectDetection",
+    "image-to-image": "AutoModelForImageToImage",
+}
+
+
+def shrunk_config(model_type):
+    """The model type's default configuration with every size attribute it has from SHRINK,
+    passed to its constructor (which derives per-layer lists and the like from them)."""
+    default = T.AutoConfig.for_model(model_type).to_dict()
+    kwargs = shrunk(default)
+    for sub in ("text_config", "vision_config", "audio_config", "encoder", "decoder"):
+        if isinstance(default.get(sub), dict):
+            kwargs[sub] = {**default[sub], **shrunk(default[sub])}
+    return T.AutoConfig.for_model(model_type, **kwargs)
+
+
+def shrunk(default):
+    # Only where the default has the same kind of value: hierarchical vision models give
+    # per-stage lists where flat ones give one number.
+    kwargs = {key: value for key, value in SHRINK.items()
+              if key in default and (default[key] is None or type(default[key]) is type(value))}
+    if "attention_types" in default:  # GPT-Neo: one global and one local layer
+        kwargs["attention_types"] = [[["global", "local"], 1]]
+    return kwargs
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in cfgs:
-        sys.exit(__doc__ + "ARCH: " + " ".join(ARCHES))
+    if len(sys.argv) not in (3, 4):
+        sys.exit(__doc__ + "hand-written: " + " ".join(ARCHES))
     arch, out = sys.argv[1], sys.argv[2]
-    make, cls = cfgs[arch]
-    cls(make()).eval().save_pretrained(out)
+    task = sys.argv[3] if len(sys.argv) == 4 else "feature-extraction"
+    if arch in cfgs:
+        make, cls = cfgs[arch]
+        model = cls(make())
+    else:
+        model = getattr(T, TASK_CLASS[task.replace("-with-past", "")]).from_config(
+            shrunk_config(arch))
+    model.eval().save_pretrained(out)
     print("saved", arch, "to", out)
