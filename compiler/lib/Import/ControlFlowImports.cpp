@@ -110,14 +110,20 @@ FailureOr<SmallVector<Value>> importSubgraph(NodeImporter &n, const onnx::GraphP
   return outputs;
 }
 
+/// `graph` with every name it defines prefixed by `prefix`: its own scope, apart from the
+/// names of the graph around it and of other copies.
+onnx::GraphProto scopedCopy(const onnx::GraphProto &graph, const std::string &prefix) {
+  std::set<std::string> defined;
+  collectDefinitions(graph, defined);
+  onnx::GraphProto copy = graph;
+  renameDefinitions(copy, defined, prefix);
+  return copy;
+}
+
 /// `body` with every name it defines prefixed for iteration `index` of the node `name`.
 onnx::GraphProto iterationCopy(const onnx::GraphProto &body, const std::string &name,
                                int64_t index) {
-  std::set<std::string> defined;
-  collectDefinitions(body, defined);
-  onnx::GraphProto copy = body;
-  renameDefinitions(copy, defined, name + "#" + std::to_string(index) + "/");
-  return copy;
+  return scopedCopy(body, name + "#" + std::to_string(index) + "/");
 }
 
 /// The node's name as the importer gave it (its own, or op type and index): unique in the
@@ -153,11 +159,7 @@ LogicalResult importIf(NodeImporter &n) {
   // Each branch is its own scope: both may define a name (optimum's merged decoders do), so
   // each is imported as a copy whose definitions carry the branch's label.
   auto branch = [&](const onnx::GraphProto &graph, const std::string &label) {
-    std::set<std::string> defined;
-    collectDefinitions(graph, defined);
-    onnx::GraphProto copy = graph;
-    renameDefinitions(copy, defined, label + "/");
-    return importSubgraph(n, copy, {}, label);
+    return importSubgraph(n, scopedCopy(graph, label + "/"), {}, label);
   };
   auto known = constantBool(n, *n.input(0));
   if (succeeded(known)) {
