@@ -42,6 +42,13 @@ no_mismatch build/conformance-fold/summary.json
 "$venv/bin/python" test/conformance/run_node_tests.py --phase fold --jobs "${SINTER_JOBS:-2}" \
   --from-testdata build/conformance-extra/cases --work build/conformance-extra/fold \
   --json build/conformance-extra/fold.json --quiet
+# The mixture-of-experts cases again with their NonZero results padded although the host knows
+# them (every input is an initializer here): the host folds the padded form (gathers clamp the
+# padding, scatters skip it) and it must still give onnxruntime's outputs.
+SINTER_PAD_CONSTANT_NONZERO=1 "$venv/bin/python" test/conformance/run_node_tests.py --phase fold \
+  --jobs "${SINTER_JOBS:-2}" --from-testdata build/conformance-extra/cases --filter moe_routing_padded \
+  --work build/conformance-extra/fold-padded --json build/conformance-extra/fold-padded.json \
+  --quiet --min-pass 2
 for opset in 11 9; do
   floor=$([ "$opset" = 11 ] && echo 170 || echo 100)
   "$venv/bin/python" test/conformance/run_node_tests.py --phase fold --jobs "${SINTER_JOBS:-2}" \

@@ -765,6 +765,74 @@ def pool_overhang_cases(root, rng):
         write(root, f"test_sinter_pool_overhang_{name}", [node], [("x", x)], [("y", y)])
 
 
+def moe_routing_cases(root, rng):
+    """A mixture-of-experts block as Hugging Face's routing loop exports it (Qwen3-MoE through
+    optimum): router softmax, top 2 of 4 experts, and per expert NonZero of its [top_k, tokens]
+    mask, the listed tokens' rows gathered, a SwiGLU expert, the routing weight gathered at the
+    flat (token, slot) position, and index_add_ as ScatterElements. The NonZero inputs are known
+    only at run time, so Sinter pads them (compiler/lib/Import/PaddedValues.h); one token leaves
+    most experts with no rows. Against onnxruntime (left out where it is not installed)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        print("make_extra_node_tests: onnxruntime not installed; no MoE routing cases")
+        return
+    node = helper.make_node
+    hidden, inner, experts, top_k = 8, 6, 4, 2
+    const = lambda name, a: numpy_helper.from_array(np.asarray(a), name)
+    for tokens in (5, 1):
+        inits = [const("gate", rng.standard_normal((hidden, experts)).astype(np.float32)),
+                 const("k", np.array([top_k], np.int64)), const("top_k", np.array(top_k, np.int64)),
+                 const("ones2", np.array([1, 1], np.int64)), const("axis1", np.array([1], np.int64)),
+                 const("zeros", np.zeros((tokens, hidden), np.float32)),
+                 const("flat_shape", np.array([tokens * top_k, 1], np.int64))]
+        nodes = [node("MatMul", ["x", "gate"], ["logits"]),
+                 node("Softmax", ["logits"], ["probs"], axis=1),
+                 node("TopK", ["probs", "k"], ["weights", "selected"], axis=-1),
+                 node("Reshape", ["weights", "flat_shape"], ["weights_flat"])]
+        total = None
+        for e in range(experts):
+            inits += [const(f"id{e}", np.array(e, np.int64)),
+                      const(f"up{e}", rng.standard_normal((hidden, 2 * inner)).astype(np.float32)),
+                      const(f"down{e}", rng.standard_normal((inner, hidden)).astype(np.float32)),
+                      const(f"split{e}", np.array([inner, inner], np.int64))]
+            nodes += [
+                node("Equal", ["selected", f"id{e}"], [f"hit{e}"]),
+                node("Transpose", [f"hit{e}"], [f"mask{e}"], perm=[1, 0]),
+                node("NonZero", [f"mask{e}"], [f"pairs{e}"]),
+                node("Transpose", [f"pairs{e}"], [f"listed{e}"], perm=[1, 0]),
+                node("Split", [f"listed{e}", "ones2"], [f"slot2d{e}", f"token2d{e}"], axis=1),
+                node("Squeeze", [f"slot2d{e}", "axis1"], [f"slot{e}"]),
+                node("Squeeze", [f"token2d{e}", "axis1"], [f"token{e}"]),
+                node("Gather", ["x", f"token{e}"], [f"rows{e}"], axis=0),
+                node("MatMul", [f"rows{e}", f"up{e}"], [f"gate_up{e}"]),
+                node("Split", [f"gate_up{e}", f"split{e}"], [f"g{e}", f"u{e}"], axis=1),
+                node("Sigmoid", [f"g{e}"], [f"sig{e}"]),
+                node("Mul", [f"g{e}", f"sig{e}"], [f"silu{e}"]),
+                node("Mul", [f"silu{e}", f"u{e}"], [f"act{e}"]),
+                node("MatMul", [f"act{e}", f"down{e}"], [f"out{e}"]),
+                node("Mul", [f"token{e}", "top_k"], [f"base{e}"]),
+                node("Add", [f"slot{e}", f"base{e}"], [f"flat{e}"]),
+                node("Gather", ["weights_flat", f"flat{e}"], [f"weight{e}"], axis=0),
+                node("Mul", [f"out{e}", f"weight{e}"], [f"scaled{e}"]),
+                node("Unsqueeze", [f"token{e}", "axis1"], [f"token_col{e}"]),
+                node("Shape", [f"scaled{e}"], [f"scaled_shape{e}"]),
+                node("Expand", [f"token_col{e}", f"scaled_shape{e}"], [f"targets{e}"]),
+                node("ScatterElements", [total or "zeros", f"targets{e}", f"scaled{e}"],
+                     [f"sum{e}"], axis=0, reduction="add")]
+            total = f"sum{e}"
+        nodes.append(node("Identity", [total], ["y"]))
+        x = rng.standard_normal((tokens, hidden)).astype(np.float32)
+        graph = helper.make_graph(nodes, "moe", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        model.ir_version = 9
+        (y,) = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+            None, {"x": x})
+        write(root, f"test_sinter_moe_routing_padded_{tokens}_tokens", nodes, [("x", x)], [("y", y)],
+              inits)
+
+
 def dynamic_quantization_cases(root, rng):
     """onnxruntime's quantize_dynamic (its tool for int8 weights) on a two-layer MLP, int8 and
     uint8 weights: DynamicQuantizeLinear on the activations, MatMulInteger, the scales
@@ -1005,6 +1073,7 @@ def main():
     control_flow_cases(root, rng)
     maxpool_indices_cases(root, rng)
     pool_overhang_cases(root, rng)
+    moe_routing_cases(root, rng)
     dynamic_quantization_cases(root, rng)
     spectral_cases(root, rng)
     grid_sample_cases(root, rng)

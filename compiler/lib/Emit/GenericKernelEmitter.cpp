@@ -209,6 +209,16 @@ private:
     return "(" + indexType() + ")min(max(" + wrapped + ", 0LL), " + std::to_string(dim - 1) + "LL)";
   }
 
+  /// The index `q` a scatter writes to along an axis of extent `dim`: negative ones count from
+  /// the end; an out-of-range one matches no element, so its update is skipped (a run-time
+  /// NonZero's padding, PaddedValues.h).
+  std::string scatterIndex(const std::string &q, int64_t dim) {
+    return bind("long long",
+                "(long long)" + q + " < 0 ? (long long)" + q + " + " + std::to_string(dim) +
+                    "LL : (long long)" + q,
+                "s");
+  }
+
   FailureOr<std::string> valueAt(Value v, const Index &idx);
   FailureOr<std::string> computeAt(Operation *def, Value v, const Index &idx);
   FailureOr<std::string> operandAt(Operation *def, unsigned i, const Index &resultIdx) {
@@ -669,8 +679,8 @@ FailureOr<std::string> KernelWriter::computeAt(Operation *def, Value v, const In
             return failure();
           if (data[j] == 0)
             return sc.emitError("a scatter into an empty axis"), failure();
-          match += (j ? " && " : "") + std::string("(") + gatherIndex(*q, data[j]) + ") == (" +
-                   idx[j] + ")";
+          match += (j ? " && " : "") + std::string("(") + scatterIndex(*q, data[j]) +
+                   ") == (long long)(" + idx[j] + ")";
         }
         open("if (" + match + ")");
         Index updateAt = at;

@@ -56,6 +56,20 @@ LogicalResult importScatterElements(NodeImporter &n) {
   if (reduction != "none" && data.getElementType().isInteger(1))
     return n.fail("attribute 'reduction' = '" + reduction + "' cannot combine bool updates");
   ArrayRef<int64_t> shape = indices.getShape();
+  // Whole rows scattered along axis 0 (torch's index_add_ / index_copy_ exports: the row index
+  // expanded over the row): one ScatterND tuple per row instead of one per element, so the
+  // generated kernel scans rows, not elements, for each output element.
+  if (auto expand = n.input(1)->getDefiningOp<ExpandOp>(); expand && *axis == 0) {
+    auto source = cast<RankedTensorType>(expand.getInput().getType());
+    bool rowIndex = source.getRank() == rank && source.getDimSize(0) == shape[0];
+    for (int64_t d = 1; d < rank && rowIndex; ++d)
+      rowIndex = source.getDimSize(d) == 1 && shape[d] == data.getDimSize(d);
+    if (rowIndex) {
+      Value rows = n.reshape(asI64(n, expand.getInput()), {shape[0], 1});
+      return n.setResult(ScatterNDOp::create(n.builder, n.loc, data, *n.input(0), rows, *n.input(2),
+                                             n.builder.getStringAttr(reduction)));
+    }
+  }
   SmallVector<int64_t> column(shape);
   column.push_back(1);
   SmallVector<Value> parts;

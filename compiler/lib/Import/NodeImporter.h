@@ -2,6 +2,7 @@
 #ifndef SINTER_COMPILER_IMPORT_NODEIMPORTER_H
 #define SINTER_COMPILER_IMPORT_NODEIMPORTER_H
 
+#include "PaddedValues.h"
 #include "onnx.pb.h"
 
 #include "mlir/IR/Builders.h"
@@ -65,6 +66,8 @@ struct GraphState {
   /// importer sets it, and `importError` gives the message of its last failure.
   std::function<mlir::LogicalResult(const onnx::NodeProto &, const std::string &)> importNode;
   std::function<std::string()> importError;
+  /// Values that hold a run-time NonZero's padding (PaddedValues.h).
+  PaddedValues padded;
 };
 
 /// What an op import function sees of the node it imports. Every accessor that can fail

@@ -419,6 +419,13 @@ private:
       auto it = state.values.find(out.name());
       if (it == state.values.end())
         return fail("graph output '" + out.name() + "' is never produced");
+      if (const PaddedValues::Info *padded = state.padded.find(out.name()))
+        return fail("graph output '" + out.name() + "' holds " +
+                    (padded->kind == PaddedValues::Kind::Size ? "a shape of " : "") +
+                    "the padded NonZero result '" + padded->source +
+                    "' (a run-time input's count is known only on the device, so Sinter pads "
+                    "the result to the input's element count); Sinter takes such a result only "
+                    "into gathers, row-wise computation and scatters");
       results.push_back(it->second);
       resultTypes.push_back(it->second.getType());
     }
@@ -529,6 +536,13 @@ private:
       if (Operation *op = it->second.getDefiningOp(); op && failed(mlir::verify(op)))
         return fail(describe() + ": " + diagnostic);
     }
+    auto typeOf = [&](const std::string &value) -> RankedTensorType {
+      auto it = state.values.find(value);
+      return it == state.values.end() ? RankedTensorType()
+                                      : dyn_cast<RankedTensorType>(it->second.getType());
+    };
+    if (std::string leak = state.padded.propagate(node, typeOf); !leak.empty())
+      return fail(describe() + ": " + leak);
     return success();
   }
 

@@ -112,3 +112,18 @@ func.func @weight_sources(%x: tensor<1x2xbf16>) -> tensor<1x2xbf16> {
   %y = sinter.add %base, %up : (tensor<1x2xbf16>, tensor<1x2xbf16>) -> tensor<1x2xbf16>
   return %y : tensor<1x2xbf16>
 }
+
+// -----
+
+// Negative: an integer sum with a multiple (index arithmetic, as in a mixture-of-experts
+// router's flat positions) is no adapter branch; reading its integer factor as a float scale
+// crashed the pass.
+// CHECK-LABEL: func.func @integer_multiple
+// CHECK: sinter.mul
+// CHECK: sinter.add
+func.func @integer_multiple(%x: tensor<4xi64>, %y: tensor<4xi64>) -> tensor<4xi64> {
+  %k = sinter.constant dense<2> : tensor<i64>
+  %m = sinter.mul %y, %k : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+  %s = sinter.add %x, %m : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %s : tensor<4xi64>
+}

@@ -6,6 +6,7 @@
 
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -78,15 +79,20 @@ std::optional<std::vector<int64_t>> readIndices(Attribute attr) {
 /// Offsets (in elements of the row-major input) of the index tuples of a GatherND /
 /// ScatterND indices tensor read as [count, k], addressing input dims [first, first + k).
 std::optional<std::vector<int64_t>> tupleOffsets(ArrayRef<int64_t> indices, int64_t k,
-                                                 ArrayRef<int64_t> inShape, int64_t first) {
+                                                 ArrayRef<int64_t> inShape, int64_t first,
+                                                 bool outOfRangeIsSkipped = false) {
   Shape strides = stridesOf(inShape);
   std::vector<int64_t> offsets;
   for (size_t t = 0; t + k <= indices.size(); t += k) {
     int64_t offset = 0;
     for (int64_t j = 0; j < k; ++j) {
       int64_t d = first + j, idx = resolveIndex(indices[t + j], inShape[d]);
-      if (idx < 0)
+      if (idx < 0 && !outOfRangeIsSkipped)
         return std::nullopt;
+      if (idx < 0) {
+        offset = -1;
+        break;
+      }
       offset += idx * strides[d];
     }
     offsets.push_back(offset);
@@ -159,11 +165,13 @@ OpFoldResult GatherOp::fold(FoldAdaptor a) {
   int64_t count = indices->size();
   if (inner == 0 || count == 0)
     return {};
+  // An index out of range reads the nearest row, as the generated kernel clamps it (a
+  // run-time NonZero's padding reaches gathers; PaddedValues.h).
   return remap(a.getInput(), getType(), [&](int64_t i) -> int64_t {
     int64_t e = i % inner, rest = i / inner;
     int64_t j = rest % count, o = rest / count;
-    int64_t idx = resolveIndex((*indices)[j], dim);
-    return idx < 0 ? -1 : (o * dim + idx) * inner + e;
+    int64_t q = (*indices)[j], idx = std::clamp(q < 0 ? q + dim : q, int64_t(0), dim - 1);
+    return dim == 0 ? -1 : (o * dim + idx) * inner + e;
   });
 }
 
@@ -211,7 +219,8 @@ OpFoldResult ScatterNDOp::fold(FoldAdaptor a) {
   if (k < 1 || k > (int64_t)in.size())
     return {};
   int64_t slice = product(in.drop_front(k));
-  auto offsets = tupleOffsets(*indices, k, in, 0);
+  // A tuple out of range writes nothing (the generated kernel skips it alike).
+  auto offsets = tupleOffsets(*indices, k, in, 0, /*outOfRangeIsSkipped=*/true);
   if (!offsets || (int64_t)updates->size() != (int64_t)offsets->size() * slice)
     return {};
   StringRef reduction = getReduction();
@@ -228,7 +237,7 @@ OpFoldResult ScatterNDOp::fold(FoldAdaptor a) {
   };
   HostValues out = *data;
   for (size_t t = 0; t < offsets->size(); ++t)
-    for (int64_t e = 0; e < slice; ++e) {
+    for (int64_t e = 0; e < slice && (*offsets)[t] >= 0; ++e) {
       int64_t dst = (*offsets)[t] + e, src = t * slice + e;
       if (out.isFloat)
         out.floats[dst] = combine(out.floats[dst], updates->floats[src]);

@@ -32,7 +32,8 @@ std::optional<LoraBranch> matchBranch(Value v) {
   if (auto mul = v.getDefiningOp<MulOp>()) {
     for (int side = 0; side < 2; ++side) {
       auto scale = constantOf(mul->getOperand(side));
-      if (!scale || scale.getNumElements() != 1 || !mul->getResult(0).hasOneUse())
+      if (!scale || scale.getNumElements() != 1 || !isa<FloatType>(scale.getElementType()) ||
+          !mul->getResult(0).hasOneUse())
         continue;
       branch.scale = readFloat32(scale)[0];
       branch.ops.push_back(mul);
@@ -64,7 +65,8 @@ struct MergeLoraBranch : OpRewritePattern<AddOp> {
         continue;
       auto w = constantOf(base.getWeight()), a = constantOf(branch->down.getWeight()),
            b = constantOf(branch->up.getWeight());
-      if (!w || !a || !b)
+      if (!w || !a || !b || !isa<FloatType>(w.getElementType()) ||
+          !isa<FloatType>(a.getElementType()) || !isa<FloatType>(b.getElementType()))
         continue;
       auto wType = cast<RankedTensorType>(w.getType());
       int64_t k = wType.getDimSize(0), n = wType.getDimSize(1);

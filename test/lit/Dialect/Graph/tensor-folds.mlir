@@ -81,9 +81,13 @@ func.func @gather_axis1() -> tensor<2x2xi32> {
 
 // -----
 
-// Out-of-range indices and non-constant inputs do not fold.
+// An out-of-range index reads the nearest row, as the generated kernel clamps it (a run-time
+// NonZero's padding reaches gathers); a non-constant input does not fold.
 // CHECK-LABEL: func.func @gather_no_fold
-// CHECK-COUNT-2: sinter.gather
+// CHECK-DAG: %[[CLAMPED:.+]] = sinter.constant dense<{{\[}}[3.000000e+00, 4.000000e+00]]> : tensor<1x2xf32>
+// CHECK-DAG: %[[LIVE:.+]] = sinter.gather %arg0
+// CHECK-NOT: sinter.gather
+// CHECK: return %[[CLAMPED]], %[[LIVE]]
 func.func @gather_no_fold(%w: tensor<4x2xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>) {
   %x = sinter.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
   %i = sinter.constant dense<[2]> : tensor<1xi64>
@@ -119,6 +123,20 @@ func.func @scatter_nd() -> tensor<3x2xf32> {
   %u = sinter.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
   %0 = sinter.scatter_nd %x, %i, %u : (tensor<3x2xf32>, tensor<1x1xi64>, tensor<1x2xf32>) -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// A tuple out of range writes nothing (the padding of a run-time NonZero's result).
+// CHECK-LABEL: func.func @scatter_nd_skips_out_of_range
+// CHECK: %[[C:.+]] = sinter.constant dense<{{\[}}[5.000000e+00, 6.000000e+00], [0.000000e+00, 0.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @scatter_nd_skips_out_of_range() -> tensor<2x2xf32> {
+  %x = sinter.constant dense<0.0> : tensor<2x2xf32>
+  %i = sinter.constant dense<[[2147483647], [0], [2]]> : tensor<3x1xi64>
+  %u = sinter.constant dense<[[1.0, 2.0], [5.0, 6.0], [3.0, 4.0]]> : tensor<3x2xf32>
+  %0 = sinter.scatter_nd %x, %i, %u : (tensor<2x2xf32>, tensor<3x1xi64>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
 }
 
 // -----

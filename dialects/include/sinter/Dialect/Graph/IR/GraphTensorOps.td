@@ -105,9 +105,10 @@ def Graph_ScatterNDOp : Graph_Op<"scatter_nd"> {
   let summary = "ONNX ScatterND: a copy of `input` with `updates` written (or combined) at `indices`";
   let description = [{
     With k = indices.shape[-1]: updates.shape == indices.shape[:-1] + input.shape[k:].
-    Negative indices count from the end. `reduction` none writes the update (of tuples that
-    repeat, the last); add, mul, max and min combine every update of an element with its
-    value, in the order of the tuples.
+    Negative indices count from the end; a tuple with an index out of range writes nothing
+    (the padding of a run-time NonZero's result, which the importer lets reach scatters).
+    `reduction` none writes the update (of tuples that repeat, the last); add, mul, max and
+    min combine every update of an element with its value, in the order of the tuples.
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_IntTensor:$indices, Graph_Tensor:$updates,
                        DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
