@@ -36,8 +36,8 @@ declare -A shape=(
   [phi2]="--arch phi --hidden 2560 --intermediate 10240 --heads 32 --kv-heads 32 --head-dim 80 --vocab 51200 --max-position 2048 --rope-theta 10000 --rope-scaling none --rms-norm-eps 1e-5"
 )
 # Gemma 2 exported with eager attention, which keeps the attention soft-cap that sdpa leaves out
-# (not in the default list: its capped decode attention runs on the generic tier until the
-# compiler raises it, sinter-raise-attention's raise-softcap).
+# (not in the default list; its capped decode attention is raised to attention_decode
+# {softcap}, sinter-raise-attention's raise-softcap).
 shape[gemma2eager]="${shape[gemma2]} --attn eager"
 for f in $families; do
   [ -n "${shape[$f]:-}" ] || { echo "unknown family '$f' (known: ${!shape[*]})" >&2; exit 2; }

@@ -1,5 +1,5 @@
-// RUN: sinter-opt %s -split-input-file --sinter-raise-attention | FileCheck %s
-// RUN: sinter-opt %s -split-input-file --sinter-raise-attention=raise-softcap=true | FileCheck %s --check-prefix=CAP
+// RUN: sinter-opt %s -split-input-file --sinter-raise-attention=raise-softcap=false | FileCheck %s
+// RUN: sinter-opt %s -split-input-file --sinter-raise-attention | FileCheck %s --check-prefix=CAP
 
 // The opset-18 export of Llama attention (4 query heads over 2 kv heads): GQA expansion,
 // k transposed through a 3-D reshape, both sides pre-scaled, an additive mask built from
@@ -440,8 +440,8 @@ func.func @where_not_a_mask(%q: tensor<1x2x3x4xbf16>, %k: tensor<1x2x3x4xbf16>, 
 // -----
 
 // Gemma 2's eager export of a decode step (bf16, softmax in fp32 between casts): the scaled
-// scores soft-capped as 50 * tanh(s * 0.5 / 50) before the mask. With raise-softcap:
-// decode_attention with the cap and the scale inside it; without, the primitives stay.
+// scores soft-capped as 50 * tanh(s * 0.5 / 50) before the mask. With raise-softcap (the
+// default): decode_attention with the cap and the scale inside it; without, the primitives stay.
 // CHECK-LABEL: func.func @decode_softcap
 // CHECK-NOT: sinter.decode_attention
 // CHECK: sinter.unary "tanh"

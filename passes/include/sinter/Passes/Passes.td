@@ -199,12 +199,13 @@ def SinterRaiseAttention : Pass<"sinter-raise-attention", "mlir::ModuleOp"> {
     With `raise-softcap`, scores soft-capped as `cap * tanh(scores / cap)` (Gemma 2's eager
     export; the opset-23 `softcap` attribute) become `decode_attention {softcap = cap}` in a
     decode step and `fused_attention {softcap = cap}` in a prompt flash_attention takes (bf16,
-    its head sizes, its tiles in the target's shared memory); others stay primitives. Off by
-    default: the capped kernels have not yet run on a GPU (test/gpu/attention_decode_test,
-    test/gpu/flash_attention_test).
+    its head sizes, its tiles in the target's shared memory); others stay primitives. On by
+    default (the capped kernels pass test/gpu/attention_decode_test and
+    test/gpu/flash_attention_test); `raise-softcap=false` leaves capped attention to the
+    primitives.
   }];
   let options = [
-    Option<"raiseSoftcap", "raise-softcap", "bool", "false",
+    Option<"raiseSoftcap", "raise-softcap", "bool", "true",
            "Raise soft-capped attention to decode_attention / fused_attention {softcap}">
   ];
   let dependentDialects = ["::sinter::graph::GraphDialect"];
