@@ -37,7 +37,7 @@ struct CompileArgs {
   std::vector<std::string> models;
   std::string output, compileTo = "binary", configFile, target, precision, activations, weights,
       dtype, weightDtype;
-  std::vector<std::string> shapes, dims;
+  std::vector<std::string> shapes, dims, inputValues;
   bool noMergeLora = false, sample = false, lastLogits = false, timing = false;
   bool printConstants = false;
   int64_t cacheLength = 0;
@@ -231,6 +231,13 @@ int runCompile(const CompileArgs &args) {
       return userError(error);
     config.dims[name] = value;
   }
+  for (const std::string &v : args.inputValues) {
+    std::string name;
+    std::vector<double> values;
+    if (!sinter::parseInputValue(v, name, values, error))
+      return userError(error);
+    config.inputValues[name] = values;
+  }
   sinter::Target target;
   if (!sinter::loadTarget(targetsDir(), config.target, target, error))
     return userError(error);
@@ -265,6 +272,7 @@ int runCompile(const CompileArgs &args) {
   sinter::ImportOptions importOptions;
   importOptions.inputShapes = config.shapes;
   importOptions.dimValues = config.dims;
+  importOptions.inputValues = config.inputValues;
   // Every entry point becomes one function of the module, named after the entry.
   mlir::OwningOpRef<mlir::ModuleOp> module;
   for (const EntrySource &entry : entries) {
@@ -360,8 +368,10 @@ int main(int argc, char **argv) {
   compileCmd->add_flag("--print-constants", compile.printConstants,
                        "With --compile-to import, graph or launch: print every constant in "
                        "full (default: those of more than 16 elements are elided)");
-  compileCmd->add_option("--config", compile.configFile,
-                         "YAML compile config (keys: precision, activations, dtype, weight_dtype, merge_lora, sample, last_logits, cache_length, target, weights, shapes, dims)");
+  compileCmd->add_option(
+      "--config", compile.configFile,
+      "YAML compile config (keys: precision, activations, dtype, weight_dtype, merge_lora, sample, "
+      "last_logits, cache_length, target, weights, shapes, dims, input_values)");
   compileCmd->add_option("--target", compile.target, "Target description name from targets/ (default h200)");
   compileCmd->add_option("--precision", compile.precision,
                          "fp32 matrix math: strict (fp32 accuracy, default) or tf32 (tensor cores, ~1e-3)");
@@ -405,6 +415,12 @@ int main(int argc, char **argv) {
                          "Value of a symbolic dimension in every input that uses it: NAME=N, e.g. "
                          "--dim batch_size=1 --dim sequence_length=128 (repeatable; --shape wins "
                          "for its input)");
+  compileCmd->add_option("--input-value", compile.inputValues,
+                         "Fix a graph input at compile time: NAME=V[,V...] (numbers, true or "
+                         "false; one value fills the input, else one per element), e.g. "
+                         "--input-value use_cache_branch=true for optimum's merged decoders; "
+                         "the input becomes a constant and leaves the entry's inputs "
+                         "(repeatable)");
   compileCmd->add_flag("--timing", compile.timing,
                        "Print the time each phase (and each pass of the graph and launch phases) takes to stderr");
   compileCmd->add_option("--weights", compile.weights,

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdlib>
 #include <set>
 
 namespace sinter {
@@ -36,6 +37,36 @@ bool parseDim(const std::string &text, std::string &name, int64_t &value, std::s
   }
   name = text.substr(0, eq);
   value = parsed.front();
+  return true;
+}
+
+bool parseInputValue(const std::string &text, std::string &name, std::vector<double> &values,
+                     std::string &error) {
+  size_t eq = text.find('=');
+  error = "--input-value must be NAME=V[,V...] with numbers, true or false, got '" + text + "'";
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    return false;
+  name = text.substr(0, eq);
+  values.clear();
+  std::string rest = text.substr(eq + 1);
+  for (size_t start = 0; start <= rest.size();) {
+    size_t comma = rest.find(',', start);
+    std::string item =
+        rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item == "true" || item == "false") {
+      values.push_back(item == "true" ? 1.0 : 0.0);
+    } else {
+      char *end = nullptr;
+      double v = std::strtod(item.c_str(), &end);
+      if (item.empty() || end != item.c_str() + item.size())
+        return false;
+      values.push_back(v);
+    }
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  error.clear();
   return true;
 }
 
@@ -122,6 +153,28 @@ bool loadConfigFile(const std::string &path, CompileConfig &config, std::string 
             return false;
           }
           config.dims[name] = dim;
+        }
+      } else if (key == "input_values") {
+        if (!value.IsMap()) {
+          error = path + ": input_values must map input names to a value or a list of values "
+                         "like use_cache_branch: true";
+          return false;
+        }
+        for (const auto &entry : value) {
+          std::string text = entry.first.as<std::string>() + "=";
+          if (entry.second.IsSequence()) {
+            for (size_t i = 0; i < entry.second.size(); ++i)
+              text += (i ? "," : "") + entry.second[i].as<std::string>();
+          } else {
+            text += entry.second.as<std::string>();
+          }
+          std::string name;
+          std::vector<double> values;
+          if (!parseInputValue(text, name, values, error)) {
+            error = path + ": " + error;
+            return false;
+          }
+          config.inputValues[name] = values;
         }
       } else {
         error = path + ": unknown key '" + key + "'";

@@ -12,6 +12,8 @@
 #include "llvm/Support/Path.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
@@ -355,6 +357,40 @@ private:
     return fail("the graph has a cycle: node " + names + " (each feeds the next)");
   }
 
+  /// The constant `--input-value` gives graph input `name` of type `type`.
+  FailureOr<DenseElementsAttr> fixedInputValue(const std::string &name, RankedTensorType type,
+                                               const std::vector<double> &values) {
+    const int64_t count = type.getNumElements();
+    if ((int64_t)values.size() != 1 && (int64_t)values.size() != count)
+      return fail("--input-value " + name + ": " + std::to_string(values.size()) +
+                  " values for an input of shape " + shapeText(type.getShape()) + " (" +
+                  std::to_string(count) + (count == 1 ? " element" : " elements") +
+                  "): give one value or one per element");
+    Type et = type.getElementType();
+    SmallVector<Attribute> elements;
+    for (int64_t i = 0; i < count; ++i) {
+      double v = values[values.size() == 1 ? 0 : i];
+      if (isa<FloatType>(et)) {
+        elements.push_back(FloatAttr::get(et, v));
+        continue;
+      }
+      auto it = cast<IntegerType>(et);
+      const unsigned width = it.getWidth();
+      const bool fits = it.isUnsigned() || width == 1
+                            ? v >= 0 && (width >= 64 || v <= std::ldexp(1.0, width) - 1)
+                            : width >= 64 || std::abs(v) <= std::ldexp(1.0, width - 1);
+      if (v != std::floor(v) || !fits) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", v);
+        return fail("--input-value " + name + ": " + text + " is not a value of the input's " +
+                    "element type");
+      }
+      elements.push_back(IntegerAttr::get(et, APInt(width, (uint64_t)(int64_t)v,
+                                                    /*isSigned=*/!it.isUnsigned())));
+    }
+    return DenseElementsAttr::get(type, elements);
+  }
+
   LogicalResult importGraph(const onnx::GraphProto &graph) {
     if (failed(checkAcyclic(graph)))
       return failure();
@@ -371,6 +407,7 @@ private:
     SmallVector<Type> argTypes;
     SmallVector<std::string> argNames;
     llvm::StringSet<> inputNames;
+    SmallVector<std::pair<std::string, DenseElementsAttr>> fixedInputs;
     for (const auto &in : graph.input()) {
       if (!inputNames.insert(in.name()).second)
         return fail("graph input '" + in.name() + "' is listed twice (duplicate value name)");
@@ -379,9 +416,25 @@ private:
       auto type = inputType(in);
       if (failed(type))
         return failure();
+      if (auto fixed = options.inputValues.find(in.name()); fixed != options.inputValues.end()) {
+        auto value = fixedInputValue(in.name(), *type, fixed->second);
+        if (failed(value))
+          return failure();
+        fixedInputs.emplace_back(in.name(), *value);
+        continue;
+      }
       argTypes.push_back(*type);
       argNames.push_back(in.name());
     }
+    for (const auto &[name, values] : options.inputValues)
+      if (!inputNames.contains(name) || initializerNames.contains(name)) {
+        std::string inputs;
+        for (const auto &in : graph.input())
+          if (!initializerNames.contains(in.name()))
+            inputs += (inputs.empty() ? "'" : ", '") + in.name() + "'";
+        return fail("--input-value names '" + name + "', which is no graph input (inputs: " +
+                    (inputs.empty() ? std::string("none") : inputs) + ")");
+      }
     auto func = func::FuncOp::create(builder, UnknownLoc::get(&context), "main",
                                      builder.getFunctionType(argTypes, {}));
     if (options.cacheEntry != ImportOptions::CacheEntry::None)
@@ -392,6 +445,11 @@ private:
       state.values[argNames[i]] = entry->getArgument(i);
     }
     builder.setInsertionPointToStart(entry);
+    for (const auto &[name, value] : fixedInputs) {
+      auto constant = graph::ConstantOp::create(builder, nameLoc(name), value);
+      state.values[name] = constant;
+      state.constants[constant] = value;
+    }
 
     for (const auto &init : graph.initializer()) {
       if (state.values.count(init.name()))

@@ -31,6 +31,8 @@ struct CompileConfig {
   std::map<std::string, std::vector<int64_t>> shapes;
   /// Values of the model's symbolic dimensions by name (`--dim seq=128`).
   std::map<std::string, int64_t> dims;
+  /// Graph inputs fixed to values at compile time (`--input-value use_cache_branch=1`).
+  std::map<std::string, std::vector<double>> inputValues;
 };
 
 /// The values `precision`, `activations`, `dtype` and `weight_dtype` accept (from --config and
@@ -47,6 +49,10 @@ bool parseShape(const std::string &text, std::vector<int64_t> &shape, std::strin
 
 /// Parses `NAME=N` (a positive value) as `--dim` and the config's `dims:` take it.
 bool parseDim(const std::string &text, std::string &name, int64_t &value, std::string &error);
+
+/// Parses `NAME=V[,V...]` (numbers, or true / false) as `--input-value` takes it.
+bool parseInputValue(const std::string &text, std::string &name, std::vector<double> &values,
+                     std::string &error);
 
 /// Reads a YAML compile config into `config`. Unknown keys and bad values are errors.
 bool loadConfigFile(const std::string &path, CompileConfig &config, std::string &error);

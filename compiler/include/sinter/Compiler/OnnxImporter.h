@@ -16,6 +16,10 @@ struct ImportOptions {
   /// Values of symbolic dimensions, by the name the model gives them (`--dim seq=128`): every
   /// input without an entry in inputShapes takes them. A name no input uses is an error.
   std::map<std::string, int64_t> dimValues;
+  /// Graph inputs fixed at compile time (`--input-value use_cache_branch=1`), by name: each
+  /// becomes a constant of its declared type and shape (one value fills it, else one value per
+  /// element) and leaves the entry's inputs. A name that is no graph input is an error.
+  std::map<std::string, std::vector<double>> inputValues;
   /// A with-past export (caches in as `past` inputs, out as Concat(past, new) outputs) is
   /// imported as one entry of an in-place cache of `cacheLength` positions (--cache-length):
   /// the prompt entry binds the past dimension to 0, the decode step binds it to
