@@ -76,23 +76,31 @@ std::optional<std::vector<int64_t>> readIndices(Attribute attr) {
   return std::move(values->ints);
 }
 
+/// What an index out of range does, as the generated kernels treat it: a gather reads the
+/// nearest entry, a scatter writes nothing (a run-time NonZero's padding reaches both).
+enum class OutOfRange { Clamp, Skip };
+
 /// Offsets (in elements of the row-major input) of the index tuples of a GatherND /
-/// ScatterND indices tensor read as [count, k], addressing input dims [first, first + k).
+/// ScatterND indices tensor read as [count, k], addressing input dims [first, first + k);
+/// -1 for a tuple that `Skip`s.
 std::optional<std::vector<int64_t>> tupleOffsets(ArrayRef<int64_t> indices, int64_t k,
                                                  ArrayRef<int64_t> inShape, int64_t first,
-                                                 bool outOfRangeIsSkipped = false) {
+                                                 OutOfRange outOfRange) {
   Shape strides = stridesOf(inShape);
   std::vector<int64_t> offsets;
   for (size_t t = 0; t + k <= indices.size(); t += k) {
     int64_t offset = 0;
     for (int64_t j = 0; j < k; ++j) {
-      int64_t d = first + j, idx = resolveIndex(indices[t + j], inShape[d]);
-      if (idx < 0 && !outOfRangeIsSkipped)
+      const int64_t d = first + j, dim = inShape[d], q = indices[t + j];
+      int64_t idx = resolveIndex(q, dim);
+      if (idx < 0 && dim == 0)
         return std::nullopt;
-      if (idx < 0) {
+      if (idx < 0 && outOfRange == OutOfRange::Skip) {
         offset = -1;
         break;
       }
+      if (idx < 0)
+        idx = std::clamp(q < 0 ? q + dim : q, int64_t(0), dim - 1);
       offset += idx * strides[d];
     }
     offsets.push_back(offset);
@@ -195,7 +203,7 @@ OpFoldResult GatherNDOp::fold(FoldAdaptor a) {
   if (perBatch == 0)
     return {};
   // Offsets within one batch element: the tuple addresses dims [b, b + k).
-  auto offsets = tupleOffsets(*indices, k, in.drop_front(b), 0);
+  auto offsets = tupleOffsets(*indices, k, in.drop_front(b), 0, OutOfRange::Clamp);
   if (!offsets)
     return {};
   return remap(a.getInput(), getType(), [&](int64_t i) -> int64_t {
@@ -220,7 +228,7 @@ OpFoldResult ScatterNDOp::fold(FoldAdaptor a) {
     return {};
   int64_t slice = product(in.drop_front(k));
   // A tuple out of range writes nothing (the generated kernel skips it alike).
-  auto offsets = tupleOffsets(*indices, k, in, 0, /*outOfRangeIsSkipped=*/true);
+  auto offsets = tupleOffsets(*indices, k, in, 0, OutOfRange::Skip);
   if (!offsets || (int64_t)updates->size() != (int64_t)offsets->size() * slice)
     return {};
   StringRef reduction = getReduction();

@@ -114,6 +114,19 @@ func.func @gather_nd() -> (tensor<2xi1>, tensor<2x2xi64>) {
 
 // -----
 
+// A tuple out of range reads the nearest entry, as the generated kernel clamps it.
+// CHECK-LABEL: func.func @gather_nd_clamps
+// CHECK: %[[C:.+]] = sinter.constant dense<[4, 1]> : tensor<2xi64>
+// CHECK-NEXT: return %[[C]]
+func.func @gather_nd_clamps() -> tensor<2xi64> {
+  %x = sinter.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %i = sinter.constant dense<[[2147483647, 2147483647], [0, -5]]> : tensor<2x2xi64>
+  %0 = sinter.gather_nd %x, %i : (tensor<2x2xi64>, tensor<2x2xi64>) -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @scatter_nd
 // CHECK: %[[C:.+]] = sinter.constant dense<{{\[}}[0.000000e+00, 0.000000e+00], [1.000000e+00, 2.000000e+00], [0.000000e+00, 0.000000e+00]]> : tensor<3x2xf32>
 // CHECK-NEXT: return %[[C]]

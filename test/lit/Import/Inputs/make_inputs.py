@@ -375,34 +375,35 @@ def non_zero():
     padded_non_zero()
 
 
-def routing(expert, tail=()):
-    """Hugging Face's mixture-of-experts loop for one expert, as torch.onnx writes it: NonZero
-    of the expert's [top_k, tokens] mask lists (slot, token) pairs; the listed tokens' rows are
-    gathered, multiplied by the expert's weight and by their routing weight, and scattered back
-    with ScatterElements (index_add_). `tail` replaces the last nodes (negative cases)."""
+def routing(expert):
+    """Hugging Face's mixture-of-experts loop for one expert: NonZero of the expert's
+    [top_k, tokens] mask lists (slot, token) pairs; the listed tokens' rows are gathered,
+    multiplied by the expert's weight and by their routing weight (GatherND at each (token,
+    slot)), and scattered back with ScatterElements (index_add_). The conformance case
+    (make_extra_node_tests.py) reads the pairs as torch.onnx writes them (split, flat index)."""
     node = helper.make_node
     e = str(expert)
     nodes = [
         node("Equal", ["selected", f"id{e}"], [f"hit{e}"]),
         node("Transpose", [f"hit{e}"], [f"mask{e}"], perm=[1, 0]),
         node("NonZero", [f"mask{e}"], [f"pairs{e}"], name=f"route{e}"),
-        node("Transpose", [f"pairs{e}"], [f"listed{e}"], perm=[1, 0]),
-        node("Split", [f"listed{e}", "ones2"], [f"slot2d{e}", f"token2d{e}"], axis=1),
-        node("Squeeze", [f"slot2d{e}", "axis1"], [f"slot{e}"]),
-        node("Squeeze", [f"token2d{e}", "axis1"], [f"token{e}"]),
+        node("Gather", [f"pairs{e}", "zero"], [f"slot{e}"], axis=0),
+        node("Gather", [f"pairs{e}", "one"], [f"token{e}"], axis=0),
         node("Gather", ["x", f"token{e}"], [f"rows{e}"], axis=0),
         node("MatMul", [f"rows{e}", f"w{e}"], [f"out{e}"]),
-        node("Mul", [f"token{e}", "top_k"], [f"base{e}"]),
-        node("Add", [f"slot{e}", f"base{e}"], [f"flat{e}"]),
-        node("Gather", ["weights_flat", f"flat{e}"], [f"weight{e}"], axis=0),
-        node("Mul", [f"out{e}", f"weight{e}"], [f"scaled{e}"]),
+        # The routing weight at (token, slot): the pairs reordered, one tuple per column.
+        node("Gather", [f"pairs{e}", "swap"], [f"token_slot{e}"], axis=0),
+        node("Transpose", [f"token_slot{e}"], [f"tuples{e}"], perm=[1, 0]),
+        node("GatherND", ["weights", f"tuples{e}"], [f"weight{e}"]),
+        node("Unsqueeze", [f"weight{e}", "axis1"], [f"weight_col{e}"]),
+        node("Mul", [f"out{e}", f"weight_col{e}"], [f"scaled{e}"]),
         node("Unsqueeze", [f"token{e}", "axis1"], [f"token_col{e}"]),
         node("Shape", [f"scaled{e}"], [f"scaled_shape{e}"]),
         node("Expand", [f"token_col{e}", f"scaled_shape{e}"], [f"targets{e}"]),
         node("ScatterElements", ["zeros", f"targets{e}", f"scaled{e}"], [f"part{e}"], axis=0,
              name=f"scatter{e}"),
     ]
-    return nodes[:len(nodes) - len(tail)] + list(tail) if tail else nodes
+    return nodes
 
 
 def padded_non_zero():
@@ -411,33 +412,31 @@ def padded_non_zero():
     node = helper.make_node
     rng = np.random.default_rng(3)
     init = lambda a, n: numpy_helper.from_array(a, n)
-    inits = [init(np.array([1, 1], np.int64), "ones2"), init(np.array([1], np.int64), "axis1"),
-             init(np.array(2, np.int64), "top_k"), init(np.zeros((3, 4), np.float32), "zeros"),
+    inits = [init(np.array(0, np.int64), "zero"), init(np.array(1, np.int64), "one"),
+             init(np.array([1], np.int64), "axis1"), init(np.array([1, 0], np.int64), "swap"),
+             init(np.zeros((3, 4), np.float32), "zeros"),
              init(np.array(0, np.int64), "id0"), init(np.array(1, np.int64), "id1"),
              init(rng.standard_normal((4, 4)).astype(np.float32), "w0"),
-             init(rng.standard_normal((4, 4)).astype(np.float32), "w1"),
-             init(np.array([6, 1], np.int64), "flat_shape")]
-    head = [node("Reshape", ["weights", "flat_shape"], ["weights_flat"])]
+             init(rng.standard_normal((4, 4)).astype(np.float32), "w1")]
     inputs = [vi("x", [3, 4]), vi("selected", [3, 2], TensorProto.INT64), vi("weights", [3, 2])]
-    onnx.save(model(head + routing(0) + routing(1) + [node("Add", ["part0", "part1"], ["y"])],
+    onnx.save(model(routing(0) + routing(1) + [node("Add", ["part0", "part1"], ["y"])],
                     inputs, [vi("y", [3, 4])], inits), "padded_non_zero.onnx")
     # Negative: the gathered rows summed over the listed tokens (their count is not known).
-    onnx.save(model(head + routing(0)[:9] + [node("ReduceSum", ["out0"], ["y"], keepdims=0,
+    onnx.save(model(routing(0)[:7] + [node("ReduceSum", ["out0"], ["y"], keepdims=0,
                                                    name="sum_rows")],
                     inputs, [vi("y", [4])], inits), "padded_non_zero_reduce.onnx")
     # Negative: the count read as a size.
-    onnx.save(model(head + routing(0)[:7] + [
+    onnx.save(model(routing(0)[:5] + [
         node("Shape", ["token0"], ["count"]),
         node("Cast", ["count"], ["y"], to=TensorProto.FLOAT, name="count_as_float")],
         inputs, [vi("y", [1])], inits), "padded_non_zero_count.onnx")
     # Negative: the scatter's indices computed from the coordinates (a padded entry could
     # land on a real row).
-    onnx.save(model(head + routing(0)[:16] + [
+    onnx.save(model(routing(0)[:15] + [
         node("Sub", ["targets0", "one"], ["shifted0"]),
         node("ScatterElements", ["zeros", "shifted0", "scaled0"], ["y"], axis=0,
              name="shifted_scatter")],
-        inputs, [vi("y", [3, 4])], inits + [init(np.array(1, np.int64), "one")]),
-        "padded_non_zero_shifted.onnx")
+        inputs, [vi("y", [3, 4])], inits), "padded_non_zero_shifted.onnx")
 
 
 def main():
