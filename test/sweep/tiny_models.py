@@ -35,9 +35,30 @@ cfgs = {
  "falcon": (lambda: T.FalconConfig(vocab_size=256, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, new_decoder_architecture=False, multi_query=True, parallel_attn=True, bias=False, alibi=False), T.FalconForCausalLM),
  "opt": (lambda: T.OPTConfig(vocab_size=256, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, ffn_dim=128, max_position_embeddings=64, word_embed_proj_dim=64), T.OPTForCausalLM),
  "bloom": (lambda: T.BloomConfig(vocab_size=256, hidden_size=64, n_layer=2, n_head=4), T.BloomForCausalLM),
+ # Model types whose shrunk default configuration does not export (per-stage lists, windows
+ # wider than the shrunk feature maps, backbones from timm, unshrunk sub-configurations).
+ "swin": (lambda: T.SwinConfig(image_size=64, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4, num_labels=10), T.SwinForImageClassification),
+ "swinv2": (lambda: T.Swinv2Config(image_size=64, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4, num_labels=10), T.Swinv2ForImageClassification),
+ "dinov2": (lambda: T.Dinov2Config(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, mlp_ratio=2, num_labels=10), T.Dinov2ForImageClassification),
+ "levit": (lambda: T.LevitConfig(image_size=32, hidden_sizes=[32, 48, 64], num_attention_heads=[2, 3, 4], depths=[1, 1, 1], key_dim=[8, 8, 8], mlp_ratio=[2, 2, 2], attention_ratio=[2, 2, 2], down_ops=[["Subsample", 8, 32 // 8, 4, 2, 2], ["Subsample", 8, 48 // 8, 4, 2, 2]], num_labels=10), T.LevitForImageClassification),
+ "convnextv2": (lambda: T.ConvNextV2Config(hidden_sizes=[16, 32], depths=[1, 1], num_stages=2, image_size=64, num_labels=10), T.ConvNextV2ForImageClassification),
+ "detr": (lambda: T.DetrConfig(use_timm_backbone=False, use_pretrained_backbone=False, backbone=None, backbone_config=T.ResNetConfig(embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], out_features=["stage2"]), d_model=64, encoder_layers=1, decoder_layers=1, encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, num_queries=10, num_labels=5), T.DetrForObjectDetection),
+ "dpt": (lambda: T.DPTConfig(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=4, num_attention_heads=4, intermediate_size=128, backbone_out_indices=[0, 1, 2, 3], neck_hidden_sizes=[16, 32, 64, 64], fusion_hidden_size=32, is_hybrid=False), T.DPTForDepthEstimation),
+ "siglip": (lambda: T.SiglipConfig(text_config=dict(vocab_size=256, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, max_position_embeddings=32), vision_config=dict(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)), T.SiglipModel),
+ "owlvit": (lambda: T.OwlViTConfig(text_config=dict(vocab_size=256, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, max_position_embeddings=16), vision_config=dict(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128), projection_dim=64), T.OwlViTForObjectDetection),
+ "patchtst": (lambda: T.PatchTSTConfig(num_input_channels=2, context_length=8, patch_length=4, patch_stride=4, prediction_length=4, d_model=32, num_attention_heads=4, num_hidden_layers=2, ffn_dim=64), T.PatchTSTForPrediction),
+ "patchtsmixer": (lambda: T.PatchTSMixerConfig(num_input_channels=2, context_length=8, patch_length=4, patch_stride=4, prediction_length=4, d_model=16, num_layers=2), T.PatchTSMixerForPrediction),
+ "hiera": (lambda: T.HieraConfig(image_size=[32, 32], embed_dim=16, depths=[1, 1, 1, 1], num_heads=[1, 1, 2, 2], masked_unit_size=[8, 8], num_labels=10), T.HieraForImageClassification),
+ "swin2sr": (lambda: T.Swin2SRConfig(image_size=32, patch_size=1, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4, upscale=2), T.Swin2SRForImageSuperResolution),
  "clip": (lambda: T.CLIPConfig(text_config=dict(vocab_size=256, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, max_position_embeddings=32), vision_config=dict(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128), projection_dim=32), T.CLIPModel),
 }
 ARCHES = sorted(cfgs)
+# Model types whose optimum export reads the checkpoint's image processor (its dummy inputs
+# take their size from it).
+PROCESSORS = {
+    "dinov2": lambda: T.BitImageProcessor(size={"shortest_edge": 32},
+                                          crop_size={"height": 32, "width": 32}),
+}
 
 # Size attributes of Hugging Face configurations, set wherever a default configuration has them:
 # every model type names its widths, depths and vocabularies its own way.
@@ -104,4 +125,6 @@ if __name__ == "__main__":
         model = getattr(T, TASK_CLASS[task.replace("-with-past", "")]).from_config(
             shrunk_config(arch))
     model.eval().save_pretrained(out)
+    if arch in PROCESSORS:
+        PROCESSORS[arch]().save_pretrained(out)
     print("saved", arch, "to", out)
