@@ -27,11 +27,17 @@ def bindings(path):
     return {n: values.get(n, OTHER) for n in names}
 
 
+def fixed_inputs(path):
+    """{input: value} of the inputs the sweep fixes at compile time (--input-value): optimum's
+    merged decoders take their with-past branch (the two branches give different shapes)."""
+    model = onnx.load(path, load_external_data=False)
+    return {i.name: True for i in model.graph.input if i.name == "use_cache_branch"}
+
+
 def compile_args(path):
     """The sweep's compile options: a past/present export compiles with --cache-length (its
-    prefill and decode entries), everything else with each symbolic dimension bound; optimum's
-    merged decoders with their with-past branch chosen (--input-value use_cache_branch=true:
-    the two branches give different shapes)."""
+    prefill and decode entries), everything else with each symbolic dimension bound, and the
+    fixed inputs as --input-value."""
     model = onnx.load(path, load_external_data=False)
     dims = bindings(path)
     past = any(i.name.startswith("past_key_values") for i in model.graph.input)
@@ -40,8 +46,8 @@ def compile_args(path):
     if past and present and "past_sequence_length" in dims:
         del dims["past_sequence_length"]
         args += ["--cache-length", str(CACHE_LENGTH)]
-    if any(i.name == "use_cache_branch" for i in model.graph.input):
-        args += ["--input-value", "use_cache_branch=true"]
+    for name, value in fixed_inputs(path).items():
+        args += ["--input-value", f"{name}={str(value).lower()}"]
     return args + [a for n, v in dims.items() for a in ("--dim", f"{n}={v}")]
 
 
