@@ -101,6 +101,25 @@ std::optional<int64_t> reshapedAxis(ArrayRef<int64_t> in, int64_t axis, ArrayRef
 
 int64_t normalized(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
+/// The first value `graph` (or a graph nested in it) reads by a name `isPadded` accepts.
+std::string paddedRead(const onnx::GraphProto &graph,
+                       const std::function<bool(const std::string &)> &isPadded) {
+  for (const auto &node : graph.node()) {
+    for (const auto &in : node.input())
+      if (!in.empty() && isPadded(in))
+        return in;
+    for (const auto &a : node.attribute()) {
+      if (a.has_g())
+        if (std::string read = paddedRead(a.g(), isPadded); !read.empty())
+          return read;
+      for (const auto &g : a.graphs())
+        if (std::string read = paddedRead(g, isPadded); !read.empty())
+          return read;
+    }
+  }
+  return "";
+}
+
 int64_t intAttr(const onnx::NodeProto &node, llvm::StringRef name, int64_t fallback) {
   for (const auto &a : node.attribute())
     if (a.name() == name)
@@ -124,6 +143,21 @@ PaddedValues::propagate(const onnx::NodeProto &node,
     if (const Info *info = node.input(i).empty() ? nullptr : find(node.input(i)))
       padded.push_back({i, info});
 
+  // A subgraph that reads a padded value passes the padding to the node's results, which
+  // this check does not follow into the subgraph's scopes.
+  auto isPadded = [&](const std::string &name) { return find(name) != nullptr; };
+  for (const auto &a : node.attribute()) {
+    std::string read = a.has_g() ? paddedRead(a.g(), isPadded) : "";
+    for (const auto &g : a.graphs())
+      if (read.empty())
+        read = paddedRead(g, isPadded);
+    if (!read.empty())
+      return "subgraph '" + a.name() + "' reads '" + read + "', the padded NonZero result '" +
+             find(read)->source +
+             "' (a run-time input's count is known only on the device, so Sinter pads the "
+             "result to the input's element count); Sinter takes such a result only into "
+             "gathers, row-wise computation and scatters, not into subgraphs";
+  }
   if (padded.empty())
     return "";
 

@@ -437,6 +437,16 @@ def padded_non_zero():
         node("ScatterElements", ["zeros", "shifted0", "scaled0"], ["y"], axis=0,
              name="shifted_scatter")],
         inputs, [vi("y", [3, 4])], inits), "padded_non_zero_shifted.onnx")
+    # Negative: a subgraph reading the padded coordinates (its results would carry padding
+    # that the check does not follow out of the subgraph's scope).
+    gathered = lambda n: helper.make_graph([node("Gather", ["d", "listed"], [n], axis=0)], n, [],
+                                           [vi(n, None)])
+    onnx.save(model([node("NonZero", ["x"], ["nz"]), node("Squeeze", ["nz", "zero1"], ["listed"]),
+                     node("If", ["c"], ["y"], then_branch=gathered("t"), else_branch=gathered("e"),
+                          name="choose"),
+                     node("ReduceSum", ["y"], ["z"], keepdims=0)],
+                    [vi("x", [4]), vi("d", [4]), vi("c", [], TensorProto.BOOL)], [vi("z", [])],
+                    [init(np.array([0], np.int64), "zero1")]), "padded_non_zero_if.onnx")
 
 
 def main():
