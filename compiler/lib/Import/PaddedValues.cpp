@@ -2,7 +2,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 
@@ -14,73 +13,22 @@ namespace {
 using Kind = PaddedValues::Kind;
 
 /// Ops that compute each output element from the elements at the same (broadcast) position.
-const llvm::StringSet<> &elementwiseOps() {
-  static const llvm::StringSet<> ops = {"Add",
-                                        "Sub",
-                                        "Mul",
-                                        "Div",
-                                        "Pow",
-                                        "Mod",
-                                        "Max",
-                                        "Min",
-                                        "Sum",
-                                        "Mean",
-                                        "Where",
-                                        "Equal",
-                                        "Less",
-                                        "LessOrEqual",
-                                        "Greater",
-                                        "GreaterOrEqual",
-                                        "And",
-                                        "Or",
-                                        "Xor",
-                                        "Not",
-                                        "Neg",
-                                        "Abs",
-                                        "Exp",
-                                        "Log",
-                                        "Sqrt",
-                                        "Reciprocal",
-                                        "Sigmoid",
-                                        "Tanh",
-                                        "Relu",
-                                        "LeakyRelu",
-                                        "Elu",
-                                        "Selu",
-                                        "Celu",
-                                        "Gelu",
-                                        "Erf",
-                                        "HardSigmoid",
-                                        "HardSwish",
-                                        "Softplus",
-                                        "Softsign",
-                                        "Mish",
-                                        "Sin",
-                                        "Cos",
-                                        "Floor",
-                                        "Ceil",
-                                        "Round",
-                                        "Sign",
-                                        "Clip",
-                                        "IsNaN",
-                                        "IsInf",
-                                        "PRelu",
-                                        "ThresholdedRelu",
-                                        "BitwiseAnd",
-                                        "BitwiseOr",
-                                        "BitwiseXor",
-                                        "BitwiseNot",
-                                        "BitShift"};
-  return ops;
-}
+// clang-format off
+constexpr llvm::StringLiteral kElementwiseOps[] = {
+    "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean", "Where", "Equal",
+    "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor", "Not", "Neg", "Abs",
+    "Exp", "Log", "Sqrt", "Reciprocal", "Sigmoid", "Tanh", "Relu", "LeakyRelu", "Elu", "Selu",
+    "Celu", "Gelu", "Erf", "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Mish", "Sin", "Cos",
+    "Floor", "Ceil", "Round", "Sign", "Clip", "IsNaN", "IsInf", "PRelu", "ThresholdedRelu",
+    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift"};
+// clang-format on
 
 /// Ops that compute shapes from shapes (a padded value's shape stays a shape through them).
-const llvm::StringSet<> &shapeOps() {
-  static const llvm::StringSet<> ops = {"Gather", "Concat", "Unsqueeze", "Squeeze",
-                                        "Slice",  "Cast",   "Identity",  "Reshape",
-                                        "Add",    "Sub",    "Mul",       "Div"};
-  return ops;
-}
+constexpr llvm::StringLiteral kShapeOps[] = {"Gather", "Concat", "Unsqueeze", "Squeeze",
+                                             "Slice",  "Cast",   "Identity",  "Reshape",
+                                             "Add",    "Sub",    "Mul",       "Div"};
+
+bool isElementwise(llvm::StringRef op) { return llvm::is_contained(kElementwiseOps, op); }
 
 int64_t product(ArrayRef<int64_t> dims) {
   int64_t p = 1;
@@ -199,7 +147,7 @@ PaddedValues::propagate(const onnx::NodeProto &node,
   for (const Input &p : padded) {
     if (p.info->kind != Kind::Size)
       data.push_back(p);
-    else if (!isShapeOperand(p) && !shapeOps().contains(op))
+    else if (!isShapeOperand(p) && !llvm::is_contained(kShapeOps, llvm::StringRef(op)))
       return refuse(p, "as a shape (it holds the padded length, not the count) it would "
                        "size or compute something other than a padded value's shape");
   }
@@ -213,8 +161,8 @@ PaddedValues::propagate(const onnx::NodeProto &node,
     set(0, Kind::Size, 0);
     return "";
   }
-  if (data.size() > 1 && op != "Concat" && !elementwiseOps().contains(op) &&
-      op != "ScatterElements" && op != "ScatterND")
+  if (data.size() > 1 && op != "Concat" && !isElementwise(op) && op != "ScatterElements" &&
+      op != "ScatterND")
     return refuse(data[1], "this op takes only one padded operand");
 
   const Input &x = data.front();
@@ -291,7 +239,7 @@ PaddedValues::propagate(const onnx::NodeProto &node,
     set(0, allCoordinates ? Kind::Coordinates : Kind::Rows, axis);
     return "";
   }
-  if (elementwiseOps().contains(op)) {
+  if (isElementwise(op)) {
     const int64_t to = axis + outRank - inRank;
     for (const Input &p : data) {
       int64_t mapped = p.info->axis + outRank - in[p.index].getRank();
