@@ -389,9 +389,6 @@ LogicalResult importRange(NodeImporter &n) {
   return n.setResult(op);
 }
 
-/// NonZero's result length is the count of nonzero elements, so its input must be known at
-/// compile time; exporters write repeat_interleave this way (Cohere's, GLM's and Helium's
-/// rotary embeddings), from shapes only.
 /// The most elements a run-time NonZero input may have: its columns come from an N x N count.
 constexpr int64_t kMaxPaddedNonZero = 8192;
 
@@ -466,6 +463,10 @@ LogicalResult importPaddedNonZero(NodeImporter &n, RankedTensorType type) {
   return n.setOutput(0, result);
 }
 
+/// NonZero's result length is the count of nonzero elements. An input known at compile time
+/// folds to its coordinates (exporters write repeat_interleave this way: Cohere's, GLM's and
+/// Helium's rotary embeddings, from shapes only); a run-time one is padded
+/// (importPaddedNonZero).
 LogicalResult importNonZero(NodeImporter &n) {
   auto type = n.inputType(0);
   if (!type)
