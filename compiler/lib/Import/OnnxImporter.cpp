@@ -480,10 +480,7 @@ private:
       if (const PaddedValues::Info *padded = state.padded.find(out.name()))
         return fail("graph output '" + out.name() + "' holds " +
                     (padded->kind == PaddedValues::Kind::Size ? "a shape of " : "") +
-                    "the padded NonZero result '" + padded->source +
-                    "' (a run-time input's count is known only on the device, so Sinter pads "
-                    "the result to the input's element count); Sinter takes such a result only "
-                    "into gathers, row-wise computation and scatters");
+                    PaddedValues::describe(*padded) + PaddedValues::kWhereItMayGo);
       results.push_back(it->second);
       resultTypes.push_back(it->second.getType());
     }

@@ -77,6 +77,12 @@ int64_t intAttr(const onnx::NodeProto &node, llvm::StringRef name, int64_t fallb
 
 } // namespace
 
+std::string PaddedValues::describe(const Info &info) {
+  return "the padded NonZero result '" + info.source +
+         "' (a run-time input's count is known only on the device, so Sinter pads the result "
+         "to the input's element count)";
+}
+
 std::string
 PaddedValues::propagate(const onnx::NodeProto &node,
                         const std::function<RankedTensorType(const std::string &)> &typeOf) {
@@ -100,24 +106,16 @@ PaddedValues::propagate(const onnx::NodeProto &node,
       if (read.empty())
         read = paddedRead(g, isPadded);
     if (!read.empty())
-      return "subgraph '" + a.name() + "' reads '" + read + "', the padded NonZero result '" +
-             find(read)->source +
-             "' (a run-time input's count is known only on the device, so Sinter pads the "
-             "result to the input's element count); Sinter takes such a result only into "
-             "gathers, row-wise computation and scatters, not into subgraphs";
+      return "subgraph '" + a.name() + "' reads '" + read + "', " + describe(*find(read)) +
+             kWhereItMayGo + ", not into subgraphs";
   }
   if (padded.empty())
     return "";
 
   const Input &first = padded.front();
   auto refuse = [&](const Input &at, const llvm::Twine &why) {
-    return ("input " + llvm::Twine(at.index) + " ('" + node.input(at.index) +
-            "') holds the padded NonZero result '" + at.info->source +
-            "' (a run-time input's count is known only on the device, so Sinter pads the "
-            "result to the input's element count), and " +
-            why +
-            "; Sinter takes such a result only into gathers, row-wise computation and "
-            "scatters (mixture-of-experts routing)")
+    return ("input " + llvm::Twine(at.index) + " ('" + node.input(at.index) + "') holds " +
+            describe(*at.info) + ", and " + why + kWhereItMayGo + " (mixture-of-experts routing)")
         .str();
   };
   auto set = [&](unsigned output, Kind kind, int64_t axis) {

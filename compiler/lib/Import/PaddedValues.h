@@ -45,6 +45,13 @@ public:
     std::string source; // the NonZero result the padding comes from
   };
 
+  /// How messages name a padded value's origin: "the padded NonZero result 'X' (why it is
+  /// padded)".
+  static std::string describe(const Info &info);
+  /// How messages end: where a padded value may go.
+  static constexpr const char *kWhereItMayGo =
+      "; Sinter takes such a result only into gathers, row-wise computation and scatters";
+
   /// `name`, a NonZero result padded to its input's element count, starts a padded value.
   void startAt(llvm::StringRef name) { values[name] = {Kind::Coordinates, 1, name.str()}; }
   bool empty() const { return values.empty(); }
