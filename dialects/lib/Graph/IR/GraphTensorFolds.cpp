@@ -6,7 +6,6 @@
 
 #include "sinter/Dialect/Graph/IR/GraphOps.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -100,7 +99,7 @@ std::optional<std::vector<int64_t>> tupleOffsets(ArrayRef<int64_t> indices, int6
         break;
       }
       if (idx < 0)
-        idx = std::clamp(q < 0 ? q + dim : q, int64_t(0), dim - 1);
+        idx = clampedIndex(q, dim);
       offset += idx * strides[d];
     }
     offsets.push_back(offset);
@@ -178,8 +177,7 @@ OpFoldResult GatherOp::fold(FoldAdaptor a) {
   return remap(a.getInput(), getType(), [&](int64_t i) -> int64_t {
     int64_t e = i % inner, rest = i / inner;
     int64_t j = rest % count, o = rest / count;
-    int64_t q = (*indices)[j], idx = std::clamp(q < 0 ? q + dim : q, int64_t(0), dim - 1);
-    return dim == 0 ? -1 : (o * dim + idx) * inner + e;
+    return dim == 0 ? -1 : (o * dim + clampedIndex((*indices)[j], dim)) * inner + e;
   });
 }
 

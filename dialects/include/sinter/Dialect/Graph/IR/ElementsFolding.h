@@ -39,6 +39,14 @@ inline int64_t resolveIndex(int64_t index, int64_t dim) {
   return index >= 0 && index < dim ? index : -1;
 }
 
+/// A possibly negative ONNX index resolved against `dim` (> 0) and clamped into range, as the
+/// generated gather kernels read an index out of range (a run-time NonZero's padding).
+inline int64_t clampedIndex(int64_t index, int64_t dim) {
+  if (index < 0)
+    index += dim;
+  return index < 0 ? 0 : index >= dim ? dim - 1 : index;
+}
+
 /// Index of the source element feeding output index `flat` under numpy broadcasting.
 int64_t broadcastSourceIndex(int64_t flat, llvm::ArrayRef<int64_t> outShape,
                              llvm::ArrayRef<int64_t> srcShape);
